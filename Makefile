@@ -1,0 +1,14 @@
+# The two entry points the README opens with.
+.PHONY: setup run test bench
+
+setup:
+	bash scripts/setup.sh
+
+run: setup
+	.venv/bin/accord consensus examples/scores.csv
+
+test: setup
+	.venv/bin/python -m pytest -q
+
+bench: setup
+	.venv/bin/python benchmarks/consensus.py

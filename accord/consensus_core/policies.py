@@ -1,0 +1,273 @@
+"""Decision rules: which candidate step to accept, vectorised over any batch of steps.
+
+A policy maps raw scores of shape (..., n, m) (n candidates, m judges; NaN = failed judge) to a
+:class:`Decision`. Every rule ranks candidates by a key; rules with an acceptance test choose the
+best accepted candidate and otherwise fall back to a second key. Ties go to the lowest candidate
+index. A candidate scored by fewer than two judges is never accepted and ranks below every valid
+one; a candidate nobody scored is never chosen (``chosen = -1`` when no candidate has a score).
+
+Registered rules (``get_policy(name, **params)``):
+
+==================  ===========================================================================
+verdict             accept s̄* > tau and Δ* < eps; choose max s̄* among accepted, else max s̄* - Δ*
+mean_preserving     VERDICT with s* shifted so its mean equals the raw mean (Δ* unchanged)
+no_rejection        rank every candidate by s̄* - Δ* (ablation: no filter)
+no_selection        VERDICT's filter, seeded random choice among accepted (ablation: no ranking)
+raw_average         the dual rule on the raw mean and raw mean absolute deviation
+mean / max / min    rank by the raw mean / maximum / minimum score
+majority            accept if a strict majority of judges score > 0.5; rank by raw mean
+variance            accept if raw (population) variance <= max_var (default 0.01, i.e. a raw
+                    standard deviation of at most 0.1 = eps); rank by raw mean
+random              seeded random choice among candidates with a score
+==================  ===========================================================================
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, fields
+from typing import Callable, ClassVar
+
+import numpy as np
+
+from accord.consensus_core.equilibrium import consensus
+from accord.consensus_core.statistics import ConsensusStats, summarize
+from accord.consensus_core.validation import as_lambdas, as_scores
+
+DEFAULT_LAMBDAS = (1.5, 1.0, 0.8)  # the paper's (visual, logical, contextual) stubbornness
+DEFAULT_TAU = 0.6
+DEFAULT_EPS = 0.1
+DEFAULT_MAX_VAR = 0.01
+_LAST = -1e6  # rank offset that puts single-score candidates below every valid one
+
+
+@dataclass(frozen=True)
+class Decision:
+    """The outcome for a batch of steps; arrays have the batch shape (...) or (..., n)."""
+
+    policy: str
+    chosen: np.ndarray  # (...) int; -1 when no candidate has any score
+    accepted: np.ndarray  # (..., n) bool
+    fallback: np.ndarray  # (...) bool: nothing accepted, chosen by the fallback ranking
+    rank_key: np.ndarray  # (..., n) the value the choice maximised
+    stats: ConsensusStats  # per candidate, shapes (..., n) and (..., n, m)
+
+    @property
+    def mean(self) -> np.ndarray:
+        return self.stats.mean
+
+    @property
+    def dispersion(self) -> np.ndarray:
+        return self.stats.dispersion
+
+
+def default_lambdas(m: int) -> tuple[float, ...]:
+    """The paper's values for three judges; equal stubbornness 1.0 otherwise."""
+    return DEFAULT_LAMBDAS if m == 3 else (1.0,) * m
+
+
+def choose(accepted: np.ndarray, key: np.ndarray, fallback_key: np.ndarray, stats: ConsensusStats):
+    """Index of the best accepted candidate by ``key``, else the best by ``fallback_key``."""
+    accepted = accepted & stats.valid
+    any_acc = accepted.any(axis=-1)
+    one_score = (stats.n_scored == 1) & ~stats.valid
+    ranked_fb = np.where(stats.valid, fallback_key, np.where(one_score, _LAST + np.nan_to_num(stats.raw_mean), -np.inf))
+    final = np.where(any_acc[..., None], np.where(accepted, key, -np.inf), ranked_fb)
+    final = np.where(np.isnan(final), -np.inf, final)
+    chosen = np.argmax(final, axis=-1)
+    none = np.all(np.isneginf(final), axis=-1)
+    chosen = np.where(none, -1, chosen)
+    return chosen, accepted, ~any_acc, final
+
+
+_REGISTRY: dict[str, type["Policy"]] = {}
+
+
+def register(name: str) -> Callable[[type["Policy"]], type["Policy"]]:
+    def deco(cls: type["Policy"]) -> type["Policy"]:
+        cls.name = name
+        _REGISTRY[name] = cls
+        return cls
+
+    return deco
+
+
+@dataclass(frozen=True)
+class Policy:
+    """Base class: holds the panel's stubbornness and influence; subclasses implement ``_decide``."""
+
+    name: ClassVar[str] = "base"
+    uses_consensus: ClassVar[bool] = False
+    lambdas: tuple[float, ...] | None = None
+    influence: object = field(default=None, repr=False, compare=False)
+
+    def panel_lambdas(self, m: int) -> np.ndarray:
+        return as_lambdas(self.lambdas if self.lambdas is not None else default_lambdas(m), m)
+
+    def stats(self, raw) -> ConsensusStats:
+        r = as_scores(raw)
+        lam = self.panel_lambdas(r.shape[-1])
+        if self.uses_consensus:
+            s = consensus(r, lam, self.influence)
+        else:
+            s = r  # raw-score rules: consensus fields mirror the raw scores
+        return summarize(r, s, lam)
+
+    def decide(self, raw) -> Decision:
+        """Decide for raw scores of shape (..., n, m)."""
+        r = as_scores(raw)
+        if r.ndim < 2:
+            raise ValueError(f"decide() needs scores of shape (..., n, m); got shape {r.shape}")
+        st = self.stats(r)
+        accepted, key, fb_key = self._decide(st)
+        chosen, acc, fallback, final = choose(accepted, key, fb_key, st)
+        return Decision(self.name, chosen, acc, fallback, final, st)
+
+    def _decide(self, st: ConsensusStats):  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def params(self) -> dict:
+        return {f.name: getattr(self, f.name) for f in fields(self) if f.name != "influence"}
+
+
+def _all(st: ConsensusStats) -> np.ndarray:
+    return np.ones(st.mean.shape, dtype=bool)
+
+
+def _check_thresholds(tau: float, eps: float) -> None:
+    if not np.isfinite(tau) or not np.isfinite(eps):
+        raise ValueError(f"thresholds must be finite, got tau={tau}, eps={eps}")
+    if eps <= 0:
+        raise ValueError(f"eps must be > 0, got {eps}")
+
+
+@register("verdict")
+@dataclass(frozen=True)
+class Verdict(Policy):
+    uses_consensus: ClassVar[bool] = True
+    tau: float = DEFAULT_TAU
+    eps: float = DEFAULT_EPS
+
+    def __post_init__(self):
+        _check_thresholds(self.tau, self.eps)
+
+    def _decide(self, st):
+        acc = (st.mean > self.tau) & (st.dispersion < self.eps)
+        return acc, st.mean, st.mean - st.dispersion
+
+
+@register("mean_preserving")
+@dataclass(frozen=True)
+class MeanPreservingVerdict(Verdict):
+    """s* shifted by (r̄ - s̄*): the consensus mean equals the raw mean; Δ* is shift-invariant."""
+
+    def stats(self, raw):
+        st = super().stats(raw)
+        shift = (st.raw_mean - st.mean)[..., None]
+        return summarize(st.raw, st.consensus + shift, self.panel_lambdas(st.raw.shape[-1]))
+
+
+@register("no_rejection")
+@dataclass(frozen=True)
+class NoRejection(Policy):
+    uses_consensus: ClassVar[bool] = True
+
+    def _decide(self, st):
+        key = st.mean - st.dispersion
+        return _all(st), key, key
+
+
+@register("no_selection")
+@dataclass(frozen=True)
+class NoSelection(Verdict):
+    seed: int = 0
+
+    def _decide(self, st):
+        acc, _, fb = super()._decide(st)
+        rand = np.random.default_rng(self.seed).random(st.mean.shape)
+        return acc, rand, fb
+
+
+@register("raw_average")
+@dataclass(frozen=True)
+class RawAverage(Policy):
+    tau: float = DEFAULT_TAU
+    eps: float = DEFAULT_EPS
+
+    def __post_init__(self):
+        _check_thresholds(self.tau, self.eps)
+
+    def _decide(self, st):
+        acc = (st.raw_mean > self.tau) & (st.raw_mad < self.eps)
+        return acc, st.raw_mean, st.raw_mean - st.raw_mad
+
+
+@register("mean")
+@dataclass(frozen=True)
+class Mean(Policy):
+    def _decide(self, st):
+        return _all(st), st.raw_mean, st.raw_mean
+
+
+@register("max")
+@dataclass(frozen=True)
+class Max(Policy):
+    def _decide(self, st):
+        return _all(st), st.raw_max, st.raw_max
+
+
+@register("min")
+@dataclass(frozen=True)
+class Min(Policy):
+    def _decide(self, st):
+        return _all(st), st.raw_min, st.raw_min
+
+
+@register("majority")
+@dataclass(frozen=True)
+class Majority(Policy):
+    def _decide(self, st):
+        votes = np.sum(st.raw > 0.5, axis=-1)  # NaN compares False
+        acc = votes * 2 > st.n_scored
+        return acc, st.raw_mean, st.raw_mean
+
+
+@register("variance")
+@dataclass(frozen=True)
+class Variance(Policy):
+    max_var: float = DEFAULT_MAX_VAR
+
+    def __post_init__(self):
+        if not np.isfinite(self.max_var) or self.max_var < 0:
+            raise ValueError(f"max_var must be a finite number >= 0, got {self.max_var}")
+
+    def _decide(self, st):
+        return st.raw_var <= self.max_var, st.raw_mean, st.raw_mean
+
+
+@register("random")
+@dataclass(frozen=True)
+class Random(Policy):
+    seed: int = 0
+
+    def _decide(self, st):
+        rand = np.random.default_rng(self.seed).random(st.mean.shape)
+        return _all(st), rand, rand
+
+
+def list_policies() -> list[str]:
+    return sorted(_REGISTRY)
+
+
+def get_policy(name: str, **params) -> Policy:
+    """A policy by registered name; unknown parameters for that rule are a ValueError."""
+    key = name.strip().lower().replace("-", "_")
+    if key not in _REGISTRY:
+        raise ValueError(f"unknown policy {name!r}; choose one of {', '.join(list_policies())}")
+    cls = _REGISTRY[key]
+    allowed = {f.name for f in fields(cls)}
+    unknown = set(params) - allowed
+    if unknown:
+        raise ValueError(f"policy {key!r} takes no parameter(s) {sorted(unknown)}; it takes {sorted(allowed)}")
+    if params.get("lambdas") is not None:
+        params["lambdas"] = tuple(float(x) for x in params["lambdas"])
+    return cls(**params)

@@ -1,0 +1,1 @@
+"""Symbolic (sympy) proofs of the consensus core's properties and checks of user derivations."""
