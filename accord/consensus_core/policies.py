@@ -93,10 +93,13 @@ def register(name: str) -> Callable[[type["Policy"]], type["Policy"]]:
 
 @dataclass(frozen=True)
 class Policy:
-    """Base class: holds the panel's stubbornness and influence; subclasses implement ``_decide``."""
+    """Base class: holds the panel's stubbornness and influence; subclasses implement ``_decide``.
+
+    Statistics always include the consensus (so a raw-score rule's decision can be shown next to
+    s̄* and Δ*); raw-score rules only look at the raw fields.
+    """
 
     name: ClassVar[str] = "base"
-    uses_consensus: ClassVar[bool] = False
     lambdas: tuple[float, ...] | None = None
     influence: object = field(default=None, repr=False, compare=False)
 
@@ -106,11 +109,7 @@ class Policy:
     def stats(self, raw) -> ConsensusStats:
         r = as_scores(raw)
         lam = self.panel_lambdas(r.shape[-1])
-        if self.uses_consensus:
-            s = consensus(r, lam, self.influence)
-        else:
-            s = r  # raw-score rules: consensus fields mirror the raw scores
-        return summarize(r, s, lam)
+        return summarize(r, consensus(r, lam, self.influence), lam)
 
     def decide(self, raw) -> Decision:
         """Decide for raw scores of shape (..., n, m)."""
@@ -143,7 +142,6 @@ def _check_thresholds(tau: float, eps: float) -> None:
 @register("verdict")
 @dataclass(frozen=True)
 class Verdict(Policy):
-    uses_consensus: ClassVar[bool] = True
     tau: float = DEFAULT_TAU
     eps: float = DEFAULT_EPS
 
@@ -169,7 +167,6 @@ class MeanPreservingVerdict(Verdict):
 @register("no_rejection")
 @dataclass(frozen=True)
 class NoRejection(Policy):
-    uses_consensus: ClassVar[bool] = True
 
     def _decide(self, st):
         key = st.mean - st.dispersion
