@@ -1,0 +1,288 @@
+"""Re-decide recorded steps under another policy, thresholds or stubbornness, without a model.
+
+Every decision depends only on the recorded raw score matrix, so re-deciding one recorded step is
+exact. A whole chain is exact only while it stays on recorded ground: replay walks the tree of
+recorded contexts from the root (the empty step list), decides on the recorded candidates, and
+moves to the child context. A chain whose step list equals one that some recorded chain ended
+with is *exact* and inherits that chain's correctness; a chain that reaches a context no chain
+recorded has *diverged*: its correctness is unknown and is reported as such, never guessed.
+
+All decisions are taken by the consensus core's policies (``get_policy(...).decide``), batched
+over every recorded context with the same shape and stubbornness.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, fields
+from typing import Any, Iterable
+
+import numpy as np
+
+from accord.consensus_core import get_policy, list_policies
+from accord.verify.records import StepRecord, TaskEnd, Trace, context_id
+
+EXACT, DIVERGED = "exact", "diverged"
+
+
+@dataclass(frozen=True)
+class PolicySpec:
+    """A core policy by name with its parameters; ``lambdas=None`` means the recorded panel's λ."""
+
+    name: str
+    params: tuple[tuple[str, Any], ...] = ()
+    label: str = ""
+
+    @property
+    def kwargs(self) -> dict[str, Any]:
+        return dict(self.params)
+
+    @property
+    def title(self) -> str:
+        if self.label:
+            return self.label
+        if not self.params:
+            return self.name
+        return self.name + ":" + ",".join(f"{k}={_fmt(v)}" for k, v in self.params)
+
+    def with_params(self, **params) -> "PolicySpec":
+        merged = {**self.kwargs, **{k: v for k, v in params.items() if v is not None}}
+        return make_spec(self.name, **merged)
+
+    def policy(self, lambdas: tuple[float, ...]):
+        """The core policy object for a panel with the given recorded stubbornness."""
+        kw = self.kwargs
+        if kw.get("lambdas") is None:
+            kw["lambdas"] = lambdas
+        return get_policy(self.name, **kw)
+
+
+def _fmt(v) -> str:
+    if isinstance(v, (tuple, list)):
+        return "(" + ",".join(_fmt(x) for x in v) + ")"
+    if isinstance(v, float):
+        return f"{v:g}"
+    return str(v)
+
+
+def _policy_fields(name: str) -> set[str]:
+    return {f.name for f in fields(type(get_policy(name)))}
+
+
+def make_spec(name: str, label: str = "", **params) -> PolicySpec:
+    """A validated spec: unknown policy or parameter names raise ValueError (from the core)."""
+    key = name.strip().lower().replace("-", "_")
+    if params.get("lambdas") is not None:
+        params["lambdas"] = tuple(float(x) for x in params["lambdas"])
+    get_policy(key, **params)  # validates name, parameter names and values
+    return PolicySpec(key, tuple(sorted(params.items())), label)
+
+
+def parse_policy_spec(text: str) -> PolicySpec:
+    """``"verdict"``, ``"verdict:tau=0.5,eps=0.2"``, ``"variance:max_var=0.02"``, ``"mean:lambdas=1/1/1"``."""
+    name, _, rest = text.partition(":")
+    params: dict[str, Any] = {}
+    for part in filter(None, (p.strip() for p in rest.split(","))):
+        key, eq, value = part.partition("=")
+        if not eq:
+            raise ValueError(f"policy parameter {part!r} in {text!r} must look like name=value")
+        key = key.strip()
+        if key == "lambdas":
+            params[key] = tuple(float(x) for x in value.split("/"))
+        elif key == "seed":
+            params[key] = int(value)
+        else:
+            params[key] = float(value)
+    return make_spec(name, **params)
+
+
+def recorded_spec(policy: dict[str, Any], label: str = "") -> PolicySpec | None:
+    """The spec a chain recorded, keeping the parameters its core policy knows; None if not a core policy."""
+    name = str(policy.get("name", "")).strip().lower().replace("-", "_")
+    if name not in list_policies():
+        return None
+    allowed = _policy_fields(name)
+    params = {k: v for k, v in policy.items() if k in allowed and v is not None}
+    return make_spec(name, label=label, **params)
+
+
+@dataclass(frozen=True)
+class Node:
+    """A recorded context: what any chain saw and was scored there."""
+
+    task_id: str
+    context_id: str
+    candidates: tuple[str, ...]
+    lambdas: tuple[float, ...]
+    raw: np.ndarray
+
+
+@dataclass
+class ContextTree:
+    """Every recorded context and every recorded chain end of a trace."""
+
+    nodes: dict[tuple[str, str], Node]
+    ends: dict[tuple[str, tuple[str, ...]], TaskEnd]
+    tasks: list[str]
+    inconsistent: list[str] = field(default_factory=list)
+
+    @classmethod
+    def from_trace(cls, trace: Trace) -> "ContextTree":
+        nodes: dict[tuple[str, str], Node] = {}
+        bad: list[str] = []
+        for r in trace.steps:
+            key = (r.task_id, r.context_id)
+            node = nodes.get(key)
+            if node is None:
+                nodes[key] = Node(r.task_id, r.context_id, r.candidates, r.lambdas, r.raw)
+            elif node.candidates != r.candidates or not np.array_equal(node.raw, r.raw, equal_nan=True):
+                bad.append(f"line {r.line}: context {r.context_id[:10]} of task {r.task_id!r} was recorded "
+                           f"with different candidates or scores; the first record is used")
+        ends: dict[tuple[str, tuple[str, ...]], TaskEnd] = {}
+        for e in trace.ends:
+            ends.setdefault((e.task_id, e.steps), e)
+        return cls(nodes, ends, trace.tasks(), bad)
+
+    def decide(self, spec: PolicySpec) -> dict[tuple[str, str], tuple[int, np.ndarray, bool]]:
+        """(chosen, accepted mask, fallback) for every recorded context, batched per shape and λ."""
+        groups: dict[tuple, list[tuple[str, str]]] = {}
+        for key, node in self.nodes.items():
+            groups.setdefault((node.raw.shape, node.lambdas), []).append(key)
+        out: dict[tuple[str, str], tuple[int, np.ndarray, bool]] = {}
+        for (_, lambdas), keys in groups.items():
+            raw = np.stack([self.nodes[k].raw for k in keys])
+            d = spec.policy(lambdas).decide(raw)
+            for i, k in enumerate(keys):
+                out[k] = (int(d.chosen[i]), d.accepted[i], bool(d.fallback[i]))
+        return out
+
+
+@dataclass(frozen=True)
+class ChainOutcome:
+    """Where a replayed chain ended: exact (with the recorded correctness) or diverged."""
+
+    task_id: str
+    status: str
+    steps: tuple[str, ...]
+    choices: tuple[int, ...]
+    correct: float | None
+    reason: str = ""
+    same_as: tuple[str, ...] = ()  # recorded chains that ended with exactly these steps
+
+
+def walk(tree: ContextTree, task_id: str, decisions, chains_by_end=None) -> ChainOutcome:
+    """Follow one task's replayed chain through the recorded contexts."""
+    steps: list[str] = []
+    choices: list[int] = []
+    while True:
+        end = tree.ends.get((task_id, tuple(steps)))
+        if end is not None:
+            same = tuple(chains_by_end.get((task_id, tuple(steps)), ())) if chains_by_end else (end.chain,)
+            return ChainOutcome(task_id, EXACT, tuple(steps), tuple(choices), end.correct, same_as=same)
+        key = (task_id, context_id(task_id, steps))
+        node = tree.nodes.get(key)
+        if node is None:
+            why = "the task has no recorded steps" if not steps else f"context after step {len(steps) - 1} was never recorded"
+            return ChainOutcome(task_id, DIVERGED, tuple(steps), tuple(choices), None, why)
+        chosen = decisions[key][0]
+        if chosen < 0:
+            return ChainOutcome(task_id, DIVERGED, tuple(steps), tuple(choices), None,
+                                f"no candidate at step {len(steps)} had a score")
+        steps.append(node.candidates[chosen])
+        choices.append(chosen)
+
+
+@dataclass
+class ReplayResult:
+    """One policy replayed over every task of a trace."""
+
+    spec: PolicySpec
+    outcomes: dict[str, ChainOutcome]
+    step_agreement: dict[str, tuple[int, int]]  # recorded chain -> (same choice, steps compared)
+
+    @property
+    def n_tasks(self) -> int:
+        return len(self.outcomes)
+
+    @property
+    def n_exact(self) -> int:
+        return sum(o.status == EXACT for o in self.outcomes.values())
+
+    @property
+    def n_diverged(self) -> int:
+        return self.n_tasks - self.n_exact
+
+    def correct_exact(self) -> dict[str, float]:
+        return {t: o.correct for t, o in self.outcomes.items() if o.status == EXACT}
+
+    def summary(self) -> dict[str, Any]:
+        """Counts and accuracies: among exact chains, and the bounds over every possible divergence."""
+        c = np.array(list(self.correct_exact().values()), dtype=float)
+        n = self.n_tasks
+        return {
+            "policy": self.spec.title,
+            "name": self.spec.name,
+            "params": {k: list(v) if isinstance(v, tuple) else v for k, v in self.spec.params},
+            "n_tasks": n,
+            "exact": self.n_exact,
+            "diverged": self.n_diverged,
+            "accuracy_exact": float(c.mean()) if c.size else None,
+            "accuracy_low": float(c.sum() / n) if n else None,
+            "accuracy_high": float((c.sum() + self.n_diverged) / n) if n else None,
+            "step_agreement": {ch: {"same": a, "steps": b, "share": (a / b if b else None)}
+                               for ch, (a, b) in self.step_agreement.items()},
+        }
+
+
+def replay(trace: Trace, spec: PolicySpec, tree: ContextTree | None = None) -> ReplayResult:
+    """Replay one policy over every task; also compare its step choices with each recorded chain's."""
+    tree = tree or ContextTree.from_trace(trace)
+    decisions = tree.decide(spec)
+    by_end: dict[tuple[str, tuple[str, ...]], list[str]] = {}
+    for e in trace.ends:
+        by_end.setdefault((e.task_id, e.steps), []).append(e.chain)
+    outcomes = {t: walk(tree, t, decisions, by_end) for t in tree.tasks}
+    agreement: dict[str, list[int]] = {}
+    for r in trace.steps:
+        a = agreement.setdefault(r.chain, [0, 0])
+        a[0] += decisions[(r.task_id, r.context_id)][0] == r.chosen
+        a[1] += 1
+    return ReplayResult(spec, outcomes, {k: (v[0], v[1]) for k, v in agreement.items()})
+
+
+def replay_many(trace: Trace, specs: Iterable[PolicySpec]) -> list[ReplayResult]:
+    tree = ContextTree.from_trace(trace)
+    return [replay(trace, s, tree) for s in specs]
+
+
+def fidelity(trace: Trace) -> dict[str, dict[str, Any]]:
+    """Re-decide each chain's own steps under its recorded policy: how many decisions reproduce.
+
+    A faithful trace reproduces every chosen index, acceptance mask and fallback flag; chains whose
+    policy is not a core policy (the unverified base chain) are skipped.
+    """
+    out: dict[str, dict[str, Any]] = {}
+    for chain in trace.chains():
+        recs = [r for r in trace.steps if r.chain == chain]
+        policy = trace.chain_policy(chain)
+        spec = recorded_spec(policy) if policy else None
+        if spec is None or not recs:
+            continue
+        ok = _ok_mask(recs, spec)
+        out[chain] = {"policy": spec.title, "steps": len(recs), "reproduced": int(sum(ok)),
+                      "mismatched_lines": [r.line for r, good in zip(recs, ok) if not good][:20]}
+    return out
+
+
+def _ok_mask(recs: list[StepRecord], spec: PolicySpec) -> list[bool]:
+    ok = [False] * len(recs)
+    groups: dict[tuple, list[int]] = {}
+    for i, r in enumerate(recs):
+        groups.setdefault((r.raw.shape, r.lambdas), []).append(i)
+    for (_, lambdas), idx in groups.items():
+        d = spec.policy(lambdas).decide(np.stack([recs[i].raw for i in idx]))
+        for j, i in enumerate(idx):
+            r = recs[i]
+            ok[i] = (int(d.chosen[j]) == r.chosen and tuple(bool(x) for x in d.accepted[j]) == r.accepted
+                     and bool(d.fallback[j]) == r.fallback)
+    return ok
+
