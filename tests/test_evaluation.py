@@ -1,0 +1,176 @@
+"""Evaluation: bootstrap intervals, rates, ROC AUC of Δ* and raw variance, the paired review test."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from accord.consensus_core import consensus_stats
+from accord.verify.evaluation import (
+    _weighted_auc,
+    accuracy_table,
+    bootstrap_ci,
+    candidate_table,
+    dispersion_diagnostics,
+    mcnemar,
+    paired_comparison,
+    rank_flips,
+    rates,
+    review_test,
+    roc_auc,
+    roc_curve,
+    timing_shares,
+)
+from accord.verify.records import read_trace
+from accord.verify.replay import make_spec, replay
+from tracegen import simulate_run
+
+
+@pytest.fixture(scope="module")
+def run(tmp_path_factory):
+    return simulate_run(tmp_path_factory.mktemp("run"), n_tasks=24, seed=11)
+
+
+@pytest.fixture(scope="module")
+def trace(run):
+    return read_trace(run / "trace.jsonl")
+
+
+def test_bootstrap_interval_brackets_the_mean_and_is_seeded():
+    x = np.r_[np.ones(30), np.zeros(20)]
+    lo, hi = bootstrap_ci(x, 1000, seed=1)
+    assert lo < 0.6 < hi and 0.4 < lo and hi < 0.8
+    assert bootstrap_ci(x, 1000, seed=1) == (lo, hi)
+    assert bootstrap_ci(np.ones(10), 200) == (1.0, 1.0)
+
+
+def _brute_auc(s, y):
+    pos, neg = s[y], s[~y]
+    return np.mean([(p > n) + 0.5 * (p == n) for p in pos for n in neg])
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from([0.0, 0.1, 0.25, 0.5, 0.9]), st.booleans()), min_size=2, max_size=30))
+def test_auc_equals_the_pairwise_definition(pairs):
+    s = np.array([p[0] for p in pairs])
+    y = np.array([p[1] for p in pairs])
+    auc = roc_auc(s, y)
+    if y.all() or not y.any():
+        assert auc is None
+        return
+    assert auc == pytest.approx(_brute_auc(s, y))
+    fpr, tpr = roc_curve(s, y)
+    assert np.trapezoid(tpr, fpr) == pytest.approx(auc)  # ties form the diagonal segments
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.lists(st.tuples(st.floats(0, 1), st.booleans(), st.integers(0, 3)), min_size=4, max_size=25))
+def test_weighted_auc_equals_auc_of_the_resampled_data(rows):
+    s = np.round(np.array([r[0] for r in rows]), 2)
+    y = np.array([r[1] for r in rows])
+    w = np.array([r[2] for r in rows])
+    rep = np.repeat(np.arange(len(rows)), w)
+    expected = roc_auc(s[rep], y[rep])
+    got = _weighted_auc(s, y, w[None, :].astype(float))[0]
+    if expected is None:
+        assert not np.isfinite(got)
+    else:
+        assert got == pytest.approx(expected)
+
+
+def test_mcnemar_exact_p_value():
+    a = [1.0] * 8 + [0.0] * 2 + [1.0] * 5
+    b = [0.0] * 8 + [0.0] * 2 + [1.0] * 5
+    m = mcnemar(a, b)
+    assert (m["only_first_correct"], m["only_second_correct"]) == (8, 0)
+    assert m["p_value"] == pytest.approx(2 * 0.5**8)
+    assert mcnemar([1, 0], [1, 0])["p_value"] == 1.0
+
+
+def test_accuracy_and_rates_match_the_recorded_run(run, trace):
+    summary = json.loads((run / "summary.json").read_text())
+    acc = accuracy_table(trace, n_boot=500)
+    for chain, value in summary["accuracy"].items():
+        assert acc[chain]["accuracy"] == pytest.approx(value)
+        assert acc[chain]["ci_low"] <= value <= acc[chain]["ci_high"]
+    r = rates(trace)
+    recs = [x for x in trace.steps if x.chain == "verdict"]
+    assert r["verdict"]["acceptance_rate"] == pytest.approx(sum(map(sum, (x.accepted for x in recs))) / (3 * len(recs)))
+    assert r["verdict"]["fallback_rate"] == pytest.approx(np.mean([x.fallback for x in recs]))
+    assert r["mean"]["fallback_rate"] == 0.0  # Mean accepts every scored candidate
+    t = timing_shares(trace)
+    assert t["generate_share"] + t["judge_share"] + t["decide_share"] == pytest.approx(1.0)
+
+
+def test_candidate_table_uses_the_core_statistics(trace):
+    tab = candidate_table(trace, "verdict")
+    recs = [r for r in trace.steps if r.chain == "verdict"]
+    assert tab.mean.size == sum(r.n for r in recs)
+    st0 = consensus_stats(recs[0].raw, recs[0].lambdas)
+    np.testing.assert_allclose(tab.dispersion[: recs[0].n], st0.dispersion)
+    np.testing.assert_allclose(tab.raw_var[: recs[0].n], st0.raw_var)
+    assert tab.chosen.sum() == len(recs)
+
+
+def test_dispersion_diagnostics_are_consistent(trace):
+    d = dispersion_diagnostics(trace, "verdict", 0.6, 0.1, n_boot=200)
+    assert sum(q["candidates"] for q in d["quadrants"].values()) == d["candidates"]
+    for key in ("auc_dispersion", "auc_raw_variance"):
+        assert 0.0 <= d[key] <= 1.0
+    lo, hi = d["auc_gap_ci"]
+    assert lo <= hi
+    assert d["mean_dispersion_accepted"] < 0.1  # accepted means Δ* < ε
+    assert d["wrong_chain_candidates"] == int((candidate_table(trace, "verdict").correct < 0.5).sum())
+
+
+def test_dispersion_predicts_wrong_answers_when_it_should(tmp_path):
+    """Wrong chains got dispersed scores, right chains unanimous ones: AUC(Δ*) must be 1."""
+    lines = []
+    for t in range(6):
+        wrong = t % 2 == 0
+        raw = [[0.9, 0.2, 0.9], [0.8, 0.3, 0.85]] if wrong else [[0.7, 0.7, 0.7], [0.6, 0.62, 0.61]]
+        lines.append({"type": "step", "task_id": f"t{t}", "chain": "verdict", "step": 0, "context_id": f"c{t}",
+                      "candidates": ["x", "y"], "judges": ["a", "b", "c"], "lambdas": [1.5, 1.0, 0.8], "raw": raw,
+                      "policy": {"name": "verdict"}, "accepted": [False, False], "chosen": 0, "fallback": True,
+                      "final": True})
+        lines.append({"type": "task_end", "task_id": f"t{t}", "chain": "verdict", "steps": ["x"], "answer": "1",
+                      "reference": "1", "correct": 0.0 if wrong else 1.0, "stopped": "final"})
+    (tmp_path / "trace.jsonl").write_text("\n".join(json.dumps(x) for x in lines) + "\n")
+    d = dispersion_diagnostics(read_trace(tmp_path / "trace.jsonl"), "verdict", n_boot=100)
+    assert d["auc_dispersion"] == 1.0 and d["auc_raw_variance"] == 1.0
+    assert d["wrong_rate_rejected"] == 1.0
+
+
+def test_paired_comparison_of_replays(trace):
+    a = replay(trace, make_spec("verdict", tau=0.6, eps=0.1))
+    b = replay(trace, make_spec("variance"))
+    c = paired_comparison(a, b, n_boot=500)
+    ca, cb = a.correct_exact(), b.correct_exact()
+    both = [t for t in ca if t in cb]
+    assert c["n_pairs"] == len(both)
+    assert c["difference"] == pytest.approx(np.mean([ca[t] - cb[t] for t in both]))
+    assert c["ci"][0] <= c["difference"] <= c["ci"][1]
+    m = c["mcnemar"]
+    assert m["only_first_correct"] == sum(ca[t] > cb[t] for t in both)
+
+
+def test_review_test_compares_the_three_variants(trace):
+    r = review_test(trace, n_boot=300)
+    assert len(r["policies"]) == 3
+    assert r["verdict_vs_mean"]["n_pairs"] <= 24
+    flips = r["rank_flips"]
+    assert 0 <= flips["flips"] <= flips["contexts"]
+
+
+def test_equal_stubbornness_never_flips_the_ranking(tmp_path):
+    run = simulate_run(tmp_path, n_tasks=6, seed=2, chains={"verdict": {"name": "verdict"}})
+    lines = [json.loads(x) for x in (run / "trace.jsonl").read_text().splitlines()]
+    for rec in lines:
+        if rec["type"] == "step":
+            rec["lambdas"] = [1.0, 1.0, 1.0]
+    (run / "trace.jsonl").write_text("\n".join(json.dumps(x) for x in lines) + "\n")
+    assert rank_flips(read_trace(run / "trace.jsonl"))["flips"] == 0  # equal λ preserve the raw mean

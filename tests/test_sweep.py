@@ -1,0 +1,73 @@
+"""Threshold and stubbornness sweeps by replay: every cell is a replay, heatmaps are written."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from accord.verify.records import read_trace
+from accord.verify.replay import make_spec, replay
+from accord.verify.sweep import (
+    default_lambda_sets,
+    recorded_lambdas,
+    stubbornness_sweep,
+    threshold_sweep,
+    write_sweep,
+)
+from tracegen import LAMBDAS, simulate_run
+
+
+@pytest.fixture(scope="module")
+def run(tmp_path_factory):
+    return simulate_run(tmp_path_factory.mktemp("run"), n_tasks=14, seed=4)
+
+
+@pytest.fixture(scope="module")
+def trace(run):
+    return read_trace(run / "trace.jsonl")
+
+
+def test_threshold_grid_cells_are_replays(trace):
+    taus, epss = [0.4, 0.6], [0.05, 0.1, 0.3]
+    g = threshold_sweep(trace, taus, epss)
+    assert len(g["accuracy_exact"]) == 2 and all(len(r) == 3 for r in g["accuracy_exact"])
+    for i, t in enumerate(taus):
+        for j, e in enumerate(epss):
+            s = replay(trace, make_spec("verdict", tau=t, eps=e)).summary()
+            assert g["exact"][i][j] == s["exact"]
+            assert g["accuracy_exact"][i][j] == s["accuracy_exact"]
+            assert g["accuracy_low"][i][j] <= g["accuracy_high"][i][j]
+    # the recorded thresholds stay on recorded ground: every chain exact, the recorded accuracy
+    ends = trace.end_of("verdict")
+    assert g["exact"][1][1] == 14
+    assert g["accuracy_exact"][1][1] == pytest.approx(sum(e.correct for e in ends.values()) / 14)
+
+
+def test_stubbornness_rows_match_threshold_rows(trace):
+    epss = [0.05, 0.1]
+    s = stubbornness_sweep(trace, [LAMBDAS, (1.0, 1.0, 1.0)], epss, tau=0.6)
+    g = threshold_sweep(trace, [0.6], epss)
+    assert s["accuracy_exact"][0] == g["accuracy_exact"][0]
+    g1 = threshold_sweep(trace, [0.6], epss, lambdas=(1.0, 1.0, 1.0))
+    assert s["exact"][1] == g1["exact"][0]
+
+
+def test_default_lambda_sets(trace):
+    assert recorded_lambdas(trace) == LAMBDAS
+    sets = default_lambda_sets(trace, scales=(0.5, 1.0))
+    assert sets == [(0.75, 0.5, 0.4), LAMBDAS, (1.0, 1.0, 1.0)]
+
+
+def test_wrong_number_of_stubbornness_values_is_an_error(trace):
+    with pytest.raises(ValueError, match="2 stubbornness values for 3 judges"):
+        stubbornness_sweep(trace, [(1.0, 1.0)], [0.1])
+
+
+def test_write_sweep_writes_json_and_heatmaps(run):
+    res = write_sweep(run, [0.5, 0.6], [0.1, 0.2], [(1.0, 1.0, 1.0)])
+    data = json.loads((run / "sweep.json").read_text())
+    assert data["thresholds"]["exact"] == res["thresholds"]["exact"]
+    assert data["stubbornness"]["lambdas"] == [[1.0, 1.0, 1.0]]
+    for name in res["plots"]:
+        assert (run / name).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
