@@ -101,7 +101,8 @@ def recorded_spec(policy: dict[str, Any], label: str = "") -> PolicySpec | None:
     if name not in list_policies():
         return None
     allowed = _policy_fields(name)
-    params = {k: v for k, v in policy.items() if k in allowed and v is not None}
+    flat = {**policy, **(policy.get("params") or {})} if isinstance(policy.get("params"), dict) else policy
+    params = {k: v for k, v in flat.items() if k in allowed and v is not None}
     return make_spec(name, label=label, **params)
 
 
