@@ -1,0 +1,361 @@
+"""Judge scores read from next-token probabilities, computed fast.
+
+A prompted judge is asked a yes/no question (or for a digit 0-9) and its score is read from the
+model's next-token distribution in one forward pass: never by generating and parsing text.
+
+Each item to score is a pair ``(prefix, suffix)``: the prompt is ``prefix + suffix``. The prefix is
+the part many prompts share (chat header, role instructions, question, accepted steps); the suffix
+is the candidate and the closing question, ending where the answer token comes. Prefix and suffix
+are tokenised separately and their ids concatenated, so the boundary is exact and a prefix's
+key/value cache can be reused:
+
+- the KV cache of each distinct prefix is computed once and reused for every suffix, and a new
+  prefix that extends a cached one (the chain grew by a step) only computes the new tokens;
+- all suffixes of a call go through batched forward passes on top of their prefixes' caches
+  (prefixes of different lengths are left-padded and masked, suffixes right-padded);
+- an optional :class:`accord.adapters.cache.JudgeCache` returns scores already paid for.
+
+The fast path equals a plain forward pass over the concatenated ids (tests check it to 1e-5).
+"""
+
+from __future__ import annotations
+
+import inspect
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from typing import Any, Sequence
+
+MODES = ("yes_no", "digits")
+YES_VARIANTS = (" yes", "yes", " Yes", "Yes", " YES", "YES")
+NO_VARIANTS = (" no", "no", " No", "No", " NO", "NO")
+
+
+def _single_token_ids(tokenizer, variants: Sequence[str]) -> list[int]:
+    """Ids of the variants that encode to exactly one token (others cannot be read in one step)."""
+    ids: list[int] = []
+    for text in variants:
+        enc = tokenizer.encode(text, add_special_tokens=False)
+        if len(enc) == 1 and enc[0] not in ids:
+            ids.append(enc[0])
+    return ids
+
+
+def answer_token_groups(tokenizer, mode: str) -> list[list[int]]:
+    """Token ids per answer: ``[yes ids, no ids]`` for yes_no, ``[ids of "0", ..., ids of "9"]`` for digits."""
+    if mode == "yes_no":
+        groups = [_single_token_ids(tokenizer, YES_VARIANTS), _single_token_ids(tokenizer, NO_VARIANTS)]
+        names = ("yes", "no")
+    elif mode == "digits":
+        groups = [_single_token_ids(tokenizer, (str(d), f" {d}")) for d in range(10)]
+        names = tuple(str(d) for d in range(10))
+    else:
+        raise ValueError(f"scoring mode must be one of {MODES}, got {mode!r}")
+    for name, ids in zip(names, groups):
+        if not ids:
+            raise ValueError(f"tokenizer has no single-token encoding of {name!r}: mode {mode!r} cannot be scored")
+    flat = [t for g in groups for t in g]
+    if len(flat) != len(set(flat)):
+        raise ValueError(f"tokenizer maps different answers of mode {mode!r} to the same token")
+    return groups
+
+
+def _forward_kwarg_names(model) -> tuple[str, bool]:
+    """(name of the cache argument, whether 2-D ``logits_to_keep`` is accepted) for this model."""
+    params = inspect.signature(model.forward).parameters
+    cache_arg = "cache" if "cache" in params else "past_key_values"
+    return cache_arg, "logits_to_keep" in params
+
+
+@dataclass
+class _Prefix:
+    """A cached prefix: its token ids, per-layer (key, value) tensors (1, heads, len, dim), last logits."""
+
+    ids: tuple[int, ...]
+    kv: list[tuple[Any, Any]]
+    last_logits: Any  # (vocab,) logits after the prefix's last token
+
+
+@dataclass
+class ScorerStats:
+    """Work counters, so that reports can say what the fast path saved."""
+
+    items: int = 0
+    cache_hits: int = 0
+    prefix_tokens_computed: int = 0
+    prefix_tokens_reused: int = 0
+    suffix_tokens: int = 0
+    forward_passes: int = 0
+    extra: dict[str, int] = field(default_factory=dict)
+
+    def as_dict(self) -> dict[str, int]:
+        return {
+            "items": self.items,
+            "cache_hits": self.cache_hits,
+            "prefix_tokens_computed": self.prefix_tokens_computed,
+            "prefix_tokens_reused": self.prefix_tokens_reused,
+            "suffix_tokens": self.suffix_tokens,
+            "forward_passes": self.forward_passes,
+        }
+
+
+class NextTokenScorer:
+    """Scores ``(prefix, suffix)`` prompts from the next-token distribution of a causal LM.
+
+    ``mode="yes_no"``: P(yes) normalised over the yes/no token variants. ``mode="digits"``: the
+    expected digit 0-9 (normalised over the digit tokens) divided by 9. ``cache`` is a
+    :class:`~accord.adapters.cache.JudgeCache` keyed by (``judge``, ``model_id``, prompt).
+    ``max_prefix_tokens`` bounds the KV memory kept for prefixes (least recently used evicted).
+    """
+
+    def __init__(
+        self,
+        model,
+        tokenizer,
+        mode: str = "yes_no",
+        model_id: str = "",
+        cache=None,
+        batch_size: int = 16,
+        max_prefix_tokens: int = 16384,
+        judge: str = "",
+    ):
+        if batch_size < 1:
+            raise ValueError(f"batch_size must be >= 1, got {batch_size}")
+        self.model = model
+        self.tokenizer = tokenizer
+        self.mode = mode
+        self.groups = answer_token_groups(tokenizer, mode)
+        self.model_id = model_id or str(getattr(getattr(model, "config", None), "_name_or_path", "") or type(model).__name__)
+        self.judge = judge or f"next-token/{mode}"
+        self.cache = cache
+        self.batch_size = batch_size
+        self.max_prefix_tokens = max_prefix_tokens
+        self.stats = ScorerStats()
+        self._cache_arg, self._has_logits_to_keep = _forward_kwarg_names(model)
+        self._prefixes: OrderedDict[tuple[int, ...], _Prefix] = OrderedDict()
+        self._prefix_tokens = 0
+        self._ids: OrderedDict[str, tuple[int, ...]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    # ------------------------------------------------------------------ public
+    def describe(self) -> dict[str, Any]:
+        """What a trace records about how scores were read."""
+        return {
+            "scoring": "next-token",
+            "mode": self.mode,
+            "model": self.model_id,
+            "answer_tokens": [[self.tokenizer.decode([t]) for t in g] for g in self.groups],
+            "prefix_kv_reuse": True,
+            "batch_size": self.batch_size,
+        }
+
+    def score(self, items: Sequence[tuple[str, str]]) -> list[float]:
+        """One score in [0, 1] per ``(prefix, suffix)`` item, in order."""
+        items = [self._check_item(i, it) for i, it in enumerate(items)]
+        out: list[float | None] = [None] * len(items)
+        todo: list[int] = []
+        for i, (prefix, suffix) in enumerate(items):
+            hit = self.cache.get(self.judge, self.model_id, self._cache_prompt(prefix, suffix)) if self.cache else None
+            if hit is not None and hit.value is not None:
+                out[i] = hit.value
+                self.stats.cache_hits += 1
+            else:
+                todo.append(i)
+        self.stats.items += len(items)
+        if todo:
+            with self._lock:
+                scores = self._score_uncached([items[i] for i in todo])
+            for i, s in zip(todo, scores):
+                out[i] = s
+                if self.cache is not None:
+                    self.cache.put(self.judge, self.model_id, self._cache_prompt(*items[i]), s)
+        return [float(s) for s in out]  # type: ignore[arg-type]
+
+    def answer_distribution(self, logits) -> list[float]:
+        """Probabilities of the answers (yes/no, or digits 0-9) given next-token logits, summing to 1."""
+        import torch
+
+        logp = torch.log_softmax(logits.double(), dim=-1)
+        per = torch.stack([torch.logsumexp(logp[..., g], dim=-1) for g in self.groups], dim=-1)
+        return torch.softmax(per, dim=-1).tolist()
+
+    def score_from_logits(self, logits) -> float:
+        """The score for one next-token logits vector (vocab,)."""
+        p = self.answer_distribution(logits)
+        if self.mode == "yes_no":
+            return float(min(1.0, max(0.0, p[0])))
+        return float(min(1.0, max(0.0, sum(d * q for d, q in enumerate(p)) / 9.0)))
+
+    def clear_prefixes(self) -> None:
+        """Drops every cached prefix KV (e.g. between unrelated tasks to free memory)."""
+        with self._lock:
+            self._prefixes.clear()
+            self._prefix_tokens = 0
+
+    # ----------------------------------------------------------------- helpers
+    @staticmethod
+    def _check_item(i: int, item) -> tuple[str, str]:
+        if not (isinstance(item, (tuple, list)) and len(item) == 2 and all(isinstance(x, str) for x in item)):
+            raise TypeError(f"item {i}: expected a (prefix, suffix) pair of strings, got {type(item).__name__}")
+        if not item[0] and not item[1]:
+            raise ValueError(f"item {i}: empty prompt (prefix and suffix are both empty)")
+        return item[0], item[1]
+
+    @staticmethod
+    def _cache_prompt(prefix: str, suffix: str) -> str:
+        # The split matters (prefix and suffix are tokenised separately), so it is part of the key.
+        return prefix + "\x1f" + suffix
+
+    def _encode(self, text: str) -> tuple[int, ...]:
+        ids = self._ids.get(text)
+        if ids is None:
+            ids = tuple(self.tokenizer.encode(text, add_special_tokens=False)) if text else ()
+            self._ids[text] = ids
+            if len(self._ids) > 4096:
+                self._ids.popitem(last=False)
+        else:
+            self._ids.move_to_end(text)
+        return ids
+
+    def _device(self):
+        return next(self.model.parameters()).device
+
+    def _make_cache(self, kv: list[tuple[Any, Any]]):
+        from transformers import DynamicCache
+
+        return DynamicCache(kv)
+
+    @staticmethod
+    def _cache_layers(cache) -> list[tuple[Any, Any]]:
+        if hasattr(cache, "layers"):
+            return [(layer.keys, layer.values) for layer in cache.layers]
+        return [(k, v) for k, v in cache.to_legacy_cache()]  # older transformers
+
+    def _forward(self, input_ids, attention_mask, position_ids, kv, logits_to_keep=None):
+        kwargs: dict[str, Any] = dict(
+            input_ids=input_ids, attention_mask=attention_mask, position_ids=position_ids, use_cache=True
+        )
+        if kv is not None:
+            kwargs[self._cache_arg] = self._make_cache(kv)
+        if logits_to_keep is not None and self._has_logits_to_keep:
+            kwargs["logits_to_keep"] = logits_to_keep
+        self.stats.forward_passes += 1
+        return self.model(**kwargs)
+
+    # ------------------------------------------------------------ prefix cache
+    def _prefix(self, ids: tuple[int, ...]) -> _Prefix:
+        """The cached prefix for ``ids``, computing only the tokens no cached prefix already covers."""
+        import torch
+
+        entry = self._prefixes.get(ids)
+        if entry is not None:
+            self._prefixes.move_to_end(ids)
+            self.stats.prefix_tokens_reused += len(ids)
+            return entry
+        best, common = None, 0
+        for cand in self._prefixes.values():
+            n = min(len(cand.ids), len(ids) - 1)  # always compute >= 1 token, for the last logits
+            c = 0
+            while c < n and cand.ids[c] == ids[c]:
+                c += 1
+            if c > common:
+                best, common = cand, c
+        dev = self._device()
+        past = [(k[:, :, :common], v[:, :, :common]) for k, v in best.kv] if best is not None and common else None
+        new = torch.tensor([ids[common:]], device=dev)
+        pos = torch.arange(common, len(ids), device=dev)[None]
+        mask = torch.ones(1, len(ids), dtype=torch.long, device=dev)
+        with torch.no_grad():
+            out = self._forward(new, mask, pos, past, logits_to_keep=1)
+        cache = getattr(out, "cache", None) or getattr(out, "past_key_values", None)
+        entry = _Prefix(ids, self._cache_layers(cache), out.logits[0, -1].detach())
+        self.stats.prefix_tokens_computed += len(ids) - common
+        self.stats.prefix_tokens_reused += common
+        self._prefixes[ids] = entry
+        self._prefix_tokens += len(ids)
+        while self._prefix_tokens > self.max_prefix_tokens and len(self._prefixes) > 1:
+            _, old = self._prefixes.popitem(last=False)
+            self._prefix_tokens -= len(old.ids)
+        return entry
+
+    # ------------------------------------------------------------- batch pass
+    def _score_uncached(self, items: list[tuple[str, str]]) -> list[float]:
+        import torch
+
+        enc = [(self._encode(p), self._encode(s)) for p, s in items]
+        # Empty prefix: the first suffix token becomes the prefix (no KV to reuse, same ids).
+        enc = [(s[:1], s[1:]) if not p else (p, s) for p, s in enc]
+        prefixes = {p: self._prefix(p) for p in dict.fromkeys(p for p, _ in enc)}
+        scores: list[float | None] = [None] * len(items)
+        rows = []
+        for i, (p, s) in enumerate(enc):
+            if s:
+                rows.append(i)
+            else:
+                scores[i] = self.score_from_logits(prefixes[p].last_logits)
+        rows.sort(key=lambda i: (enc[i][0], len(enc[i][1])))  # same-prefix rows together, less padding
+        for start in range(0, len(rows), self.batch_size):
+            chunk = rows[start : start + self.batch_size]
+            logits = self._suffix_pass([prefixes[enc[i][0]] for i in chunk], [enc[i][1] for i in chunk])
+            for i, row in zip(chunk, logits):
+                scores[i] = self.score_from_logits(row)
+        self.stats.suffix_tokens += sum(len(s) for _, s in enc)
+        return scores  # type: ignore[return-value]
+
+    def _suffix_pass(self, prefixes: list[_Prefix], suffixes: list[tuple[int, ...]]):
+        """Next-token logits after each suffix, all rows in one forward pass over the prefix caches."""
+        import torch
+
+        dev = self._device()
+        b = len(suffixes)
+        plen = [len(p.ids) for p in prefixes]
+        slen = [len(s) for s in suffixes]
+        pmax, smax = max(plen), max(slen)
+        pad = self.tokenizer.pad_token_id if self.tokenizer.pad_token_id is not None else 0
+        input_ids = torch.full((b, smax), pad, dtype=torch.long, device=dev)
+        mask = torch.zeros((b, pmax + smax), dtype=torch.long, device=dev)
+        pos = torch.zeros((b, smax), dtype=torch.long, device=dev)
+        for r, (pl, s) in enumerate(zip(plen, suffixes)):
+            input_ids[r, : len(s)] = torch.tensor(s, device=dev)
+            mask[r, pmax - pl : pmax + len(s)] = 1  # prefix left-padded, suffix right-padded
+            pos[r] = torch.arange(pl, pl + smax, device=dev)
+        same = all(p is prefixes[0] for p in prefixes)
+        kv = []
+        for layer in range(len(prefixes[0].kv)):
+            if same:
+                k, v = prefixes[0].kv[layer]
+                kv.append((k.expand(b, -1, -1, -1).contiguous(), v.expand(b, -1, -1, -1).contiguous()))
+                continue
+            k0, v0 = prefixes[0].kv[layer]
+            k = k0.new_zeros((b, k0.shape[1], pmax, k0.shape[3]))
+            v = v0.new_zeros((b, v0.shape[1], pmax, v0.shape[3]))
+            for r, p in enumerate(prefixes):
+                pk, pv = p.kv[layer]
+                k[r, :, pmax - pk.shape[2] :] = pk[0]
+                v[r, :, pmax - pv.shape[2] :] = pv[0]
+            kv.append((k, v))
+        last = torch.tensor([n - 1 for n in slen], device=dev)
+        keep = torch.unique(last)
+        with torch.no_grad():
+            out = self._forward(input_ids, mask, pos, kv, logits_to_keep=keep)
+        logits = out.logits
+        if logits.shape[1] == keep.numel() and self._has_logits_to_keep:
+            col = torch.searchsorted(keep, last)
+        else:
+            col = last
+        return logits[torch.arange(b, device=dev), col]
+
+
+def plain_scores(model, tokenizer, items: Sequence[tuple[str, str]], mode: str = "yes_no") -> list[float]:
+    """Reference scores: one full forward pass per prompt, no batching, no cache (for checks and benchmarks)."""
+    import torch
+
+    ref = NextTokenScorer(model, tokenizer, mode=mode)
+    out = []
+    for prefix, suffix in items:
+        ids = ref._encode(prefix) + ref._encode(suffix)
+        with torch.no_grad():
+            logits = model(input_ids=torch.tensor([ids], device=ref._device())).logits[0, -1]
+        out.append(ref.score_from_logits(logits))
+    return out
+
