@@ -47,6 +47,18 @@ class _Bad(Exception):
     pass
 
 
+_STREAMS = (sys.stdout, sys.stderr)
+
+
+def _finish():
+    for stream in _STREAMS + (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except BaseException:
+            pass
+    _exit(0)
+
+
 def _alarm(signum, frame):
     raise _Timeout()
 
@@ -140,7 +152,7 @@ def main():
     except BaseException as exc:
         _setitimer(signal.ITIMER_REAL, 0)
         emit({"load_error": "timeout while loading" if isinstance(exc, _Timeout) else _describe(exc)})
-        _exit(0)
+        _finish()
     entry = ns.get(job.get("entry_point") or "")
     emit({"loaded": True})
     for i, it in enumerate(items):
@@ -197,7 +209,7 @@ def main():
                 rec.update(status="error", error=_describe(exc))
         emit(rec)
     emit({"done": True})
-    _exit(0)
+    _finish()
 
 
 main()

@@ -41,11 +41,13 @@ class ExecutionJudge:
         passed = sum(t.status == "pass" for t in ev.tests)
         if passed == n:
             return JudgeScore(1.0, f"{n}/{n} tests passed")
-        first = next((i for i, t in enumerate(ev.tests) if t.status != "pass"), 0)
-        t, test = ev.tests[first], spec.tests[first]
-        detail = t.error or (f"got {t.output}, expected {test.expected}" if t.output is not None else t.status)
-        why = f"{passed}/{n} tests passed; {test.expr}: {t.status}: {detail}"
-        if ev.reason:
+        failures = []
+        for t, test in zip(ev.tests, spec.tests):
+            if t.status != "pass" and len(failures) < 3:
+                detail = t.error or (f"got {t.output}, expected {test.expected}" if t.output is not None else t.status)
+                failures.append(f"{test.expr}: {t.status}: {detail}")
+        why = f"{passed}/{n} tests passed; " + "; ".join(failures)
+        if ev.reason and ev.reason not in why:
             why += f" [{ev.reason}]"
         return JudgeScore(passed / n, why[:500])
 

@@ -8,6 +8,7 @@ separately, the hidden ground-truth check that only the task's scorer runs.
 from __future__ import annotations
 
 import ast
+import builtins
 import doctest
 import re
 from dataclasses import dataclass, field
@@ -15,7 +16,7 @@ from typing import Sequence
 
 from accord.verify.protocols import StepContext
 
-_SEPARATORS = ("==>", "=>", "->", "➞", "→", "==", "should return", "returns", "return", "=")
+_SEPARATORS = ("==>", "=>", "->", "➞", "→", "==", "should return", "returns", "return")
 
 
 @dataclass(frozen=True)
@@ -78,7 +79,14 @@ class CodeSpec:
         """
         body = "".join(steps) + candidate
         if re.search(rf"^\s*def\s+{re.escape(self.entry_point)}\s*\(", body, re.M):
-            return self.prompt.rstrip() + "\n    pass\n\n\n" + _dedent_defs(body)
+            base = self.prompt.rstrip()
+            if base:
+                try:
+                    ast.parse(base)
+                except SyntaxError:  # a signature without a body: give the stub one
+                    base += "\n    pass"
+                base += "\n\n\n"
+            return base + _dedent_defs(body)
         return self.prompt + body
 
     @classmethod
@@ -156,6 +164,9 @@ def examples_from_docstring(doc: str, entry_point: str) -> list[CodeTest]:
     def add(expr: str, expected: str) -> None:
         expr, expected = expr.strip(), expected.strip()
         if entry_point not in expr or not _valid_expr(expr) or not _literal(expected):
+            return
+        names = {n.id for n in ast.walk(ast.parse(expr, mode="eval")) if isinstance(n, ast.Name)}
+        if names - {entry_point} - set(dir(builtins)):  # e.g. ``f(abc)`` meant the string 'abc'
             return
         if (expr, expected) not in seen:
             seen.add((expr, expected))

@@ -3,7 +3,7 @@
 Score 0 when the program does not parse, does not define the entry point as a top-level function,
 or imports/calls something a solution has no business using (processes, files, sockets, the
 interpreter's internals). Otherwise 1, less 0.75 if pyflakes finds an undefined name (it would raise
-NameError) and 0.1 per other pyflakes warning, floored at 0.5.
+NameError), 0.5 per eval/exec/compile call and 0.1 per other pyflakes warning, floored at 0.5.
 """
 
 from __future__ import annotations
@@ -20,7 +20,8 @@ FORBIDDEN_MODULES = frozenset(
     pathlib tempfile pickle marshal resource gc inspect http urllib asyncio pty fcntl mmap ftplib smtplib
     telnetlib requests code codeop pdb faulthandler atexit posix io glob""".split()
 )
-FORBIDDEN_CALLS = frozenset("eval exec open __import__ compile breakpoint input exit quit globals".split())
+FORBIDDEN_CALLS = frozenset("open __import__ breakpoint input exit quit globals".split())
+RISKY_CALLS = frozenset("eval exec compile".split())  # sometimes legitimate (HumanEval/160 uses eval)
 _IGNORED = ("RedefinedWhileUnused", "UnusedImport", "ImportStarUsed", "ImportStarUsage")
 
 
@@ -34,6 +35,7 @@ class StaticReport:
     undefined: tuple[str, ...]
     warnings: tuple[str, ...]
     error: str | None = None
+    risky: tuple[str, ...] = ()  # eval/exec/compile: legitimate at times, so a penalty, not a veto
 
     @property
     def runnable(self) -> bool:
@@ -50,8 +52,9 @@ class StaticReport:
         s = 1.0 - (0.75 if self.undefined else 0.0)
         if self.undefined:
             return JudgeScore(max(0.0, s), "undefined names: " + ", ".join(self.undefined))
-        s = max(0.5, 1.0 - 0.1 * len(self.warnings))
-        return JudgeScore(s, "; ".join(self.warnings[:3]) if self.warnings else "clean")
+        s = max(0.5, 1.0 - 0.1 * len(self.warnings) - 0.5 * len(self.risky))
+        notes = self.risky + self.warnings
+        return JudgeScore(s, "; ".join(notes[:3]) if notes else "clean")
 
 
 def analyse(program: str, entry_point: str) -> StaticReport:
@@ -66,6 +69,7 @@ def analyse(program: str, entry_point: str) -> StaticReport:
         isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == entry_point for n in tree.body
     )
     forbidden: list[str] = []
+    risky: list[str] = []
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             forbidden += [f"import {a.name}" for a in node.names if a.name.split(".")[0] in FORBIDDEN_MODULES]
@@ -73,13 +77,15 @@ def analyse(program: str, entry_point: str) -> StaticReport:
             forbidden.append(f"from {node.module} import")
         elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in FORBIDDEN_CALLS:
             forbidden.append(f"call {node.func.id}()")
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in RISKY_CALLS:
+            risky.append(f"line {node.lineno}: calls {node.func.id}()")
         elif isinstance(node, ast.Attribute) and node.attr.startswith("__") and node.attr in (
             "__subclasses__", "__globals__", "__builtins__", "__code__", "__closure__",
         ):
             forbidden.append(f"attribute {node.attr}")
     undefined, warnings = _pyflakes(tree)
     error = None if defines else f"no top-level function {entry_point!r}"
-    return StaticReport(True, defines, tuple(dict.fromkeys(forbidden)), undefined, warnings, error)
+    return StaticReport(True, defines, tuple(dict.fromkeys(forbidden)), undefined, warnings, error, tuple(risky))
 
 
 def _pyflakes(tree: ast.AST) -> tuple[tuple[str, ...], tuple[str, ...]]:

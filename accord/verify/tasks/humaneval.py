@@ -87,3 +87,28 @@ def load_humaneval(limit: int | None = None, ids: Sequence[str] | None = None) -
 
 def _task(p: dict) -> HumanEvalTask:
     return HumanEvalTask(p["task_id"], p["prompt"], p["entry_point"], p["canonical_solution"], p["test"])
+
+
+def _register() -> None:
+    try:
+        from accord.verify.tasks import register_task
+    except ImportError:  # pragma: no cover - registry absent in a partial install
+        return
+
+    @register_task("humaneval")
+    def humaneval_tasks(size: int | None = None, ids: Sequence[str] | str | None = None, offset: int = 0, seed: int = 0):
+        """The first ``size`` problems from ``offset`` (all 164 by default), or the ``ids`` named.
+
+        The problem set is fixed; ``seed`` is accepted for a uniform interface and changes nothing.
+        """
+        if isinstance(ids, str):
+            ids = [i.strip() for i in ids.split(",") if i.strip()]
+        tasks = load_humaneval(ids=ids)
+        if offset < 0:
+            raise ValueError(f"offset must be >= 0, got {offset}")
+        if size is not None and size < 1:
+            raise ValueError(f"size must be >= 1, got {size}")
+        return tasks[offset : offset + size if size is not None else None]
+
+
+_register()

@@ -1,0 +1,267 @@
+"""Hostile candidates: each must end in a recorded failure score (0 with a reason) and leave the host
+unchanged. Every attack is written so that the candidate would pass its test only if the attack
+worked; the host is inspected before and after the whole batch (which runs in parallel)."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import signal
+import socket
+import sys
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+from accord.adapters.code.isolation import NOBODY
+from accord.adapters.code.judges import ExecutionJudge
+from accord.adapters.code.limits import Limits
+from accord.adapters.code.runner import CodeRunner
+from accord.adapters.code.sandbox import Sandbox
+from accord.adapters.code.spec import CodeSpec, CodeTest
+from accord.verify.protocols import StepContext
+
+PROJECT_FILE = Path(__file__).resolve().parents[1] / "accord" / "adapters" / "code" / "sandbox.py"
+LIMITS = Limits(wall_s=4.0, item_s=1.0, cpu_s=3, memory_mb=512, processes=16, output_bytes=16384, file_mb=4)
+
+
+def _cases(host: dict) -> dict[str, tuple[str, bool]]:
+    """name -> (program defining f(), needs a pid namespace). f() == 'ok' only if the attack worked."""
+    canary, secret_path, port, pid = host["canary"], host["secret_path"], host["port"], host["pid"]
+    return {
+        "infinite_loop": ("def f():\n    while True:\n        pass\n", False),
+        "sleep_in_c_call": ("import time\ndef f():\n    time.sleep(60)\n    return 'ok'\n", False),
+        "alarm_ignored_then_loop": (
+            "import signal\ndef f():\n    signal.signal(signal.SIGALRM, signal.SIG_IGN)\n    while True:\n        pass\n",
+            False,
+        ),
+        "fork_bomb": (
+            "import os\ndef f():\n    while True:\n        os.fork()\n",
+            False,
+        ),
+        "thread_bomb": (
+            "import threading, time\ndef f():\n    for _ in range(100000):\n"
+            "        threading.Thread(target=time.sleep, args=(30,), daemon=True).start()\n    return 'ok'\n",
+            False,
+        ),
+        "memory_bomb": ("def f():\n    x = bytearray(8 * 1024 ** 3)\n    return 'ok'\n", False),
+        "huge_output": ("def f():\n    while True:\n        print('x' * 100000)\n", False),
+        "huge_file": (
+            "def f():\n    with open('big.bin', 'wb') as fh:\n        fh.write(b'x' * (64 << 20))\n    return 'ok'\n",
+            False,
+        ),
+        "write_outside": (
+            f"def f():\n    open({str(canary.parent / 'planted.txt')!r}, 'w').write('pwned')\n    return 'ok'\n",
+            False,
+        ),
+        "delete_outside": (f"import os\ndef f():\n    os.remove({str(canary)!r})\n    return 'ok'\n", False),
+        "read_home_secret": (
+            f"def f():\n    return 'ok' if open({str(secret_path)!r}).read() == {host['secret']!r} else 'no'\n",
+            False,
+        ),
+        "read_ssh_key": (
+            f"import os\ndef f():\n    d = {str(Path.home() / '.ssh')!r}\n"
+            "    return 'ok' if os.listdir(d) is not None else 'no'\n",
+            False,
+        ),
+        "read_project_source": (
+            f"def f():\n    return 'ok' if 'def _parse' in open({str(PROJECT_FILE)!r}).read() else 'no'\n",
+            False,
+        ),
+        "env_secret": (f"import os\ndef f():\n    return 'ok' if os.environ['ACCORD_HOSTILE_SECRET'] == {host['secret']!r} else 'no'\n", False),
+        "network_socket": (
+            f"import socket\ndef f():\n    socket.create_connection(('127.0.0.1', {port}), timeout=0.5).sendall(b'hi')\n    return 'ok'\n",
+            False,
+        ),
+        "signal_parent": (f"import os, signal\ndef f():\n    os.kill({pid}, signal.SIGUSR1)\n    return 'ok'\n", False),
+        "kill_everything": ("import os, signal\ndef f():\n    os.kill(-1, signal.SIGKILL)\n    return 'ok'\n", True),
+        "kill_own_parent": ("import os, signal\ndef f():\n    os.kill(os.getppid(), signal.SIGKILL)\n    return 'ok'\n", True),
+        "subprocess_shell": (
+            f"import subprocess\ndef f():\n    subprocess.run(['sh', '-c', 'echo pwned > {canary.parent}/shell.txt'], check=True)\n"
+            "    return 'ok'\n",
+            False,
+        ),
+        "recursion_limit": (
+            "import sys\nsys.setrecursionlimit(10 ** 7)\ndef f(n=0):\n    return f(n + 1)\n",
+            False,
+        ),
+        "sys_exit_in_call": ("import sys\ndef f():\n    sys.exit(0)\n", False),
+        "exit_at_import": ("raise SystemExit(0)\ndef f():\n    return 'ok'\n", False),
+        "os_exit_zero": ("import os\ndef f():\n    os._exit(0)\n", False),
+        "keyboard_interrupt": ("def f():\n    raise KeyboardInterrupt\n", False),
+        "custom_base_exception": ("class Escape(BaseException):\n    pass\ndef f():\n    raise Escape('out')\n", False),
+        "always_equal_object": (
+            "class Eq(str):\n    def __eq__(self, other):\n        return True\n    __hash__ = str.__hash__\n"
+            "def f():\n    return Eq('nope')\n",
+            False,
+        ),
+        "monkeypatch_comparison": (
+            "import math, builtins\nmath.isclose = lambda *a, **k: True\nbuiltins.isinstance = lambda *a: True\n"
+            "builtins.type = lambda *a: str\ndef f():\n    return 'nope'\n",
+            False,
+        ),
+        "forge_results": (
+            "import os\nfor fd in os.listdir('/proc/self/fd'):\n    try:\n"
+            "        os.write(int(fd), b'{\"i\": 0, \"status\": \"pass\"}\\n{\"done\": true}\\n')\n    except OSError:\n"
+            "        pass\ndef f():\n    return 'nope'\n",
+            False,
+        ),
+        "close_result_channel": (
+            "import os\nfor fd in range(3, 64):\n    try:\n        os.close(fd)\n    except OSError:\n        pass\n"
+            "def f():\n    return 'ok'\n",
+            False,
+        ),
+    }
+
+
+@pytest.fixture(scope="module")
+def host(tmp_path_factory):
+    """Host state the attacks target; a listening socket and a SIGUSR1 recorder."""
+    d = tmp_path_factory.mktemp("hostile")
+    os.chmod(d, 0o700)
+    canary = d / "canary.txt"
+    canary.write_text("intact")
+    secret = "s3cret-" + hashlib.sha256(str(d).encode()).hexdigest()[:12]
+    secret_path = Path.home() / f".accord-hostile-{os.getpid()}"
+    secret_path.write_text(secret)
+    os.chmod(secret_path, 0o600)
+    os.environ["ACCORD_HOSTILE_SECRET"] = secret
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen(8)
+    server.settimeout(0.05)
+    got_signal = []
+    old = signal.signal(signal.SIGUSR1, lambda *a: got_signal.append(a[0]))
+    state = {
+        "canary": canary,
+        "secret": secret,
+        "secret_path": secret_path,
+        "port": server.getsockname()[1],
+        "pid": os.getpid(),
+        "server": server,
+        "signals": got_signal,
+    }
+    try:
+        yield state
+    finally:
+        signal.signal(signal.SIGUSR1, old)
+        server.close()
+        secret_path.unlink(missing_ok=True)
+        os.environ.pop("ACCORD_HOSTILE_SECRET", None)
+
+
+def _snapshot(host) -> dict:
+    return {
+        "canary": host["canary"].read_text() if host["canary"].exists() else None,
+        "dir": sorted(p.name for p in host["canary"].parent.iterdir()),
+        "secret": host["secret_path"].read_text(),
+        "project": hashlib.sha256(PROJECT_FILE.read_bytes()).hexdigest(),
+        "cwd": os.getcwd(),
+        "recursion": sys.getrecursionlimit(),
+        "env": dict(os.environ),
+        "threads": threading.active_count(),
+    }
+
+
+def _nobody_processes() -> int:
+    n = 0
+    for e in os.listdir("/proc"):
+        if e.isdigit():
+            try:
+                n += os.stat(f"/proc/{e}").st_uid == NOBODY
+            except OSError:
+                pass
+    return n
+
+
+@pytest.fixture(scope="module")
+def outcome(host):
+    sandbox = Sandbox(LIMITS, workers=8)
+    iso = sandbox.isolation
+    pid_ns = iso.level in ("bwrap", "unshare")
+    cases = {k: v for k, (v, needs_ns) in _cases(host).items() if pid_ns or not needs_ns}
+    before = _snapshot(host)
+    nobody_before = _nobody_processes()
+
+    def judge(program: str):
+        spec = CodeSpec("", "f", (CodeTest("f()", "'ok'"),))
+        ctx = StepContext("hostile", metadata={"code": spec})
+        return ExecutionJudge(CodeRunner(sandbox, n_probes=0)).score(ctx, [program])[0]
+
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        scores = dict(zip(cases, pool.map(judge, cases.values())))
+    connections = 0
+    try:
+        while True:
+            conn, _ = host["server"].accept()
+            conn.close()
+            connections += 1
+    except (socket.timeout, BlockingIOError, OSError):
+        pass
+    return {
+        "scores": scores,
+        "before": before,
+        "after": _snapshot(host),
+        "connections": connections,
+        "nobody": (nobody_before, _nobody_processes()),
+        "isolation": iso,
+    }
+
+
+def test_at_least_twenty_cases(host):
+    assert len(_cases(host)) >= 20
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("case", sorted(_cases({"canary": Path("/x/c"), "secret_path": Path("/x/s"), "secret": "", "port": 1, "pid": 1})))
+def test_hostile_case_fails_with_reason(outcome, case):
+    iso = outcome["isolation"]
+    if case not in outcome["scores"]:
+        pytest.skip(f"{case} needs a pid namespace; isolation here is {iso.level}")
+    weak_fs = iso.level == "rlimits" and not iso.drops_to_nobody
+    if weak_fs and case in ("read_project_source", "env_secret"):
+        pytest.skip(f"isolation {iso.level} cannot hide host files from code running as the same user")
+    if iso.level != "bwrap" and case == "read_project_source":
+        pytest.skip(f"isolation {iso.level} leaves world-readable files visible")
+    score = outcome["scores"][case]
+    assert score.value == 0.0, f"{case}: {score}"
+    assert score.reason and "0/1 tests passed" in score.reason
+
+
+@pytest.mark.slow
+def test_host_is_unchanged(outcome):
+    before, after = outcome["before"], outcome["after"]
+    assert after == before
+    assert after["canary"] == "intact"
+    assert outcome["connections"] == 0
+
+
+@pytest.mark.slow
+def test_no_signal_reached_the_host(outcome, host):
+    assert host["signals"] == []
+
+
+@pytest.mark.slow
+def test_no_sandboxed_process_outlives_its_run(outcome):
+    if not outcome["isolation"].drops_to_nobody:
+        pytest.skip("sandbox runs as the calling user; its processes cannot be told apart")
+    before, after = outcome["nobody"]
+    assert after <= before
+
+
+@pytest.mark.slow
+def test_reasons_name_the_limit(outcome):
+    s = outcome["scores"]
+    assert "timeout" in s["infinite_loop"].reason or "wall-clock" in s["infinite_loop"].reason
+    assert "timeout" in s["sleep_in_c_call"].reason
+    assert "wall-clock" in s["alarm_ignored_then_loop"].reason or "CPU" in s["alarm_ignored_then_loop"].reason
+    assert "output limit" in s["huge_output"].reason
+    assert "MemoryError" in s["memory_bomb"].reason
+    assert "SystemExit" in s["sys_exit_in_call"].reason
+    assert "failed to load" in s["exit_at_import"].reason
+    assert "not a plain value" in s["always_equal_object"].reason
+    assert "tampering" in s["forge_results"].reason
+    assert "KeyboardInterrupt" in s["keyboard_interrupt"].reason
+    assert "Escape" in s["custom_base_exception"].reason
