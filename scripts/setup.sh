@@ -5,6 +5,13 @@
 # installed without its dependencies (they would compile llama.cpp, which accord does not use).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# The code sandbox prefers bubblewrap (Debian package). Installed only when running as root with
+# apt; otherwise the sandbox falls back to unshare or resource limits and says which is active.
+if ! command -v bwrap >/dev/null 2>&1 && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+  apt-get install -y -q bubblewrap >/dev/null 2>&1 \
+    || { apt-get update -q >/dev/null 2>&1 && apt-get install -y -q bubblewrap >/dev/null 2>&1; } \
+    || echo "setup: bubblewrap could not be installed; the code sandbox will use unshare or rlimits" >&2
+fi
 PYTHON="${PYTHON:-python3.11}"
 command -v "$PYTHON" >/dev/null 2>&1 || PYTHON=python3
 if [ ! -x .venv/bin/python ]; then
