@@ -86,20 +86,10 @@ class Trace:
 
     def chains(self) -> list[str]:
         """Chain labels in order of first appearance."""
-        seen: dict[str, None] = {}
-        for r in self.steps:
-            seen.setdefault(r.chain, None)
-        for e in self.ends:
-            seen.setdefault(e.chain, None)
-        return list(seen)
+        return _first_seen([r.chain for r in self.steps] + [e.chain for e in self.ends])
 
     def tasks(self) -> list[str]:
-        seen: dict[str, None] = {}
-        for r in self.steps:
-            seen.setdefault(r.task_id, None)
-        for e in self.ends:
-            seen.setdefault(e.task_id, None)
-        return list(seen)
+        return _first_seen([r.task_id for r in self.steps] + [e.task_id for e in self.ends])
 
     def chain_policy(self, chain: str) -> dict[str, Any] | None:
         """The policy dict recorded by a chain's first step (None if the chain has no steps)."""
@@ -110,6 +100,10 @@ class Trace:
 
     def end_of(self, chain: str) -> dict[str, TaskEnd]:
         return {e.task_id: e for e in self.ends if e.chain == chain}
+
+
+def _first_seen(values: list[str]) -> list[str]:
+    return list(dict.fromkeys(values))
 
 
 class _Line:

@@ -1,0 +1,53 @@
+"""Replay cost: batched re-decision of every recorded context vs one core call per step.
+
+Writes a recorded run with the test suite's trace writer (seeded score tables, real core
+decisions) into a temporary folder, then prints measured times and their ratio from this one run.
+"""
+
+from __future__ import annotations
+
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tests"))
+
+from tracegen import simulate_run  # noqa: E402
+
+from accord.verify.records import read_trace  # noqa: E402
+from accord.verify.replay import ContextTree, make_spec, replay  # noqa: E402
+from accord.verify.sweep import threshold_sweep  # noqa: E402
+
+
+def best_of(fn, repeat: int = 3) -> float:
+    times = []
+    for _ in range(repeat):
+        t = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t)
+    return min(times)
+
+
+def main(n_tasks: int = 200) -> None:
+    with tempfile.TemporaryDirectory() as d:
+        run = simulate_run(d, n_tasks=n_tasks, seed=0)
+        trace = read_trace(run / "trace.jsonl")
+    tree = ContextTree.from_trace(trace)
+    spec = make_spec("verdict", tau=0.6, eps=0.1)
+    nodes = list(tree.nodes.values())
+
+    batched = best_of(lambda: tree.decide(spec))
+    single = best_of(lambda: [spec.policy(nd.lambdas).decide(nd.raw) for nd in nodes])
+    full = best_of(lambda: replay(trace, spec, tree))
+    grid = best_of(lambda: threshold_sweep(trace, [0.4, 0.5, 0.6, 0.7], [0.05, 0.1, 0.2], tree=tree), repeat=1)
+    print(f"{len(trace.steps)} step records, {len(nodes)} distinct contexts, {n_tasks} tasks")
+    print(f"decide all contexts, batched:      {batched * 1e3:8.2f} ms")
+    print(f"decide all contexts, one by one:   {single * 1e3:8.2f} ms   ratio {single / batched:.1f}x")
+    print(f"replay one policy over all tasks:  {full * 1e3:8.2f} ms")
+    print(f"4 x 3 threshold sweep:             {grid * 1e3:8.2f} ms   ({grid / 12 * 1e3:.2f} ms per cell)")
+
+
+if __name__ == "__main__":
+    main(int(sys.argv[1]) if len(sys.argv) > 1 else 200)
