@@ -157,6 +157,15 @@ def test_inconsistent_recordings_of_one_context_are_reported(run, tmp_path):
     assert len(tree.inconsistent) == 1 and "different candidates or scores" in tree.inconsistent[0]
 
 
+def test_unfinished_tasks_are_left_out_and_counted(run, tmp_path):
+    lines = [x for x in (run / "trace.jsonl").read_text().splitlines()
+             if not ('"task_end"' in x and '"task-015"' in x)]
+    (tmp_path / "trace.jsonl").write_text("\n".join(lines) + "\n")
+    res = replay(read_trace(tmp_path / "trace.jsonl"), make_spec("mean"))
+    s = res.summary()
+    assert s["unfinished_tasks"] == 1 and s["n_tasks"] == 15 and "task-015" not in res.outcomes
+
+
 # ------------------------------------------------------------------ reading traces
 
 

@@ -66,10 +66,13 @@ def rates(trace: Trace) -> dict[str, dict[str, Any]]:
 
 
 def timing_shares(trace: Trace) -> dict[str, Any]:
-    """Recorded time in generation, judging (per judge) and deciding, summed over all step records."""
+    """Recorded time in generation, judging (per judge) and deciding, and token counts, over all step records."""
     gen = dec = 0.0
     judge: dict[str, float] = {}
+    tokens = {"generated": 0, "judge_prompt": 0}
     for r in trace.steps:
+        for k in tokens:
+            tokens[k] += int((r.tokens or {}).get(k, 0) or 0)
         t = r.timings or {}
         gen += float(t.get("generate_s", 0.0) or 0.0)
         dec += float(t.get("decide_s", 0.0) or 0.0)
@@ -77,7 +80,7 @@ def timing_shares(trace: Trace) -> dict[str, Any]:
             judge[j] = judge.get(j, 0.0) + float(s or 0.0)
     total = gen + dec + sum(judge.values())
     share = (lambda v: v / total if total > 0 else None)
-    return {"generate_s": gen, "judge_s": judge, "decide_s": dec, "total_s": total,
+    return {"generate_s": gen, "judge_s": judge, "decide_s": dec, "total_s": total, "tokens": tokens,
             "generate_share": share(gen), "judge_share": share(sum(judge.values())), "decide_share": share(dec)}
 
 

@@ -123,8 +123,9 @@ class ContextTree:
 
     nodes: dict[tuple[str, str], Node]
     ends: dict[tuple[str, tuple[str, ...]], TaskEnd]
-    tasks: list[str]
+    tasks: list[str]  # tasks that some chain finished: the ones a replay can be scored on
     inconsistent: list[str] = field(default_factory=list)
+    unfinished: list[str] = field(default_factory=list)  # recorded steps but no chain finished them
 
     @classmethod
     def from_trace(cls, trace: Trace) -> "ContextTree":
@@ -141,7 +142,9 @@ class ContextTree:
         ends: dict[tuple[str, tuple[str, ...]], TaskEnd] = {}
         for e in trace.ends:
             ends.setdefault((e.task_id, e.steps), e)
-        return cls(nodes, ends, trace.tasks(), bad)
+        finished = {e.task_id for e in trace.ends}
+        tasks = [t for t in trace.tasks() if t in finished]
+        return cls(nodes, ends, tasks, bad, [t for t in trace.tasks() if t not in finished])
 
     def decide(self, spec: PolicySpec) -> dict[tuple[str, str], tuple[int, np.ndarray, bool]]:
         """(chosen, accepted mask, fallback) for every recorded context, batched per shape and λ."""
@@ -199,6 +202,7 @@ class ReplayResult:
     spec: PolicySpec
     outcomes: dict[str, ChainOutcome]
     step_agreement: dict[str, tuple[int, int]]  # recorded chain -> (same choice, steps compared)
+    unfinished: int = 0  # tasks left out: no recorded chain finished them (an interrupted run)
 
     @property
     def n_tasks(self) -> int:
@@ -226,6 +230,7 @@ class ReplayResult:
             "n_tasks": n,
             "exact": self.n_exact,
             "diverged": self.n_diverged,
+            "unfinished_tasks": self.unfinished,
             "accuracy_exact": float(c.mean()) if c.size else None,
             "accuracy_low": float(c.sum() / n) if n else None,
             "accuracy_high": float((c.sum() + self.n_diverged) / n) if n else None,
@@ -247,7 +252,7 @@ def replay(trace: Trace, spec: PolicySpec, tree: ContextTree | None = None) -> R
         a = agreement.setdefault(r.chain, [0, 0])
         a[0] += decisions[(r.task_id, r.context_id)][0] == r.chosen
         a[1] += 1
-    return ReplayResult(spec, outcomes, {k: (v[0], v[1]) for k, v in agreement.items()})
+    return ReplayResult(spec, outcomes, {k: (v[0], v[1]) for k, v in agreement.items()}, len(tree.unfinished))
 
 
 def replay_many(trace: Trace, specs: Iterable[PolicySpec]) -> list[ReplayResult]:

@@ -68,7 +68,9 @@ def build_report(trace: Trace, summary: dict | None = None, *, n_boot: int = 200
         "n_tasks": len(trace.tasks()),
         "chains": trace.chains(),
         "primary_chain": primary_chain(trace),
-        "notes": list(trace.notes) + tree.inconsistent,
+        "notes": list(trace.notes) + tree.inconsistent + (
+            [f"{len(tree.unfinished)} task(s) have steps but no task_end (an interrupted run); replays leave them out"]
+            if tree.unfinished else []),
         "summary": summary,
         "thresholds": p,
         "accuracy": accuracy_table(trace, n_boot, seed),
