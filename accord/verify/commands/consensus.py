@@ -10,11 +10,12 @@ from dataclasses import fields
 import numpy as np
 
 from accord.consensus_core import Decision, default_lambdas, get_policy, list_policies
+from accord.verify import tables
 from accord.verify.errors import UserError
 from accord.verify.score_table import ScoreTable, read_influence, read_score_table
 
 NAME = "consensus"
-HELP = "Apply a decision policy to a table of raw judge scores (CSV or JSONL)."
+HELP = "Apply a decision policy to a table of raw judge scores (CSV, JSONL or Parquet)."
 
 
 def parse_lambdas(text: str | None, m: int) -> tuple[float, ...]:
@@ -42,6 +43,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--lambdas", default=None, help="stubbornness per judge in column order, e.g. 1.5,1.0,0.8")
     p.add_argument("--influence", default=None, help="CSV of an m x m row-stochastic influence matrix W (zero diagonal)")
     p.add_argument("--json", action="store_true", help="print one JSON document instead of tables")
+    tables.add_streaming_arguments(p)
 
 
 def build_policy(args: argparse.Namespace, table: ScoreTable):
@@ -137,6 +139,8 @@ def print_tables(doc: dict) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    if tables.wants_streaming(args):
+        return tables.run_streaming(args, build_policy)
     table = read_score_table(args.file)
     policy = build_policy(args, table)
     try:
