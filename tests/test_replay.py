@@ -126,7 +126,8 @@ def test_every_replayed_step_is_the_core_decision_on_recorded_scores(tau, eps):
     policy = get_policy("verdict", tau=tau, eps=eps, lambdas=LAMBDAS)
     for out in res.outcomes.values():
         for k, choice in enumerate(out.choices):
-            node = tree.nodes[(out.task_id, context_id(out.task_id, out.steps[:k]))]
+            assert out.contexts[k] == context_id(out.task_id, out.steps[:k])  # no empty steps here
+            node = tree.nodes[(out.task_id, out.contexts[k])]
             assert int(policy.decide(node.raw).chosen) == choice
             assert node.candidates[choice] == out.steps[k]
         if out.status == EXACT:
@@ -224,3 +225,115 @@ def test_failed_scores_are_nan_and_unknown_record_types_are_ignored(tmp_path):
     p = _write(tmp_path, [json.dumps({"type": "run_start", "seed": 1}), json.dumps(_good_step())])
     tr = read_trace(p)
     assert np.isnan(tr.steps[0].raw[1, 1]) and tr.steps[0].line == 2
+
+
+# ------------------------------------------------------------------ the step loop's corner cases
+
+J3 = ["a", "b", "c"]
+
+
+def _rec(task, chain, step, steps, cands, raw, policy, lambdas=(1.0, 1.0, 1.0), influence=None, final=False):
+    """A step record decided by the core, as the step loop writes it."""
+    r = np.array([[np.nan if v is None else v for v in row] for row in raw], dtype=float)
+    d = get_policy(policy["name"], lambdas=lambdas, influence=influence,
+                   **{k: v for k, v in policy.items() if k != "name"}).decide(r)
+    chosen, fallback = int(d.chosen), bool(d.fallback)
+    if chosen < 0:
+        chosen, fallback = 0, True
+    return {"type": "step", "task_id": task, "chain": chain, "step": step, "context_id": context_id(task, steps),
+            "candidates": cands, "judges": J3, "lambdas": list(lambdas), "raw": raw, "policy": policy,
+            "accepted": [bool(a) for a in d.accepted], "chosen": chosen, "fallback": fallback,
+            "final": final if isinstance(final, bool) else final(cands[chosen])}
+
+
+def _end(task, chain, steps, correct, stopped="final"):
+    return {"type": "task_end", "task_id": task, "chain": chain, "steps": steps, "answer": None,
+            "reference": "", "correct": correct, "stopped": stopped}
+
+
+def _save(tmp_path, records, config=None):
+    (tmp_path / "trace.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
+    if config is not None:
+        (tmp_path / "config.yaml").write_text(config)
+    return read_trace(tmp_path / "trace.jsonl")
+
+
+def _is_final(text):
+    return text.endswith("final")
+
+
+def test_empty_steps_and_the_step_budget(tmp_path):
+    """An empty chosen step does not extend the context; the chain then stops at the step budget."""
+    cands = ["", "x final"]
+    raw = [[0.7, 0.7, 0.7], [0.95, 0.3, 0.95]]  # verdict accepts "", mean prefers "x final"
+    v, m = {"name": "verdict", "tau": 0.6, "eps": 0.1}, {"name": "mean"}
+    recs = [_rec("t", "verdict", i, [], cands, raw, v, final=_is_final) for i in range(3)]
+    recs += [_end("t", "verdict", [], 0.0, "step_budget")]
+    recs += [_rec("t", "mean", 0, [], cands, raw, m, final=_is_final), _end("t", "mean", ["x final"], 1.0)]
+    trace = _save(tmp_path, recs, "budgets: {max_steps: 3, max_tokens: 50}\n")
+    assert ContextTree.from_trace(trace).settings.max_steps == 3
+    rv = replay(trace, make_spec("verdict", tau=0.6, eps=0.1)).outcomes["t"]
+    assert (rv.status, rv.steps, rv.choices, rv.correct) == (EXACT, (), (0, 0, 0), 0.0)
+    rm = replay(trace, make_spec("max")).outcomes["t"]
+    assert (rm.status, rm.steps, rm.correct) == (EXACT, ("x final",), 1.0)
+    assert all(f["reproduced"] == f["steps"] for f in fidelity(trace).values())
+    (tmp_path / "config.yaml").unlink()  # without the config the deepest recorded step bounds the walk
+    rv2 = replay(read_trace(tmp_path / "trace.jsonl"), make_spec("verdict", tau=0.6, eps=0.1)).outcomes["t"]
+    assert (rv2.status, rv2.choices) == (EXACT, (0, 0, 0))
+
+
+def test_token_budget_from_the_config(tmp_path):
+    v = {"name": "verdict", "tau": 0.6, "eps": 0.1}
+    r0 = _rec("t", "verdict", 0, [], ["one two three", "four"], [[0.7, 0.7, 0.7], [0.5, 0.5, 0.5]], v)
+    recs = [r0, _end("t", "verdict", ["one two three"], 1.0, "token_budget"),
+            _rec("t", "mean", 0, [], r0["candidates"], r0["raw"], {"name": "min"}),
+            _end("t", "mean", ["one two three"], 1.0, "token_budget")]
+    trace = _save(tmp_path, recs, "budgets:\n  max_steps: 5\n  max_tokens: 3\n")
+    out = replay(trace, make_spec("mean")).outcomes["t"]
+    assert (out.status, out.correct) == (EXACT, 1.0)
+    other = replay(trace, make_spec("random", seed=3)).outcomes["t"]
+    assert other.status == EXACT if other.choices == (0,) else other.status == DIVERGED
+
+
+def test_early_stopped_steps_record_a_prefix(tmp_path):
+    v = {"name": "verdict", "tau": 0.6, "eps": 0.1}
+    full = _rec("t", "mean", 0, [], ["s1 final", "s2 final", "s3 final"],
+                [[0.9, 0.9, 0.9], [0.8, 0.8, 0.8], [0.1, 0.1, 0.1]], {"name": "mean"}, final=True)
+    short = _rec("t", "verdict", 0, [], ["s1 final"], [[0.9, 0.9, 0.9]], v, final=True)
+    trace = _save(tmp_path, [short, _end("t", "verdict", ["s1 final"], 1.0), full, _end("t", "mean", ["s1 final"], 1.0)])
+    tree = ContextTree.from_trace(trace)
+    assert tree.inconsistent == []
+    assert len(tree.nodes[("t", context_id("t", []))].candidates) == 3
+
+
+def test_nobody_scored_falls_back_to_candidate_zero(tmp_path):
+    v = {"name": "verdict", "tau": 0.6, "eps": 0.1}
+    r0 = _rec("t", "verdict", 0, [], ["a final", "b final"], [[None, None, None], [None, None, None]], v, final=True)
+    assert (r0["chosen"], r0["fallback"]) == (0, True)
+    trace = _save(tmp_path, [r0, _end("t", "verdict", ["a final"], 0.0)])
+    assert fidelity(trace)["verdict"]["reproduced"] == 1
+    assert replay(trace, make_spec("mean")).outcomes["t"].status == EXACT
+
+
+def test_the_panels_influence_matrix_is_used(tmp_path):
+    W = [[0.0, 1.0, 0.0], [0.5, 0.0, 0.5], [1.0, 0.0, 0.0]]
+    v = {"name": "verdict", "tau": 0.6, "eps": 0.1}
+    raw = [[0.9, 0.5, 0.7], [0.6, 0.8, 0.75]]
+    r0 = _rec("t", "verdict", 0, [], ["p final", "q final"], raw, v, lambdas=(1.5, 1.0, 0.8),
+              influence=np.array(W), final=True)
+    trace = _save(tmp_path, [r0, _end("t", "verdict", [r0["candidates"][r0["chosen"]]], 1.0)],
+                  "influence: " + json.dumps(W) + "\n")
+    tree = ContextTree.from_trace(trace)
+    np.testing.assert_array_equal(tree.settings.influence, W)
+    got = tree.decide(make_spec("verdict", tau=0.6, eps=0.1))[("t", r0["context_id"])]
+    want = get_policy("verdict", tau=0.6, eps=0.1, lambdas=(1.5, 1.0, 0.8), influence=np.array(W)).decide(np.array(raw))
+    assert got[0] == int(want.chosen) and list(got[1]) == list(want.accepted)
+    assert fidelity(trace)["verdict"]["reproduced"] == 1
+
+
+def test_bad_config_is_named(tmp_path):
+    v = {"name": "verdict"}
+    trace = _save(tmp_path, [_rec("t", "verdict", 0, [], ["a", "b"], [[0.5] * 3, [0.4] * 3], v)],
+                  "budgets: {max_steps: 0}\n")
+    with pytest.raises(UserError, match=r"config.yaml: budgets.max_steps must be an integer >= 1"):
+        ContextTree.from_trace(trace)

@@ -20,7 +20,7 @@ import numpy as np
 from scipy.stats import binomtest, rankdata
 
 from accord.consensus_core import DEFAULT_EPS, DEFAULT_TAU, consensus_stats
-from accord.verify.records import Trace
+from accord.verify.records import Trace, read_settings
 from accord.verify.replay import EXACT, ContextTree, PolicySpec, ReplayResult, make_spec, recorded_spec, replay
 
 CORRECT_AT = 0.5  # a final answer with score >= this counts as correct in binary tests (AUC, McNemar)
@@ -123,7 +123,7 @@ class CandidateTable:
     correct: np.ndarray  # float: the chain's final score
 
 
-def _candidate_stats(raws: list[np.ndarray], lambdas: list[tuple[float, ...]]) -> dict[str, np.ndarray]:
+def _candidate_stats(raws: list[np.ndarray], lambdas: list[tuple[float, ...]], influence=None) -> dict[str, np.ndarray]:
     """s̄*, Δ*, raw variance and raw mean of every candidate row, one core call per panel λ."""
     sizes = [r.shape[0] for r in raws]
     offsets = np.concatenate([[0], np.cumsum(sizes)]).astype(int)
@@ -132,7 +132,7 @@ def _candidate_stats(raws: list[np.ndarray], lambdas: list[tuple[float, ...]]) -
     for i, lam in enumerate(lambdas):
         groups.setdefault(lam, []).append(i)
     for lam, idx in groups.items():
-        st = consensus_stats(np.concatenate([raws[i] for i in idx]), lam)
+        st = consensus_stats(np.concatenate([raws[i] for i in idx]), lam, influence)
         rows = np.concatenate([np.arange(offsets[i], offsets[i + 1]) for i in idx])
         for key, val in (("mean", st.mean), ("disp", st.dispersion), ("var", st.raw_var), ("rmean", st.raw_mean)):
             out[key][rows] = val
@@ -143,7 +143,7 @@ def candidate_table(trace: Trace, chain: str) -> CandidateTable:
     """Candidates of one chain's steps on finished tasks (unfinished tasks have no label)."""
     ends = trace.end_of(chain)
     recs = [r for r in trace.steps if r.chain == chain and r.task_id in ends]
-    st = _candidate_stats([r.raw for r in recs], [r.lambdas for r in recs])
+    st = _candidate_stats([r.raw for r in recs], [r.lambdas for r in recs], read_settings(trace.path.parent).influence)
     task = np.asarray([r.task_id for r in recs for _ in range(r.n)], dtype=object)
     chosen = np.asarray([i == r.chosen for r in recs for i in range(r.n)], dtype=bool)
     correct = np.asarray([ends[r.task_id].correct for r in recs for _ in range(r.n)], dtype=float)
@@ -251,8 +251,9 @@ def paired_comparison(first: ReplayResult, second: ReplayResult, n_boot: int = 2
 
 def rank_flips(trace: Trace) -> dict[str, Any]:
     """How often the best candidate by consensus mean differs from the best by raw mean (the review's check)."""
-    nodes = list(ContextTree.from_trace(trace).nodes.values())
-    st = _candidate_stats([nd.raw for nd in nodes], [nd.lambdas for nd in nodes])
+    tree = ContextTree.from_trace(trace)
+    nodes = list(tree.nodes.values())
+    st = _candidate_stats([nd.raw for nd in nodes], [nd.lambdas for nd in nodes], tree.settings.influence)
     flips = total = 0
     start = 0
     for nd in nodes:

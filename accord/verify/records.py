@@ -23,6 +23,7 @@ from accord.verify.errors import UserError
 
 TRACE_FILE = "trace.jsonl"
 SUMMARY_FILE = "summary.json"
+CONFIG_FILE = "config.yaml"
 
 
 def context_id(task_id: str, steps) -> str:
@@ -51,6 +52,7 @@ class StepRecord:
     timings: dict[str, Any] = field(default_factory=dict)
     tokens: dict[str, Any] = field(default_factory=dict)
     line: int = 0
+    candidate_tokens: tuple[int, ...] | None = None  # tokens generated per candidate, when recorded
 
     @property
     def n(self) -> int:
@@ -174,6 +176,9 @@ def _parse_step(rec: _Line) -> StepRecord:
     step = rec.get("step", int)
     if step < 0:
         raise rec.fail(f"'step' must be >= 0, got {step}")
+    ctoks = rec.get("candidate_tokens", list, optional=True)
+    if ctoks is not None and (len(ctoks) != n or not all(isinstance(t, int) and not isinstance(t, bool) for t in ctoks)):
+        raise rec.fail(f"'candidate_tokens' must hold {n} integers (one per candidate)")
     return StepRecord(
         task_id=rec.get("task_id", str),
         chain=rec.get("chain", str),
@@ -190,6 +195,7 @@ def _parse_step(rec: _Line) -> StepRecord:
         final=rec.get("final", bool),
         timings=rec.get("timings", dict, optional=True, default={}),
         tokens=rec.get("tokens", dict, optional=True, default={}),
+        candidate_tokens=tuple(ctoks) if ctoks is not None else None,
     )
 
 
@@ -275,3 +281,44 @@ def read_summary(run_dir: str | Path) -> dict | None:
     if not isinstance(data, dict):
         raise UserError(f"{p}:1: summary must be a JSON object")
     return data
+
+
+@dataclass(frozen=True)
+class RunSettings:
+    """What replay needs from a run's resolved config: its budgets and the panel's influence matrix."""
+
+    max_steps: int | None = None
+    max_tokens: int | None = None
+    influence: np.ndarray | None = None
+
+
+def read_settings(run_dir: str | Path) -> RunSettings:
+    """Budgets and influence from ``config.yaml`` next to the trace; unknown (None) without one."""
+    p = Path(run_dir) / CONFIG_FILE
+    if not p.is_file():
+        return RunSettings()
+    import yaml
+
+    try:
+        cfg = yaml.safe_load(p.read_text(encoding="utf-8")) or {}
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        raise UserError(f"{p}:{mark.line + 1 if mark else 1}: not valid YAML") from None
+    if not isinstance(cfg, dict):
+        raise UserError(f"{p}:1: the config must be a mapping")
+    budgets = cfg.get("budgets") if isinstance(cfg.get("budgets"), dict) else {}
+
+    def _int(key):
+        v = budgets.get(key)
+        if v is None:
+            return None
+        if not isinstance(v, int) or isinstance(v, bool) or v < 1:
+            raise UserError(f"{p}: budgets.{key} must be an integer >= 1, got {v!r}")
+        return v
+
+    w = cfg.get("influence")
+    try:
+        influence = None if w is None else np.asarray(w, dtype=float)
+    except (TypeError, ValueError):
+        raise UserError(f"{p}: influence must be a matrix of numbers") from None
+    return RunSettings(_int("max_steps"), _int("max_tokens"), influence)

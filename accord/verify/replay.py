@@ -19,7 +19,7 @@ from typing import Any, Iterable
 import numpy as np
 
 from accord.consensus_core import get_policy, list_policies
-from accord.verify.records import StepRecord, TaskEnd, Trace, context_id
+from accord.verify.records import RunSettings, StepRecord, TaskEnd, Trace, context_id, read_settings
 
 EXACT, DIVERGED = "exact", "diverged"
 
@@ -48,11 +48,13 @@ class PolicySpec:
         merged = {**self.kwargs, **{k: v for k, v in params.items() if v is not None}}
         return make_spec(self.name, **merged)
 
-    def policy(self, lambdas: tuple[float, ...]):
-        """The core policy object for a panel with the given recorded stubbornness."""
+    def policy(self, lambdas: tuple[float, ...], influence=None):
+        """The core policy object for a panel with the given recorded stubbornness (and influence W)."""
         kw = self.kwargs
         if kw.get("lambdas") is None:
             kw["lambdas"] = lambdas
+        if influence is not None:
+            kw["influence"] = influence
         return get_policy(self.name, **kw)
 
 
@@ -108,43 +110,65 @@ def recorded_spec(policy: dict[str, Any], label: str = "") -> PolicySpec | None:
 
 @dataclass(frozen=True)
 class Node:
-    """A recorded context: what any chain saw and was scored there."""
+    """A recorded context: what any chain saw and was scored there (the most candidates recorded)."""
 
     task_id: str
     context_id: str
     candidates: tuple[str, ...]
     lambdas: tuple[float, ...]
     raw: np.ndarray
+    candidate_tokens: tuple[int, ...] | None = None
+
+
+def _extends(long: StepRecord | Node, short: StepRecord) -> bool:
+    """True if ``short`` recorded a prefix of ``long``'s candidates and scores (an early-stopped step)."""
+    k = len(short.candidates)
+    return long.candidates[:k] == short.candidates and np.array_equal(long.raw[:k], short.raw, equal_nan=True)
 
 
 @dataclass
 class ContextTree:
-    """Every recorded context and every recorded chain end of a trace."""
+    """Every recorded context and chain end of a trace, with the run's budgets and influence matrix.
+
+    A context recorded by several chains must show the same candidates and scores; a chain that
+    stopped scoring early (adaptive runs) records a prefix of them. The longest record is kept.
+    Whether a step ends the answer depends only on its text, so it is known for every step text
+    some chain took.
+    """
 
     nodes: dict[tuple[str, str], Node]
     ends: dict[tuple[str, tuple[str, ...]], TaskEnd]
     tasks: list[str]  # tasks that some chain finished: the ones a replay can be scored on
     inconsistent: list[str] = field(default_factory=list)
     unfinished: list[str] = field(default_factory=list)  # recorded steps but no chain finished them
+    final_by_text: dict[str, bool] = field(default_factory=dict)
+    settings: RunSettings = field(default_factory=RunSettings)
+    max_recorded_step: int = -1
 
     @classmethod
-    def from_trace(cls, trace: Trace) -> "ContextTree":
+    def from_trace(cls, trace: Trace, settings: RunSettings | None = None) -> "ContextTree":
+        """The tree of a trace; budgets and influence come from the run's config.yaml when not given."""
+        settings = settings if settings is not None else read_settings(trace.path.parent)
         nodes: dict[tuple[str, str], Node] = {}
         bad: list[str] = []
+        final_by_text: dict[str, bool] = {}
         for r in trace.steps:
             key = (r.task_id, r.context_id)
             node = nodes.get(key)
-            if node is None:
-                nodes[key] = Node(r.task_id, r.context_id, r.candidates, r.lambdas, r.raw)
-            elif node.candidates != r.candidates or not np.array_equal(node.raw, r.raw, equal_nan=True):
+            if node is None or (len(r.candidates) > len(node.candidates) and _extends(r, node)):
+                nodes[key] = Node(r.task_id, r.context_id, r.candidates, r.lambdas, r.raw, r.candidate_tokens)
+            elif not _extends(node, r):
                 bad.append(f"line {r.line}: context {r.context_id[:10]} of task {r.task_id!r} was recorded "
                            f"with different candidates or scores; the first record is used")
+            if r.chosen >= 0:
+                final_by_text.setdefault(r.candidates[r.chosen], r.final)
         ends: dict[tuple[str, tuple[str, ...]], TaskEnd] = {}
         for e in trace.ends:
             ends.setdefault((e.task_id, e.steps), e)
         finished = {e.task_id for e in trace.ends}
         tasks = [t for t in trace.tasks() if t in finished]
-        return cls(nodes, ends, tasks, bad, [t for t in trace.tasks() if t not in finished])
+        return cls(nodes, ends, tasks, bad, [t for t in trace.tasks() if t not in finished], final_by_text, settings,
+                   max((r.step for r in trace.steps), default=-1))
 
     def decide(self, spec: PolicySpec) -> dict[tuple[str, str], tuple[int, np.ndarray, bool]]:
         """(chosen, accepted mask, fallback) for every recorded context, batched per shape and λ."""
@@ -154,7 +178,7 @@ class ContextTree:
         out: dict[tuple[str, str], tuple[int, np.ndarray, bool]] = {}
         for (_, lambdas), keys in groups.items():
             raw = np.stack([self.nodes[k].raw for k in keys])
-            d = spec.policy(lambdas).decide(raw)
+            d = spec.policy(lambdas, self.settings.influence).decide(raw)
             for i, k in enumerate(keys):
                 out[k] = (int(d.chosen[i]), d.accepted[i], bool(d.fallback[i]))
         return out
@@ -167,32 +191,63 @@ class ChainOutcome:
     task_id: str
     status: str
     steps: tuple[str, ...]
-    choices: tuple[int, ...]
+    choices: tuple[int, ...]  # chosen candidate index at each decided step
     correct: float | None
     reason: str = ""
     same_as: tuple[str, ...] = ()  # recorded chains that ended with exactly these steps
+    contexts: tuple[str, ...] = ()  # context id of each decided step
 
 
 def walk(tree: ContextTree, task_id: str, decisions, chains_by_end=None) -> ChainOutcome:
-    """Follow one task's replayed chain through the recorded contexts."""
+    """Follow one task's replayed chain through the recorded contexts, as the step loop would.
+
+    Mirrors the loop: a candidate nobody could score falls back to candidate 0; an empty step does
+    not extend the context; the chain stops at a final step or at the step / token budget (when
+    the run's config.yaml gives them; otherwise where a recorded chain ended and no chain went on).
+    """
     steps: list[str] = []
     choices: list[int] = []
+    contexts: list[str] = []
+    tokens = 0
+    st = tree.settings
+
+    def out(status: str, reason: str = "") -> ChainOutcome:
+        end = tree.ends.get((task_id, tuple(steps))) if status == EXACT else None
+        if status == EXACT and end is None:
+            status, reason = DIVERGED, "the chain ends here but no recorded chain ended with these steps"
+        same = tuple(chains_by_end.get((task_id, tuple(steps)), ())) if chains_by_end and end else ()
+        return ChainOutcome(task_id, status, tuple(steps), tuple(choices), end.correct if end else None, reason,
+                            same, tuple(contexts))
+
+    # without the run's config, no replayed chain can go past the deepest recorded step
+    max_steps = st.max_steps if st.max_steps is not None else tree.max_recorded_step + 1
+    index = 0
     while True:
-        end = tree.ends.get((task_id, tuple(steps)))
-        if end is not None:
-            same = tuple(chains_by_end.get((task_id, tuple(steps)), ())) if chains_by_end else (end.chain,)
-            return ChainOutcome(task_id, EXACT, tuple(steps), tuple(choices), end.correct, same_as=same)
-        key = (task_id, context_id(task_id, steps))
-        node = tree.nodes.get(key)
+        if index >= max_steps:
+            return out(EXACT)
+        cid = context_id(task_id, steps)
+        node = tree.nodes.get((task_id, cid))
         if node is None:
-            why = "the task has no recorded steps" if not steps else f"context after step {len(steps) - 1} was never recorded"
-            return ChainOutcome(task_id, DIVERGED, tuple(steps), tuple(choices), None, why)
-        chosen = decisions[key][0]
-        if chosen < 0:
-            return ChainOutcome(task_id, DIVERGED, tuple(steps), tuple(choices), None,
-                                f"no candidate at step {len(steps)} had a score")
-        steps.append(node.candidates[chosen])
+            if st.max_steps is None and (task_id, tuple(steps)) in tree.ends:
+                return out(EXACT)  # a budget stopped a recorded chain here
+            why = "the task has no recorded steps" if not index else f"the context of step {index} was never recorded"
+            return out(DIVERGED, why)
+        chosen = decisions[(task_id, cid)][0]
+        chosen = 0 if chosen < 0 else chosen  # nobody scored any candidate: the loop takes candidate 0
+        text = node.candidates[chosen]
         choices.append(chosen)
+        contexts.append(cid)
+        toks = node.candidate_tokens
+        tokens += toks[chosen] if toks is not None else len(text.split())
+        final = tree.final_by_text.get(text)
+        if text.strip():
+            steps.append(text)
+        index += 1
+        if final is None:
+            return out(DIVERGED, f"step {index - 1} took a candidate no recorded chain took: whether it ends "
+                                 "the answer is unknown")
+        if final or (st.max_tokens is not None and tokens >= st.max_tokens):
+            return out(EXACT)
 
 
 @dataclass
@@ -260,12 +315,14 @@ def replay_many(trace: Trace, specs: Iterable[PolicySpec]) -> list[ReplayResult]
     return [replay(trace, s, tree) for s in specs]
 
 
-def fidelity(trace: Trace) -> dict[str, dict[str, Any]]:
+def fidelity(trace: Trace, settings: RunSettings | None = None) -> dict[str, dict[str, Any]]:
     """Re-decide each chain's own steps under its recorded policy: how many decisions reproduce.
 
-    A faithful trace reproduces every chosen index, acceptance mask and fallback flag; chains whose
-    policy is not a core policy (the unverified base chain) are skipped.
+    A faithful trace reproduces every chosen index, acceptance mask and fallback flag (a step where
+    nobody scored any candidate is recorded as candidate 0 by fallback); chains whose policy is not
+    a core policy (the unverified base chain) are skipped.
     """
+    settings = settings if settings is not None else read_settings(trace.path.parent)
     out: dict[str, dict[str, Any]] = {}
     for chain in trace.chains():
         recs = [r for r in trace.steps if r.chain == chain]
@@ -273,22 +330,24 @@ def fidelity(trace: Trace) -> dict[str, dict[str, Any]]:
         spec = recorded_spec(policy) if policy else None
         if spec is None or not recs:
             continue
-        ok = _ok_mask(recs, spec)
+        ok = _ok_mask(recs, spec, settings.influence)
         out[chain] = {"policy": spec.title, "steps": len(recs), "reproduced": int(sum(ok)),
                       "mismatched_lines": [r.line for r, good in zip(recs, ok) if not good][:20]}
     return out
 
 
-def _ok_mask(recs: list[StepRecord], spec: PolicySpec) -> list[bool]:
+def _ok_mask(recs: list[StepRecord], spec: PolicySpec, influence=None) -> list[bool]:
     ok = [False] * len(recs)
     groups: dict[tuple, list[int]] = {}
     for i, r in enumerate(recs):
         groups.setdefault((r.raw.shape, r.lambdas), []).append(i)
     for (_, lambdas), idx in groups.items():
-        d = spec.policy(lambdas).decide(np.stack([recs[i].raw for i in idx]))
+        d = spec.policy(lambdas, influence).decide(np.stack([recs[i].raw for i in idx]))
         for j, i in enumerate(idx):
             r = recs[i]
-            ok[i] = (int(d.chosen[j]) == r.chosen and tuple(bool(x) for x in d.accepted[j]) == r.accepted
-                     and bool(d.fallback[j]) == r.fallback)
+            chosen, fallback = int(d.chosen[j]), bool(d.fallback[j])
+            if chosen < 0:
+                chosen, fallback = 0, True
+            ok[i] = (chosen == r.chosen and tuple(bool(x) for x in d.accepted[j]) == r.accepted
+                     and fallback == r.fallback)
     return ok
-

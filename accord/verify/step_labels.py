@@ -192,10 +192,11 @@ def read_accord(path: Path, chain: str | None = None, tau: float | None = None, 
                 ) -> list[LabeledSolution]:
     """One solution per finished task of ``chain``; each chosen step labelled by the dual rule."""
     from accord.verify.evaluation import verdict_params
-    from accord.verify.records import read_trace, resolve_trace
+    from accord.verify.records import read_settings, read_trace, resolve_trace
     from accord.verify.report import primary_chain
 
     trace = read_trace(resolve_trace(path))
+    influence = read_settings(trace.path.parent).influence
     chain = chain or primary_chain(trace)
     if chain not in trace.chains():
         raise UserError(f"{path}: no chain {chain!r} in the trace (chains: {', '.join(trace.chains())})")
@@ -211,7 +212,7 @@ def read_accord(path: Path, chain: str | None = None, tau: float | None = None, 
         rs = sorted(recs.get(task_id, []), key=lambda r: r.step)
         labels = []
         for r in rs:
-            d = get_policy("verdict", tau=tau, eps=eps, lambdas=r.lambdas).decide(r.raw)
+            d = get_policy("verdict", tau=tau, eps=eps, lambdas=r.lambdas, influence=influence).decide(r.raw)
             c = r.chosen
             if c < 0:
                 labels.append(None)
