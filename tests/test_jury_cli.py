@@ -1,0 +1,98 @@
+"""``accord jury``: tables, JSON, the law check, planning, methods and one-line errors."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from accord.verify.cli import main
+
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples" / "jury"
+EXAMPLE = EXAMPLES / "panel.jsonl"
+
+
+@pytest.fixture(scope="module")
+def panel_file(tmp_path_factory) -> Path:
+    """A fresh 150-problem panel written by the example's generator."""
+    sys.path.insert(0, str(EXAMPLES))
+    try:
+        import make_panel
+    finally:
+        sys.path.remove(str(EXAMPLES))
+    return make_panel.main(n=150, seed=3, out=tmp_path_factory.mktemp("jury") / "panel.jsonl")
+
+
+def _json(capsys, path, *argv) -> dict:
+    assert main(["jury", str(path), "--json", "--n-boot", "20", *argv]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def test_modal_jury_reports_accuracy_against_members(capsys):
+    doc = _json(capsys, EXAMPLE, "--equivalence", "math")
+    assert doc["problems"] == 300 and doc["members"] == ["alpha", "bravo", "charlie", "delta"]
+    assert 0 <= doc["jury"]["accuracy"] <= 1
+    lo, hi = doc["jury"]["ci"]
+    assert lo <= doc["jury"]["accuracy"] <= hi
+    assert doc["best_member"]["name"] == "alpha"
+    assert len(doc["verdicts"]) == 300 and {"id", "answer", "agreement", "abstained", "tie", "correct"} <= set(doc["verdicts"][0])
+    # the verdicts are the accuracy: recount them
+    assert sum(v["correct"] for v in doc["verdicts"]) / 300 == pytest.approx(doc["jury"]["accuracy"])
+
+
+def test_math_equivalence_changes_the_classes(capsys, panel_file):
+    text = _json(capsys, panel_file, "--equivalence", "text")
+    math = _json(capsys, panel_file, "--equivalence", "math")
+    assert math["member_accuracy"]["alpha"]["accuracy"] > text["member_accuracy"]["alpha"]["accuracy"]
+
+
+def test_check_law_and_plan(capsys, panel_file):
+    doc = _json(capsys, panel_file, "--equivalence", "math", "--check-law", "--plan", "3", "--costs", "alpha=2")
+    law = doc["law"]
+    assert 0 < law["estimate"]["a"] < 1 and law["fit"]["df"] >= 1
+    assert 0 <= law["fit"]["p_value"] <= 1
+    assert abs(law["predicted"]["accuracy"] - law["observed"]["accuracy"]) < 0.1
+    assert doc["plan"]["best"]["cost"] <= 3
+
+
+@pytest.mark.parametrize("method", ["weighted", "dawid-skene"])
+def test_weighted_methods_report_estimated_accuracies(capsys, panel_file, method):
+    doc = _json(capsys, panel_file, "--equivalence", "math", "--method", method)
+    assert set(doc["estimated_accuracy"]) == {"alpha", "bravo", "charlie", "delta"}
+    for est in doc["estimated_accuracy"].values():
+        assert 0 < est["value"] < 1 and est["ci"][0] <= est["ci"][1]
+    lo, hi = doc["vs_best_member"]["ci"]
+    assert lo <= doc["vs_best_member"]["difference"] <= hi
+
+
+def test_abstention_threshold(capsys, panel_file):
+    doc = _json(capsys, panel_file, "--min-agreement", "0.75", "--equivalence", "math")
+    assert doc["coverage"] < 1
+    assert all(v["answer"] is None for v in doc["verdicts"] if v["abstained"])
+
+
+def test_errors_are_one_line(tmp_path, capsys):
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"answers": {"a": "1", "b": "2"}}\n{"answers": [1, 2\n')
+    assert main(["jury", str(bad)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0 and "bad.jsonl:2" in err
+    nolabel = tmp_path / "nolabel.jsonl"
+    nolabel.write_text('{"answers": {"a": "1", "b": "2"}}\n')
+    assert main(["jury", str(nolabel), "--check-law"]) == 2
+    assert "reference" in capsys.readouterr().err
+
+
+@pytest.mark.slow
+def test_table_output_runs_as_a_program(tmp_path, panel_file):
+    out = tmp_path / "verdicts.jsonl"
+    proc = subprocess.run(
+        [sys.executable, "-m", "accord.verify.cli", "jury", str(panel_file), "--n-boot", "10", "--out", str(out)],
+        capture_output=True, text=True, timeout=300,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "jury (modal)" in proc.stdout
+    assert len(out.read_text().splitlines()) == 150
