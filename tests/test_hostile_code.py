@@ -15,7 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from accord.adapters.code.isolation import NOBODY
+from accord.adapters.code import isolation
+from accord.adapters.code.isolation import sandbox_uids
 from accord.adapters.code.judges import ExecutionJudge
 from accord.adapters.code.limits import Limits
 from accord.adapters.code.runner import CodeRunner
@@ -27,91 +28,103 @@ PROJECT_FILE = Path(__file__).resolve().parents[1] / "accord" / "adapters" / "co
 LIMITS = Limits(wall_s=4.0, item_s=1.0, cpu_s=3, memory_mb=512, processes=16, output_bytes=16384, file_mb=4)
 
 
-def _cases(host: dict) -> dict[str, tuple[str, bool]]:
-    """name -> (program defining f(), needs a pid namespace). f() == 'ok' only if the attack worked."""
+ANY: frozenset = frozenset()
+FILES = frozenset({"fs", "uid"})  # a private filesystem, or a uid of its own, protects the host's files
+
+
+def _cases(host: dict) -> dict[str, tuple[str, frozenset]]:
+    """name -> (program defining f(), protections of which at least one is needed (empty: none)).
+
+    f() == 'ok' only if the attack worked. Cases whose protection the active isolation lacks are
+    skipped rather than run (some would really harm the host without it)."""
     canary, secret_path, port, pid = host["canary"], host["secret_path"], host["port"], host["pid"]
     return {
-        "infinite_loop": ("def f():\n    while True:\n        pass\n", False),
-        "sleep_in_c_call": ("import time\ndef f():\n    time.sleep(60)\n    return 'ok'\n", False),
+        "infinite_loop": ("def f():\n    while True:\n        pass\n", ANY),
+        "sleep_in_c_call": ("import time\ndef f():\n    time.sleep(60)\n    return 'ok'\n", ANY),
         "alarm_ignored_then_loop": (
             "import signal\ndef f():\n    signal.signal(signal.SIGALRM, signal.SIG_IGN)\n    while True:\n        pass\n",
-            False,
+            ANY,
         ),
         "fork_bomb": (
             "import os\ndef f():\n    while True:\n        os.fork()\n",
-            False,
+            ANY,
         ),
         "thread_bomb": (
             "import threading, time\ndef f():\n    for _ in range(100000):\n"
             "        threading.Thread(target=time.sleep, args=(30,), daemon=True).start()\n    return 'ok'\n",
-            False,
+            ANY,
         ),
-        "memory_bomb": ("def f():\n    x = bytearray(8 * 1024 ** 3)\n    return 'ok'\n", False),
-        "huge_output": ("def f():\n    while True:\n        print('x' * 100000)\n", False),
+        "memory_bomb": ("def f():\n    x = bytearray(8 * 1024 ** 3)\n    return 'ok'\n", ANY),
+        "huge_output": ("def f():\n    while True:\n        print('x' * 100000)\n", ANY),
         "huge_file": (
             "def f():\n    with open('big.bin', 'wb') as fh:\n        fh.write(b'x' * (64 << 20))\n    return 'ok'\n",
-            False,
+            ANY,
         ),
         "write_outside": (
             f"def f():\n    open({str(canary.parent / 'planted.txt')!r}, 'w').write('pwned')\n    return 'ok'\n",
-            False,
+            FILES,
         ),
-        "delete_outside": (f"import os\ndef f():\n    os.remove({str(canary)!r})\n    return 'ok'\n", False),
+        "delete_outside": (f"import os\ndef f():\n    os.remove({str(canary)!r})\n    return 'ok'\n", FILES),
         "read_home_secret": (
             f"def f():\n    return 'ok' if open({str(secret_path)!r}).read() == {host['secret']!r} else 'no'\n",
-            False,
+            FILES,
         ),
         "read_ssh_key": (
             f"import os\ndef f():\n    d = {str(Path.home() / '.ssh')!r}\n"
             "    return 'ok' if os.listdir(d) is not None else 'no'\n",
-            False,
+            FILES,
         ),
         "read_project_source": (
             f"def f():\n    return 'ok' if 'def _parse' in open({str(PROJECT_FILE)!r}).read() else 'no'\n",
-            False,
+            frozenset({"fs"}),
         ),
-        "env_secret": (f"import os\ndef f():\n    return 'ok' if os.environ['ACCORD_HOSTILE_SECRET'] == {host['secret']!r} else 'no'\n", False),
+        "env_secret": (f"import os\ndef f():\n    return 'ok' if os.environ['ACCORD_HOSTILE_SECRET'] == {host['secret']!r} else 'no'\n", ANY),
         "network_socket": (
             f"import socket\ndef f():\n    socket.create_connection(('127.0.0.1', {port}), timeout=0.5).sendall(b'hi')\n    return 'ok'\n",
-            False,
+            frozenset({"net"}),
         ),
-        "signal_parent": (f"import os, signal\ndef f():\n    os.kill({pid}, signal.SIGUSR1)\n    return 'ok'\n", False),
-        "kill_everything": ("import os, signal\ndef f():\n    os.kill(-1, signal.SIGKILL)\n    return 'ok'\n", True),
-        "kill_own_parent": ("import os, signal\ndef f():\n    os.kill(os.getppid(), signal.SIGKILL)\n    return 'ok'\n", True),
+        "signal_parent": (f"import os, signal\ndef f():\n    os.kill({pid}, signal.SIGUSR1)\n    return 'ok'\n", frozenset({"pid", "uid"})),
+        "kill_everything": ("import os, signal\ndef f():\n    os.kill(-1, signal.SIGKILL)\n    return 'ok'\n", frozenset({"pid"})),
+        "kill_own_parent": (
+            "import os, signal, time\ndef f():\n    ppid = os.getppid()\n    os.kill(ppid, signal.SIGKILL)\n"
+            "    time.sleep(0.2)\n    try:\n        os.kill(ppid, 0)\n    except ProcessLookupError:\n        return 'ok'\n"
+            "    return 'parent survived'\n",
+            frozenset({"pid"}),
+        ),
         "subprocess_shell": (
             f"import subprocess\ndef f():\n    subprocess.run(['sh', '-c', 'echo pwned > {canary.parent}/shell.txt'], check=True)\n"
             "    return 'ok'\n",
-            False,
+            FILES,
         ),
         "recursion_limit": (
             "import sys\nsys.setrecursionlimit(10 ** 7)\ndef f(n=0):\n    return f(n + 1)\n",
-            False,
+            ANY,
         ),
-        "sys_exit_in_call": ("import sys\ndef f():\n    sys.exit(0)\n", False),
-        "exit_at_import": ("raise SystemExit(0)\ndef f():\n    return 'ok'\n", False),
-        "os_exit_zero": ("import os\ndef f():\n    os._exit(0)\n", False),
-        "keyboard_interrupt": ("def f():\n    raise KeyboardInterrupt\n", False),
-        "custom_base_exception": ("class Escape(BaseException):\n    pass\ndef f():\n    raise Escape('out')\n", False),
+        "sys_exit_in_call": ("import sys\ndef f():\n    sys.exit(0)\n", ANY),
+        "exit_at_import": ("raise SystemExit(0)\ndef f():\n    return 'ok'\n", ANY),
+        "os_exit_zero": ("import os\ndef f():\n    os._exit(0)\n", ANY),
+        "keyboard_interrupt": ("def f():\n    raise KeyboardInterrupt\n", ANY),
+        "custom_base_exception": ("class Escape(BaseException):\n    pass\ndef f():\n    raise Escape('out')\n", ANY),
         "always_equal_object": (
             "class Eq(str):\n    def __eq__(self, other):\n        return True\n    __hash__ = str.__hash__\n"
             "def f():\n    return Eq('nope')\n",
-            False,
+            ANY,
         ),
         "monkeypatch_comparison": (
             "import math, builtins\nmath.isclose = lambda *a, **k: True\nbuiltins.isinstance = lambda *a: True\n"
             "builtins.type = lambda *a: str\ndef f():\n    return 'nope'\n",
-            False,
+            ANY,
         ),
         "forge_results": (
             "import os\nfor fd in os.listdir('/proc/self/fd'):\n    try:\n"
             "        os.write(int(fd), b'{\"i\": 0, \"status\": \"pass\"}\\n{\"done\": true}\\n')\n    except OSError:\n"
             "        pass\ndef f():\n    return 'nope'\n",
-            False,
+            ANY,
         ),
         "close_result_channel": (
             "import os\nfor fd in range(3, 64):\n    try:\n        os.close(fd)\n    except OSError:\n        pass\n"
             "def f():\n    return 'ok'\n",
-            False,
+            ANY,
         ),
     }
 
@@ -165,25 +178,35 @@ def _snapshot(host) -> dict:
     }
 
 
-def _nobody_processes() -> int:
+def _sandbox_processes() -> int:
+    uids = sandbox_uids()
     n = 0
     for e in os.listdir("/proc"):
         if e.isdigit():
             try:
-                n += os.stat(f"/proc/{e}").st_uid == NOBODY
+                n += os.stat(f"/proc/{e}").st_uid in uids
             except OSError:
                 pass
     return n
 
 
-@pytest.fixture(scope="module")
-def outcome(host):
-    sandbox = Sandbox(LIMITS, workers=8)
+def _protections(iso) -> frozenset:
+    caps = {"bwrap": {"fs", "pid", "net"}, "unshare": {"pid", "net"}, "rlimits": set()}[iso.level]
+    return frozenset(caps | ({"uid"} if iso.drops_privileges else set()))
+
+
+def _working_levels() -> list[str]:
+    return [iso.level for iso in isolation.candidates() if isolation._probe(iso) is None]
+
+
+@pytest.fixture(scope="module", params=_working_levels())
+def outcome(host, request):
+    sandbox = Sandbox(LIMITS, isolation=request.param, workers=8)
     iso = sandbox.isolation
-    pid_ns = iso.level in ("bwrap", "unshare")
-    cases = {k: v for k, (v, needs_ns) in _cases(host).items() if pid_ns or not needs_ns}
+    caps = _protections(iso)
+    cases = {k: v for k, (v, needs) in _cases(host).items() if not needs or needs & caps}
     before = _snapshot(host)
-    nobody_before = _nobody_processes()
+    sandboxed_before = _sandbox_processes()
 
     def judge(program: str):
         spec = CodeSpec("", "f", (CodeTest("f()", "'ok'"),))
@@ -205,7 +228,7 @@ def outcome(host):
         "before": before,
         "after": _snapshot(host),
         "connections": connections,
-        "nobody": (nobody_before, _nobody_processes()),
+        "leftover": (sandboxed_before, _sandbox_processes()),
         "isolation": iso,
     }
 
@@ -219,14 +242,9 @@ def test_at_least_twenty_cases(host):
 def test_hostile_case_fails_with_reason(outcome, case):
     iso = outcome["isolation"]
     if case not in outcome["scores"]:
-        pytest.skip(f"{case} needs a pid namespace; isolation here is {iso.level}")
-    weak_fs = iso.level == "rlimits" and not iso.drops_to_nobody
-    if weak_fs and case in ("read_project_source", "env_secret"):
-        pytest.skip(f"isolation {iso.level} cannot hide host files from code running as the same user")
-    if iso.level != "bwrap" and case == "read_project_source":
-        pytest.skip(f"isolation {iso.level} leaves world-readable files visible")
+        pytest.skip(f"{case}: isolation {iso.level} lacks the protection this attack needs; not run")
     score = outcome["scores"][case]
-    assert score.value == 0.0, f"{case}: {score}"
+    assert score.value == 0.0, f"{case} under {iso.level}: {score}"
     assert score.reason and "0/1 tests passed" in score.reason
 
 
@@ -245,10 +263,10 @@ def test_no_signal_reached_the_host(outcome, host):
 
 @pytest.mark.slow
 def test_no_sandboxed_process_outlives_its_run(outcome):
-    if not outcome["isolation"].drops_to_nobody:
+    if not outcome["isolation"].drops_privileges:
         pytest.skip("sandbox runs as the calling user; its processes cannot be told apart")
-    before, after = outcome["nobody"]
-    assert after <= before
+    before, after = outcome["leftover"]
+    assert before == 0 and after == 0
 
 
 @pytest.mark.slow

@@ -102,7 +102,7 @@ def test_each_available_level_runs_code_with_limits():
 
 def test_forged_and_duplicate_records_are_detected():
     nonce = "n" * 32
-    good = f'{{"loaded": true, "nonce": "{nonce}"}}\n{{"i": 0, "status": "pass", "nonce": "{nonce}"}}\n{{"done": true, "nonce": "{nonce}"}}\n'
+    good = f'{{"loaded": True, "nonce": "{nonce}"}}\n{{"i": 0, "status": "pass", "nonce": "{nonce}"}}\n{{"done": True, "nonce": "{nonce}"}}\n'
     assert _parse(good.encode(), nonce, 1, None, 0, "").completed
     forged = good + '{"i": 0, "status": "pass"}\n'
     res = _parse(forged.encode(), nonce, 1, None, 0, "")

@@ -5,10 +5,13 @@ Levels, strongest first:
 - ``bwrap``: bubblewrap. New PID, network, IPC and UTS namespaces; a private filesystem holding only
   the system libraries and the interpreter, read-only, plus a size-capped tmpfs working directory.
   The project, the home directory and /tmp are not there. When run as root the code is dropped to
-  the ``nobody`` user with no capabilities; otherwise a user namespace is used.
-- ``unshare``: util-linux ``unshare``. New PID, network, IPC and UTS namespaces and (as root) the
-  ``nobody`` user; the host filesystem stays visible with that user's permissions.
-- ``rlimits``: resource limits and (as root) the ``nobody`` user only; no namespaces.
+  an unused unprivileged uid with no capabilities; otherwise a user namespace is used.
+- ``unshare``: util-linux ``unshare``. New PID, network, IPC and UTS namespaces and (as root) an
+  unprivileged uid; the host filesystem stays visible with "other" permissions.
+- ``rlimits``: resource limits and (as root) an unprivileged uid only; no namespaces.
+
+Each concurrent run gets its own uid from a pool (as root): the kernel's process limit counts per
+uid, so a fork bomb in one sandbox cannot starve the others, and leftovers can be found by uid.
 
 Every level applies the resource limits (:mod:`accord.adapters.code.limits`), a scrubbed
 environment and a fresh working directory; there is no level without limits. Detection runs a
@@ -19,6 +22,7 @@ from __future__ import annotations
 
 import functools
 import os
+import queue
 import shutil
 import subprocess
 import sys
@@ -26,7 +30,24 @@ from dataclasses import dataclass
 from pathlib import Path
 
 LEVELS = ("bwrap", "unshare", "rlimits")
-NOBODY = 65534
+UID_POOL_SIZE = 64
+UID_BASE = 200_000 + (os.getpid() % 1000) * UID_POOL_SIZE  # far from real users; differs per process
+_uids: queue.Queue[int] = queue.Queue()
+for _u in range(UID_BASE, UID_BASE + UID_POOL_SIZE):
+    _uids.put(_u)
+
+
+def acquire_uid() -> int:
+    """An unprivileged uid no other run of this process is using (blocks while all are taken)."""
+    return _uids.get()
+
+
+def release_uid(uid: int) -> None:
+    _uids.put(uid)
+
+
+def sandbox_uids() -> range:
+    return range(UID_BASE, UID_BASE + UID_POOL_SIZE)
 SANDBOX_DIR = "/sandbox"
 
 
@@ -36,14 +57,14 @@ class Isolation:
 
     level: str
     python: str
-    drops_to_nobody: bool
+    drops_privileges: bool
     description: str
 
-    def command(self, workdir: Path, tmpfs_bytes: int) -> tuple[list[str], str]:
+    def command(self, workdir: Path, tmpfs_bytes: int, uid: int | None = None) -> tuple[list[str], str]:
         """(argv prefix up to and including the interpreter, working directory for the child)."""
-        drop = _drop_privileges() if self.drops_to_nobody else []
+        drop = _drop_privileges(uid) if self.drops_privileges else []
         if self.level == "bwrap":
-            return _bwrap_prefix(self.python, tmpfs_bytes, user_ns=not self.drops_to_nobody) + drop + [
+            return _bwrap_prefix(self.python, tmpfs_bytes, user_ns=not self.drops_privileges) + drop + [
                 self.python
             ], SANDBOX_DIR
         if self.level == "unshare":
@@ -58,11 +79,13 @@ def _is_root() -> bool:
     return os.geteuid() == 0
 
 
-def _drop_privileges() -> list[str]:
+def _drop_privileges(uid: int | None) -> list[str]:
+    if uid is None:
+        raise ValueError("dropping privileges needs a uid (acquire_uid())")
     return [
         shutil.which("setpriv") or "setpriv",
-        f"--reuid={NOBODY}",
-        f"--regid={NOBODY}",
+        f"--reuid={uid}",
+        f"--regid={uid}",
         "--clear-groups",
         "--inh-caps=-all",
         "--bounding-set=-all",
@@ -110,7 +133,7 @@ def _bwrap_prefix(python: str, tmpfs_bytes: int, user_ns: bool) -> list[str]:
 
 
 def _python_for(drop: bool) -> str | None:
-    """An interpreter the sandbox user can execute (the nobody user cannot enter /root, say)."""
+    """An interpreter an unprivileged uid can execute (it cannot enter /root, say)."""
     exe, _ = interpreter()
     if not drop:
         return exe
@@ -130,11 +153,19 @@ def _world_executable(path: str) -> bool:
 
 def _probe(iso: Isolation) -> str | None:
     """None if a trivial program runs and sees the expected isolation, else why not."""
+    uid = acquire_uid()
+    try:
+        return _probe_as(iso, uid)
+    finally:
+        release_uid(uid)
+
+
+def _probe_as(iso: Isolation, uid: int) -> str | None:
     import tempfile
 
     with tempfile.TemporaryDirectory(prefix="accord-probe-") as tmp:
         os.chmod(tmp, 0o777)
-        argv, cwd = iso.command(Path(tmp), 1 << 20)
+        argv, cwd = iso.command(Path(tmp), 1 << 20, uid)
         code = "import os; print(os.getuid())"
         try:
             cp = subprocess.run(
@@ -149,8 +180,8 @@ def _probe(iso: Isolation) -> str | None:
             return f"{type(exc).__name__}: {exc}"
         if cp.returncode != 0:
             return (cp.stderr or cp.stdout).strip().splitlines()[-1:] and (cp.stderr or cp.stdout).strip().splitlines()[-1] or f"exit {cp.returncode}"
-        if iso.drops_to_nobody and cp.stdout.strip() != str(NOBODY):
-            return f"expected uid {NOBODY}, got {cp.stdout.strip()}"
+        if iso.drops_privileges and cp.stdout.strip() != str(uid):
+            return f"expected uid {uid}, got {cp.stdout.strip()}"
     return None
 
 
@@ -162,7 +193,7 @@ def candidates() -> list[Isolation]:
     out: list[Isolation] = []
     if shutil.which("bwrap"):
         exe, _ = interpreter()
-        who = "user nobody, no capabilities" if root else "user namespace"
+        who = "unprivileged uid per run, no capabilities" if root else "user namespace"
         out.append(
             Isolation(
                 "bwrap",
@@ -179,7 +210,7 @@ def candidates() -> list[Isolation]:
                 py,
                 drop,
                 "unshare: pid/net/ipc/uts namespaces"
-                + (", user nobody" if drop else ", user namespace")
+                + (", unprivileged uid per run" if drop else ", user namespace")
                 + "; host filesystem visible with that user's permissions",
             )
         )
@@ -189,7 +220,7 @@ def candidates() -> list[Isolation]:
                 "rlimits",
                 py,
                 drop,
-                "resource limits only" + (", user nobody" if drop else "") + "; no namespaces, network reachable",
+                "resource limits only" + (", unprivileged uid per run" if drop else "") + "; no namespaces, network reachable",
             )
         )
     else:

@@ -35,7 +35,7 @@ class Limits:
         """A function for ``subprocess.Popen(preexec_fn=...)`` that sets the rlimits in the child.
 
         The process limit counts every process of one user, so it is the sandbox user's current
-        count plus ``processes`` (the ``nobody`` user normally has none).
+        count plus ``processes`` (a run's own unprivileged uid has none).
         """
         nproc = self.processes + (_count_processes(uid_for_processes) if uid_for_processes is not None else 0)
         cpu = int(self.cpu_s)

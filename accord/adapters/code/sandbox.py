@@ -12,7 +12,7 @@ group on either; everything the harness reported before a crash or kill is kept.
 
 from __future__ import annotations
 
-import json
+import ast
 import os
 import secrets
 import selectors
@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from accord.adapters.code.harness import SOURCE as HARNESS
-from accord.adapters.code.isolation import NOBODY, Isolation, detect
+from accord.adapters.code.isolation import Isolation, acquire_uid, detect, release_uid
 from accord.adapters.code.limits import Limits
 
 RESULT_LIMIT = 8 << 20  # bytes of result records accepted from one run
@@ -87,16 +87,30 @@ class Sandbox:
         iso = self.isolation
         nonce = secrets.token_hex(16)
         start = time.monotonic()
+        uid = acquire_uid() if iso.drops_privileges else None
+        try:
+            result = self._run_as(uid, program, items, entry_point, lim, nonce, start)
+        finally:
+            if uid is not None:
+                if iso.level == "rlimits":  # no pid namespace took the leftovers down with it
+                    _kill_uid(iso.python, uid)
+                release_uid(uid)
+        result.wall_s = time.monotonic() - start
+        result.isolation = iso.level
+        return result
+
+    def _run_as(self, uid, program, items, entry_point, lim: Limits, nonce: str, start: float) -> RunResult:
+        iso = self.isolation
         with tempfile.TemporaryDirectory(prefix="accord-sandbox-") as tmp:
             workdir = Path(tmp)
-            if iso.drops_to_nobody:
-                os.chown(workdir, NOBODY, NOBODY)
-            os.chmod(workdir, 0o700 if iso.drops_to_nobody else 0o700)
-            argv, cwd = iso.command(workdir, lim.file_mb << 20)
+            if uid is not None:
+                os.chown(workdir, uid, uid)
+            os.chmod(workdir, 0o700)
+            argv, cwd = iso.command(workdir, lim.file_mb << 20, uid)
             r_fd, w_fd = os.pipe()
-            job = json.dumps(
+            job = repr(
                 {"program": program, "items": list(items), "entry_point": entry_point, "nonce": nonce,
-                 "item_timeout": lim.item_s, "fd": w_fd}
+                 "item_timeout": float(lim.item_s), "fd": w_fd}
             ).encode()
             try:
                 proc = subprocess.Popen(
@@ -107,20 +121,17 @@ class Sandbox:
                     stdout=subprocess.PIPE,
                     stderr=subprocess.STDOUT,
                     pass_fds=(w_fd,),
-                    preexec_fn=lim.preexec(NOBODY if iso.drops_to_nobody else os.getuid()),
+                    preexec_fn=lim.preexec(uid if uid is not None else os.getuid()),
                     start_new_session=True,
                     close_fds=True,
                 )
             finally:
                 os.close(w_fd)
             try:
-                result = self._collect(proc, r_fd, job, nonce, len(items), lim, start)
+                return self._collect(proc, r_fd, job, nonce, len(items), lim, start)
             finally:
                 _kill_group(proc)
                 os.close(r_fd)
-        result.wall_s = time.monotonic() - start
-        result.isolation = iso.level
-        return result
 
     def run_many(self, jobs: Sequence[tuple[str, Sequence[dict], str | None]]) -> list[RunResult]:
         """Run several (program, items, entry_point) jobs in parallel, one process each; order kept."""
@@ -170,6 +181,18 @@ class Sandbox:
         return _parse(res, nonce, n, reason, rc, bytes(out[: lim.output_bytes]).decode("utf-8", "replace"))
 
 
+def _kill_uid(python: str, uid: int) -> None:
+    """Kill every process left running under a run's own uid (kill(-1) as that uid reaches no other)."""
+    import shutil
+
+    cmd = [shutil.which("setpriv") or "setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups", "--",
+           python, "-I", "-S", "-c", "import os, signal\ntry:\n os.kill(-1, signal.SIGKILL)\nexcept OSError:\n pass"]
+    try:
+        subprocess.run(cmd, timeout=10, capture_output=True)
+    except (OSError, subprocess.TimeoutExpired):
+        pass
+
+
 def _feed(stdin, data: bytes) -> None:
     try:
         stdin.write(data)
@@ -214,8 +237,8 @@ def _parse(raw: bytes, nonce: str, n: int, reason: str | None, rc: int | None, o
     tampered = None
     for line in bytes(raw).decode("utf-8", "replace").splitlines():
         try:
-            rec = json.loads(line)
-        except ValueError:
+            rec = ast.literal_eval(line) if len(line) < RESULT_LIMIT else None
+        except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
             tampered = tampered or "unreadable record on the result channel"
             continue
         if not isinstance(rec, dict) or rec.get("nonce") != nonce:
