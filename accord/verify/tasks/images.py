@@ -1,0 +1,106 @@
+"""Image questions: one JSON object per line, referencing an image file.
+
+Each line: ``{"image": "path.png" | ["a.png", "b.png"], "question": str, "answer": str|number,
+"id": str (optional), "steps": [str] (optional), "metadata": {} (optional)}``. Image paths are
+relative to the JSONL file's folder (or absolute); every image must exist and open as an image
+when the file is loaded, so a run never fails halfway on a missing picture. The images are given
+to generators and judges as ``StepContext.attachments`` (paths, opened by the VLM adapter).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from accord.verify.errors import UserError
+from accord.verify.protocols import StepContext
+from accord.verify.tasks import register_task
+from accord.verify.tasks.text import TextTask
+
+_KNOWN = {"id", "image", "question", "answer", "steps", "metadata"}
+
+
+@dataclass
+class ImageTask(TextTask):
+    """A :class:`TextTask` whose context carries image attachments."""
+
+    images: tuple[str, ...] = ()
+
+    def context(self) -> StepContext:
+        return StepContext(
+            self.question, attachments=self.images, reference=self.reference, metadata={"task_id": self.id, **self.metadata}
+        )
+
+
+def _image_paths(value, base: Path, where: str) -> tuple[str, ...]:
+    from PIL import Image
+
+    items = [value] if isinstance(value, str) else value
+    if not isinstance(items, list) or not items or not all(isinstance(x, str) and x.strip() for x in items):
+        raise UserError(f"{where}: 'image' must be a file path or a non-empty list of file paths")
+    out = []
+    for item in items:
+        path = Path(item) if Path(item).is_absolute() else base / item
+        if not path.is_file():
+            raise UserError(f"{where}: image file {path} does not exist")
+        try:
+            with Image.open(path) as img:
+                img.verify()
+        except Exception as exc:
+            raise UserError(f"{where}: {path} is not a readable image ({exc})") from None
+        out.append(str(path))
+    return tuple(out)
+
+
+def read_image_tasks(path: Path, limit: int | None = None) -> list[ImageTask]:
+    """The tasks of an image-question JSONL file; a bad line is a UserError naming ``file:line``."""
+    if not path.is_file():
+        raise UserError(f"{path}: no such task file")
+    tasks: list[ImageTask] = []
+    for no, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        where = f"{path}:{no}"
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        try:
+            obj = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise UserError(f"{where}: not valid JSON ({exc.msg})") from None
+        if not isinstance(obj, dict):
+            raise UserError(f"{where}: each line must be a JSON object with 'image', 'question' and 'answer'")
+        unknown = set(obj) - _KNOWN
+        if unknown:
+            raise UserError(f"{where}: unknown field(s) {sorted(unknown)}; allowed: {sorted(_KNOWN)}")
+        if "image" not in obj:
+            raise UserError(f"{where}: missing 'image'")
+        q, a = obj.get("question"), obj.get("answer")
+        if not isinstance(q, str) or not q.strip():
+            raise UserError(f"{where}: 'question' must be a non-empty string")
+        if isinstance(a, bool) or not isinstance(a, (str, int, float)) or str(a).strip() == "":
+            raise UserError(f"{where}: 'answer' must be a non-empty string or a number")
+        steps = obj.get("steps", [])
+        if not isinstance(steps, list) or not all(isinstance(s, str) for s in steps):
+            raise UserError(f"{where}: 'steps' must be a list of strings")
+        tid = obj.get("id", f"{path.stem}/{len(tasks)}")
+        if not isinstance(tid, str) or not tid:
+            raise UserError(f"{where}: 'id' must be a non-empty string")
+        if any(t.id == tid for t in tasks):
+            raise UserError(f"{where}: duplicate id {tid!r}")
+        meta = obj.get("metadata", {})
+        if not isinstance(meta, dict):
+            raise UserError(f"{where}: 'metadata' must be an object")
+        images = _image_paths(obj["image"], path.parent, where)
+        tasks.append(ImageTask(tid, q.strip(), str(a).strip(), tuple(steps), {"source": str(path), **meta}, images=images))
+        if limit is not None and len(tasks) >= limit:
+            break
+    if not tasks:
+        raise UserError(f"{path}: no questions in the file")
+    return tasks
+
+
+@register_task("images")
+def image_tasks(path: str, limit: int | None = None) -> list[ImageTask]:
+    """The image questions of a JSONL file (the first ``limit`` of them, if given)."""
+    if limit is not None and limit < 1:
+        raise ValueError(f"limit must be >= 1, got {limit}")
+    return read_image_tasks(Path(path), limit)

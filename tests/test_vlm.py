@@ -1,0 +1,167 @@
+"""VLM judges and generator on tiny random Qwen2-VL / Qwen2.5-VL / LLaVA models (CPU, no download)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+pytest.importorskip("PIL")
+
+from PIL import Image  # noqa: E402
+
+from accord.adapters.cache import JudgeCache  # noqa: E402
+from accord.adapters.vlm import (  # noqa: E402
+    DEFAULT_LAMBDA,
+    ROLES,
+    VLMGenerator,
+    VLMJudge,
+    VLMJudges,
+    family_of,
+    load_image,
+    load_vlm,
+    random_vlm,
+)
+from accord.verify.errors import UserError  # noqa: E402
+from accord.verify.protocols import StepContext  # noqa: E402
+
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples" / "images"
+FAMILIES = ["qwen2_vl", "qwen2_5_vl", "llava"]
+CANDIDATES = ["There are 3 red circles.", "The answer is 2.", "A cat sits next to the circles."]
+
+
+@pytest.fixture(scope="module")
+def vlms():
+    return {f: random_vlm(f, seed=1) for f in FAMILIES}
+
+
+@pytest.fixture(scope="module")
+def picture():
+    return load_image(EXAMPLES / "shapes_0.png")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("family", FAMILIES)
+def test_batched_scores_equal_one_prompt_at_a_time(vlms, picture, family):
+    vlm = vlms[family]
+    assert family_of(vlm.model.config) == family
+    ctx = StepContext("How many red circles are in the image?", ("I look at the red shapes.",), (picture,))
+    judges = VLMJudges(vlm=vlm, batch_size=16)
+    batched = judges.score_many(ctx, CANDIDATES)
+    assert judges.forward_passes == 1  # 3 roles x 3 candidates in one pass
+    assert len(batched) == 3 and all(len(r) == 3 for r in batched)
+    single = VLMJudges(vlm=vlm, batch_size=1).score_many(ctx, CANDIDATES)
+    a = np.array([[s.value for s in r] for r in batched])
+    b = np.array([[s.value for s in r] for r in single])
+    assert np.all((a >= 0) & (a <= 1)) and np.max(np.abs(a - b)) < 1e-5
+    # the image really enters the model: every image position is a visual token, and a
+    # different picture changes the scores
+    inp = vlm.inputs([vlm.chat("s", "u", 1)], [picture])
+    assert int((inp["input_ids"] == vlm.image_token_id).sum()) == vlm._image_inputs([picture])["counts"][0] > 1
+    other = ctx.__class__(ctx.question, ctx.steps, (Image.new("RGB", (80, 60), (0, 90, 200)),))
+    c = np.array([[s.value for s in r] for r in judges.score_many(other, CANDIDATES)])
+    assert np.max(np.abs(a - c)) > 0
+    digits = VLMJudge("visual", vlm=vlm, mode="digits").score(ctx, CANDIDATES)
+    assert all(0 <= s.value <= 1 for s in digits)
+
+
+@pytest.mark.slow
+def test_text_only_context_and_judge_cache(vlms, picture, tmp_path):
+    vlm = vlms["qwen2_5_vl"]
+    cache = JudgeCache(tmp_path / "judge_cache.jsonl")
+    judges = VLMJudges(("visual", "logical"), vlm=vlm, cache=cache)
+    ctx = StepContext("How many red circles?", (), (picture,))
+    first = judges.score_many(ctx, CANDIDATES[:2])
+    passes = judges.forward_passes
+    assert judges.score_many(ctx, CANDIDATES[:2]) == first and judges.forward_passes == passes
+    # same prompts, another image: another key, scored again
+    judges.score_many(StepContext("How many red circles?", (), (EXAMPLES / "shapes_1.png",)), CANDIDATES[:2])
+    assert judges.forward_passes == passes + 1
+    # no attachment: scored as text only
+    text_only = judges.score_many(StepContext("What is 2 + 2?"), ["4"])
+    assert 0 <= text_only[0][0].value <= 1
+
+
+@pytest.mark.slow
+def test_load_by_local_path(vlms, picture, tmp_path):
+    vlm = vlms["llava"]
+    folder = tmp_path / "tiny-llava"
+    vlm.model.save_pretrained(folder)
+    vlm.tokenizer.save_pretrained(folder)
+    vlm.image_processor.save_pretrained(folder)
+    loaded = load_vlm(str(folder), device="cpu", dtype="float32")
+    ctx = StepContext("How many red circles?", (), (picture,))
+    a = VLMJudges(vlm=vlm).score_many(ctx, CANDIDATES[:1])
+    b = VLMJudges(vlm=loaded).score_many(ctx, CANDIDATES[:1])
+    assert max(abs(x[0].value - y[0].value) for x, y in zip(a, b)) < 1e-6
+    with pytest.raises(ValueError, match="not found locally"):
+        load_vlm(str(tmp_path / "missing"))
+    with pytest.raises(ValueError, match="dtype"):
+        load_vlm(str(folder), dtype="int8")
+
+
+@pytest.mark.slow
+def test_two_step_loop_on_an_image_task(vlms):
+    from accord.consensus_core import get_policy
+    from accord.verify.engine import Budgets, Chain, StepLoop
+    from accord.verify.panel import Panel
+    from accord.verify.tasks import load_tasks
+
+    vlm = vlms["qwen2_5_vl"]
+    task = load_tasks("images", path=str(EXAMPLES / "questions.jsonl"), limit=1)[0]
+    assert task.context().attachments and Path(task.context().attachments[0]).is_file()
+    judges = VLMJudges(vlm=vlm)
+    panel = Panel([judges], [DEFAULT_LAMBDA[r] for r in judges.roles])
+    gen = VLMGenerator(vlm, max_new_tokens=4)
+    events = []
+    loop = StepLoop(gen, panel, [Chain("verdict", get_policy("verdict"))], Budgets(n=2, max_steps=2),
+                    seed=3, on_event=lambda kind, **kw: events.append(kind))
+    end = loop.run([task])[0]
+    steps = events.count("step")
+    assert 1 <= steps <= 2 and end["n_steps"] <= steps and end["task_id"] == task.id
+    assert loop.totals.panel_calls == steps and loop.totals.candidates_scored == 2 * steps
+    # the generator is seeded: same seed, same candidates
+    ctx = task.context()
+    assert gen.propose(ctx, 2, seed=5) == gen.propose(ctx, 2, seed=5)
+
+
+def test_image_task_file_errors_name_the_line(tmp_path):
+    from accord.verify.tasks import load_tasks
+
+    tasks = load_tasks("images", path=str(EXAMPLES / "questions.jsonl"))
+    assert len(tasks) == 6 and all(Path(t.images[0]).is_file() for t in tasks)
+    assert tasks[0].score(["I count them.", "The answer is 4."]) == float(tasks[0].reference == "4")
+    bad = tmp_path / "q.jsonl"
+    for line, msg in [
+        ({"image": "nope.png", "question": "q?", "answer": 1}, "q.jsonl:1: image file .*nope.png does not exist"),
+        ({"question": "q?", "answer": 1}, "q.jsonl:1: missing 'image'"),
+        ({"image": [], "question": "q?", "answer": 1}, "'image' must be a file path"),
+        ({"image": "x.png", "question": "q?", "answer": 1, "colour": 1}, "unknown field"),
+    ]:
+        bad.write_text(json.dumps(line) + "\n")
+        with pytest.raises(UserError, match=msg):
+            load_tasks("images", path=str(bad))
+    (tmp_path / "x.png").write_text("not a picture")
+    bad.write_text(json.dumps({"image": "x.png", "question": "q?", "answer": 1}) + "\n")
+    with pytest.raises(UserError, match="x.png is not a readable image"):
+        load_tasks("images", path=str(bad))
+
+
+def test_bad_configuration_is_named(vlms):
+    vlm = vlms["qwen2_vl"]
+    with pytest.raises(ValueError, match="unknown VLM judge role"):
+        VLMJudges(("visual", "smell"), vlm=vlm)
+    with pytest.raises(ValueError, match="mode"):
+        VLMJudges(vlm=vlm, mode="stars")
+    with pytest.raises(ValueError, match="need a loaded vlm or a model"):
+        VLMJudges()
+    with pytest.raises(ValueError, match="unsupported vision-language model type 'bert'"):
+        family_of(type("C", (), {"model_type": "bert"})())
+    with pytest.raises(FileNotFoundError, match="does not exist"):
+        load_image("/no/such/picture.png")
+    with pytest.raises(TypeError, match="an image must be"):
+        load_image(42)
+    assert set(ROLES) == {"visual", "logical", "contextual"}
