@@ -103,6 +103,8 @@ def consensus_stats_jax(raw, lambdas, influence=None) -> dict:
 
 @partial(jax.jit, static_argnames=("general",))
 def _verdict(raw, lam, W, tau, eps, general=False):
+    # range check fused into the same pass; the caller raises if it fails
+    bad = jnp.any(jnp.isinf(raw) | (raw < 0.0) | (raw > 1.0))
     s = _general(raw, lam, W) if general else _closed_form(raw, lam)
     st = _stats(raw, s, lam)
     valid = st["n_scored"] >= 2
@@ -122,18 +124,78 @@ def _verdict(raw, lam, W, tau, eps, general=False):
         "mean": st["mean"],
         "dispersion": st["dispersion"],
         "consensus": s,
+        "invalid_input": bad,
+    }
+
+
+@jax.jit
+def _verdict_clean(raw, a, D, tau, eps):
+    """VERDICT for a batch with no failed judge: s̄* = r·a, s* − s̄* = r Dᵀ, unrolled over n and m.
+
+    Unrolling turns every reduction over the short candidate and judge axes into elementwise
+    work on (steps,) vectors, which XLA fuses into a single pass over the input. Also returns
+    whether every score was in [0, 1] (NaN fails that test); if not, the caller takes the
+    NaN-aware path.
+    """
+    steps, n, m = raw.shape
+    means, disps = [], []
+    clean = jnp.ones((steps,), dtype=bool)
+    for i in range(n):
+        cols = [raw[:, i, j] for j in range(m)]
+        for c in cols:
+            clean = clean & (c >= 0.0) & (c <= 1.0)
+        mean = sum(a[j] * cols[j] for j in range(m))
+        disp = sum(jnp.abs(sum(D[k, j] * cols[j] for j in range(m))) for k in range(m)) / m
+        means.append(mean)
+        disps.append(disp)
+    accepted = [(mu > tau) & (d < eps) for mu, d in zip(means, disps)]
+    any_acc = accepted[0]
+    for acc in accepted[1:]:
+        any_acc = any_acc | acc
+    best = jnp.full((steps,), -jnp.inf)
+    chosen = jnp.zeros((steps,), dtype=jnp.int32)
+    for i in range(n):
+        key = jnp.where(any_acc, jnp.where(accepted[i], means[i], -jnp.inf), means[i] - disps[i])
+        better = key > best
+        chosen = jnp.where(better, i, chosen)
+        best = jnp.where(better, key, best)
+    return {
+        "chosen": chosen,
+        "accepted": jnp.stack(accepted, axis=-1),
+        "fallback": ~any_acc,
+        "mean": jnp.stack(means, axis=-1),
+        "dispersion": jnp.stack(disps, axis=-1),
+        "clean": jnp.all(clean),
     }
 
 
 def verdict_decide_jax(raw, lambdas=None, influence=None, tau: float = DEFAULT_TAU, eps: float = DEFAULT_EPS) -> dict:
-    """VERDICT's decision for raw scores (..., n, m), jit-compiled end to end (consensus, stats, choice)."""
-    r = as_scores(raw)
-    if r.ndim < 2:
-        raise ValueError(f"decide needs scores of shape (..., n, m); got shape {r.shape}")
+    """VERDICT's decision for raw scores (..., n, m), jit-compiled end to end.
+
+    Returns a dict of jax arrays: chosen, accepted, fallback, mean (s̄*), dispersion (Δ*). A batch
+    with no failed judge takes a lean kernel that never materialises s* (use :func:`consensus_jax`
+    for the scores themselves); a batch with NaN (failed judges) takes the NaN-aware kernel, which
+    also returns ``consensus``. Bad scores raise the same ValueError as the numpy path.
+    """
+    from accord.consensus_core.equilibrium import influence_matrix
+
+    r = np.asarray(raw, dtype=np.float64)
+    if r.ndim < 2 or r.shape[-1] < 2:
+        raise ValueError(f"decide needs scores of shape (..., n, m) with m >= 2; got shape {r.shape}")
     m = r.shape[-1]
     lam = as_lambdas(lambdas if lambdas is not None else default_lambdas(m), m)
     if eps <= 0 or not np.isfinite(tau) or not np.isfinite(eps):
         raise ValueError(f"thresholds must be finite with eps > 0, got tau={tau}, eps={eps}")
     general = influence is not None
     W = as_influence(influence, m) if general else np.zeros((m, m))
-    return _verdict(jnp.asarray(r), jnp.asarray(lam), jnp.asarray(W), float(tau), float(eps), general=general)
+    M = influence_matrix(lam, W if general else None, m)
+    a = M.mean(axis=0)
+    batch = r.shape[:-2]
+    flat = jnp.asarray(r).reshape((-1,) + r.shape[-2:])
+    out = _verdict_clean(flat, jnp.asarray(a), jnp.asarray(M - a[None, :]), float(tau), float(eps))
+    if not bool(out.pop("clean")):
+        as_scores(r)  # raises for out-of-range or infinite scores; NaN (failed judges) passes
+        out = _verdict(flat, jnp.asarray(lam), jnp.asarray(W), float(tau), float(eps), general=general)
+        out.pop("invalid_input")
+        out.pop("rank_key")
+    return {k: v.reshape(batch + v.shape[1:]) for k, v in out.items()}
