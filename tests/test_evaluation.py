@@ -174,3 +174,12 @@ def test_equal_stubbornness_never_flips_the_ranking(tmp_path):
             rec["lambdas"] = [1.0, 1.0, 1.0]
     (run / "trace.jsonl").write_text("\n".join(json.dumps(x) for x in lines) + "\n")
     assert rank_flips(read_trace(run / "trace.jsonl"))["flips"] == 0  # equal λ preserve the raw mean
+
+
+def test_thresholds_come_from_the_verified_chain(tmp_path):
+    from accord.verify.evaluation import verdict_params
+
+    run = simulate_run(tmp_path, n_tasks=2, seed=1, chains={"checked": {"name": "mean_preserving", "tau": 0.5,
+                                                                      "eps": 0.2}})
+    p = verdict_params(read_trace(run / "trace.jsonl"))
+    assert (p["tau"], p["eps"], p["lambdas"]) == (0.5, 0.2, (1.5, 1.0, 0.8))

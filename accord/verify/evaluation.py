@@ -268,13 +268,21 @@ def rank_flips(trace: Trace) -> dict[str, Any]:
     return {"contexts": total, "flips": flips, "share": flips / total if total else None}
 
 
-def verdict_params(trace: Trace, chain: str = "verdict") -> dict[str, Any]:
-    """τ, ε (and λ if recorded) of the run's VERDICT chain; the paper's defaults otherwise."""
-    pol = trace.chain_policy(chain) or {}
-    spec = recorded_spec(pol) if pol else None
-    params = spec.kwargs if spec is not None and spec.name == "verdict" else {}
-    return {"tau": float(params.get("tau", DEFAULT_TAU)), "eps": float(params.get("eps", DEFAULT_EPS)),
-            "lambdas": params.get("lambdas")}
+def verdict_params(trace: Trace, chain: str | None = None) -> dict[str, Any]:
+    """τ, ε (and λ if recorded) of the run's VERDICT chain; the paper's defaults otherwise.
+
+    Without a chain name: the chain labelled "verdict", else the first whose recorded policy is
+    VERDICT or mean-preserving VERDICT.
+    """
+    chains = [chain] if chain else ["verdict", *trace.chains()]
+    for c in chains:
+        pol = trace.chain_policy(c) or {}
+        spec = recorded_spec(pol) if pol else None
+        if spec is not None and spec.name in ("verdict", "mean_preserving"):
+            p = spec.kwargs
+            return {"tau": float(p.get("tau", DEFAULT_TAU)), "eps": float(p.get("eps", DEFAULT_EPS)),
+                    "lambdas": p.get("lambdas")}
+    return {"tau": DEFAULT_TAU, "eps": DEFAULT_EPS, "lambdas": None}
 
 
 def review_test(trace: Trace, n_boot: int = 2000, seed: int = 0, tree: ContextTree | None = None) -> dict[str, Any]:
