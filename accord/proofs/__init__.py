@@ -1,1 +1,47 @@
-"""Symbolic (sympy) proofs of the consensus core's properties and checks of user derivations."""
+"""Symbolic (sympy) proofs of the consensus core's properties and an audit of the VERDICT paper.
+
+>>> from accord.proofs import run_all, report
+>>> doc = report(run_all())          # {"checks": [...], "errata": [...], "ok": bool}
+
+Checks are registered with :func:`claim` in modules named ``accord.proofs.*_checks`` (discovered
+at run time); each has a statement, an expected status and a result (PROVED, REFUTED with a
+counterexample, CHECKED-NUMERICALLY, or FAILED).
+"""
+
+from accord.proofs.registry import (
+    CHECKED_NUMERICALLY,
+    FAILED,
+    PROVED,
+    REFUTED,
+    Check,
+    Erratum,
+    Outcome,
+    Result,
+    checks,
+    claim,
+    discover,
+    errata,
+    erratum,
+    report,
+    run_all,
+    run_check,
+)
+
+__all__ = [
+    "CHECKED_NUMERICALLY",
+    "FAILED",
+    "PROVED",
+    "REFUTED",
+    "Check",
+    "Erratum",
+    "Outcome",
+    "Result",
+    "checks",
+    "claim",
+    "discover",
+    "errata",
+    "erratum",
+    "report",
+    "run_all",
+    "run_check",
+]
