@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -337,3 +338,19 @@ def test_bad_config_is_named(tmp_path):
                   "budgets: {max_steps: 0}\n")
     with pytest.raises(UserError, match=r"config.yaml: budgets.max_steps must be an integer >= 1"):
         ContextTree.from_trace(trace)
+
+
+REAL_RUN = Path(__file__).resolve().parents[1] / "examples" / "runs" / "smollm2-tiny"
+
+
+def test_a_real_smollm2_run_replays_exactly():
+    """A run recorded by `accord run` (SmolLM2 generator, five judges): every chain is reproduced."""
+    trace = read_trace(REAL_RUN / "trace.jsonl")
+    assert all(f["reproduced"] == f["steps"] > 0 for f in fidelity(trace).values())
+    tree = ContextTree.from_trace(trace)
+    assert tree.settings.max_steps == 3 and tree.inconsistent == [] and tree.unfinished == []
+    for chain in ("verdict", "mean", "variance", "raw_average"):
+        res = replay(trace, recorded_spec(trace.chain_policy(chain)), tree)
+        ends = trace.end_of(chain)
+        assert res.n_exact == len(ends) == 4
+        assert all(o.steps == ends[t].steps and o.correct == ends[t].correct for t, o in res.outcomes.items())

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import shutil
+from pathlib import Path
 
 import pytest
 
@@ -84,3 +85,14 @@ def test_cli_names_the_malformed_trace_line(run, tmp_path, capsys):
     (bad / "trace.jsonl").write_text("\n".join(lines) + "\n")
     assert main(["report", str(bad)]) == 2
     assert "trace.jsonl:5: step record: field 'chosen' must be int" in capsys.readouterr().err
+
+
+def test_report_of_a_real_smollm2_run(tmp_path):
+    real = Path(__file__).resolve().parents[1] / "examples" / "runs" / "smollm2-tiny"
+    run = tmp_path / "real"
+    shutil.copytree(real, run)
+    report = write_run_report(run, n_boot=200)
+    summary = json.loads((real / "summary.json").read_text())
+    assert {c: a["accuracy"] for c, a in report["accuracy"].items()} == summary["accuracy"]
+    assert report["thresholds"]["tau"] == 0.6 and len(report["chains"]) == 5
+    assert all(f["reproduced"] == f["steps"] for f in report["fidelity"].values())
