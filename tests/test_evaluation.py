@@ -183,3 +183,12 @@ def test_thresholds_come_from_the_verified_chain(tmp_path):
                                                                       "eps": 0.2}})
     p = verdict_params(read_trace(run / "trace.jsonl"))
     assert (p["tau"], p["eps"], p["lambdas"]) == (0.5, 0.2, (1.5, 1.0, 0.8))
+
+
+def test_pooled_candidates_keep_each_chains_label(trace):
+    pooled = candidate_table(trace, None)
+    per = [candidate_table(trace, c) for c in trace.chains()]
+    assert pooled.chain == "all chains" and pooled.mean.size == sum(t.mean.size for t in per)
+    assert sorted(pooled.correct.tolist()) == sorted(np.concatenate([t.correct for t in per]).tolist())
+    d = dispersion_diagnostics(trace, None, n_boot=100)
+    assert d["chain"] == "all chains" and d["candidates"] == int((~np.isnan(pooled.dispersion)).sum())

@@ -139,15 +139,23 @@ def _candidate_stats(raws: list[np.ndarray], lambdas: list[tuple[float, ...]], i
     return out
 
 
-def candidate_table(trace: Trace, chain: str) -> CandidateTable:
-    """Candidates of one chain's steps on finished tasks (unfinished tasks have no label)."""
-    ends = trace.end_of(chain)
-    recs = [r for r in trace.steps if r.chain == chain and r.task_id in ends]
+ALL_CHAINS = "all chains"
+
+
+def candidate_table(trace: Trace, chain: str | None = None) -> CandidateTable:
+    """Candidates of one chain's steps on finished tasks, each labelled by that chain's final score.
+
+    ``chain=None`` pools every chain: a candidate scored in a context several chains shared then
+    appears once per chain, labelled by each chain's own answer. Unfinished tasks have no label.
+    """
+    chains = [chain] if chain is not None else trace.chains()
+    ends = {c: trace.end_of(c) for c in chains}
+    recs = [r for r in trace.steps if r.chain in ends and r.task_id in ends[r.chain]]
     st = _candidate_stats([r.raw for r in recs], [r.lambdas for r in recs], read_settings(trace.path.parent).influence)
     task = np.asarray([r.task_id for r in recs for _ in range(r.n)], dtype=object)
     chosen = np.asarray([i == r.chosen for r in recs for i in range(r.n)], dtype=bool)
-    correct = np.asarray([ends[r.task_id].correct for r in recs for _ in range(r.n)], dtype=float)
-    return CandidateTable(chain, task, st["mean"], st["disp"], st["var"], st["rmean"], chosen, correct)
+    correct = np.asarray([ends[r.chain][r.task_id].correct for r in recs for _ in range(r.n)], dtype=float)
+    return CandidateTable(chain or ALL_CHAINS, task, st["mean"], st["disp"], st["var"], st["rmean"], chosen, correct)
 
 
 def _weighted_auc(score: np.ndarray, positive: np.ndarray, weights: np.ndarray) -> np.ndarray:
@@ -181,9 +189,9 @@ def _clustered_auc_gap(t: CandidateTable, wrong: np.ndarray, n_boot: int, seed: 
     return float(np.quantile(gaps, 0.025)), float(np.quantile(gaps, 0.975))
 
 
-def dispersion_diagnostics(trace: Trace, chain: str, tau: float = DEFAULT_TAU, eps: float = DEFAULT_EPS,
+def dispersion_diagnostics(trace: Trace, chain: str | None, tau: float = DEFAULT_TAU, eps: float = DEFAULT_EPS,
                            n_boot: int = 1000, seed: int = 0) -> dict[str, Any]:
-    """Δ* and raw variance as predictors of a wrong final answer, over one chain's candidates."""
+    """Δ* and raw variance as predictors of a wrong final answer, over one chain's candidates (None: all)."""
     t = candidate_table(trace, chain)
     wrong = t.correct < CORRECT_AT
     valid = ~np.isnan(t.dispersion)
@@ -208,7 +216,7 @@ def dispersion_diagnostics(trace: Trace, chain: str, tau: float = DEFAULT_TAU, e
         quadrants[name] = {"candidates": int(mask.sum()),
                            "correct_chain_rate": float((~wrong[mask]).mean()) if mask.any() else None}
     return {
-        "chain": chain,
+        "chain": t.chain,
         "candidates": int(valid.sum()),
         "wrong_chain_candidates": int((wrong & valid).sum()),
         "tau": tau, "eps": eps,
@@ -320,7 +328,7 @@ def exact_share(result: ReplayResult) -> float:
 
 
 __all__ = [
-    "CORRECT_AT", "CandidateTable", "EXACT", "accuracy_table", "bootstrap_ci", "candidate_table",
+    "ALL_CHAINS", "CORRECT_AT", "CandidateTable", "EXACT", "accuracy_table", "bootstrap_ci", "candidate_table",
     "dispersion_diagnostics", "exact_share", "mcnemar", "paired_comparison", "rank_flips", "rates",
     "replay_table", "review_test", "roc_auc", "roc_curve", "timing_shares", "verdict_params",
 ]

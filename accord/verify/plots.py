@@ -77,17 +77,29 @@ def confidence_dispersion(table: CandidateTable, tau: float, eps: float, path: P
     return _save(fig, path)
 
 
-def roc_plot(table: CandidateTable, path: Path) -> Path:
-    """ROC of Δ* (solid) and raw variance (dashed) predicting that the chain's answer is wrong."""
-    wrong = table.correct < CORRECT_AT
-    fig, ax = plt.subplots(figsize=(4.5, 4.5))
-    for score, label, ls in ((table.dispersion, "Δ*", "-"), (table.raw_var, "raw variance", "--")):
-        auc = roc_auc(score, wrong)
-        fpr, tpr = roc_curve(score, wrong)
-        ax.plot(fpr, tpr, ls=ls, label=f"{label} (AUC {auc:.3f})" if auc is not None else f"{label} (AUC n/a)")
+def roc_plot(tables: Sequence[CandidateTable], path: Path) -> Path:
+    """ROC of Δ* (solid) and raw variance (dashed) predicting a wrong answer, one colour per table.
+
+    A table whose chains were all right (or all wrong) has no ROC curve; it is named in the title.
+    """
+    fig, ax = plt.subplots(figsize=(4.8, 4.8))
+    undefined = []
+    for k, table in enumerate(tables):
+        wrong = table.correct < CORRECT_AT
+        colour = f"C{k}"
+        if roc_auc(table.dispersion, wrong) is None:
+            undefined.append(table.chain)
+            continue
+        for score, label, ls in ((table.dispersion, "Δ*", "-"), (table.raw_var, "raw variance", "--")):
+            fpr, tpr = roc_curve(score, wrong)
+            ax.plot(fpr, tpr, ls=ls, c=colour, label=f"{table.chain}: {label} (AUC {roc_auc(score, wrong):.3f})")
     ax.plot([0, 1], [0, 1], c="grey", lw=0.6)
     ax.set_xlabel("false positive rate")
     ax.set_ylabel("true positive rate (wrong answer flagged)")
-    ax.set_title(f"Predicting a wrong answer, chain '{table.chain}'", fontsize=10)
-    ax.legend(loc="lower right", fontsize=8)
+    title = "Predicting a wrong final answer from one candidate"
+    if undefined:
+        title += "\n(no curve for " + ", ".join(undefined) + ": every answer right or every answer wrong)"
+    ax.set_title(title, fontsize=9)
+    if len(undefined) < len(tables):
+        ax.legend(loc="lower right", fontsize=7)
     return _save(fig, path)

@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from accord.verify.evaluation import (
+    ALL_CHAINS,
     accuracy_table,
     candidate_table,
     dispersion_diagnostics,
@@ -77,8 +78,8 @@ def build_report(trace: Trace, summary: dict | None = None, *, n_boot: int = 200
         "rates": rates(trace),
         "timing": timing_shares(trace),
         "fidelity": fidelity(trace),
-        "diagnostics": {c: dispersion_diagnostics(trace, c, p["tau"], p["eps"], max(n_boot // 2, 100), seed)
-                        for c in trace.chains()},
+        "diagnostics": {c or ALL_CHAINS: dispersion_diagnostics(trace, c, p["tau"], p["eps"], max(n_boot // 2, 100), seed)
+                        for c in [*trace.chains(), None]},
         "review_test": review_test(trace, n_boot, seed, tree),
         "replay": replay_table(trace, specs, n_boot, seed, tree),
     }
@@ -99,7 +100,7 @@ def write_run_report(run_dir: Path, *, n_boot: int = 2000, seed: int = 0) -> dic
         if table.mean.size:
             th = report["thresholds"]
             written.append(plots.confidence_dispersion(table, th["tau"], th["eps"], run_dir / SCATTER_FILE).name)
-            written.append(plots.roc_plot(table, run_dir / ROC_FILE).name)
+            written.append(plots.roc_plot([table, candidate_table(trace, None)], run_dir / ROC_FILE).name)
     report["plots"] = written
     (run_dir / REPORT_FILE).write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
     return report
