@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -192,3 +193,11 @@ def test_pooled_candidates_keep_each_chains_label(trace):
     assert sorted(pooled.correct.tolist()) == sorted(np.concatenate([t.correct for t in per]).tolist())
     d = dispersion_diagnostics(trace, None, n_boot=100)
     assert d["chain"] == "all chains" and d["candidates"] == int((~np.isnan(pooled.dispersion)).sum())
+
+
+def test_judging_time_uses_the_panels_wall_time_when_recorded():
+    real = read_trace(Path(__file__).resolve().parents[1] / "examples" / "runs" / "smollm2-tiny" / "trace.jsonl")
+    t = timing_shares(real)
+    assert t["judging_from"] == "judge_wall_s"
+    assert t["judging_s"] == pytest.approx(sum(r.timings["judge_wall_s"] for r in real.steps))
+    assert t["judging_s"] < sum(t["judge_s"].values())  # three judges share one batched model call

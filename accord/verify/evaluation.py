@@ -66,8 +66,14 @@ def rates(trace: Trace) -> dict[str, dict[str, Any]]:
 
 
 def timing_shares(trace: Trace) -> dict[str, Any]:
-    """Recorded time in generation, judging (per judge) and deciding, and token counts, over all step records."""
-    gen = dec = 0.0
+    """Recorded time in generation, judging and deciding, and token counts, over all step records.
+
+    Judging time is the recorded wall time of the panel (``judge_wall_s``) when every record has
+    it: judges that share one batched model call each record that call's full time, so their sum
+    would count it several times. Otherwise it is the sum over judges.
+    """
+    gen = dec = wall = 0.0
+    has_wall = bool(trace.steps)
     judge: dict[str, float] = {}
     tokens = {"generated": 0, "judge_prompt": 0}
     for r in trace.steps:
@@ -78,10 +84,16 @@ def timing_shares(trace: Trace) -> dict[str, Any]:
         dec += float(t.get("decide_s", 0.0) or 0.0)
         for j, s in (t.get("judge_s") or {}).items():
             judge[j] = judge.get(j, 0.0) + float(s or 0.0)
-    total = gen + dec + sum(judge.values())
+        if isinstance(t.get("judge_wall_s"), (int, float)):
+            wall += float(t["judge_wall_s"])
+        else:
+            has_wall = False
+    judging = wall if has_wall else sum(judge.values())
+    total = gen + dec + judging
     share = (lambda v: v / total if total > 0 else None)
-    return {"generate_s": gen, "judge_s": judge, "decide_s": dec, "total_s": total, "tokens": tokens,
-            "generate_share": share(gen), "judge_share": share(sum(judge.values())), "decide_share": share(dec)}
+    return {"generate_s": gen, "judge_s": judge, "judging_s": judging,
+            "judging_from": "judge_wall_s" if has_wall else "sum of judge_s", "decide_s": dec, "total_s": total,
+            "tokens": tokens, "generate_share": share(gen), "judge_share": share(judging), "decide_share": share(dec)}
 
 
 def roc_auc(score: Sequence[float], positive: Sequence[bool]) -> float | None:
