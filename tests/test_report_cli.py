@@ -70,9 +70,12 @@ def test_cli_sweep(run, capsys):
     (["sweep", "{run}", "--tau", "x"], "--tau: 'x' is not a number"),
     (["report", "{run}/nope"], "not a run folder"),
     (["report", "{run}", "--bootstrap", "5"], "--bootstrap must be at least 100"),
+    (["report", "{empty}"], "the trace has no step or task_end records yet"),
+    (["sweep", "{empty}"], "the trace has no step records"),
 ])
-def test_cli_errors_are_one_line(run, capsys, argv, message):
-    assert main([a.format(run=run) for a in argv]) == 2
+def test_cli_errors_are_one_line(run, tmp_path, capsys, argv, message):
+    (tmp_path / "trace.jsonl").write_text("")
+    assert main([a.format(run=run, empty=tmp_path) for a in argv]) == 2
     err = capsys.readouterr().err
     assert message in err and err.count("\n") == 1
 

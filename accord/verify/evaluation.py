@@ -32,7 +32,9 @@ def bootstrap_ci(x: Sequence[float], n_boot: int = 2000, level: float = 0.95, se
     if x.size == 0:
         return (float("nan"), float("nan"))
     rng = np.random.default_rng(seed)
-    means = x[rng.integers(0, x.size, size=(n_boot, x.size))].mean(axis=1)
+    chunk = max(1, 2_000_000 // x.size)  # bounded memory for long runs
+    means = np.concatenate([x[rng.integers(0, x.size, size=(min(chunk, n_boot - i), x.size))].mean(axis=1)
+                            for i in range(0, n_boot, chunk)])
     a = (1.0 - level) / 2.0
     return float(np.quantile(means, a)), float(np.quantile(means, 1.0 - a))
 

@@ -26,6 +26,7 @@ from accord.verify.evaluation import (
     timing_shares,
     verdict_params,
 )
+from accord.verify.errors import UserError
 from accord.verify.records import Trace, read_summary, read_trace, resolve_trace
 from accord.verify.replay import ContextTree, PolicySpec, fidelity, make_spec
 
@@ -92,6 +93,8 @@ def write_run_report(run_dir: Path, *, n_boot: int = 2000, seed: int = 0) -> dic
 
     run_dir = Path(run_dir)
     trace = read_trace(resolve_trace(run_dir))
+    if not trace.steps and not trace.ends:
+        raise UserError(f"{trace.path}: the trace has no step or task_end records yet")
     report = build_report(trace, read_summary(run_dir), n_boot=n_boot, seed=seed)
     written = []
     chain = report["primary_chain"]
