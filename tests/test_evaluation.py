@@ -201,3 +201,20 @@ def test_judging_time_uses_the_panels_wall_time_when_recorded():
     assert t["judging_from"] == "judge_wall_s"
     assert t["judging_s"] == pytest.approx(sum(r.timings["judge_wall_s"] for r in real.steps))
     assert t["judging_s"] < sum(t["judge_s"].values())  # three judges share one batched model call
+
+
+def test_rank_flip_outcomes_are_compared(tmp_path):
+    """s̄* prefers (0.9, 0.2, 0.9) (0.676 > 0.67), the raw mean prefers (0.67, 0.67, 0.67) (0.67 > 0.667)."""
+    raw = [[0.9, 0.2, 0.9], [0.67, 0.67, 0.67]]
+    base = {"type": "step", "task_id": "t", "step": 0, "context_id": "c0", "candidates": ["a", "b"],
+            "judges": ["x", "y", "z"], "lambdas": [1.5, 1.0, 0.8], "raw": raw, "fallback": True, "final": True}
+    recs = [{**base, "chain": "no_rejection", "policy": {"name": "no_rejection"}, "accepted": [True, True], "chosen": 0},
+            {**base, "chain": "mean", "policy": {"name": "mean"}, "accepted": [True, True], "chosen": 1},
+            {"type": "task_end", "task_id": "t", "chain": "no_rejection", "steps": ["a"], "correct": 1.0},
+            {"type": "task_end", "task_id": "t", "chain": "mean", "steps": ["b"], "correct": 0.0}]
+    (tmp_path / "trace.jsonl").write_text("".join(json.dumps(r) + "\n" for r in recs))
+    st = consensus_stats(np.array(raw), [1.5, 1.0, 0.8])
+    assert st.mean[0] > st.mean[1] and st.raw_mean[1] > st.raw_mean[0]
+    f = rank_flips(read_trace(tmp_path / "trace.jsonl"))
+    assert (f["contexts"], f["flips"], f["flips_with_both_outcomes"]) == (1, 1, 1)
+    assert (f["consensus_pick_better"], f["raw_pick_better"], f["sign_test_p"]) == (1, 0, 1.0)

@@ -272,11 +272,21 @@ def paired_comparison(first: ReplayResult, second: ReplayResult, n_boot: int = 2
 
 
 def rank_flips(trace: Trace) -> dict[str, Any]:
-    """How often the best candidate by consensus mean differs from the best by raw mean (the review's check)."""
+    """The review's cheaper check: where ranking by consensus mean and by raw mean pick different candidates.
+
+    Counts recorded contexts where the two best candidates differ; where recorded chains took both
+    (and finished), compares the answers they reached: a sign test of whether the consensus pick
+    led to right answers more often than the raw-mean pick.
+    """
     tree = ContextTree.from_trace(trace)
     nodes = list(tree.nodes.values())
     st = _candidate_stats([nd.raw for nd in nodes], [nd.lambdas for nd in nodes], tree.settings.influence)
-    flips = total = 0
+    outcome: dict[tuple[str, str, int], list[float]] = {}
+    for r in trace.steps:
+        end = trace.end_of(r.chain).get(r.task_id) if r.chosen >= 0 else None
+        if end is not None:
+            outcome.setdefault((r.task_id, r.context_id, r.chosen), []).append(end.correct)
+    flips = total = known = consensus_better = raw_better = 0
     start = 0
     for nd in nodes:
         sl = slice(start, start + nd.raw.shape[0])
@@ -285,9 +295,21 @@ def rank_flips(trace: Trace) -> dict[str, Any]:
         if ok.sum() < 2:
             continue
         total += 1
-        by_consensus = np.argmax(np.where(ok, st["mean"][sl], -np.inf))
-        flips += int(by_consensus != np.argmax(np.where(ok, st["rmean"][sl], -np.inf)))
-    return {"contexts": total, "flips": flips, "share": flips / total if total else None}
+        a = int(np.argmax(np.where(ok, st["mean"][sl], -np.inf)))
+        b = int(np.argmax(np.where(ok, st["rmean"][sl], -np.inf)))
+        if a == b:
+            continue
+        flips += 1
+        ca, cb = outcome.get((nd.task_id, nd.context_id, a)), outcome.get((nd.task_id, nd.context_id, b))
+        if ca and cb:
+            known += 1
+            consensus_better += int(np.mean(ca) > np.mean(cb))
+            raw_better += int(np.mean(cb) > np.mean(ca))
+    decided = consensus_better + raw_better
+    p = float(binomtest(consensus_better, decided, 0.5).pvalue) if decided else None
+    return {"contexts": total, "flips": flips, "share": flips / total if total else None,
+            "flips_with_both_outcomes": known, "consensus_pick_better": consensus_better,
+            "raw_pick_better": raw_better, "sign_test_p": p}
 
 
 def verdict_params(trace: Trace, chain: str | None = None) -> dict[str, Any]:

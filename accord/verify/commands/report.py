@@ -87,7 +87,10 @@ def print_report(report: dict, run_dir: Path) -> None:
     con.print(t)
     rf = rt["rank_flips"]
     con.print(f"Best candidate by consensus mean differs from best by raw mean in {rf['flips']} of "
-              f"{rf['contexts']} recorded contexts ({_f(rf['share'])}).")
+              f"{rf['contexts']} recorded contexts ({_f(rf['share'])}); where chains took both "
+              f"({rf['flips_with_both_outcomes']}), the consensus pick reached the better answer "
+              f"{rf['consensus_pick_better']} times, the raw-mean pick {rf['raw_pick_better']} times "
+              f"(sign test p = {_f(rf['sign_test_p'])}).")
 
     t = Table(title=f"Δ* vs raw variance as predictors of a wrong answer (per candidate; τ = "
                     f"{report['thresholds']['tau']:g}, ε = {report['thresholds']['eps']:g})")
