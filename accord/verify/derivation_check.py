@@ -62,9 +62,8 @@ class CheckReport:
         s = self.first_invalid
         if s is None:
             return None
-        scored = [(v, j) for j, v in s.scores.items() if v is not None]
-        v, j = min(scored)
-        return f"{j}: {s.reasons[j]}"
+        low = min(v for v in s.scores.values() if v is not None)
+        return "; ".join(f"{j}: {s.reasons[j]}" for j, v in s.scores.items() if v == low)
 
     def as_dict(self) -> dict:
         fi = self.first_invalid

@@ -292,5 +292,5 @@ def _premise_substitutions(ctx: Context, premise, sides) -> list[tuple[dict, str
     for x in sorted(p.free_symbols & used, key=str):
         sols = sp.solve(p, x)
         if sols:
-            return [({x: s}, f"given the previous equation solved for {x}") for s in sols]
+            return [({x: s}, f"given the previous equation solved for {x} ({x} = {s})") for s in sols]
     return []

@@ -82,8 +82,11 @@ class NumericSamplingJudge:
 def final_answer_check(candidate: str, reference: str) -> tuple[float | None, str]:
     """math-verify equivalence of the answer in ``candidate`` to ``reference`` (runs in a worker;
     math-verify's own timeouts are off because they rely on signals)."""
+    import logging
+
     from math_verify import parse, verify
 
+    logging.getLogger("math_verify").setLevel(logging.ERROR)  # its "timeout disabled" notice: the limit is ours
     gold = parse(reference, parsing_timeout=None)
     if not gold:
         return None, f"cannot parse the reference answer {reference!r}"

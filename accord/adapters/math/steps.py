@@ -18,7 +18,7 @@ _IMPLIES = re.compile(r"\s*(?:==>|=>|⟹|⇒|\\implies|\\Rightarrow|\bimplies\b|
 _PREMISE = re.compile(r"^(?:given|assume|premise|suppose)\s*[:,]?\s+(.*)$", re.IGNORECASE)
 _DEFINE_LET = re.compile(r"^(?:let|define|def)\s+([A-Za-z_\u0370-\u03ff][\w]*)\s*(?::=|=)\s*(.+)$", re.IGNORECASE)
 _DEFINE_COLON = re.compile(r"^([A-Za-z_\u0370-\u03ff][\w]*)\s*:=\s*(.+)$")
-_UNKNOWNS = re.compile(r"^(?:unknowns?|solve\s+for)\s*:?\s+(.+)$", re.IGNORECASE)
+_UNKNOWNS = re.compile(r"^(?:unknowns?\s*:|solve\s+for\b:?)\s*(.*)$", re.IGNORECASE)
 _LIST_MARK = re.compile(r"^(?:[-*+]\s+|\d+[.)]\s+|>\s*)")
 _RELATION = re.compile(r"(?<![<>!=])==?(?![=>])")
 

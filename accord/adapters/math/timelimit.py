@@ -9,13 +9,15 @@ borrows its own worker.
 
 from __future__ import annotations
 
-import importlib
-import multiprocessing as mp
+import atexit
+import os
+import subprocess
+import sys
 import threading
+from multiprocessing.connection import Connection
 from dataclasses import dataclass
 from typing import Any, Callable
 
-_CTX = mp.get_context("spawn")  # fork is unsafe once threads (torch, jax) are running
 _MAX_IDLE = 4
 _STARTUP_S = 120.0
 
@@ -28,57 +30,60 @@ class CheckError(Exception):
     """The call raised in the worker; the message names the original exception."""
 
 
-def _worker_main(conn, preload: tuple[str, ...]) -> None:
-    for module in preload:
-        importlib.import_module(module)
-    conn.send(("ready", None))
-    while True:
-        try:
-            msg = conn.recv()
-        except (EOFError, OSError):
-            return
-        if msg is None:
-            return
-        module, name, args, kwargs = msg
-        try:
-            fn = getattr(importlib.import_module(module), name)
-            conn.send(("ok", fn(*args, **kwargs)))
-        except BaseException as exc:  # report everything; the worker stays usable
-            conn.send(("err", f"{type(exc).__name__}: {exc}"))
-
-
 @dataclass
 class _Worker:
-    process: Any
-    conn: Any
+    """A subprocess (not fork, not multiprocessing spawn: the caller's main module is never
+    re-imported, and fork is unsafe once threads such as torch's are running)."""
+
+    process: subprocess.Popen
+    inbox: Connection  # answers from the worker
+    outbox: Connection  # requests to the worker
 
     @classmethod
     def start(cls, preload: tuple[str, ...]) -> "_Worker":
         """A fresh worker, returned once it has imported ``preload`` (start-up is not timed)."""
-        parent, child = _CTX.Pipe()
-        proc = _CTX.Process(target=_worker_main, args=(child, preload), daemon=True, name="accord-math-worker")
-        proc.start()
-        child.close()
-        w = cls(proc, parent)
-        if not parent.poll(_STARTUP_S):
-            w.kill()
-            raise CheckError(f"worker process did not start within {_STARTUP_S} s")
+        to_child_r, to_child_w = os.pipe()
+        to_parent_r, to_parent_w = os.pipe()
+        env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
         try:
-            parent.recv()
+            proc = subprocess.Popen(
+                [sys.executable, "-m", "accord.adapters.math._worker", str(to_child_r), str(to_parent_w), *preload],
+                pass_fds=(to_child_r, to_parent_w),
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                env=env,
+            )
+        finally:
+            os.close(to_child_r)
+            os.close(to_parent_w)
+        w = cls(proc, Connection(to_parent_r, writable=False), Connection(to_child_w, readable=False))
+        try:
+            ready = w.inbox.poll(_STARTUP_S)
+            if ready:
+                w.inbox.recv()
         except (EOFError, OSError) as exc:
             w.kill()
             raise CheckError(f"worker process failed to start: {type(exc).__name__}") from exc
+        if not ready:
+            w.kill()
+            raise CheckError(f"worker process did not start within {_STARTUP_S:g} s")
         return w
+
+    def send(self, msg) -> None:
+        self.outbox.send(msg)
 
     def kill(self) -> None:
         try:
             self.process.kill()
-            self.process.join(timeout=5)
+            self.process.wait(timeout=5)
+        except (OSError, subprocess.TimeoutExpired):
+            pass
         finally:
-            self.conn.close()
+            self.inbox.close()
+            self.outbox.close()
 
     def alive(self) -> bool:
-        return self.process.is_alive()
+        return self.process.poll() is None
 
 
 _idle: list[_Worker] = []
@@ -113,11 +118,11 @@ def call_with_limit(fn: Callable[..., Any], *args: Any, timeout: float, **kwargs
         raise ValueError(f"timeout must be > 0 seconds, got {timeout}")
     w = _borrow((fn.__module__,))
     try:
-        w.conn.send((fn.__module__, fn.__qualname__, args, kwargs))
-        if not w.conn.poll(timeout):
+        w.send((fn.__module__, fn.__qualname__, args, kwargs))
+        if not w.inbox.poll(timeout):
             w.kill()
             raise CheckTimeout(f"{fn.__name__} ran past its {timeout:g} s limit")
-        status, value = w.conn.recv()
+        status, value = w.inbox.recv()
     except (EOFError, OSError, BrokenPipeError) as exc:
         w.kill()
         raise CheckError(f"worker process died: {type(exc).__name__}") from exc
@@ -132,8 +137,9 @@ def call_with_limit(fn: Callable[..., Any], *args: Any, timeout: float, **kwargs
     return value
 
 
+@atexit.register
 def shutdown() -> None:
-    """Stop the idle workers (they are daemons, so this is optional at exit)."""
+    """Stop the idle workers (also done at exit; a worker whose parent died exits on its own)."""
     with _lock:
         workers, _idle[:] = list(_idle), []
     for w in workers:

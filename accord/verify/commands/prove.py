@@ -51,7 +51,7 @@ def _print(outcomes, doc, verbose: bool) -> None:
 
     console = Console()
     table = Table(title="accord prove — checks", show_lines=verbose)
-    table.add_column("check")
+    table.add_column("check", no_wrap=True)
     table.add_column("statement", overflow="fold", ratio=3)
     table.add_column("status")
     table.add_column("expected")

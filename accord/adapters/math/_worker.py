@@ -1,0 +1,36 @@
+"""Entry point of a time-limit worker process: ``python -m accord.adapters.math._worker IN OUT MODULE...``.
+
+Reads ``(module, function, args, kwargs)`` messages from file descriptor IN, answers
+``("ok", value)`` or ``("err", message)`` on OUT. Started by :mod:`accord.adapters.math.timelimit`
+as a plain subprocess, so the caller's main module is never re-imported.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+from multiprocessing.connection import Connection
+
+
+def main(argv: list[str]) -> None:
+    inbox, outbox = Connection(int(argv[0]), writable=False), Connection(int(argv[1]), readable=False)
+    for module in argv[2:]:
+        importlib.import_module(module)
+    outbox.send(("ready", None))
+    while True:
+        try:
+            msg = inbox.recv()
+        except (EOFError, OSError):
+            return
+        if msg is None:
+            return
+        module, name, args, kwargs = msg
+        try:
+            fn = getattr(importlib.import_module(module), name)
+            outbox.send(("ok", fn(*args, **kwargs)))
+        except BaseException as exc:  # report everything; the worker stays usable
+            outbox.send(("err", f"{type(exc).__name__}: {exc}"))
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
