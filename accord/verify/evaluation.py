@@ -21,7 +21,7 @@ from scipy.stats import binomtest, rankdata
 
 from accord.consensus_core import DEFAULT_EPS, DEFAULT_TAU, consensus_stats
 from accord.verify.records import Trace, read_settings
-from accord.verify.replay import EXACT, ContextTree, PolicySpec, ReplayResult, make_spec, recorded_spec, replay
+from accord.verify.replay import ContextTree, PolicySpec, ReplayResult, make_spec, recorded_spec, replay
 
 CORRECT_AT = 0.5  # a final answer with score >= this counts as correct in binary tests (AUC, McNemar)
 
@@ -359,12 +359,8 @@ def replay_table(trace: Trace, specs: Sequence[PolicySpec], n_boot: int = 2000, 
     return rows
 
 
-def exact_share(result: ReplayResult) -> float:
-    return result.n_exact / result.n_tasks if result.n_tasks else 0.0
-
-
 __all__ = [
-    "ALL_CHAINS", "CORRECT_AT", "CandidateTable", "EXACT", "accuracy_table", "bootstrap_ci", "candidate_table",
-    "dispersion_diagnostics", "exact_share", "mcnemar", "paired_comparison", "rank_flips", "rates",
+    "ALL_CHAINS", "CORRECT_AT", "CandidateTable", "accuracy_table", "bootstrap_ci", "candidate_table",
+    "dispersion_diagnostics", "mcnemar", "paired_comparison", "rank_flips", "rates",
     "replay_table", "review_test", "roc_auc", "roc_curve", "timing_shares", "verdict_params",
 ]
