@@ -71,3 +71,10 @@ def test_write_sweep_writes_json_and_heatmaps(run):
     assert data["stubbornness"]["lambdas"] == [[1.0, 1.0, 1.0]]
     for name in res["plots"]:
         assert (run / name).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_an_open_filter_with_equal_stubbornness_is_the_mean_rule(trace):
+    """τ below every score and ε above every dispersion accept all; equal λ keep s̄* = raw mean."""
+    g = threshold_sweep(trace, [-1.0], [10.0], lambdas=(1.0, 1.0, 1.0))
+    mean = replay(trace, make_spec("mean")).summary()
+    assert (g["exact"][0][0], g["accuracy_exact"][0][0]) == (mean["exact"], mean["accuracy_exact"])
