@@ -52,6 +52,16 @@ def test_cli_report_json(run, capsys):
     assert out["n_tasks"] == 12 and "review_test" in out
 
 
+def test_cli_report_replays_extra_policies(run, capsys):
+    assert main(["report", str(run), "--json", "--bootstrap", "200", "--replay", "verdict:tau=0.3,eps=0.3",
+                 "--replay", "mean_preserving:lambdas=1/1/1"]) == 0
+    rows = json.loads(capsys.readouterr().out)["replay"]
+    assert rows[-2]["policy"] == "verdict:eps=0.3,tau=0.3" and rows[-1]["params"]["lambdas"] == [1.0, 1.0, 1.0]
+    assert rows[-2]["exact"] + rows[-2]["diverged"] == 12
+    assert main(["report", str(run), "--replay", "oracle"]) == 2
+    assert "--replay: unknown policy 'oracle'" in capsys.readouterr().err
+
+
 def test_cli_report_tables(run, capsys):
     assert main(["report", str(run), "--bootstrap", "200"]) == 0
     out = capsys.readouterr().out

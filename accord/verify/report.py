@@ -60,11 +60,15 @@ def primary_chain(trace: Trace) -> str | None:
 
 
 def build_report(trace: Trace, summary: dict | None = None, *, n_boot: int = 2000, seed: int = 0,
-                 specs: list[PolicySpec] | None = None) -> dict[str, Any]:
-    """Accuracy, rates, timings, replay fidelity, Δ* diagnostics, the review's paired test, replays."""
+                 specs: list[PolicySpec] | None = None, extra_specs: list[PolicySpec] = ()) -> dict[str, Any]:
+    """Accuracy, rates, timings, replay fidelity, Δ* diagnostics, the review's paired test, replays.
+
+    ``specs`` replaces the default replayed policies; ``extra_specs`` are replayed after them.
+    """
     tree = ContextTree.from_trace(trace)
     p = verdict_params(trace)
     specs = specs if specs is not None else default_replay_specs(p["tau"], p["eps"], p["lambdas"])
+    specs = [*specs, *extra_specs]
     report = {
         "trace": str(trace.path),
         "n_tasks": len(trace.tasks()),
@@ -87,7 +91,8 @@ def build_report(trace: Trace, summary: dict | None = None, *, n_boot: int = 200
     return clean(report)
 
 
-def write_run_report(run_dir: Path, *, n_boot: int = 2000, seed: int = 0) -> dict[str, Any]:
+def write_run_report(run_dir: Path, *, n_boot: int = 2000, seed: int = 0,
+                     extra_specs: list[PolicySpec] = ()) -> dict[str, Any]:
     """Read the run folder's trace and summary, write report.json and the plots there, return the report."""
     from accord.verify import plots
 
@@ -95,7 +100,7 @@ def write_run_report(run_dir: Path, *, n_boot: int = 2000, seed: int = 0) -> dic
     trace = read_trace(resolve_trace(run_dir))
     if not trace.steps and not trace.ends:
         raise UserError(f"{trace.path}: the trace has no step or task_end records yet")
-    report = build_report(trace, read_summary(run_dir), n_boot=n_boot, seed=seed)
+    report = build_report(trace, read_summary(run_dir), n_boot=n_boot, seed=seed, extra_specs=list(extra_specs))
     written = []
     chain = report["primary_chain"]
     if chain is not None:

@@ -18,6 +18,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print the report as JSON instead of tables")
     parser.add_argument("--bootstrap", type=int, default=2000, metavar="B", help="bootstrap resamples (default 2000)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the bootstrap (default 0)")
+    parser.add_argument("--replay", action="append", default=[], metavar="POLICY",
+                        help="also replay this policy, e.g. verdict:tau=0.5,eps=0.2 or mean_preserving:lambdas=1/1/1 "
+                             "(repeatable)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -28,8 +31,14 @@ def run(args: argparse.Namespace) -> int:
         raise UserError(f"{run_dir}: not a run folder")
     if args.bootstrap < 100:
         raise UserError(f"--bootstrap must be at least 100, got {args.bootstrap}")
+    from accord.verify.replay import parse_policy_spec
+
     try:
-        report = write_run_report(run_dir, n_boot=args.bootstrap, seed=args.seed)
+        extra = [parse_policy_spec(text) for text in args.replay]
+    except ValueError as exc:
+        raise UserError(f"--replay: {exc}") from None
+    try:
+        report = write_run_report(run_dir, n_boot=args.bootstrap, seed=args.seed, extra_specs=extra)
     except ValueError as exc:
         raise UserError(f"{run_dir}: {exc}") from None
     if args.json:
