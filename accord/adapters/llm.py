@@ -1,0 +1,250 @@
+"""A transformers causal LM as a step generator, and the LLM judges in the paper's three roles.
+
+The generator proposes one reasoning step per call: the n candidates come from ONE batched,
+seeded ``generate`` call (temperature 0.8, top-p 0.6 by default, as in the VERDICT paper) and each
+candidate stops at its first newline after some text, or at end of text.
+
+The judges read a score from next-token probabilities in one forward pass (P(yes) normalised over
+yes/no, or the expected digit 0-9 / 9) through :class:`accord.adapters.scoring.NextTokenScorer`;
+they never generate and parse text. All roles that share a model are scored in one call.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from dataclasses import dataclass
+from typing import Sequence
+
+from accord.verify.protocols import JudgeScore, StepContext
+
+DEFAULT_SYSTEM = (
+    "You solve problems step by step. Write exactly one short step per line. "
+    "When you know the result, write a last line of the form 'The answer is <value>.'"
+)
+# One worked exchange shown before the question: it teaches the one-step-per-line format.
+DEFAULT_EXAMPLE = ("Calculate 14 + 9 - 5.\nReason step by step.", "14 + 9 = 23\n23 - 5 = 18\nThe answer is 18.")
+FINAL_PATTERN = re.compile(r"(the\s+(final\s+)?answer\s+is|answer\s*:|####|\\boxed\{)", re.IGNORECASE)
+
+# One lock per model object: generation and scoring on the same weights never overlap.
+_MODEL_LOCKS: dict[int, threading.Lock] = {}
+_LOCKS_GUARD = threading.Lock()
+
+
+def model_lock(model) -> threading.Lock:
+    """The lock that serialises use of one model object across threads."""
+    with _LOCKS_GUARD:
+        return _MODEL_LOCKS.setdefault(id(model), threading.Lock())
+
+
+def chat_prompt(tokenizer, system: str, user: str, assistant_prefix: str = "", example: tuple[str, str] | None = None) -> str:
+    """The model's chat template (with an optional worked example exchange first) and a
+    generation prompt, followed by an assistant prefix."""
+    messages = [{"role": "system", "content": system}]
+    if example:
+        messages += [{"role": "user", "content": example[0]}, {"role": "assistant", "content": example[1]}]
+    messages.append({"role": "user", "content": user})
+    if getattr(tokenizer, "chat_template", None):
+        text = tokenizer.apply_chat_template(messages, tokenize=False, add_generation_prompt=True)
+    else:
+        text = "".join(m["content"] + "\n\n" for m in messages)
+    return text + assistant_prefix
+
+
+def steps_text(steps: Sequence[str]) -> str:
+    """Accepted steps as the assistant has written them so far (one per line)."""
+    return "".join(s + "\n" for s in steps)
+
+
+class _StopAtNewline:
+    """Per-row stopping: a row is done once its new text has a newline after non-space text."""
+
+    def __init__(self, tokenizer, prompt_len: int):
+        self.tokenizer = tokenizer
+        self.prompt_len = prompt_len
+
+    def __call__(self, input_ids, scores, **kwargs):
+        import torch
+
+        done = []
+        for row in input_ids[:, self.prompt_len :]:
+            text = self.tokenizer.decode(row, skip_special_tokens=True)
+            done.append("\n" in text.lstrip())
+        return torch.tensor(done, dtype=torch.bool, device=input_ids.device)
+
+
+@dataclass
+class TransformersGenerator:
+    """Proposes candidate next steps with a causal LM; ``model`` is "smollm2", a name or a path."""
+
+    model: str = "smollm2"
+    temperature: float = 0.8
+    top_p: float = 0.6
+    max_new_tokens: int = 48
+    system_prompt: str = DEFAULT_SYSTEM
+    instruction: str = "Reason step by step."
+    example: tuple[str, str] | None = DEFAULT_EXAMPLE
+    device: str = "cpu"
+    dtype: str = "float32"
+
+    def __post_init__(self) -> None:
+        if self.temperature < 0 or not (0 < self.top_p <= 1) or self.max_new_tokens < 1:
+            raise ValueError(
+                f"generator needs temperature >= 0, 0 < top_p <= 1, max_new_tokens >= 1; got "
+                f"{self.temperature}, {self.top_p}, {self.max_new_tokens}"
+            )
+        from accord.adapters.models import load_causal_lm
+
+        self.lm, self.tokenizer = load_causal_lm(self.model, self.device, self.dtype)
+        self.last_stats: dict[str, int] = {"generated": 0, "prompt": 0}
+
+    @classmethod
+    def from_loaded(cls, lm, tokenizer, **kwargs) -> "TransformersGenerator":
+        """A generator over an already loaded (model, tokenizer) pair (tests, custom models)."""
+        self = cls.__new__(cls)
+        for k, v in {**cls.__dataclass_fields__, **kwargs}.items():  # defaults, then overrides
+            setattr(self, k, v.default if k not in kwargs else v)
+        self.lm, self.tokenizer = lm, tokenizer
+        self.last_stats = {"generated": 0, "prompt": 0}
+        return self
+
+    def prompt(self, ctx: StepContext) -> str:
+        user = f"{ctx.question}\n{self.instruction}".strip()
+        return chat_prompt(self.tokenizer, self.system_prompt, user, steps_text(ctx.steps), self.example)
+
+    def propose(self, ctx: StepContext, n: int, seed: int) -> list[str]:
+        """n candidate next steps from one batched, seeded generate call."""
+        import torch
+        from transformers import StoppingCriteriaList
+
+        if n < 1:
+            raise ValueError(f"n must be >= 1, got {n}")
+        enc = self.tokenizer(self.prompt(ctx), return_tensors="pt", add_special_tokens=False).to(self.lm.device)
+        plen = enc["input_ids"].shape[1]
+        sample = self.temperature > 0
+        kwargs = dict(do_sample=True, temperature=self.temperature, top_p=self.top_p) if sample else dict(do_sample=False)
+        with model_lock(self.lm), torch.no_grad():
+            torch.manual_seed(seed % (2**63))
+            out = self.lm.generate(
+                **enc,
+                max_new_tokens=self.max_new_tokens,
+                num_return_sequences=n,
+                stopping_criteria=StoppingCriteriaList([_StopAtNewline(self.tokenizer, plen)]),
+                pad_token_id=self.tokenizer.pad_token_id,
+                **kwargs,
+            )
+        steps, per = [], []
+        pad = self.tokenizer.pad_token_id
+        for row in out[:, plen:]:
+            ids = row.tolist()
+            while ids and ids[-1] == pad:  # rows that stopped early are padded to the longest
+                ids.pop()
+            text = self.tokenizer.decode(ids, skip_special_tokens=True).lstrip()
+            steps.append(text.split("\n", 1)[0].strip())
+            per.append(max(1, len(ids)))
+        self.last_stats = {"generated": sum(per), "prompt": plen * n, "per_candidate": per}
+        return steps
+
+    def is_final(self, step: str) -> bool:
+        """A step ends the answer when it states the answer, or when the model wrote nothing more."""
+        return not step.strip() or bool(FINAL_PATTERN.search(step))
+
+
+# --------------------------------------------------------------------------- judges
+ROLES: dict[str, str] = {
+    "grounding": (
+        "Check GROUNDING: every number, quantity and fact the proposed step uses must come from the "
+        "question or from the earlier steps; nothing may be invented or misread."
+    ),
+    "logic": (
+        "Check LOGICAL VALIDITY: the proposed step must follow from the question and the earlier "
+        "steps, every calculation in it must be correct, and it must move toward the answer."
+    ),
+    "relevance": (
+        "Check RELEVANCE: the proposed step must stay on the question asked, with no off-topic, "
+        "speculative or repeated content."
+    ),
+}
+DEFAULT_LAMBDA = {"grounding": 1.5, "logic": 1.0, "relevance": 0.8}  # the paper's V, L, C stubbornness
+_CLOSING = {
+    "yes_no": "Is the proposed step acceptable under this check? Answer yes or no.",
+    "digits": "Rate the proposed step under this check from 0 (unacceptable) to 9 (fully acceptable). Answer with one digit.",
+}
+_JUDGE_SYSTEM = "You are a strict grader of reasoning steps. You answer only as instructed."
+_SENTINEL = "\x00CANDIDATE\x00"
+
+
+def judge_items(tokenizer, role: str, mode: str, ctx: StepContext, candidates: Sequence[str]) -> list[tuple[str, str]]:
+    """(prefix, suffix) prompts for one role: the prefix (instructions, question, earlier steps) is
+    shared by every candidate; the suffix holds the candidate and ends where the answer begins."""
+    earlier = "\n".join(f"{i + 1}. {s}" for i, s in enumerate(ctx.steps)) or "(none yet)"
+    body = f"{ROLES[role]}\n\nQuestion: {ctx.question}\n\nEarlier steps:\n{earlier}\n\n{_SENTINEL}"
+    rendered = chat_prompt(tokenizer, _JUDGE_SYSTEM, body)
+    prefix, tail = rendered.split(_SENTINEL, 1)
+    return [(prefix, f"Proposed step: {c if c.strip() else '(empty: the reasoning stops here)'}\n\n{_CLOSING[mode]}{tail}") for c in candidates]
+
+
+class LLMJudges:
+    """A prompted causal LM judging in one or more roles; all roles x candidates in one scorer call.
+
+    Each role is one panel column named ``{prefix}{role}``. Scores are next-token probabilities
+    (``mode="yes_no"``: P(yes) normalised over yes/no; ``"digits"``: expected digit / 9).
+    """
+
+    def __init__(
+        self,
+        roles: Sequence[str] = ("grounding", "logic", "relevance"),
+        model: str = "smollm2",
+        mode: str = "yes_no",
+        name_prefix: str = "llm_",
+        names: Sequence[str] | None = None,
+        lm=None,
+        tokenizer=None,
+        cache=None,
+        device: str = "cpu",
+        dtype: str = "float32",
+    ):
+        from accord.adapters.scoring import MODES, NextTokenScorer
+
+        unknown = [r for r in roles if r not in ROLES]
+        if unknown or not roles:
+            raise ValueError(f"unknown LLM judge role(s) {unknown or roles}; choose from {sorted(ROLES)}")
+        if mode not in MODES:
+            raise ValueError(f"LLM judge mode must be one of {MODES}, got {mode!r}")
+        if lm is None:
+            from accord.adapters.models import load_causal_lm
+
+            lm, tokenizer = load_causal_lm(model, device, dtype)
+        self.roles = tuple(roles)
+        self.mode = mode
+        self.names = list(names) if names is not None else [f"{name_prefix}{r}" for r in roles]
+        if len(self.names) != len(self.roles):
+            raise ValueError(f"{len(self.names)} names given for {len(self.roles)} roles")
+        self.lm, self.tokenizer = lm, tokenizer
+        self.scorer = NextTokenScorer(lm, tokenizer, mode=mode, model_id=model, cache=cache, judge=f"accord-llm-judge/{mode}")
+        self.last_tokens = 0
+
+    def describe(self) -> dict:
+        """How the scores are read (recorded in the run's trace header)."""
+        return {"roles": dict(zip(self.names, self.roles)), **self.scorer.describe()}
+
+    def score_many(self, ctx: StepContext, candidates: Sequence[str]) -> list[list[JudgeScore]]:
+        """Scores per role (outer) per candidate (inner), from one batched scorer call."""
+        items = [it for role in self.roles for it in judge_items(self.tokenizer, role, self.mode, ctx, candidates)]
+        before = self.scorer.stats.prefix_tokens_computed + self.scorer.stats.suffix_tokens
+        with model_lock(self.lm):
+            values = self.scorer.score(items)
+        self.last_tokens = self.scorer.stats.prefix_tokens_computed + self.scorer.stats.suffix_tokens - before
+        n = len(candidates)
+        return [[JudgeScore(v) for v in values[k * n : (k + 1) * n]] for k in range(len(self.roles))]
+
+
+class LLMJudge:
+    """One role of :class:`LLMJudges` as a plain :class:`~accord.verify.protocols.Judge`."""
+
+    def __init__(self, role: str = "logic", **kwargs):
+        self._group = LLMJudges((role,), **kwargs)
+        self.name = self._group.names[0]
+
+    def score(self, ctx: StepContext, candidates: Sequence[str]) -> list[JudgeScore]:
+        return self._group.score_many(ctx, candidates)[0]

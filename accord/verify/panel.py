@@ -1,0 +1,258 @@
+"""A panel: judges with one stubbornness λ each (and optionally an influence matrix W).
+
+Judges run concurrently, one thread per judge (or per judge group: several panel columns scored
+by one call, e.g. all roles of one LLM), and each call has a time limit. A judge that raises, times
+out, or returns something malformed becomes a recorded ``None`` with the reason for every
+candidate it did not score: the step goes on with the others, never a crashed run.
+
+A *judge group* is any object with ``names`` (list of column names) and
+``score_many(ctx, candidates) -> list[list[JudgeScore]]`` (per name, per candidate); a plain
+:class:`~accord.verify.protocols.Judge` is a group of one.
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+import time
+from dataclasses import dataclass
+from typing import Any, Sequence
+
+import numpy as np
+
+from accord.verify.protocols import Judge, JudgeScore, StepContext
+
+
+class _Single:
+    """A plain judge seen as a group of one column."""
+
+    def __init__(self, judge: Judge):
+        self.judge = judge
+        self.names = [judge.name]
+
+    def score_many(self, ctx, candidates):
+        return [self.judge.score(ctx, candidates)]
+
+    def describe(self) -> dict:
+        d = getattr(self.judge, "describe", None)
+        return d() if callable(d) else {"type": type(self.judge).__name__}
+
+    @property
+    def last_tokens(self) -> int:
+        return int(getattr(self.judge, "last_tokens", 0) or 0)
+
+
+def as_group(judge) -> Any:
+    """A judge group for a judge or group (anything else is a TypeError naming it)."""
+    if hasattr(judge, "score_many") and hasattr(judge, "names"):
+        return judge
+    if hasattr(judge, "score") and isinstance(getattr(judge, "name", None), str):
+        return _Single(judge)
+    raise TypeError(f"{judge!r} is not a judge: it needs a 'name' and score(ctx, candidates)")
+
+
+def _coerce(value: Any) -> JudgeScore:
+    """One judge output as a JudgeScore; malformed output becomes a failure naming it."""
+    if isinstance(value, JudgeScore):
+        return value
+    if value is None:
+        return JudgeScore.failed("judge returned None without a reason")
+    try:
+        v = float(value)
+    except (TypeError, ValueError):
+        return JudgeScore.failed(f"judge returned {type(value).__name__}, not a score")
+    if math.isnan(v) or not 0.0 <= v <= 1.0:
+        return JudgeScore.failed(f"judge returned {v!r}, outside [0, 1]")
+    return JudgeScore(v)
+
+
+@dataclass
+class PanelScores:
+    """One scoring of n candidates by the m panel columns."""
+
+    raw: np.ndarray  # (n, m), NaN where a judge gave no score
+    failures: list[list[str | None]]  # (n, m): why a score is missing
+    judge_s: dict[str, float]  # wall time per column (a group's time split evenly over its columns)
+    wall_s: float  # the whole panel (judges run concurrently)
+    tokens: int  # judge prompt tokens computed
+
+
+class Panel:
+    """Judges (or judge groups), one λ_i > 0 per column, optional influence W (m x m)."""
+
+    def __init__(self, judges: Sequence[Any], lambdas: Sequence[float], influence=None, timeout_s: float = 120.0):
+        self.groups = [as_group(j) for j in judges]
+        self.names: list[str] = [n for g in self.groups for n in g.names]
+        if len(set(self.names)) != len(self.names):
+            raise ValueError(f"judge names must be unique, got {self.names}")
+        if len(self.names) < 2:
+            raise ValueError(f"a panel needs at least two judges, got {self.names}")
+        lam = [float(x) for x in lambdas]
+        if len(lam) != len(self.names):
+            raise ValueError(f"{len(lam)} lambdas given for {len(self.names)} judges {self.names}")
+        if not all(math.isfinite(x) and x > 0 for x in lam):
+            raise ValueError(f"every lambda must be a finite number > 0, got {lam}")
+        self.lambdas = tuple(lam)
+        self.influence = None if influence is None else np.asarray(influence, dtype=float)
+        if self.influence is not None:
+            from accord.consensus_core import consensus
+
+            consensus(np.full((1, len(lam)), 0.5), self.lambdas, self.influence)  # validates W
+        if not timeout_s > 0:
+            raise ValueError(f"judge timeout must be > 0 seconds, got {timeout_s}")
+        self.timeout_s = float(timeout_s)
+
+    @property
+    def m(self) -> int:
+        return len(self.names)
+
+    def describe(self) -> dict[str, Any]:
+        out = {}
+        for g in self.groups:
+            d = getattr(g, "describe", None)
+            info = d() if callable(d) else {"type": type(g).__name__}
+            for n in g.names:
+                out[n] = info
+        return out
+
+    def score(self, ctx: StepContext, candidates: Sequence[str]) -> PanelScores:
+        """Every column's score for every candidate; judges run concurrently with a time limit."""
+        n = len(candidates)
+        results: list[Any] = [None] * len(self.groups)
+        spent: list[float] = [0.0] * len(self.groups)
+
+        def work(k: int, group) -> None:
+            t0 = time.perf_counter()
+            try:
+                results[k] = ("ok", group.score_many(ctx, list(candidates)))
+            except Exception as exc:  # a judge failure is recorded, never fatal
+                results[k] = ("error", f"{type(exc).__name__}: {exc}")
+            spent[k] = time.perf_counter() - t0
+
+        t0 = time.perf_counter()
+        threads = [threading.Thread(target=work, args=(k, g), daemon=True) for k, g in enumerate(self.groups)]
+        for t in threads:
+            t.start()
+        deadline = t0 + self.timeout_s
+        for t in threads:
+            t.join(max(0.0, deadline - time.perf_counter()))
+        wall = time.perf_counter() - t0
+
+        raw = np.full((n, self.m), np.nan)
+        failures: list[list[str | None]] = [[None] * self.m for _ in range(n)]
+        judge_s: dict[str, float] = {}
+        tokens = 0
+        col = 0
+        for k, g in enumerate(self.groups):
+            width = len(g.names)
+            res = results[k]
+            took = spent[k] if res is not None else wall
+            for name in g.names:
+                judge_s[name] = took / width
+            if res is None:
+                cols = [[JudgeScore.failed(f"timed out after {self.timeout_s:g} s")] * n] * width
+            elif res[0] == "error":
+                cols = [[JudgeScore.failed(f"judge raised {res[1]}")] * n] * width
+            else:
+                cols = self._check_shape(g, res[1], n)
+                tokens += int(getattr(g, "last_tokens", 0) or 0)
+            for j in range(width):
+                for i in range(n):
+                    s = _coerce(cols[j][i])
+                    raw[i, col + j] = np.nan if s.value is None else s.value
+                    failures[i][col + j] = None if s.value is not None else (s.reason or "no score")
+            col += width
+        return PanelScores(raw, failures, judge_s, wall, tokens)
+
+    @staticmethod
+    def _check_shape(group, out, n: int) -> list[list[Any]]:
+        width = len(group.names)
+        if not isinstance(out, (list, tuple)) or len(out) != width:
+            return [[JudgeScore.failed(f"judge group returned {type(out).__name__} of wrong shape")] * n] * width
+        cols = []
+        for name, col in zip(group.names, out):
+            if not isinstance(col, (list, tuple)) or len(col) != n:
+                k = len(col) if isinstance(col, (list, tuple)) else type(col).__name__
+                cols.append([JudgeScore.failed(f"judge {name} returned {k} scores for {n} candidates")] * n)
+            else:
+                cols.append(list(col))
+        return cols
+
+
+# ------------------------------------------------------------------ building from a config
+JUDGE_TYPES = ("llm", "embedding", "arithmetic", "symbolic", "numeric", "final_answer")
+
+
+def build_panel(specs: Sequence[dict], influence=None, timeout_s: float = 120.0, models: dict | None = None) -> Panel:
+    """A panel from judge specs (``{"type": ..., "lambda": ..., ...}``, see docs/step-loop.md).
+
+    LLM judges sharing (model, mode) are merged into one group so that all their roles are scored
+    in one call. ``models`` maps a model name to an already loaded (model, tokenizer) pair.
+    """
+    models = models or {}
+    groups: list[Any] = []
+    names: list[str] = []
+    lambdas: list[float] = []
+    llm_groups: dict[tuple, dict] = {}
+    for k, spec in enumerate(specs):
+        spec = dict(spec)
+        kind = spec.pop("type", None)
+        if kind not in JUDGE_TYPES:
+            raise ValueError(f"judges[{k}]: unknown type {kind!r}; choose one of {', '.join(JUDGE_TYPES)}")
+        lam = spec.pop("lambda", None)
+        if kind == "llm":
+            role = spec.pop("role", None)
+            from accord.adapters.llm import DEFAULT_LAMBDA, ROLES
+
+            if role not in ROLES:
+                raise ValueError(f"judges[{k}]: llm judge needs a 'role' in {sorted(ROLES)}, got {role!r}")
+            key = (spec.pop("model", "smollm2"), spec.pop("mode", "yes_no"))
+            name = spec.pop("name", f"llm_{role}")
+            _no_extra(k, kind, spec)
+            entry = llm_groups.get(key)
+            if entry is None:
+                entry = llm_groups[key] = {"roles": [], "names": [], "slot": len(groups)}
+                groups.append(None)  # filled below, keeps the spec order of groups
+            entry["roles"].append(role)
+            entry["names"].append(name)
+            names.append(name)
+            lambdas.append(float(lam if lam is not None else DEFAULT_LAMBDA[role]))
+            continue
+        groups.append(_build_simple(k, kind, spec))
+        names.extend(as_group(groups[-1]).names)
+        lambdas.append(float(lam if lam is not None else 1.0))
+    for (model, mode), entry in llm_groups.items():
+        from accord.adapters.llm import LLMJudges
+
+        lm, tok = models.get(model, (None, None))
+        groups[entry["slot"]] = LLMJudges(entry["roles"], model=model, mode=mode, names=entry["names"], lm=lm, tokenizer=tok)
+    # lambdas follow the spec order; columns follow group order: reorder lambdas to the columns
+    by_name = dict(zip(names, lambdas))
+    columns = [n for g in groups for n in as_group(g).names]
+    return Panel(groups, [by_name[n] for n in columns], influence=influence, timeout_s=timeout_s)
+
+
+def _no_extra(k: int, kind: str, spec: dict) -> None:
+    if spec:
+        raise ValueError(f"judges[{k}]: {kind} judge takes no option(s) {sorted(spec)}")
+
+
+def _build_simple(k: int, kind: str, spec: dict):
+    if kind == "embedding":
+        from accord.adapters.embedding import EmbeddingRelevanceJudge
+
+        name = spec.pop("name", "minilm_relevance")
+        _no_extra(k, kind, spec)
+        return EmbeddingRelevanceJudge(name)
+    from accord.adapters import math as mj
+
+    cls = {
+        "arithmetic": mj.ArithmeticJudge,
+        "symbolic": mj.SymbolicEquivalenceJudge,
+        "numeric": mj.NumericSamplingJudge,
+        "final_answer": mj.FinalAnswerJudge,
+    }[kind]
+    try:
+        return cls(**spec)
+    except TypeError as exc:
+        raise ValueError(f"judges[{k}]: {kind} judge: {exc}") from None
