@@ -169,3 +169,17 @@ def test_cli_convert_and_score(run, tmp_path, capsys):
     assert "mmreason_step_score" in capsys.readouterr().out
     assert main(["labels", "convert", str(run), str(out), "--to", "processbench", "--chain", "nope"]) == 2
     assert "no chain 'nope'" in capsys.readouterr().err
+
+
+def test_empty_chosen_steps_are_not_steps_of_the_solution(tmp_path):
+    pol = {"name": "verdict", "tau": 0.6, "eps": 0.1}
+    rec = {"type": "step", "task_id": "t", "chain": "verdict", "context_id": "c", "judges": ["a", "b", "c"],
+           "lambdas": [1.0, 1.0, 1.0], "policy": pol, "fallback": False}
+    recs = [{**rec, "step": 0, "candidates": ["", "x"], "raw": [[0.9, 0.9, 0.9], [0.1, 0.1, 0.1]],
+             "accepted": [True, False], "chosen": 0, "final": False},
+            {**rec, "step": 1, "candidates": ["y", "z"], "raw": [[0.1, 0.2, 0.1], [0.9, 0.2, 0.9]],
+             "accepted": [False, False], "chosen": 1, "final": True},
+            {"type": "task_end", "task_id": "t", "chain": "verdict", "steps": ["z"], "correct": 0.0}]
+    (tmp_path / "trace.jsonl").write_text("".join(json.dumps(r) + "\n" for r in recs))
+    (s,) = read_labels(tmp_path, "accord")
+    assert s.steps == ("z",) and s.labels == (UNVERIFIABLE,)  # s̄* > τ but Δ* >= ε

@@ -222,8 +222,10 @@ def read_accord(path: Path, chain: str | None = None, tau: float | None = None, 
                 labels.append(UNVERIFIABLE)
             else:
                 labels.append(INCORRECT if np.isfinite(d.stats.mean[c]) else None)
-        steps = tuple(r.candidates[r.chosen] for r in rs if r.chosen >= 0)
-        labels = [x for r, x in zip(rs, labels) if r.chosen >= 0]
+        kept = [(r.candidates[r.chosen], x) for r, x in zip(rs, labels)
+                if r.chosen >= 0 and r.candidates[r.chosen].strip()]  # an empty step does not extend the chain
+        steps = tuple(t for t, _ in kept)
+        labels = [x for _, x in kept]
         if steps != end.steps:
             raise UserError(f"{path}:{end.line}: task {task_id!r} chain {chain!r}: the task_end steps do not "
                             f"match the chosen candidates of its step records")
