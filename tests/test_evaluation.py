@@ -11,19 +11,21 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from accord.consensus_core import consensus_stats
-from accord.verify.evaluation import (
+from accord.verify.diagnostics import (
     _weighted_auc,
-    accuracy_table,
-    bootstrap_ci,
     candidate_table,
     dispersion_diagnostics,
-    mcnemar,
-    paired_comparison,
     rank_flips,
-    rates,
-    review_test,
     roc_auc,
     roc_curve,
+)
+from accord.verify.evaluation import (
+    accuracy_table,
+    bootstrap_ci,
+    mcnemar,
+    paired_comparison,
+    rates,
+    review_test,
     timing_shares,
 )
 from accord.verify.records import read_trace

@@ -17,7 +17,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
-from accord.verify.evaluation import CORRECT_AT, CandidateTable, roc_auc, roc_curve  # noqa: E402
+from accord.verify.diagnostics import CORRECT_AT, CandidateTable, roc_auc, roc_curve  # noqa: E402
 
 
 def _save(fig, path: Path) -> Path:

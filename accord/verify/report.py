@@ -15,17 +15,8 @@ from typing import Any
 
 import numpy as np
 
-from accord.verify.evaluation import (
-    ALL_CHAINS,
-    accuracy_table,
-    candidate_table,
-    dispersion_diagnostics,
-    rates,
-    replay_table,
-    review_test,
-    timing_shares,
-    verdict_params,
-)
+from accord.verify.diagnostics import ALL_CHAINS, candidate_table, dispersion_diagnostics
+from accord.verify.evaluation import accuracy_table, rates, replay_table, review_test, timing_shares, verdict_params
 from accord.verify.errors import UserError
 from accord.verify.records import Trace, read_summary, read_trace, resolve_trace
 from accord.verify.replay import ContextTree, PolicySpec, fidelity, make_spec
