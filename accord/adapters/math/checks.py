@@ -159,7 +159,7 @@ def _follows_from(diff: sp.Expr, ctx: Context, premise: sp.Expr | None, rng: ran
         bad = [s for s in sols if is_zero(diff.subs(x, s), rng)[0] is not True]
         if not bad:
             return True, f"follows from the previous equation (solved for {x})"
-        failure = failure or f" (it fails for {x} = {bad[0]})"
+        failure = failure or f" (which gives {x} = {bad[0]})"
     return False, f"does not follow from the previous equation{failure}"
 
 
