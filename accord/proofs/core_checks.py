@@ -95,7 +95,7 @@ def diagonally_dominant() -> Result:
                 return _fail(f"all-to-all row margin is not λ_i at m = {m}")
     ev.append("all-to-all, m = 2..8: every row margin equals λ_i exactly")
     # positive definiteness: x'(I − W)x = ½ Σ W_ij (x_i − x_j)² + Σ x_i² (1 − row sum_i) for symmetric W
-    for m in range(2, 7):
+    for m in M_RANGE:
         W = sym.generic_influence(m, symmetric=True)
         x = sp.symbols(f"x1:{m + 1}", real=True)
         X = sp.Matrix(x)
@@ -105,7 +105,7 @@ def diagonally_dominant() -> Result:
         if sp.expand(quad - sos - rest) != 0:
             return _fail(f"quadratic-form identity fails at m = {m}")
     ev.append(
-        "symmetric W, m = 2..6 (identity checked by expansion; it is the same for every m): "
+        "symmetric W, m = 2..8 (identity checked by expansion; the same algebra holds for every m): "
         "x'(I+Λ−W)x = Σ λ_i x_i² + ½ Σ_ij W_ij (x_i − x_j)² > 0 for x ≠ 0 when rows sum to 1"
     )
     return Result(PROVED, "strict diagonal dominance (margin λ_i) and positive definiteness for symmetric W", ev)
