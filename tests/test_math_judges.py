@@ -130,10 +130,19 @@ def test_symbolic_steps_follow_from_premises_and_previous_lines():
     assert one(j, "y = 1", system).value == 0.0
 
 
+def test_symbolic_and_numeric_read_latex_steps():
+    steps = [r"$\frac{x^2 - 1}{x - 1} = x + 1$", r"$(a+b)^{2} = a^{2} + 2ab + b^{2}$", r"$\sqrt{x^{2}} \cdot 2 = 3x$"]
+    sym_scores = [s.value for s in SymbolicEquivalenceJudge().score(CTX, steps)]
+    num_scores = [s.value for s in NumericSamplingJudge().score(CTX, steps)]
+    assert sym_scores == [1.0, 1.0, 0.0]
+    assert num_scores[:2] == [1.0, 1.0] and num_scores[2] == 0.0
+
+
 @pytest.mark.parametrize(
     "text, why",
     [
         ("hello world", "no equation"),
+        (r"\frac{1}{2 = 1", "unbalanced braces"),
         ("She has 12 x 2 = 24 apples.", "not a mathematical expression"),
         ("x = = 3", "no equation"),
         ('__import__("os") = 1', "not a plain mathematical expression"),

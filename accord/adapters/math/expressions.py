@@ -80,10 +80,58 @@ class MathParseError(ValueError):
     """The text is not an expression accord can check (the message says why)."""
 
 
+def _group(s: str, i: int) -> tuple[str, int]:
+    """The brace group starting at s[i] == '{' (nesting respected) and the index after it."""
+    depth = 0
+    for j in range(i, len(s)):
+        depth += {"{": 1, "}": -1}.get(s[j], 0)
+        if depth == 0:
+            return s[i + 1 : j], j + 1
+    raise MathParseError("unbalanced braces")
+
+
+def from_latex(s: str) -> str:
+    """The LaTeX subset derivations use: \\frac, \\sqrt, ^{..}, _{..}, \\cdot, \\left/\\right, Greek."""
+    out, i = [], 0
+    while i < len(s):
+        if s.startswith("\\frac", i) or s.startswith("\\dfrac", i) or s.startswith("\\tfrac", i):
+            i = s.index("{", i) if "{" in s[i:] else len(s)
+            num, i = _group(s, i)
+            while i < len(s) and s[i] == " ":
+                i += 1
+            if i >= len(s) or s[i] != "{":
+                raise MathParseError("\\frac needs two {…} groups")
+            den, i = _group(s, i)
+            out.append(f"(({from_latex(num)})/({from_latex(den)}))")
+        elif s.startswith("\\sqrt", i) and "{" in s[i : i + 6]:
+            body, i = _group(s, s.index("{", i))
+            out.append(f"sqrt({from_latex(body)})")
+        elif s[i] in "^_" and i + 1 < len(s) and s[i + 1] == "{":
+            body, j = _group(s, i + 1)
+            out.append(f"^({from_latex(body)})" if s[i] == "^" else "_" + re.sub(r"\W", "", body))
+            i = j
+        elif s[i] == "\\":
+            m = re.match(r"\\([A-Za-z]+)", s[i:])
+            word = m.group(1) if m else ""
+            i += 1 + len(word)
+            if word in ("left", "right", "displaystyle", "quad", "qquad", ","):
+                continue
+            out.append({"cdot": "*", "times": "*", "div": "/", "pi": "pi", "ln": "ln", "log": "log", "exp": "exp",
+                        "sin": "sin", "cos": "cos", "tan": "tan"}.get(word, " " + word if word else ""))
+        elif s[i] in "{}":
+            out.append("(" if s[i] == "{" else ")")
+            i += 1
+        else:
+            out.append(s[i])
+            i += 1
+    return "".join(out)
+
+
 def normalize(text: str) -> str:
-    """Unicode operators to ASCII, ``lambda`` to sympy's ``lamda``, no surrounding ``$``."""
+    """Unicode operators to ASCII, ``lambda`` to sympy's ``lamda``, no surrounding ``$``, LaTeX to text."""
     s = text.strip().strip("$`").strip()
-    s = s.replace("\\cdot", "*").replace("\\times", "*")
+    if "\\" in s or "{" in s:
+        s = from_latex(s)
     for a, b in _UNICODE.items():
         s = s.replace(a, b)
     s = re.sub(r"\blambda", "lamda", s)
