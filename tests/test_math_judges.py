@@ -56,6 +56,11 @@ def test_judges_implement_the_protocol():
         "1 + 2 + 3 = 6 = 12 / 2",
         "It fell to -5 + 3 = -2 degrees",
         "Each third is 10 / 3 = 3.33 litres",
+        "Natalia sold 48/2 = <<48/2=24>>24 clips in May.",
+        "2. 3 + 4 = 7",
+        "She has 5 apples. 5 - 2 = 3",
+        "**12 × 2 = 24**",
+        "\\( 12 \\times 2 = 24 \\)",
     ],
 )
 def test_arithmetic_true_steps(text):
@@ -72,6 +77,7 @@ def test_arithmetic_true_steps(text):
         ("12 × 3 = 36, then 36 / 4 = 8", "36 / 4 = 9"),
         ("10 / 3 = 3.4", "3.33333"),
         ("5 / 0 = 1", "division by zero"),
+        ("Natalia sold 48/2 = <<48/2=24>>25 clips in May.", "48/2 = 24"),
     ],
 )
 def test_arithmetic_false_steps_name_the_error(text, fragment):

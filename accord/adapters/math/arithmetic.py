@@ -33,7 +33,9 @@ class Equation:
 
 def normalize(text: str) -> str:
     """Operators to ASCII, thousands separators and currency signs out, unit words dropped."""
-    s = text
+    s = re.sub(r"<<[^<>]*>>", "", text)  # calculator annotations: 48/2 = <<48/2=24>>24
+    s = re.sub(r"^\s*(?:\d+[.)]|[-*+•])\s+", "", s)  # a list marker is not a number
+    s = re.sub(r"\\[()\[\]]|\*\*|__", " ", s)  # \( \) \[ \] and Markdown bold
     for a, b in (("−", "-"), ("–", "-"), ("×", "*"), ("·", "*"), ("÷", "/"), ("∗", "*"), ("\\times", "*"), ("\\cdot", "*")):
         s = s.replace(a, b)
     s = re.sub(r"\\?\$|€|£|¥", " ", s)
@@ -145,9 +147,12 @@ def find_equations(text: str) -> list[Equation]:
     out = []
     s = normalize(text)
     for m in _SEGMENT.finditer(s):
-        if _algebra_around(s, m.start(), m.end()):
+        start = m.start()
+        while s[start] in ". ":  # a full stop ending the sentence before
+            start += 1
+        if _algebra_around(s, start, m.end()):
             continue
-        seg = m.group(0).strip().strip(".").strip()
+        seg = s[start : m.end()].strip().strip(".").strip()
         sides = [re.sub(r"\s+", " ", p).strip().rstrip(".").strip() for p in seg.split("=")]
         if any(not p for p in sides):
             continue
