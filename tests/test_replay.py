@@ -354,3 +354,23 @@ def test_a_real_smollm2_run_replays_exactly():
         ends = trace.end_of(chain)
         assert res.n_exact == len(ends) == 4
         assert all(o.steps == ends[t].steps and o.correct == ends[t].correct for t, o in res.outcomes.items())
+
+
+json_values = st.recursive(st.none() | st.booleans() | st.integers(-3, 3) | st.floats(allow_nan=False) | st.text(max_size=3),
+                           lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=3), inner, max_size=2),
+                           max_leaves=6)
+
+
+@settings(max_examples=60, deadline=None)
+@given(key=st.sampled_from(sorted(_good_step())), value=json_values)
+def test_any_corrupted_field_is_a_user_error_or_accepted(tmp_path_factory, key, value):
+    rec = _good_step()
+    rec[key] = value
+    p = tmp_path_factory.mktemp("fuzz") / "trace.jsonl"
+    p.write_text(json.dumps(rec) + "\n")
+    try:
+        tr = read_trace(p)
+    except UserError as exc:
+        assert str(exc).startswith(f"{p}:1: ")
+    else:
+        replay(tr, make_spec("mean"))  # whatever was accepted can be replayed
