@@ -72,6 +72,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--print-config", action="store_true", help="print the resolved config and exit")
     p.add_argument("--json", action="store_true", help="print summary.json instead of tables")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
+    from accord.verify.backends import ray_backend
+
+    ray_backend.add_arguments(p)
 
 
 def config_from_args(args: argparse.Namespace) -> dict[str, Any]:
@@ -369,7 +372,12 @@ def run(args: argparse.Namespace) -> int:
         return 0
     console = Console(stderr=True)
     progress = None if (args.quiet or args.json) else RichProgress(console)
-    summary = execute(cfg, run_dir, resume=bool(args.resume), progress=progress)
+    if getattr(args, "backend", "local") == "ray":
+        from accord.verify.backends import ray_backend
+
+        summary = ray_backend.execute(cfg, run_dir, bool(args.resume), progress, ray_backend.options_from(args))
+    else:
+        summary = execute(cfg, run_dir, resume=bool(args.resume), progress=progress)
     if args.json:
         print(json.dumps(summary, indent=2))
     else:
