@@ -23,7 +23,7 @@ from __future__ import annotations
 import inspect
 import threading
 from collections import OrderedDict
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Sequence
 
 MODES = ("yes_no", "digits")
@@ -60,6 +60,29 @@ def answer_token_groups(tokenizer, mode: str) -> list[list[int]]:
     return groups
 
 
+def answer_distribution(logits, groups: Sequence[Sequence[int]]):
+    """(..., answers) probabilities of each answer group given (..., vocab) logits; sums to 1."""
+    import torch
+
+    logp = torch.log_softmax(logits.double(), dim=-1)
+    per = torch.stack([torch.logsumexp(logp[..., list(g)], dim=-1) for g in groups], dim=-1)
+    return torch.softmax(per, dim=-1)
+
+
+def scores_from_logits(logits, groups: Sequence[Sequence[int]], mode: str) -> list[float]:
+    """One score per row of (batch, vocab) logits: P(yes), or the expected digit / 9."""
+    import torch
+
+    p = answer_distribution(logits, groups)
+    if mode == "yes_no":
+        s = p[..., 0]
+    elif mode == "digits":
+        s = (p * torch.arange(10, dtype=p.dtype, device=p.device)).sum(-1) / 9.0
+    else:
+        raise ValueError(f"scoring mode must be one of {MODES}, got {mode!r}")
+    return [float(min(1.0, max(0.0, v))) for v in s.reshape(-1).tolist()]
+
+
 def _forward_kwarg_names(model) -> tuple[str, bool]:
     """(name of the cache argument, whether 2-D ``logits_to_keep`` is accepted) for this model."""
     params = inspect.signature(model.forward).parameters
@@ -86,7 +109,6 @@ class ScorerStats:
     prefix_tokens_reused: int = 0
     suffix_tokens: int = 0
     forward_passes: int = 0
-    extra: dict[str, int] = field(default_factory=dict)
 
     def as_dict(self) -> dict[str, int]:
         return {
@@ -173,18 +195,11 @@ class NextTokenScorer:
 
     def answer_distribution(self, logits) -> list[float]:
         """Probabilities of the answers (yes/no, or digits 0-9) given next-token logits, summing to 1."""
-        import torch
-
-        logp = torch.log_softmax(logits.double(), dim=-1)
-        per = torch.stack([torch.logsumexp(logp[..., g], dim=-1) for g in self.groups], dim=-1)
-        return torch.softmax(per, dim=-1).tolist()
+        return answer_distribution(logits, self.groups).tolist()
 
     def score_from_logits(self, logits) -> float:
         """The score for one next-token logits vector (vocab,)."""
-        p = self.answer_distribution(logits)
-        if self.mode == "yes_no":
-            return float(min(1.0, max(0.0, p[0])))
-        return float(min(1.0, max(0.0, sum(d * q for d, q in enumerate(p)) / 9.0)))
+        return scores_from_logits(logits[None], self.groups, self.mode)[0]
 
     def clear_prefixes(self) -> None:
         """Drops every cached prefix KV (e.g. between unrelated tasks to free memory)."""
@@ -297,8 +312,8 @@ class NextTokenScorer:
         for start in range(0, len(rows), self.batch_size):
             chunk = rows[start : start + self.batch_size]
             logits = self._suffix_pass([prefixes[enc[i][0]] for i in chunk], [enc[i][1] for i in chunk])
-            for i, row in zip(chunk, logits):
-                scores[i] = self.score_from_logits(row)
+            for i, v in zip(chunk, scores_from_logits(logits, self.groups, self.mode)):
+                scores[i] = v
         self.stats.suffix_tokens += sum(len(s) for _, s in enc)
         return scores  # type: ignore[return-value]
 

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
 
-from accord.adapters.llm import FINAL_PATTERN, _StopAtNewline, model_lock, steps_text
+from accord.adapters.llm import _CLOSING, FINAL_PATTERN, _StopAtNewline, model_lock, steps_text
 from accord.adapters.scoring import MODES, answer_token_groups, scores_from_logits
 from accord.verify.protocols import JudgeScore, StepContext
 
@@ -46,10 +46,6 @@ ROLES = {
     ),
 }
 DEFAULT_LAMBDA = {"visual": 1.5, "logical": 1.0, "contextual": 0.8}  # the paper's V, L, C stubbornness
-_CLOSING = {
-    "yes_no": "Is the proposed step acceptable under this check? Answer yes or no.",
-    "digits": "Rate the proposed step under this check from 0 (unacceptable) to 9 (fully acceptable). Answer with one digit.",
-}
 JUDGE_SYSTEM = "You are a strict grader of reasoning steps about an image. You answer only as instructed."
 SOLVER_SYSTEM = (
     "You answer questions about an image step by step. Write exactly one short step per line. "
@@ -469,6 +465,13 @@ def random_vlm(
         eos_token_id=ids["<|im_end|>"], pad_token_id=ids["<|endoftext|>"], bos_token_id=None,
     )
     torch.manual_seed(seed)
+    with torch.device(device):  # initialise the weights where they will live (fast for ~1B on a GPU)
+        model, proc = _random_model(family, text, ids, hidden, heads, vision_hidden, vision_layers, image_size)
+    model.to(dtype=getattr(torch, dtype)).eval()
+    return VLM(model, tok, proc, model_id=f"random-{family}-h{hidden}-l{layers}-s{seed}", family=family)
+
+
+def _random_model(family, text, ids, hidden, heads, vision_hidden, vision_layers, image_size):
     if family == "llava":
         from transformers import CLIPImageProcessor, LlavaConfig, LlavaForConditionalGeneration
 
@@ -511,5 +514,4 @@ def random_vlm(
                                    fullatt_block_indexes=[vision_layers - 1]),
             )
             model = Qwen2_5_VLForConditionalGeneration(cfg)
-    model.to(device=device, dtype=getattr(torch, dtype)).eval()
-    return VLM(model, tok, proc, model_id=f"random-{family}-h{hidden}-l{layers}-s{seed}", family=family)
+    return model, proc
