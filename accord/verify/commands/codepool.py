@@ -142,7 +142,7 @@ def _print(doc: dict) -> None:
     from rich.console import Console
     from rich.table import Table
 
-    console = Console()
+    console = Console(width=None if sys.stdout.isatty() else 120)
     console.print(
         f"[bold]{doc['problems']}[/] problems, {doc['candidates']} candidates "
         f"({doc['correct_candidates']} correct by the hidden tests); judges: {', '.join(doc['judges'])}"

@@ -112,3 +112,33 @@ def _register() -> None:
 
 
 _register()
+
+
+# What ``accord run --task humaneval`` uses unless the config file or flags say otherwise:
+# whole-program best-of-n (one step), the code panel, and pass@1 of base vs policies.
+RUN_DEFAULTS: dict = {
+    "task": {"name": "humaneval", "options": {"size": 10}},
+    "generator": {"temperature": 0.8, "top_p": 0.95, "max_new_tokens": 160},
+    "judges": [
+        {"type": "code_static", "lambda": 1.0},
+        {"type": "code_execution", "lambda": 1.5},
+        {"type": "code_consistency", "lambda": 1.0},
+        {"type": "code_llm"},
+    ],
+    "baselines": ["mean", "majority", "raw_average"],
+    "budgets": {"n_candidates": 4, "max_steps": 1, "max_tokens": 512},
+}
+
+
+def with_run_defaults(config: dict) -> dict:
+    """``config`` over :data:`RUN_DEFAULTS` (mappings merged, anything else replaced)."""
+
+    def merge(base, over):
+        if not isinstance(base, dict) or not isinstance(over, dict):
+            return over
+        out = dict(base)
+        for k, v in over.items():
+            out[k] = merge(base[k], v) if k in base and k != "judges" else v
+        return out
+
+    return merge(RUN_DEFAULTS, config)
