@@ -180,7 +180,8 @@ class Panel:
 
 
 # ------------------------------------------------------------------ building from a config
-JUDGE_TYPES = ("llm", "embedding", "arithmetic", "symbolic", "numeric", "final_answer")
+JUDGE_TYPES = ("llm", "embedding", "arithmetic", "symbolic", "numeric", "final_answer",
+               "code_static", "code_execution", "code_consistency", "code_llm")
 
 
 def build_panel(specs: Sequence[dict], influence=None, timeout_s: float = 120.0, models: dict | None = None) -> Panel:
@@ -217,6 +218,17 @@ def build_panel(specs: Sequence[dict], influence=None, timeout_s: float = 120.0,
             entry["names"].append(name)
             names.append(name)
             lambdas.append(float(lam if lam is not None else DEFAULT_LAMBDA[role]))
+            continue
+        if kind.startswith("code_"):  # code judges (accord.adapters.code), possibly several columns
+            from accord.adapters.code import panel_entry
+
+            try:
+                judge, lams = panel_entry(kind, spec, lam, models)
+            except (TypeError, ValueError) as exc:
+                raise ValueError(f"judges[{k}]: {exc}") from None
+            groups.append(judge)
+            names.extend(as_group(judge).names)
+            lambdas.extend(lams)
             continue
         groups.append(_build_simple(k, kind, spec))
         names.extend(as_group(groups[-1]).names)

@@ -101,7 +101,24 @@ def config_from_args(args: argparse.Namespace) -> dict[str, Any]:
         overrides.append({"output": {"report": False}})
     for text in args.set:
         overrides.append(C.nested(*C.parse_assignment(text)))
+    file_cfg = _task_run_defaults(file_cfg, overrides)
     return C.resolve(file_cfg, overrides)
+
+
+def _task_run_defaults(file_cfg: dict, overrides: list[dict]) -> dict:
+    """HumanEval brings its own run defaults (code panel, one whole-program step); file and flags win."""
+    from accord.verify import config as C
+
+    name = C.DEFAULTS["task"]["name"]
+    for d in [file_cfg, *overrides]:
+        task = d.get("task")
+        if isinstance(task, dict) and task.get("name"):
+            name = task["name"]
+    if name != "humaneval":
+        return file_cfg
+    from accord.verify.tasks.humaneval import with_run_defaults
+
+    return with_run_defaults(file_cfg)
 
 
 def build_chains(cfg: dict[str, Any], lambdas) -> list:
@@ -139,8 +156,11 @@ def build_generator(cfg: dict[str, Any]):
     from accord.adapters.llm import TransformersGenerator
 
     g = cfg["generator"]
+    make = TransformersGenerator
+    if cfg["task"]["name"] == "humaneval":  # whole-program candidates for code
+        from accord.adapters.code.generator import CodeGenerator as make
     try:
-        return TransformersGenerator(
+        return make(
             model=g["model"], temperature=g["temperature"], top_p=g["top_p"], max_new_tokens=g["max_new_tokens"],
             device=g["device"], dtype=g["dtype"],
         )
