@@ -151,15 +151,21 @@ def _follows_from(diff: sp.Expr, ctx: Context, premise: sp.Expr | None, rng: ran
     if _coprime_multiple(diff, p):
         return True, "follows from the previous equation"
     syms = sorted(p.free_symbols & diff.free_symbols, key=str) or sorted(p.free_symbols, key=str)
-    failure = ""
+    failure, undecided = "", False
     for x in syms:
         sols = sp.solve(p, x)
         if not sols:
             continue
-        bad = [s for s in sols if is_zero(diff.subs(x, s), rng)[0] is not True]
-        if not bad:
+        verdicts = [(s, is_zero(diff.subs(x, s), rng)[0]) for s in sols]
+        if all(v is True for _, v in verdicts):
             return True, f"follows from the previous equation (solved for {x})"
-        failure = failure or f" (which gives {x} = {bad[0]})"
+        bad = [s for s, v in verdicts if v is False]
+        if bad:
+            failure = failure or f" (which gives {x} = {bad[0]})"
+        else:
+            undecided = True
+    if undecided and not failure:
+        return None, "simplification could not decide whether it follows from the previous equation"
     return False, f"does not follow from the previous equation{failure}"
 
 
