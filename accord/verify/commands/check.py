@@ -8,7 +8,7 @@ import sys
 from accord.verify.errors import UserError
 
 NAME = "check"
-HELP = "check a derivation (text or Markdown, one step per line) with symbolic, numeric and arithmetic judges"
+HELP = "Check a derivation (text or Markdown, one step per line) with symbolic, numeric and arithmetic judges"
 JUDGES = ("symbolic", "numeric", "arithmetic")
 
 

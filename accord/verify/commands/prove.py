@@ -8,7 +8,7 @@ import sys
 from accord.verify.errors import UserError
 
 NAME = "prove"
-HELP = "prove the consensus core's properties symbolically and audit the VERDICT paper's claims"
+HELP = "Prove the consensus core's properties symbolically and audit the VERDICT paper's claims"
 
 
 def add_arguments(parser) -> None:
