@@ -130,6 +130,12 @@ def test_symbolic_steps_follow_from_premises_and_previous_lines():
     assert one(j, "2x + 3 = 7 => x = 2").value == 1.0
     lost_root = one(j, "x = 2", StepContext("q", steps=("given: x^2 = 4",)))
     assert lost_root.value == 0.0 and "-2" in lost_root.reason
+    # an identity implies nothing: the last non-identity equation is the one a step follows from
+    after_identity = StepContext("q", steps=("given: x^2 = 4", "(x^2 - 1)/(x - 1) = x + 1"))
+    assert one(j, "sqrt(x^2) = x", after_identity).value == 0.0
+    assert one(j, "x^2 + 1 = 5", after_identity).value == 1.0
+    assert one(j, "x = 1 => x = 1").value == 1.0
+    assert one(j, "x = x => y = 2").value == 0.0
     system = StepContext("q", steps=("unknowns: x, y", "given: x + y = 3", "given: x - y = -1", "let S = x + y"))
     assert one(j, "y = 2", system).value == 1.0
     assert one(j, "S = 3", system).value == 1.0
@@ -192,6 +198,8 @@ def test_numeric_follows_from_previous_equation():
     ctx = StepContext("q", steps=("given: 3x - 2 = 2x + 5",))
     assert one(j, "x = 7", ctx).value == 1.0
     assert one(j, "x = 3", ctx).value == 0.0
+    after_identity = StepContext("q", steps=("(x^2 - 1)/(x - 1) = x + 1",))
+    assert one(j, "x = 3", after_identity).value == 0.0
 
 
 def test_numeric_unparseable_and_time_limit():

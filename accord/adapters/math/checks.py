@@ -28,8 +28,17 @@ class Context:
     definitions: dict[sp.Symbol, sp.Expr] = field(default_factory=dict)
     premises: list[sp.Expr] = field(default_factory=list)  # each "lhs - rhs" = 0
     unknowns: list[sp.Symbol] = field(default_factory=list)
-    previous: sp.Expr | None = None  # the last equation seen, as first side - last side
+    equations: list[sp.Expr] = field(default_factory=list)  # every equation seen, as first side - last side
     _solutions: list | None = None
+
+    @property
+    def previous(self) -> sp.Expr | None:
+        """The last equation that is not an identity (an identity implies nothing)."""
+        rng = random.Random(0)
+        for d in reversed(self.equations):
+            if is_zero(d, rng)[0] is not True:
+                return d
+        return None
 
     def solutions(self) -> list[dict]:
         """The premises solved for the unknowns (computed once per context)."""
@@ -70,7 +79,7 @@ def build_context(lines: list[str]) -> Context:
                 sides = _sides(line.sides, ctx.definitions)
                 if line.kind == "premise":
                     ctx.premises.extend(a - b for a, b in zip(sides, sides[1:]))
-                ctx.previous = sides[0] - sides[-1]
+                ctx.equations.append(sides[0] - sides[-1])
         except MathParseError:
             continue
     return ctx
@@ -146,6 +155,8 @@ def _follows_from(diff: sp.Expr, ctx: Context, premise: sp.Expr | None, rng: ran
                 return ok, f"does not follow from the premises{_fmt_point(pt)}"
         return True, "follows from the premises"
     p = premise if premise is not None else ctx.previous
+    if p is not None and is_zero(p, rng)[0] is True:
+        p = None  # "identity => Q" claims Q outright
     if p is None:
         return False, "not an identity, and nothing before it to follow from"
     if _coprime_multiple(diff, p):
@@ -292,7 +303,7 @@ def _premise_substitutions(ctx: Context, premise, sides) -> list[tuple[dict, str
     if premise is None and ctx.unknowns and ctx.premises:
         return [(s, "given the premises") for s in ctx.solutions()]
     p = premise if premise is not None else ctx.previous
-    if p is None:
+    if p is None or is_zero(p, random.Random(0))[0] is True:
         return []
     used = set().union(*(s.free_symbols for s in sides))
     for x in sorted(p.free_symbols & used, key=str):
