@@ -87,6 +87,11 @@ class Panel:
             raise ValueError(f"judge names must be unique, got {self.names}")
         if len(self.names) < 2:
             raise ValueError(f"a panel needs at least two judges, got {self.names}")
+        self.stubbornness_estimate: dict | None = None
+        if isinstance(lambdas, str):
+            if lambdas != "estimated":
+                raise ValueError(f"stubbornness must be one λ per judge or \"estimated\", got {lambdas!r}")
+            lambdas = [1.0] * len(self.names)  # equal until estimate_stubbornness() has seen scored steps
         lam = [float(x) for x in lambdas]
         if len(lam) != len(self.names):
             raise ValueError(f"{len(lam)} lambdas given for {len(self.names)} judges {self.names}")
@@ -106,6 +111,16 @@ class Panel:
     def m(self) -> int:
         return len(self.names)
 
+    def estimate_stubbornness(self, raw, **kwargs):
+        """Set λ from a batch of scored steps (raw scores (..., m), no labels); the estimate and its
+        intervals are kept for the run's record (see accord.consensus_core.reliability)."""
+        from accord.consensus_core.reliability import estimate_stubbornness
+
+        est = estimate_stubbornness(raw, **kwargs)
+        self.lambdas = tuple(float(x) for x in est.lambdas)
+        self.stubbornness_estimate = est.as_dict(self.names)
+        return est
+
     def describe(self) -> dict[str, Any]:
         out = {}
         for g in self.groups:
@@ -113,6 +128,8 @@ class Panel:
             info = d() if callable(d) else {"type": type(g).__name__}
             for n in g.names:
                 out[n] = info
+        if self.stubbornness_estimate is not None:
+            out = {n: {**info, "lambda_estimate": self.stubbornness_estimate["judges"][n]} for n, info in out.items()}
         return out
 
     def score(self, ctx: StepContext, candidates: Sequence[str]) -> PanelScores:
