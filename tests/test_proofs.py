@@ -155,3 +155,15 @@ def test_exact_closed_form_agrees_with_the_library(r, seed):
     exact = [float(x) for x in sym.closed_form(r, lam)]
     lib = consensus(np.array([float(x) for x in r]), np.array([float(x) for x in lam]))
     assert np.allclose(exact, lib, atol=1e-12)
+
+
+def test_a_stated_number_is_judged_at_its_printed_precision():
+    from accord.proofs.audit import audit_result, stated
+
+    assert stated("§x", "q", "0.2000", 0.20004).ok
+    assert not stated("§x", "q", "0.2000", 0.2001).ok  # four printed decimals: 0.2001 is not 0.2000
+    assert stated("§x", "q", 0.2, 0.24).ok  # one decimal
+    assert not stated("§x", "q", "0.55", 0.5446).ok
+    good = audit_result([stated("§x", "q", "0.018", 0.01812)], [("a fact", True)], lambda w: [])
+    bad = audit_result([stated("§x", "q", "0.04", 0.01812)], [], lambda w: [])
+    assert good.status == PROVED and bad.status == REFUTED and bad.counterexample[0]["computed"] == 0.01812

@@ -11,52 +11,17 @@ with a wrong number is REFUTED and yields an erratum.
 from __future__ import annotations
 
 import itertools
-from dataclasses import dataclass
-
 import numpy as np
 import sympy as sp
 
 from accord.consensus_core import consensus_stats, get_policy
 from accord.proofs import symbolic as sym
+from accord.proofs.audit import Number, audit_result as _result, stated as _n
 from accord.proofs.registry import CHECKED_NUMERICALLY, PROVED, REFUTED, Erratum, Result, claim
 
 PAPER = "VERDICT paper (seeds/002)"
 LAM = (1.5, 1.0, 0.8)
 LAM_EXACT = (sp.Rational(3, 2), sp.Integer(1), sp.Rational(4, 5))
-
-
-@dataclass(frozen=True)
-class Number:
-    """One number as the paper states it, and its recomputed value."""
-
-    where: str
-    quantity: str
-    stated: float
-    value: float
-    tol: float  # half a unit in the last printed digit, unless the paper says "≈" loosely
-
-    @property
-    def ok(self) -> bool:
-        return abs(self.stated - self.value) <= self.tol + 1e-12
-
-    def line(self) -> str:
-        mark = "ok" if self.ok else "WRONG"
-        return f"{self.where}: {self.quantity} stated {self.stated:g}, computed {self.value:.6g} [{mark}]"
-
-    def as_dict(self) -> dict:
-        return {"where": self.where, "quantity": self.quantity, "stated": self.stated, "computed": self.value, "ok": self.ok}
-
-
-def _n(where: str, quantity: str, stated: float, value, decimals: int | None = None, tol: float | None = None) -> Number:
-    if tol is None:
-        d = decimals if decimals is not None else _decimals(stated)
-        tol = 0.5 * 10.0 ** (-d)
-    return Number(where, quantity, float(stated), float(value), tol)
-
-
-def _decimals(x: float) -> int:
-    s = repr(float(x))
-    return len(s.split(".")[1]) if "." in s and not s.endswith(".0") else 0
 
 
 def _stats(r, lam=LAM):
@@ -71,18 +36,6 @@ def _verdict(r, tau=0.6, eps=0.1) -> bool:
 
 def _consistent(lib, exact) -> bool:
     return abs(float(lib.dispersion) - float(exact["dispersion"])) < 1e-12 and abs(float(lib.mean) - float(exact["mean"])) < 1e-12
-
-
-def _result(numbers: list[Number], booleans: list[tuple[str, bool]], errata_for_wrong, status_ok=PROVED, data=None) -> Result:
-    wrong = [n for n in numbers if not n.ok]
-    bad_facts = [t for t, ok in booleans if not ok]
-    ev = [n.line() for n in numbers] + [f"{t} [{'ok' if ok else 'WRONG'}]" for t, ok in booleans]
-    payload = {"numbers": [n.as_dict() for n in numbers], **(data or {})}
-    if wrong or bad_facts:
-        msgs = [f"{n.where}: {n.quantity} is {n.value:.4g}, not {n.stated:g}" for n in wrong] + bad_facts
-        return Result(REFUTED, "; ".join(msgs), ev, counterexample=[n.as_dict() for n in wrong] or bad_facts,
-                      errata=errata_for_wrong(wrong), data=payload)
-    return Result(status_ok, f"all {len(numbers)} numbers and {len(booleans)} statements correct", ev, data=payload)
 
 
 # --------------------------------------------------------------------------------------- §4
@@ -101,12 +54,12 @@ def s4_illustration() -> Result:
     lib, ex = _stats(r)
     s = lib.consensus
     nums = [
-        _n("§4", "s*_V", 0.80, s[0]),
+        _n("§4", "s*_V", "0.80", s[0]),
         _n("§4", "s*_L", 0.55, s[1]),
         _n("§4", "s*_C", 0.77, s[2]),
         _n("§4", "s̄*", 0.71, lib.mean),
         _n("§4", "Δ*", 0.11, lib.dispersion),
-        _n("§4", "shift of V", 0.10, r[0] - s[0]),
+        _n("§4", "shift of V", "0.10", r[0] - s[0]),
         _n("§4", "shift of C", 0.13, r[2] - s[2]),
     ]
     flat, _ = _stats((0.7, 0.7, 0.7))
@@ -315,13 +268,13 @@ def s13_4_numbers() -> Result:
 def s15_worked() -> Result:
     nums: list[Number] = []
     w = [1 / (3 + 2 * x) for x in LAM]
-    nums += [_n("§15.2 step 2", f"w_{k}", v, wv) for k, v, wv in zip("VLC", (0.1667, 0.2000, 0.2174), w)]
+    nums += [_n("§15.2 step 2", f"w_{k}", v, wv) for k, v, wv in zip("VLC", ("0.1667", "0.2000", "0.2174"), w)]
     nums.append(_n("§15.2 step 2", "Σ w_i", 0.5841, sum(w)))
     ex = {
-        (0.9, 0.2, 0.9): dict(b=(1.35, 0.20, 0.72), terms=(0.2250, 0.0400, 0.1565), tsum=0.4215, S=2.027,
-                              s=(0.788, 0.485, 0.754), mean=0.676, res=(0.112, 0.190, 0.078), disp=0.127, shift=0.009, maxshift=0.29),
-        (0.7, 0.6, 0.7): dict(b=(1.05, 0.60, 0.56), terms=(0.1750, 0.1200, 0.1217), tsum=0.4167, S=2.004,
-                              s=(0.684, 0.641, 0.679), mean=0.668, res=(0.016, 0.027, 0.011), disp=0.018, shift=0.001, maxshift=0.04),
+        (0.9, 0.2, 0.9): dict(b=("1.35", "0.20", "0.72"), terms=("0.2250", "0.0400", "0.1565"), tsum="0.4215", S="2.027",
+                              s=("0.788", "0.485", "0.754"), mean="0.676", res=("0.112", "0.190", "0.078"), disp="0.127", shift="0.009", maxshift="0.29"),
+        (0.7, 0.6, 0.7): dict(b=("1.05", "0.60", "0.56"), terms=("0.1750", "0.1200", "0.1217"), tsum="0.4167", S="2.004",
+                              s=("0.684", "0.641", "0.679"), mean="0.668", res=("0.016", "0.027", "0.011"), disp="0.018", shift="0.001", maxshift="0.04"),
     }
     facts = []
     for r, st in ex.items():
