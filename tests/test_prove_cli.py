@@ -59,3 +59,14 @@ def test_exit_code_is_non_zero_when_a_check_misses_its_status(scratch_checks, ca
     assert rc == 1 and doc["ok"] is False and doc["checks"][0]["ok"] is False
     rc = main(["prove", "--check", "scratch-wrong"])
     assert rc == 1 and "did not reach their expected status" in capsys.readouterr().out
+
+
+def test_per_check_time_limit(capsys):
+    rc = main(["prove", "--check", "weighted-sum-invariant", "--check", "equilibrium-foc", "--timeout", "0.05", "--json"])
+    doc = json.loads(capsys.readouterr().out)
+    status = {c["name"]: (c["status"], c["detail"]) for c in doc["checks"]}
+    assert rc == 1 and status["equilibrium-foc"][0] == "FAILED" and "limit" in status["equilibrium-foc"][1]
+    rc = main(["prove", "--check", "mean-preserved-any-lambda", "--timeout", "60", "--json"])
+    doc = json.loads(capsys.readouterr().out)
+    assert rc == 0 and doc["checks"][0]["status"] == "REFUTED" and doc["errata"]
+    assert main(["prove", "--timeout", "0"]) == 2

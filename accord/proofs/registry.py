@@ -147,9 +147,7 @@ def checks(names: list[str] | None = None, group: str | None = None) -> list[Che
     return out
 
 
-def run_check(check: Check) -> Outcome:
-    """Run one check; an exception is a FAILED result carrying the traceback's last line."""
-    t0 = time.perf_counter()
+def _execute(check: Check) -> Result:
     try:
         result = check.fn()
         if not isinstance(result, Result):
@@ -157,11 +155,37 @@ def run_check(check: Check) -> Outcome:
     except Exception as exc:
         tb = traceback.format_exc(limit=3).strip().splitlines()
         result = Result(FAILED, f"{type(exc).__name__}: {exc}", evidence=tb[-3:])
+    return result
+
+
+def run_named(name: str) -> Result:
+    """Run the check called ``name`` (after discovery); used inside a time-limited worker."""
+    return _execute(checks([name])[0])
+
+
+def run_check(check: Check, timeout: float | None = None) -> Outcome:
+    """Run one check; an exception is a FAILED result carrying the traceback's last line.
+
+    With ``timeout`` the check runs in a worker process that is killed after that many seconds
+    (sympy cannot be interrupted in-process); a check that runs past it is FAILED.
+    """
+    t0 = time.perf_counter()
+    if timeout is None:
+        result = _execute(check)
+    else:
+        from accord.adapters.math.timelimit import CheckError, CheckTimeout, call_with_limit
+
+        try:
+            result = call_with_limit(run_named, check.name, timeout=timeout)
+        except CheckTimeout:
+            result = Result(FAILED, f"ran past the {timeout:g} s limit")
+        except CheckError as exc:
+            result = Result(FAILED, f"could not run in a worker: {exc}")
     return Outcome(check, result, time.perf_counter() - t0)
 
 
-def run_all(names: list[str] | None = None, group: str | None = None) -> list[Outcome]:
-    return [run_check(c) for c in checks(names, group)]
+def run_all(names: list[str] | None = None, group: str | None = None, timeout: float | None = None) -> list[Outcome]:
+    return [run_check(c, timeout) for c in checks(names, group)]
 
 
 def errata(outcomes: list[Outcome]) -> list[Erratum]:

@@ -17,6 +17,10 @@ def add_arguments(parser) -> None:
     parser.add_argument("--group", default=None, help="run only one group of checks (core, audit, or a group a *_checks module adds)")
     parser.add_argument("--list", action="store_true", help="list the registered checks and exit")
     parser.add_argument("--verbose", "-v", action="store_true", help="show each check's evidence")
+    parser.add_argument(
+        "--timeout", type=float, default=None, metavar="SECONDS",
+        help="run each check in a worker process killed after SECONDS (a check past it is FAILED)",
+    )
 
 
 _STYLE = {"PROVED": "green", "REFUTED": "yellow", "CHECKED-NUMERICALLY": "cyan", "FAILED": "bold red"}
@@ -38,7 +42,9 @@ def run(args) -> int:
         return 0
     if not selected:
         raise UserError("no checks selected")
-    outcomes = run_all([c.name for c in selected])
+    if args.timeout is not None and not args.timeout > 0:
+        raise UserError(f"--timeout must be > 0 seconds, got {args.timeout}")
+    outcomes = run_all([c.name for c in selected], timeout=args.timeout)
     doc = report(outcomes)
     if args.json:
         json.dump(doc, sys.stdout, indent=2, ensure_ascii=False)
