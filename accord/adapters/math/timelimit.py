@@ -30,7 +30,7 @@ class CheckError(Exception):
     """The call raised in the worker; the message names the original exception."""
 
 
-@dataclass
+@dataclass(eq=False)
 class _Worker:
     """A subprocess (not fork, not multiprocessing spawn: the caller's main module is never
     re-imported, and fork is unsafe once threads such as torch's are running)."""
@@ -57,6 +57,8 @@ class _Worker:
             os.close(to_child_r)
             os.close(to_parent_w)
         w = cls(proc, Connection(to_parent_r, writable=False), Connection(to_child_w, readable=False))
+        with _lock:
+            _live.add(w)
         try:
             ready = w.inbox.poll(_STARTUP_S)
             if ready:
@@ -73,6 +75,8 @@ class _Worker:
         self.outbox.send(msg)
 
     def kill(self) -> None:
+        with _lock:
+            _live.discard(self)
         try:
             self.process.kill()
             self.process.wait(timeout=5)
@@ -87,6 +91,7 @@ class _Worker:
 
 
 _idle: list[_Worker] = []
+_live: set[_Worker] = set()  # every started worker, busy or idle, so that exit can stop them all
 _lock = threading.Lock()
 
 
@@ -139,8 +144,9 @@ def call_with_limit(fn: Callable[..., Any], *args: Any, timeout: float, **kwargs
 
 @atexit.register
 def shutdown() -> None:
-    """Stop the idle workers (also done at exit; a worker whose parent died exits on its own)."""
+    """Stop every worker, idle or busy (also done at exit, so no sympy computation outlives us)."""
     with _lock:
-        workers, _idle[:] = list(_idle), []
+        workers = list(_live)
+        _idle[:] = []
     for w in workers:
         w.kill()
