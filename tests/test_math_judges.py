@@ -240,7 +240,7 @@ def test_judges_work_from_threads_with_a_hang_among_them():
     assert "timed out" in got[1].reason
 
 
-def test_time_limit_helper_reports_errors_and_rejects_bad_limits():
+def test_time_limit_reports_errors_and_rejects_bad_limits():
     with pytest.raises(CheckError, match="TypeError|AttributeError"):
         call_with_limit(checks.symbolic_check, 123, [], timeout=30)
     with pytest.raises(ValueError):

@@ -41,7 +41,7 @@ def test_discovery_finds_the_check_modules():
     assert "core_checks" in mods and "paper_checks" in mods
 
 
-def test_the_issue_claims_are_all_registered():
+def test_the_documented_claims_are_all_registered():
     expected = {
         "equilibrium-foc", "matrix-diagonally-dominant", "determinant-all-to-all", "closed-form-solves-system",
         "consensus-in-convex-hull", "weighted-sum-invariant", "mean-preserved-any-lambda", "mean-preserved-equal-lambda",

@@ -230,7 +230,7 @@ def s13_2_numbers() -> Result:
 @claim(
     "paper-s13-2-conditioning",
     "§13.2: as any λ_i → 0⁺ the condition number grows as κ ∼ 1.5/min_i λ_i, and the system degenerates when "
-    "a λ_i = 0 (an agent with no private evidence).",
+    "a λ_i = 0 (a judge with no private evidence).",
     expect=REFUTED,
     group="audit",
     source=f"{PAPER} §13.2",
@@ -253,7 +253,7 @@ def s13_2_conditioning() -> Result:
     ]
     e = Erratum(
         "§13.2: 'As any λ_i → 0⁺, the condition number grows as κ ∼ 1.5/min_i λ_i … True degeneracy occurs only at "
-        "λ_i = 0, corresponding to an agent with no private evidence'",
+        "λ_i = 0, corresponding to [a judge] with no private evidence'",
         f"A single λ_i → 0 keeps A well conditioned (κ = {kappa_one:.2f} for λ = (1.5, 1.0, 0.001)) and A stays "
         "invertible at λ_i = 0 (det = ¾(α+β) + αβ for m = 3); κ ∼ 1.5/λ and singularity need every λ_i → 0.",
         PAPER,
@@ -355,7 +355,7 @@ def s15_worked() -> Result:
 @claim(
     "paper-s16-table15",
     "§16 Table 15: raw means, Δ*, and the weighted-average and VERDICT decisions of the five scenarios; and a "
-    "contextual-agent dissent gives a lower Δ* than the same logical-agent dissent.",
+    "dissent by the contextual judge gives a lower Δ* than the same dissent by the logical judge.",
     group="audit",
     source=f"{PAPER} §16, Table 15",
 )
