@@ -142,3 +142,71 @@ def test_probes_fall_back_to_example_value_types():
     spec = CodeSpec(prompt, "twice", visible_tests(prompt, "twice"))
     args = generated_args(spec, 5)
     assert args and all(isinstance(x[0], str) and set(x[0]) <= {"a", "b"} for x in args)
+
+
+# ----------------------------------------------------------------------------- model-based parts
+def test_cut_body_and_fenced_code():
+    from accord.adapters.code.generator import cut_body, cut_fenced
+
+    assert cut_body("    x = 1\n    return x\nprint(f(2))\n") == "    x = 1\n    return x\n"
+    assert cut_body("\n```\n") == ""
+    assert cut_fenced("def f():\n    return 1\n```\nThis returns one.") == "def f():\n    return 1\n"
+    assert cut_fenced("```") == ""
+
+
+@pytest.fixture(scope="module")
+def tiny_lm(smollm2):
+    """A 1-layer randomly initialised Llama with SmolLM2's tokenizer (mechanics, not quality)."""
+    import torch
+    from transformers import LlamaConfig, LlamaForCausalLM
+
+    _, tok = smollm2
+    torch.manual_seed(0)
+    cfg = LlamaConfig(vocab_size=len(tok), hidden_size=32, intermediate_size=64, num_hidden_layers=1,
+                      num_attention_heads=2, num_key_value_heads=2, max_position_embeddings=1024)
+    return LlamaForCausalLM(cfg).eval(), tok
+
+
+@pytest.mark.slow
+def test_generator_is_seeded_and_batched(tiny_lm):
+    from accord.adapters.code.generator import CodeGenerator
+
+    lm, tok = tiny_lm
+    ctx = _ctx()
+    for chat in (True, False):
+        g = CodeGenerator.from_loaded(lm, tok, max_new_tokens=12, chat=chat)
+        a = g.propose(ctx, 3, seed=5)
+        assert len(a) == 3 and all(isinstance(x, str) for x in a)
+        assert a == g.propose(ctx, 3, seed=5)
+        assert len(g.last_stats["per_candidate"]) == 3 and g.is_final(a[0])
+        assert ("```python" in g.prompt(ctx)) == chat
+
+
+@pytest.mark.slow
+def test_llm_code_judge_scores_roles_in_one_call(smollm2):
+    from accord.adapters.code.llm_judge import LLMCodeJudge, LLMCodeJudges
+
+    lm, tok = smollm2
+    judges = LLMCodeJudges(lm=lm, tokenizer=tok)
+    out = judges.score_many(_ctx(), [GOOD, "    return 'banana'\n"])
+    assert judges.names == ["llm_code_spec", "llm_code_correctness", "llm_code_focus"]
+    assert len(out) == 3 and all(len(col) == 2 for col in out)
+    assert all(0.0 <= s.value <= 1.0 for col in out for s in col)
+    assert judges.last_tokens > 0
+    one = LLMCodeJudge("correctness", lm=lm, tokenizer=tok)
+    assert one.score(_ctx(), [GOOD])[0].value == pytest.approx(out[1][0].value, abs=1e-4)
+    with pytest.raises(ValueError, match="unknown code judge role"):
+        LLMCodeJudges(("style",), lm=lm, tokenizer=tok)
+    with pytest.raises(ValueError, match="CodeSpec"):
+        judges.score_many(StepContext("q"), ["x"])
+
+
+def test_code_judges_from_a_run_config():
+    from accord.verify.panel import build_panel
+
+    panel = build_panel([{"type": "code_static"}, {"type": "code_execution", "lambda": 1.5}, {"type": "code_consistency", "probes": 4}])
+    assert panel.names == ["static", "execution", "consistency"] and panel.lambdas == (1.0, 1.5, 1.0)
+    scores = panel.score(_ctx(), [GOOD, WRONG])
+    assert scores.raw[0, 1] == 1.0 and scores.raw[1, 1] == 0.5
+    with pytest.raises(ValueError, match=r"judges\[0\]: code_static judge takes no option"):
+        build_panel([{"type": "code_static", "colour": "red"}, {"type": "code_execution"}])
