@@ -21,7 +21,7 @@ class ConsensusStats:
     raw: np.ndarray  # (..., m)
     consensus: np.ndarray  # (..., m): s*
     mean: np.ndarray  # consensus mean s̄*
-    weighted_mean: np.ndarray  # sum(lambda s*)/sum(lambda) == sum(lambda r)/sum(lambda), exactly preserved
+    weighted_mean: np.ndarray  # sum(lambda s*)/sum(lambda); equals the raw one when W is doubly stochastic (e.g. all-to-all)
     dispersion: np.ndarray  # Δ* = mean |s*_i - s̄*|
     raw_mean: np.ndarray
     raw_mad: np.ndarray  # mean |r_i - r̄|
