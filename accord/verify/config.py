@@ -50,7 +50,7 @@ DEFAULTS: dict[str, Any] = {
     "adaptive": {"enabled": False, "group": 1, "min_mean": 0.9, "max_dispersion": None},
     "seed": 0,
     "judge_timeout_s": 300.0,
-    "threads": None,
+    "threads": 1,  # torch threads; judges already run concurrently, one thread each
     "output": {"dir": None, "report": True},
 }
 
@@ -122,7 +122,11 @@ def nested(parts: list[str], value: Any) -> dict[str, Any]:
 
 def resolve(file_config: dict | None = None, overrides: list[dict] | None = None) -> dict[str, Any]:
     """Defaults, then the file, then each override (CLI flags), validated."""
-    cfg = _merge(DEFAULTS, file_config or {})
+    base = DEFAULTS
+    task = (file_config or {}).get("task")
+    if isinstance(task, dict) and task.get("name", DEFAULTS["task"]["name"]) != DEFAULTS["task"]["name"]:
+        base = {**DEFAULTS, "task": {"name": task["name"], "options": {}}}  # the default's options do not apply
+    cfg = _merge(base, file_config or {})
     for o in overrides or []:
         cfg = _merge(cfg, o)
     validate(cfg)

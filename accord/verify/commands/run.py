@@ -83,12 +83,20 @@ def config_from_args(args: argparse.Namespace) -> dict[str, Any]:
 
     file_cfg = C.read_config_file(args.config) if args.config else {}
     overrides = []
+    name = "jsonl" if args.tasks_file else args.task
+    if name is not None:
+        # another task source starts from its own option defaults, not the replaced source's
+        old = (file_cfg.get("task") or {}) if isinstance(file_cfg.get("task"), dict) else {}
+        same = old.get("name", C.DEFAULTS["task"]["name"]) == name
+        options = dict(old.get("options") or (C.DEFAULTS["task"]["options"] if "name" not in old else {})) if same else {}
+        if args.tasks_file:
+            options["path"] = args.tasks_file
+        file_cfg = {**file_cfg, "task": {"name": name, "options": {}}}
+        overrides.append({"task": {"name": name, "options": options}})
     for flag, key in FLAG_KEYS.items():
         value = getattr(args, flag, None)
-        if value is not None:
+        if value is not None and flag != "task":
             overrides.append(C.nested(key.split("."), value))
-    if args.tasks_file:
-        overrides.append({"task": {"name": "jsonl", "options": {"path": args.tasks_file}}})
     if args.baselines is not None:
         overrides.append({"baselines": [b.strip() for b in args.baselines.split(",") if b.strip()]})
     if args.no_base:

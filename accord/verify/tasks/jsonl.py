@@ -59,8 +59,9 @@ def _read(path: Path, limit: int | None) -> list[TextTask]:
 
 
 @register_task("jsonl")
-def jsonl_tasks(path: str, limit: int | None = None) -> list[TextTask]:
-    """The questions of a JSONL file (the first ``limit`` of them, if given)."""
+def jsonl_tasks(path: str, limit: int | None = None, size: int | None = None) -> list[TextTask]:
+    """The questions of a JSONL file (the first ``limit`` (or ``size``) of them, if given)."""
+    limit = limit if limit is not None else size
     if limit is not None and limit < 1:
         raise ValueError(f"limit must be >= 1, got {limit}")
     return _read(Path(path), limit)

@@ -1,0 +1,86 @@
+"""`accord run`: one-line errors, the run folder it writes, the summary and the report hook."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+import yaml
+
+from accord.verify.cli import main
+
+from test_trace_resume import _tiny_model, tiny_config
+
+
+def test_print_config_shows_the_resolved_defaults(capsys):
+    assert main(["run", "--print-config", "--problems", "3"]) == 0
+    cfg = json.loads(capsys.readouterr().out)
+    assert cfg["task"]["options"]["size"] == 3 and cfg["policy"]["name"] == "verdict"
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["--set", "budgets.nope=1"], "unknown config key 'budgets.nope'"),
+        (["--policy", "nope"], "unknown policy 'nope'"),
+        (["--config", "/nonexistent.yaml"], "no such config file"),
+        (["--resume", "/nonexistent-run"], "not a run folder"),
+    ],
+)
+def test_user_errors_are_one_line_with_exit_2(argv, message, capsys):
+    assert main(["run", *argv]) == 2
+    err = capsys.readouterr().err.strip()
+    assert message in err and len(err.splitlines()) == 1 and err.startswith("accord run: error:")
+
+
+def test_bad_task_file_and_taken_run_folder_fail_before_any_model_loads(tmp_path, capsys):
+    bad = tmp_path / "q.jsonl"
+    bad.write_text('{"question": "2+2?"}\n')
+    assert main(["run", "--tasks-file", str(bad), "--out", str(tmp_path / "r")]) == 2
+    assert "q.jsonl:1: 'answer' must be" in capsys.readouterr().err
+    taken = tmp_path / "taken"
+    taken.mkdir()
+    (taken / "trace.jsonl").write_text('{"type": "run"}\n')
+    assert main(["run", "--out", str(taken)]) == 2
+    assert "already holds a run" in capsys.readouterr().err
+
+
+@pytest.fixture(scope="module")
+def tiny(tmp_path_factory, smollm2):
+    folder = tmp_path_factory.mktemp("tiny-llama-cli")
+    _tiny_model(folder, smollm2[1])
+    return folder
+
+
+@pytest.mark.slow
+def test_a_run_writes_its_folder(tiny, tmp_path, capsys):
+    cfg_path = tiny_config(tmp_path, tiny, problems=2)
+    cfg = yaml.safe_load(cfg_path.read_text())
+    cfg["output"]["report"] = True
+    cfg["baselines"] = ["mean", "variance", "raw_average"]
+    cfg_path.write_text(yaml.safe_dump(cfg))
+    run = tmp_path / "run"
+    assert main(["run", "--config", str(cfg_path), "--out", str(run), "--json"]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    for name in ("config.yaml", "versions.json", "trace.jsonl", "summary.json"):
+        assert (run / name).is_file(), name
+    assert json.loads((run / "summary.json").read_text())["accuracy"] == summary["accuracy"]
+    assert set(summary["accuracy"]) == {"verdict", "mean", "variance", "raw_average", "base"}
+    assert summary["n_problems"] == 2
+    assert set(summary["timing"]) >= {"generate_s", "judge_s", "wall_s"}
+    assert summary["work"]["candidates_generated"] == 2 * summary["work"]["generate_calls"]
+    saved = yaml.safe_load((run / "config.yaml").read_text())
+    assert saved["generator"]["model"] == str(tiny) and saved["policy"]["params"] == {"tau": 0.6, "eps": 0.1}
+    first = json.loads((run / "trace.jsonl").read_text().splitlines()[0])
+    assert first["type"] == "run" and first["scoring"]["llm_logic"]["scoring"] == "next-token"
+    try:
+        import accord.verify.report  # noqa: F401
+    except ImportError:
+        return
+    assert (run / "report.json").is_file()
+    # the same folder cannot be overwritten by accident, and a finished run resumes to the same summary
+    assert main(["run", "--config", str(cfg_path), "--out", str(run)]) == 2
+    capsys.readouterr()
+    assert main(["run", "--resume", str(run), "--json", "--no-report"]) == 0
+    again = json.loads(capsys.readouterr().out)
+    assert again["accuracy"] == summary["accuracy"] and again["work"]["generate_calls"] == 0
