@@ -117,6 +117,9 @@ def test_agreement_favours_the_majority_behaviour(runner):
     assert v[0] == v[1] > v[2]
     assert v[3] == 0.0
     assert SelfConsistencyJudge(runner).score(ctx, [GOOD])[0].value is None
+    boom = "    raise ValueError('no')\n"
+    both = SelfConsistencyJudge(runner).score(ctx, [boom, boom + "    # same\n"])
+    assert [x.value for x in both] == [0.0, 0.0]  # crashing alike everywhere is no evidence
 
 
 def test_each_candidate_runs_once_for_both_judges():

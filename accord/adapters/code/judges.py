@@ -67,7 +67,8 @@ def behaviour(ev: Evaluation) -> list[str | None]:
 
 class SelfConsistencyJudge:
     """Agreement by execution: the share of the other candidates that behave identically on each
-    probe input (same output or same exception type), averaged over the probes.
+    probe input (same output or same exception type), averaged over the probes. A probe on which
+    no candidate returned a value counts as no agreement for anyone.
 
     Candidates that agree with many others form a large consensus set, which (as in CodeT) is
     evidence of correctness. A candidate that cannot run agrees with nobody.
@@ -89,9 +90,13 @@ class SelfConsistencyJudge:
         sigs = [behaviour(ev) for ev in evals]
         n_probes = len(sigs[0])
         counts = [Counter(s[k] for s in sigs if s[k] is not None) for k in range(n_probes)]
+        # a probe on which no candidate returned a value says nothing (all crashing alike is no evidence)
+        useful = [any(sig is not None and sig.startswith("=") for sig in counts[k]) for k in range(n_probes)]
         out = []
         for i, s in enumerate(sigs):
-            agree = [(counts[k][s[k]] - 1) / (n - 1) if s[k] is not None else 0.0 for k in range(n_probes)]
+            agree = [
+                (counts[k][s[k]] - 1) / (n - 1) if s[k] is not None and useful[k] else 0.0 for k in range(n_probes)
+            ]
             value = sum(agree) / n_probes
             ran = sum(x is not None for x in s)
             why = f"agrees with {value:.0%} of the others over {n_probes} inputs ({ran} ran)"
