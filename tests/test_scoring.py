@@ -168,3 +168,24 @@ def test_bad_input_is_named(smollm2):
     with pytest.raises(ValueError, match="item 0: empty prompt"):
         scorer.score([("", "")])
     assert scorer.score([]) == []
+
+
+@pytest.mark.slow
+def test_llm_judge_layout_shares_work_across_roles_and_steps(tiny_lm):
+    from accord.adapters.llm import ROLES, judge_items
+    from accord.verify.protocols import StepContext
+
+    model, tok = tiny_lm
+    scorer = NextTokenScorer(model, tok)
+    ctx = StepContext("What is 12 + 30 + 8?")
+    cands = ["12 + 30 = 42.", "12 + 30 = 52.", "The answer is 50."]
+    for _ in range(2):
+        items = [it for role in ROLES for it in judge_items(tok, role, "yes_no", ctx, cands)]
+        before = scorer.stats.as_dict()
+        assert _close(scorer.score(items), plain_scores(model, tok, items))
+        # one pass per candidate prefix (roles share it) + one batched pass for the 9 short suffixes
+        assert scorer.stats.forward_passes - before["forward_passes"] == len(cands) + 1
+        assert scorer.stats.suffix_tokens - before["suffix_tokens"] <= 9 * 6
+        ctx = ctx.extend(cands[0])
+    # the second step computed its candidates' prefixes on top of the first step's shared opening
+    assert scorer.stats.prefix_tokens_reused > 0

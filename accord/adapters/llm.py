@@ -171,17 +171,39 @@ _CLOSING = {
     "digits": "Rate the proposed step under this check from 0 (unacceptable) to 9 (fully acceptable). Answer with one digit.",
 }
 _JUDGE_SYSTEM = "You are a strict grader of reasoning steps. You answer only as instructed."
-_SENTINEL = "\x00CANDIDATE\x00"
+_ANSWER_FORMAT = {
+    "yes_no": "Judge the proposed step under each check separately: for each check write its name, a colon, "
+    "and yes if the step passes it or no if it does not.",
+    "digits": "Judge the proposed step under each check separately: for each check write its name, a colon, "
+    "and one digit from 0 (fails it) to 9 (fully passes it).",
+}
+
+
+def role_label(role: str) -> str:
+    """The check's name as written in the prompt ("LOGICAL VALIDITY"); the answer is read after it."""
+    m = re.match(r"Check ([A-Z][A-Z ]*[A-Z]):", ROLES[role])
+    return m.group(1) if m else role.upper()
 
 
 def judge_items(tokenizer, role: str, mode: str, ctx: StepContext, candidates: Sequence[str]) -> list[tuple[str, str]]:
-    """(prefix, suffix) prompts for one role: the prefix (instructions, question, earlier steps) is
-    shared by every candidate; the suffix holds the candidate and ends where the answer begins."""
+    """(prefix, suffix) prompts for one role, laid out so that judging costs little.
+
+    The prefix holds every check's definition, the question, the earlier steps, then the candidate
+    and the answer format: it is the same for all roles of a candidate, and all candidates share
+    its opening (their key/value cache is computed once). The suffix is only the role's label
+    ("LOGICAL VALIDITY:"), after which the yes/no (or digit) token is read.
+    """
     earlier = "\n".join(f"{i + 1}. {s}" for i, s in enumerate(ctx.steps)) or "(none yet)"
-    body = f"{ROLES[role]}\n\nQuestion: {ctx.question}\n\nEarlier steps:\n{earlier}\n\n{_SENTINEL}"
-    rendered = chat_prompt(tokenizer, _JUDGE_SYSTEM, body)
-    prefix, tail = rendered.split(_SENTINEL, 1)
-    return [(prefix, f"Proposed step: {c if c.strip() else '(empty: the reasoning stops here)'}\n\n{_CLOSING[mode]}{tail}") for c in candidates]
+    checks = "\n".join(f"- {text}" for text in ROLES.values())
+    out = []
+    for c in candidates:
+        step = c if c.strip() else "(empty: the reasoning stops here)"
+        body = (
+            f"Checks:\n{checks}\n\nQuestion: {ctx.question}\n\nEarlier steps:\n{earlier}\n\n"
+            f"Proposed step: {step}\n\n{_ANSWER_FORMAT[mode]}"
+        )
+        out.append((chat_prompt(tokenizer, _JUDGE_SYSTEM, body), f"{role_label(role)}:"))
+    return out
 
 
 class LLMJudges:
