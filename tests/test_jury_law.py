@@ -137,3 +137,12 @@ def test_plan_respects_the_budget_and_prefers_decorrelated_members():
     assert single.best.members == ("A",)
     with pytest.raises(ValueError, match="budget"):
         plan_panel(acc, cost, budget=0.5, correlation=R)
+
+
+def test_the_laws_identities_are_registered_with_accord_prove():
+    from accord.proofs.registry import run_all
+
+    outcomes = run_all(group="jury")
+    names = {o.check.name for o in outcomes}
+    assert {"jury-beta-moment", "jury-correlation-parameter", "jury-closed-forms"} <= names
+    assert all(o.ok for o in outcomes), [(o.check.name, o.result.status, o.result.detail) for o in outcomes]

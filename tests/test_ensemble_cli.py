@@ -1,0 +1,70 @@
+"""``accord ensemble``: real rewards from the packaged models, calibration saved and reapplied, errors."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from accord.verify.cli import main
+
+HERE = Path(__file__).resolve().parents[1] / "examples" / "ensemble"
+REWARDS = HERE / "rewards.jsonl"
+PAIRS = HERE / "pairs.jsonl"
+
+
+def _doc(capsys, *argv) -> dict:
+    assert main(["ensemble", *argv, "--json", "--n-boot", "200"]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def test_best_of_n_report_on_real_rewards(capsys):
+    doc = _doc(capsys, str(REWARDS))
+    assert doc["kind"] == "best_of_n" and doc["models"] == ["loglik", "judge", "similarity"]
+    assert doc["prompts"] == 40 and doc["responses"] == 160
+    acc = doc["accuracy"]
+    assert {"loglik", "judge", "similarity", "mean", "min", "uwo", "fj:verdict", "fj:no_rejection"} <= set(acc)
+    for e in acc.values():
+        assert 0 <= e["ci"][0] <= e["accuracy"] <= e["ci"][1] <= 1
+    assert doc["baselines"]["random"] == pytest.approx(0.25)
+    assert -1 <= doc["agreement"]["krippendorff_alpha"] <= 1
+    assert sum(doc["influence"]["share_of_mean"].values()) == pytest.approx(1.0)
+
+
+def test_calibration_is_saved_and_reapplied(capsys, tmp_path):
+    saved = tmp_path / "cal.json"
+    first = _doc(capsys, str(REWARDS), "--calibration", "quantile", "--save-calibration", str(saved))
+    assert json.loads(saved.read_text())["loglik"]["method"] == "quantile"
+    again = _doc(capsys, str(REWARDS), "--load-calibration", str(saved))
+    assert again["accuracy"] == first["accuracy"] and again["calibration"] == first["calibration"]
+
+
+def test_platt_uses_labels_and_pairs_give_preference_accuracy(capsys):
+    platt = _doc(capsys, str(REWARDS), "--calibration", "platt", "--rules", "mean,fj:mean_preserving", "--tau", "0.5")
+    assert platt["calibration"]["judge"]["method"] == "platt" and "fj:mean_preserving" in platt["accuracy"]
+    pairs = _doc(capsys, str(PAIRS), "--calibrate-on", str(REWARDS), "--lambdas", "1,2,1", "--k", "0.5")
+    assert pairs["kind"] == "pairs" and pairs["lambdas"] == [1.0, 2.0, 1.0]
+    assert all(0 <= e["accuracy"] <= 1 for e in pairs["accuracy"].values())
+
+
+def test_tables_print(capsys):
+    assert main(["ensemble", str(REWARDS), "--n-boot", "50"]) == 0
+    out = capsys.readouterr().out
+    assert "best-of-n accuracy" in out and "Krippendorff" in out
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["--rules", "median"], "unknown rule 'median'"),
+        (["--lambdas", "1,2"], "--lambdas: need 3"),
+        (["--load-calibration", "/nonexistent.json"], "no such calibration file"),
+        (["--models", "loglik"], "at least 2 reward models"),
+    ],
+)
+def test_errors_are_one_line(capsys, argv, message):
+    assert main(["ensemble", str(REWARDS), *argv]) == 2
+    err = capsys.readouterr().err.strip()
+    assert message in err and "\n" not in err
+
