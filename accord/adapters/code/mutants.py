@@ -21,6 +21,8 @@ import copy
 import random
 from dataclasses import dataclass
 
+from accord.adapters.code import pyast
+
 KINDS = ("operator", "off_by_one", "drop_branch", "wrong_return")
 
 _BINOP = {ast.Add: ast.Sub, ast.Sub: ast.Add, ast.Mult: ast.FloorDiv, ast.FloorDiv: ast.Mult, ast.Div: ast.Mult,
@@ -122,7 +124,7 @@ def mutate(source: str, function: str | None = None, count: int = 5, seed: int =
     identical to the original's or to an earlier mutant's is skipped.
     """
     try:
-        tree = ast.parse(source)
+        tree = pyast.parse(source)
     except SyntaxError as exc:
         raise ValueError(f"cannot mutate a program that does not parse: {exc.msg} (line {exc.lineno})") from None
     original = ast.unparse(tree)

@@ -9,6 +9,7 @@ import ast
 import string
 from typing import Any
 
+from accord.adapters.code import pyast
 from accord.adapters.code.spec import CodeSpec
 
 _ALPHABET = string.ascii_letters + string.digits + " .,!?-_"
@@ -18,7 +19,7 @@ def signature(spec: CodeSpec) -> list[tuple[str, str | None]]:
     """(parameter name, annotation source or None) of the entry point in the prompt."""
     for text in (spec.prompt + "\n    pass\n", spec.prompt):
         try:
-            tree = ast.parse(text)
+            tree = pyast.parse(text)
         except SyntaxError:
             continue
         for node in ast.walk(tree):
@@ -33,11 +34,11 @@ def example_args(spec: CodeSpec) -> list[tuple]:
     out = []
     for test in spec.tests:
         try:
-            node = ast.parse(test.expr, mode="eval").body
+            node = pyast.parse(test.expr, mode="eval").body
             if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == spec.entry_point):
                 continue
-            args = [ast.literal_eval(a) for a in node.args]
-            kw = {k.arg: ast.literal_eval(k.value) for k in node.keywords}
+            args = [pyast.literal_eval(a) for a in node.args]
+            kw = {k.arg: pyast.literal_eval(k.value) for k in node.keywords}
             for name in names[len(args) :]:
                 if name in kw:
                     args.append(kw.pop(name))
@@ -160,7 +161,7 @@ def probe_inputs(spec: CodeSpec, count: int = 12) -> tuple[str, ...]:
     for args in example_args(spec) + generated_args(spec, count):
         src = repr(tuple(args))
         try:
-            if ast.literal_eval(src) == tuple(args):
+            if pyast.literal_eval(src) == tuple(args):
                 out.setdefault(src, None)
         except (ValueError, SyntaxError):
             continue

@@ -12,7 +12,6 @@ group on either; everything the harness reported before a crash or kill is kept.
 
 from __future__ import annotations
 
-import ast
 import os
 import secrets
 import selectors
@@ -26,6 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
 
+from accord.adapters.code import pyast
 from accord.adapters.code.harness import SOURCE as HARNESS
 from accord.adapters.code.isolation import Isolation, acquire_uid, detect, release_uid
 from accord.adapters.code.limits import Limits
@@ -237,7 +237,7 @@ def _parse(raw: bytes, nonce: str, n: int, reason: str | None, rc: int | None, o
     tampered = None
     for line in bytes(raw).decode("utf-8", "replace").splitlines():
         try:
-            rec = ast.literal_eval(line) if len(line) < RESULT_LIMIT else None
+            rec = pyast.literal_eval(line) if len(line) < RESULT_LIMIT else None
         except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
             tampered = tampered or "unreadable record on the result channel"
             continue

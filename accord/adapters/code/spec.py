@@ -14,6 +14,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Sequence
 
+from accord.adapters.code import pyast
 from accord.verify.protocols import StepContext
 
 _SEPARATORS = ("==>", "=>", "->", "➞", "→", "==", "should return", "returns", "return")
@@ -38,7 +39,7 @@ class CodeTest:
     def from_assert(cls, src: str) -> "CodeTest":
         """``assert f(x) == y`` becomes an expression test; any other statement runs as it is."""
         try:
-            tree = ast.parse(src.strip())
+            tree = pyast.parse(src.strip())
         except SyntaxError as exc:
             raise ValueError(f"test does not parse: {src!r} ({exc.msg})") from None
         node = tree.body[0] if len(tree.body) == 1 else None
@@ -82,7 +83,7 @@ class CodeSpec:
             base = self.prompt.rstrip()
             if base:
                 try:
-                    ast.parse(base)
+                    pyast.parse(base)
                 except SyntaxError:  # a signature without a body: give the stub one
                     base += "\n    pass"
                 base += "\n\n\n"
@@ -107,10 +108,10 @@ def _dedent_defs(text: str) -> str:
 def docstring_of(prompt: str, entry_point: str) -> str:
     """The docstring of ``entry_point`` in ``prompt`` ('' if there is none or the prompt does not parse)."""
     try:
-        tree = ast.parse(prompt + "\n    pass\n")
+        tree = pyast.parse(prompt + "\n    pass\n")
     except SyntaxError:
         try:
-            tree = ast.parse(prompt)
+            tree = pyast.parse(prompt)
         except SyntaxError:
             return ""
     for node in ast.walk(tree):
@@ -121,7 +122,7 @@ def docstring_of(prompt: str, entry_point: str) -> str:
 
 def _valid_expr(src: str) -> bool:
     try:
-        ast.parse(src, mode="eval")
+        pyast.parse(src, mode="eval")
     except SyntaxError:
         return False
     return bool(src.strip())
@@ -129,7 +130,7 @@ def _valid_expr(src: str) -> bool:
 
 def _literal(src: str) -> bool:
     try:
-        node = ast.parse(src, mode="eval").body
+        node = pyast.parse(src, mode="eval").body
     except SyntaxError:
         return False
     allowed = (ast.Constant, ast.List, ast.Tuple, ast.Set, ast.Dict, ast.UnaryOp, ast.USub, ast.UAdd, ast.Load)
@@ -165,7 +166,7 @@ def examples_from_docstring(doc: str, entry_point: str) -> list[CodeTest]:
         expr, expected = expr.strip(), expected.strip()
         if entry_point not in expr or not _valid_expr(expr) or not _literal(expected):
             return
-        names = {n.id for n in ast.walk(ast.parse(expr, mode="eval")) if isinstance(n, ast.Name)}
+        names = {n.id for n in ast.walk(pyast.parse(expr, mode="eval")) if isinstance(n, ast.Name)}
         if names - {entry_point} - set(dir(builtins)):  # e.g. ``f(abc)`` meant the string 'abc'
             return
         if (expr, expected) not in seen:

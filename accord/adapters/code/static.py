@@ -12,6 +12,7 @@ import ast
 from dataclasses import dataclass
 from typing import Sequence
 
+from accord.adapters.code import pyast
 from accord.adapters.code.spec import CodeSpec
 from accord.verify.protocols import JudgeScore, StepContext
 
@@ -60,7 +61,7 @@ class StaticReport:
 def analyse(program: str, entry_point: str) -> StaticReport:
     """Parse, look for the entry point and forbidden names, and run pyflakes."""
     try:
-        tree = ast.parse(program)
+        tree = pyast.parse(program)
     except (SyntaxError, ValueError) as exc:
         msg = getattr(exc, "msg", str(exc))
         line = getattr(exc, "lineno", None)
