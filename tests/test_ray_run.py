@@ -153,3 +153,15 @@ def test_resume_of_an_interrupted_cluster_run(cfg, killed_run, local_trace, tmp_
     assert decisions(cut / "trace.jsonl") == decisions(local_trace)
     assert set(Counter((r["task_id"], r["chain"], r["step"]) for r in recs if r["type"] == "step").values()) == {1}
     assert set(Counter((r["task_id"], r["chain"]) for r in recs if r["type"] == "task_end").values()) == {1}
+
+
+def test_cli_refuses_a_run_that_does_not_fit_the_cluster(ray_cluster, tmp_path, capsys):
+    from accord.verify.cli import main
+
+    out = tmp_path / "run"
+    args = ["run", "--backend", "ray", "--servers", "3", "--out", str(out), "--quiet", "--no-report", "--problems", "1"]
+    assert main(args) == 2
+    err = capsys.readouterr().err
+    assert "need 4 CPUs" in err and "GPUs free" in err and len(err.strip().splitlines()) == 1
+    trace = out / "trace.jsonl"
+    assert not trace.exists() or trace.read_text() == ""  # refused before any model was loaded

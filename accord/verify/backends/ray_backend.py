@@ -248,6 +248,7 @@ class ServerPool:
         gpus = int(ray.cluster_resources().get("GPU", 0))
         n = opts.servers or max(1, gpus)
         per_gpu = opts.server_gpus if opts.server_gpus is not None else (1.0 if gpus else 0.0)
+        _check_fits(ray, opts, n * (2 if opts.separate else 1), per_gpu)
         actor = ray.remote(ModelServer).options
         common = dict(num_cpus=opts.server_cpus, num_gpus=per_gpu, max_restarts=opts.max_retries, max_task_retries=0,
                       scheduling_strategy="SPREAD" if opts.spread else "DEFAULT")
@@ -259,8 +260,11 @@ class ServerPool:
             self.generators = self.panels = both
         self.n = n
         self.gpus_per_server = per_gpu
-        _check_fits(ray, opts, n * (2 if opts.separate else 1), per_gpu)
-        infos = ray.get([s.ready.remote() for s in dict.fromkeys(self.generators + self.panels)])
+        try:
+            infos = ray.get([s.ready.remote() for s in dict.fromkeys(self.generators + self.panels)])
+        except Exception:
+            self.close(ray)  # a server that cannot build its models would only restart and fail again
+            raise
         self.info = next(i for i in infos if "names" in i)
 
     def pick(self, index: int):
@@ -272,15 +276,21 @@ class ServerPool:
 
 
 def _check_fits(ray, opts: RayOptions, servers: int, gpus_each: float) -> None:
-    """Servers and workers must fit the cluster at once, or the run would wait forever."""
-    have = ray.cluster_resources()
+    """Servers and workers must fit what the cluster has free now, or the run would wait forever."""
     cpus = servers * opts.server_cpus + opts.workers * opts.worker_cpus
     gpus = servers * gpus_each
-    if cpus > have.get("CPU", 0) + 1e-9 or gpus > have.get("GPU", 0) + 1e-9:
+    deadline = time.monotonic() + 3.0  # actors just stopped free their resources after a moment
+    while True:
+        have = ray.available_resources()
+        fits = cpus <= have.get("CPU", 0) + 1e-9 and gpus <= have.get("GPU", 0) + 1e-9
+        if fits or time.monotonic() > deadline:
+            break
+        time.sleep(0.5)
+    if not fits:
         raise UserError(
             f"ray: {servers} server(s) x {opts.server_cpus:g} CPU/{gpus_each:g} GPU + {opts.workers} worker(s) x "
             f"{opts.worker_cpus:g} CPU need {cpus:g} CPUs and {gpus:g} GPUs; the cluster has {have.get('CPU', 0):g} CPUs "
-            f"and {have.get('GPU', 0):g} GPUs (lower --servers/--workers or their --*-cpus)"
+            f"and {have.get('GPU', 0):g} GPUs free (lower --servers/--workers or their --*-cpus)"
         )
 
 
