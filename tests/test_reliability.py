@@ -128,3 +128,22 @@ def test_a_panel_accepts_estimated_stubbornness_and_records_it():
     assert info["lambda"] == pytest.approx(est.lambdas[1]) and len(info["lambda_ci"]) == 2
     with pytest.raises(ValueError, match="estimated"):
         Panel(judges, "learned")
+
+
+def test_a_panel_estimates_stubbornness_after_its_warm_up_batch():
+    from accord.verify.panel import Panel
+    from accord.verify.protocols import StepContext
+
+    rng = np.random.default_rng(0)
+    quality = {f"c{i}": float(q) for i, q in enumerate(rng.random(60))}
+    noisy = {c: float(np.clip(q + rng.normal(0, 0.4), 0, 1)) for c, q in quality.items()}
+    tight = {c: float(np.clip(q + rng.normal(0, 0.03), 0, 1)) for c, q in quality.items()}
+    mid = {c: float(np.clip(q + rng.normal(0, 0.15), 0, 1)) for c, q in quality.items()}
+    panel = Panel([_FixedJudge("noisy", noisy), _FixedJudge("tight", tight), _FixedJudge("mid", mid)], "estimated", warmup=30)
+    names = list(quality)
+    for k in range(0, 30, 3):
+        assert panel.lambdas == (1.0, 1.0, 1.0)
+        panel.score(StepContext(question="q"), names[k : k + 3])
+    assert panel.stubbornness_estimate is not None
+    assert panel.lambdas[1] > panel.lambdas[0] and panel.lambdas[2] > panel.lambdas[0]  # the noisy judge holds least
+    assert "lambda_estimate" in panel.describe()["noisy"]

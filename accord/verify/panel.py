@@ -80,7 +80,8 @@ class PanelScores:
 class Panel:
     """Judges (or judge groups), one λ_i > 0 per column, optional influence W (m x m)."""
 
-    def __init__(self, judges: Sequence[Any], lambdas: Sequence[float], influence=None, timeout_s: float = 120.0):
+    def __init__(self, judges: Sequence[Any], lambdas: Sequence[float] | str, influence=None, timeout_s: float = 120.0,
+                 warmup: int = 30):
         self.groups = [as_group(j) for j in judges]
         self.names: list[str] = [n for g in self.groups for n in g.names]
         if len(set(self.names)) != len(self.names):
@@ -88,7 +89,10 @@ class Panel:
         if len(self.names) < 2:
             raise ValueError(f"a panel needs at least two judges, got {self.names}")
         self.stubbornness_estimate: dict | None = None
+        self._warmup: list[np.ndarray] | None = None  # scored rows kept until λ is estimated
+        self.warmup = int(warmup)
         if isinstance(lambdas, str):
+            self._warmup = []
             if lambdas != "estimated":
                 raise ValueError(f"stubbornness must be one λ per judge or \"estimated\", got {lambdas!r}")
             lambdas = [1.0] * len(self.names)  # equal until estimate_stubbornness() has seen scored steps
@@ -179,6 +183,15 @@ class Panel:
                     raw[i, col + j] = np.nan if s.value is None else s.value
                     failures[i][col + j] = None if s.value is not None else (s.reason or "no score")
             col += width
+        if self._warmup is not None and self.stubbornness_estimate is None:
+            self._warmup.append(raw)
+            rows = np.concatenate(self._warmup)
+            if len(rows) >= self.warmup:  # λ = 1 each until then; every step records the λ it used
+                try:
+                    self.estimate_stubbornness(rows)
+                    self._warmup = None
+                except ValueError:
+                    pass  # too few rows scored by two judges yet: keep collecting
         return PanelScores(raw, failures, judge_s, wall, tokens)
 
     @staticmethod
