@@ -84,6 +84,8 @@ def test_errors_are_one_line(tmp_path, capsys):
     nolabel.write_text('{"answers": {"a": "1", "b": "2"}}\n')
     assert main(["jury", str(nolabel), "--check-law"]) == 2
     assert "reference" in capsys.readouterr().err
+    assert main(["jury", str(nolabel), "--method", "weighted"]) == 2
+    assert "at least 3 members" in capsys.readouterr().err
 
 
 @pytest.mark.slow

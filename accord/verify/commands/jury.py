@@ -107,7 +107,10 @@ def _decide(args, codes: np.ndarray, res, members: list[str]):
 def build_document(args: argparse.Namespace, panel: PanelAnswers) -> dict:
     eq = _equivalence(args.equivalence)
     res = run_jury(panel.answers, eq, args.min_agreement, args.seed)
-    chosen, conf, tied, extra = _decide(args, res.codes, res, panel.members)
+    try:
+        chosen, conf, tied, extra = _decide(args, res.codes, res, panel.members)
+    except ValueError as exc:
+        raise UserError(f"{args.file}: --method {args.method}: {exc}") from None
     codes = res.codes
     abstain = (chosen == MISSING) | (conf < args.min_agreement)
     doc: dict = {
