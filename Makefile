@@ -5,7 +5,7 @@ setup:
 	bash scripts/setup.sh
 
 run: setup
-	.venv/bin/accord consensus examples/scores.csv
+	.venv/bin/accord run
 
 test: setup
 	.venv/bin/python -m pytest -q

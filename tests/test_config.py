@@ -111,3 +111,15 @@ def test_run_folder_keeps_the_resolved_config_and_versions(tmp_path):
     assert v["python"] and v["packages"]["numpy"] and v["packages"]["torch"]
     with pytest.raises(UserError, match="not a run folder"):
         C.load_run_config(tmp_path / "nothing")
+
+
+def test_the_example_configs_resolve_and_the_default_one_is_the_builtin_run():
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1] / "examples" / "configs"
+    default = C.resolve(C.read_config_file(root / "default.yaml"))
+    assert default == C.resolve()
+    adaptive = C.resolve(C.read_config_file(root / "adaptive.toml"))
+    assert adaptive["adaptive"]["enabled"] is True and adaptive["baselines"] == []
+    own = C.resolve(C.read_config_file(root / "own_questions.yaml"))
+    assert own["task"] == {"name": "jsonl", "options": {"path": "examples/tasks/questions.jsonl"}}

@@ -240,17 +240,17 @@ def execute(cfg: dict[str, Any], run_dir: Path, resume: bool = False, progress=N
             writer.write({"type": "resume", "at_steps": state.n_steps, "finished_chains": len(state.ends),
                           "notes": state.notes + ([writer.note] if writer.note else []),
                           "started": datetime.now(timezone.utc).isoformat()})
-        loop = StepLoop(
-            generator, panel, chains,
-            budgets=Budgets(b["n_candidates"], b["max_steps"], b["max_tokens"]),
-            seed=cfg["seed"],
-            adaptive=Adaptive(a["enabled"], a["group"], a["min_mean"], a["max_dispersion"]),
-            writer=writer, resume=state,
-            on_event=progress.event if progress else None,
-        )
-        if progress:
-            progress.start(len(tasks), [c.label for c in chains])
         try:
+            loop = StepLoop(
+                generator, panel, chains,
+                budgets=Budgets(b["n_candidates"], b["max_steps"], b["max_tokens"]),
+                seed=cfg["seed"],
+                adaptive=Adaptive(a["enabled"], a["group"], a["min_mean"], a["max_dispersion"]),
+                writer=writer, resume=state,
+                on_event=progress.event if progress else None,
+            )
+            if progress:
+                progress.start(len(tasks), [c.label for c in chains])
             ends = loop.run(tasks)
         except ValueError as exc:
             raise UserError(f"{run_dir}: {exc}") from None
