@@ -71,8 +71,6 @@ class RewardModel:
         max_length: int = 1024,
         label: int | None = None,
     ):
-        import torch  # noqa: F401  (fail early with a clear ImportError)
-
         if batch_size < 1:
             raise ValueError(f"batch_size must be >= 1, got {batch_size}")
         if model is None:
