@@ -8,7 +8,7 @@ from accord.verify.errors import UserError
 def connect_ray(address: str | None = None, num_cpus: int | None = None):
     """The ``ray`` module, connected: to ``address`` (or RAY_ADDRESS) if given, else a local cluster.
 
-    An already initialised Ray (a test session, a notebook) is reused as it is.
+    An already initialised Ray (in tests, in a notebook) is reused as it is.
     """
     try:
         import ray

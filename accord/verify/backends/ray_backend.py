@@ -402,7 +402,7 @@ def execute(cfg: dict[str, Any], run_dir: Path, resume: bool = False, progress=N
 
 
 def totals_retries(trace_path: Path) -> int:
-    """Retry records in the trace (all attempts of this and earlier sessions of the run)."""
+    """Retry records in the trace (this attempt of the run and every earlier, resumed one)."""
     from accord.verify.trace import read_records
 
     return sum(1 for r in read_records(trace_path)[0] if r["type"] == "retry")
