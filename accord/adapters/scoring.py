@@ -140,6 +140,7 @@ class NextTokenScorer:
         batch_size: int = 16,
         max_prefix_tokens: int = 16384,
         judge: str = "",
+        shared_threshold: int = 32,
     ):
         if batch_size < 1:
             raise ValueError(f"batch_size must be >= 1, got {batch_size}")
@@ -152,6 +153,7 @@ class NextTokenScorer:
         self.cache = cache
         self.batch_size = batch_size
         self.max_prefix_tokens = max_prefix_tokens
+        self.shared_threshold = shared_threshold  # new shared tokens above this get their own pass
         self.stats = ScorerStats()
         self._cache_arg, self._has_logits_to_keep = _forward_kwarg_names(model)
         self._prefixes: OrderedDict[tuple[int, ...], _Prefix] = OrderedDict()
@@ -258,40 +260,98 @@ class NextTokenScorer:
         return self.model(**kwargs)
 
     # ------------------------------------------------------------ prefix cache
-    def _prefix(self, ids: tuple[int, ...]) -> _Prefix:
-        """The cached prefix for ``ids``, computing only the tokens no cached prefix already covers."""
-        import torch
-
-        entry = self._prefixes.get(ids)
-        if entry is not None:
-            self._prefixes.move_to_end(ids)
-            self.stats.prefix_tokens_reused += len(ids)
-            return entry
+    def _ancestor(self, ids: tuple[int, ...], limit: int) -> tuple[_Prefix | None, int]:
+        """The cached prefix sharing the most leading tokens with ``ids`` (at most ``limit``), and how many."""
         best, common = None, 0
         for cand in self._prefixes.values():
-            n = min(len(cand.ids), len(ids) - 1)  # always compute >= 1 token, for the last logits
+            n = min(len(cand.ids), limit)
             c = 0
             while c < n and cand.ids[c] == ids[c]:
                 c += 1
             if c > common:
                 best, common = cand, c
-        dev = self._device()
-        past = [(k[:, :, :common], v[:, :, :common]) for k, v in best.kv] if best is not None and common else None
-        new = torch.tensor([ids[common:]], device=dev)
-        pos = torch.arange(common, len(ids), device=dev)[None]
-        mask = torch.ones(1, len(ids), dtype=torch.long, device=dev)
-        with torch.no_grad():
-            out = self._forward(new, mask, pos, past, logits_to_keep=1)
-        cache = getattr(out, "cache", None) or getattr(out, "past_key_values", None)
-        entry = _Prefix(ids, self._cache_layers(cache), out.logits[0, -1].detach())
-        self.stats.prefix_tokens_computed += len(ids) - common
-        self.stats.prefix_tokens_reused += common
-        self._prefixes[ids] = entry
-        self._prefix_tokens += len(ids)
+        return best, common
+
+    def _store(self, entry: _Prefix) -> _Prefix:
+        self._prefixes[entry.ids] = entry
+        self._prefix_tokens += len(entry.ids)
         while self._prefix_tokens > self.max_prefix_tokens and len(self._prefixes) > 1:
             _, old = self._prefixes.popitem(last=False)
             self._prefix_tokens -= len(old.ids)
         return entry
+
+    def _prefix(self, ids: tuple[int, ...]) -> _Prefix:
+        """The cached prefix for ``ids``, computing only the tokens no cached prefix already covers."""
+        entry = self._prefixes.get(ids)
+        if entry is not None:
+            self._prefixes.move_to_end(ids)
+            self.stats.prefix_tokens_reused += len(ids)
+            return entry
+        best, common = self._ancestor(ids, len(ids) - 1)  # always compute >= 1 token, for the last logits
+        return self._extend(best, common, [ids])[0]
+
+    def _prefixes_for(self, distinct: list[tuple[int, ...]]) -> dict[tuple[int, ...], _Prefix]:
+        """Cached prefixes for all ``distinct`` ids; the missing ones computed together in one pass.
+
+        Missing prefixes usually share a long opening (question, earlier steps) and differ in the
+        candidate: the opening is computed once (or found cached) and all the differing tails go
+        through one batched pass on top of it. Each pass has a fixed cost (the weights are read
+        once per pass), so fewer, larger passes are faster, most of all on CPUs.
+        """
+        missing = [p for p in distinct if p not in self._prefixes]
+        if len(missing) > 1:
+            lcp = min(len(p) for p in missing) - 1
+            first = missing[0]
+            for p in missing[1:]:
+                c = 0
+                while c < lcp and p[c] == first[c]:
+                    c += 1
+                lcp = c
+            best, common = self._ancestor(first, lcp)
+            if lcp - common > self.shared_threshold:  # a long new shared part: compute it once
+                best, common = self._prefix(first[:lcp]), lcp
+            self._extend(best, common, missing)
+        return {p: self._prefix(p) for p in distinct}
+
+    def _extend(self, base: _Prefix | None, common: int, all_ids: list[tuple[int, ...]]) -> list[_Prefix]:
+        """New cached prefixes: ``base``'s first ``common`` tokens' KV plus each ids' tail, in one pass."""
+        import torch
+
+        dev = self._device()
+        b = len(all_ids)
+        tails = [ids[common:] for ids in all_ids]
+        lmax = max(len(t) for t in tails)
+        pad = self.tokenizer.pad_token_id if self.tokenizer.pad_token_id is not None else 0
+        new = torch.full((b, lmax), pad, dtype=torch.long, device=dev)
+        mask = torch.zeros((b, common + lmax), dtype=torch.long, device=dev)
+        for r, t in enumerate(tails):
+            new[r, : len(t)] = torch.tensor(t, device=dev)
+            mask[r, : common + len(t)] = 1  # right padding: no real token attends to a pad
+        pos = torch.arange(common, common + lmax, device=dev)[None].expand(b, -1)
+        past = None
+        if base is not None and common:
+            past = [(k[:, :, :common].expand(b, -1, -1, -1).contiguous(), v[:, :, :common].expand(b, -1, -1, -1).contiguous())
+                    for k, v in base.kv]
+        last = torch.tensor([len(t) - 1 for t in tails], device=dev)
+        keep = torch.unique(last)
+        with torch.no_grad():
+            out = self._forward(new, mask if b > 1 else None, pos, past, logits_to_keep=keep if b > 1 else 1)
+        cache = getattr(out, "cache", None) or getattr(out, "past_key_values", None)
+        layers = self._cache_layers(cache)
+        logits = out.logits
+        if b == 1:
+            rows_logits = logits[:, -1]
+        else:
+            col = torch.searchsorted(keep, last) if logits.shape[1] == keep.numel() and self._has_logits_to_keep else last
+            rows_logits = logits[torch.arange(b, device=dev), col]
+        entries = []
+        for r, ids in enumerate(all_ids):
+            n = len(ids)
+            kv = [(k[r : r + 1, :, :n].clone(), v[r : r + 1, :, :n].clone()) for k, v in layers] if b > 1 else layers
+            entries.append(self._store(_Prefix(ids, kv, rows_logits[r].detach())))
+            self.stats.prefix_tokens_computed += n - common
+            self.stats.prefix_tokens_reused += common
+        return entries
 
     # ------------------------------------------------------------- batch pass
     def _score_uncached(self, items: list[tuple[str, str]]) -> list[float]:
@@ -300,7 +360,7 @@ class NextTokenScorer:
         enc = [(self._encode(p), self._encode(s)) for p, s in items]
         # Empty prefix: the first suffix token becomes the prefix (no KV to reuse, same ids).
         enc = [(s[:1], s[1:]) if not p else (p, s) for p, s in enc]
-        prefixes = {p: self._prefix(p) for p in dict.fromkeys(p for p, _ in enc)}
+        prefixes = self._prefixes_for(list(dict.fromkeys(p for p, _ in enc)))
         scores: list[float | None] = [None] * len(items)
         rows = []
         for i, (p, s) in enumerate(enc):

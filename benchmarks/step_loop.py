@@ -1,0 +1,182 @@
+"""Cost of verification in the step loop, on SmolLM2-135M on this CPU; ratios measured in one run.
+
+(a) our judging (next-token scores, all n x m prompts batched, prefix KV reused) against the naive
+    way (each of the n x m judge calls a separate ``generate()`` of up to 5 tokens, parsed), on the
+    same contexts and candidates;
+(b) judging time / candidate-generation time per step, in the step loop with the default panel;
+(c) adaptive verification (score candidates as they come, stop when one is accepted with margin)
+    against full verification: total cost and accuracy on the default task, same seeds (the
+    adaptive run's candidates are a prefix of the full run's, so the runs are replay-comparable).
+
+Run: python benchmarks/step_loop.py [--tasks 12] [--part a|b|c|all] [--threads 1]
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import re
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+
+def naive_judge(model, tokenizer, prompts: list[str], mode: str) -> list[float | None]:
+    """The naive way: one generate() of up to 5 tokens per judge call, the text parsed."""
+    import torch
+
+    out: list[float | None] = []
+    for prompt in prompts:
+        enc = tokenizer(prompt, return_tensors="pt", add_special_tokens=False)
+        with torch.no_grad():
+            ids = model.generate(**enc, max_new_tokens=5, do_sample=False, pad_token_id=tokenizer.pad_token_id)
+        text = tokenizer.decode(ids[0, enc["input_ids"].shape[1] :], skip_special_tokens=True).strip().lower()
+        if mode == "yes_no":
+            m = re.search(r"\b(yes|no)\b", text)
+            out.append(None if m is None else float(m.group(1) == "yes"))
+        else:
+            m = re.search(r"\d", text)
+            out.append(None if m is None else int(m.group(0)) / 9.0)
+    return out
+
+
+def part_a(args, model, tokenizer, tasks) -> dict[str, float]:
+    from accord.adapters.llm import LLMJudges, TransformersGenerator, judge_items
+    from accord.adapters.scoring import NextTokenScorer
+
+    gen = TransformersGenerator.from_loaded(model, tokenizer, max_new_tokens=32)
+    judges = LLMJudges(lm=model, tokenizer=tokenizer)  # three roles, yes/no, no judge cache
+    plain = NextTokenScorer(model, tokenizer, batch_size=1)  # one prompt per forward, for the breakdown
+    ours = naive = unbatched = 0.0
+    calls = agree = parsed = 0
+    for t, task in enumerate(tasks[: args.a_tasks]):
+        ctx = task.context()
+        for s in range(args.a_steps):
+            cands = gen.propose(ctx, 3, seed=1000 * t + s)
+            items = [it for role in judges.roles for it in judge_items(tokenizer, role, "yes_no", ctx, cands)]
+            t0 = time.perf_counter()
+            fast = [x.value for row in judges.score_many(ctx, cands) for x in row]
+            ours += time.perf_counter() - t0
+            t0 = time.perf_counter()
+            for it in items:
+                plain.clear_prefixes()
+                plain.score([it])
+            unbatched += time.perf_counter() - t0
+            t0 = time.perf_counter()
+            slow = naive_judge(model, tokenizer, [p + q for p, q in items], "yes_no")
+            naive += time.perf_counter() - t0
+            calls += len(items)
+            print(f"    task {t} step {s}: ours {ours:.2f} s, naive {naive:.2f} s so far", file=sys.stderr, flush=True)
+            for f, v in zip(fast, slow):
+                if v is not None:
+                    parsed += 1
+                    agree += int((f >= 0.5) == (v >= 0.5))
+            ctx = ctx.extend(cands[0])
+    print(f"(a) {calls} judge calls over {args.a_tasks} tasks x {args.a_steps} steps (3 roles x 3 candidates per step)")
+    print(f"    naive generate()+parse: {naive:.2f} s   one forward per prompt: {unbatched:.2f} s   ours: {ours:.2f} s")
+    print(f"    naive parsed {parsed}/{calls}; verdicts agree with ours (P(yes) >= 0.5) on {agree}/{max(parsed, 1)}")
+    print(f"(a) RATIO naive / ours = {naive / ours:.2f}x  (target >= 5x);  one-forward-per-prompt / ours = {unbatched / ours:.2f}x")
+    return {"a_ratio": naive / ours}
+
+
+class _Records:
+    """Keeps the step records in memory (the loop's trace-writer interface)."""
+
+    def __init__(self):
+        self.steps: list[dict] = []
+
+    def write(self, record: dict) -> None:
+        if record.get("type") == "step":
+            self.steps.append(record)
+
+
+def run_loop(cfg, tasks, generator, panel, adaptive: bool, min_mean: float | None = None):
+    from accord.verify.commands.run import build_chains
+    from accord.verify.engine import Adaptive, Budgets, StepLoop, accuracy
+
+    b, a = cfg["budgets"], cfg["adaptive"]
+    chains = build_chains({**cfg, "baselines": [], "base_chain": False}, panel.lambdas)
+    loop = StepLoop(
+        generator, panel, chains, Budgets(b["n_candidates"], b["max_steps"], b["max_tokens"]), seed=cfg["seed"],
+        adaptive=Adaptive(adaptive, a["group"], a["min_mean"] if min_mean is None else min_mean, a["max_dispersion"]),
+        writer=(records := _Records()),
+        on_event=lambda kind, **kw: kind == "task_done" and print(
+            f"    {'adaptive' if adaptive else 'full'}: task {kw['index'] + 1}/{kw['total']} done", file=sys.stderr, flush=True),
+    )
+    ends = loop.run(tasks)
+    return loop.totals, accuracy(ends)[chains[0].label], records.steps
+
+
+def part_bc(args, model, tokenizer, tasks, parts: str) -> dict[str, float]:
+    from accord.adapters.llm import TransformersGenerator
+    from accord.verify.config import DEFAULTS
+    from accord.verify.panel import build_panel
+
+    cfg = copy.deepcopy(DEFAULTS)
+    if args.min_mean is not None:
+        cfg["adaptive"]["min_mean"] = args.min_mean
+    g = cfg["generator"]
+    gen = TransformersGenerator.from_loaded(model, tokenizer, temperature=g["temperature"], top_p=g["top_p"],
+                                            max_new_tokens=g["max_new_tokens"])
+    panel = build_panel(cfg["judges"], models={"smollm2": (model, tokenizer)})
+    out: dict[str, float] = {}
+    full, acc_full, full_steps = run_loop(cfg, tasks, gen, panel, adaptive=False)
+    print(f"    full run done: {full.panel_calls} steps, accuracy {acc_full:.3f}", file=sys.stderr, flush=True)
+    steps = full.panel_calls
+    print(f"(b) default panel {panel.names}, {len(tasks)} tasks, {steps} steps, n = {cfg['budgets']['n_candidates']}")
+    print(f"    generation {full.generate_s:.2f} s ({full.generate_s / steps:.3f} s/step), "
+          f"judging {full.judge_s:.2f} s ({full.judge_s / steps:.3f} s/step)")
+    out["b_ratio"] = full.judge_s / full.generate_s
+    print(f"(b) RATIO judging / generation per step = {out['b_ratio']:.3f}  (target <= 0.3)")
+    if "c" in parts:
+        import numpy as np
+
+        # the margin on the consensus mean: the config's (0.9, the paper's scale) and one set to the
+        # judges' own scale, the 75th percentile of the consensus means of the full run's candidates
+        means = np.concatenate([np.asarray(r["mean"], dtype=float) for r in full_steps])
+        levels = [("config", cfg["adaptive"]["min_mean"]), ("p75 of this panel's means", float(np.nanpercentile(means, 75)))]
+        cost_full = full.generate_s + full.judge_s
+        for label, level in levels:
+            ada, acc_ada, _ = run_loop(cfg, tasks, gen, panel, adaptive=True, min_mean=level)
+            cost_ada = ada.generate_s + ada.judge_s
+            print(f"(c) adaptive, min mean {level:.3f} ({label}), group {cfg['adaptive']['group']}, max dispersion eps/2: "
+                  f"candidates generated {ada.candidates_generated} vs {full.candidates_generated}, "
+                  f"scored {ada.candidates_scored} vs {full.candidates_scored}")
+            print(f"    cost adaptive {cost_ada:.2f} s vs full {cost_full:.2f} s; "
+                  f"accuracy adaptive {acc_ada:.3f} vs full {acc_full:.3f}")
+            saved, change = 1 - cost_ada / cost_full, 100 * (acc_ada - acc_full)
+            out[f"c_saved[{label}]"], out[f"c_acc_change_points[{label}]"] = saved, change
+            print(f"(c) RATIO cost saved = {100 * saved:.1f}% (target >= 30%), accuracy change = "
+                  f"{change:+.1f} points (target >= -1)", flush=True)
+    return out
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--part", default="all", help="a, b, c, bc or all")
+    p.add_argument("--tasks", type=int, default=12, help="default-task questions for (b) and (c)")
+    p.add_argument("--a-tasks", type=int, default=2)
+    p.add_argument("--a-steps", type=int, default=2)
+    p.add_argument("--min-mean", type=float, default=None, help="adaptive margin on the consensus mean")
+    p.add_argument("--threads", type=int, default=None, help="torch threads (default: torch's choice)")
+    args = p.parse_args()
+    import torch
+
+    if args.threads:
+        torch.set_num_threads(args.threads)
+    from accord.adapters.models import load_causal_lm
+    from accord.verify.tasks import load_tasks
+
+    model, tokenizer = load_causal_lm("smollm2")
+    tasks = load_tasks("basic_arithmetic", size=args.tasks, seed=0)
+    parts = "abc" if args.part == "all" else args.part
+    if "a" in parts:
+        part_a(args, model, tokenizer, tasks)
+    if "b" in parts or "c" in parts:
+        part_bc(args, model, tokenizer, tasks, parts)
+
+
+if __name__ == "__main__":
+    main()
