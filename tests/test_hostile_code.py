@@ -10,6 +10,7 @@ import signal
 import socket
 import sys
 import threading
+import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -178,16 +179,28 @@ def _snapshot(host) -> dict:
     }
 
 
-def _sandbox_processes() -> int:
+def _sandbox_processes() -> list[str]:
+    """Command lines of live processes running under this process's sandbox uids."""
     uids = sandbox_uids()
-    n = 0
+    out = []
     for e in os.listdir("/proc"):
         if e.isdigit():
             try:
-                n += os.stat(f"/proc/{e}").st_uid in uids
+                if os.stat(f"/proc/{e}").st_uid in uids:
+                    out.append(Path(f"/proc/{e}/cmdline").read_bytes().replace(b"\0", b" ").decode()[:120])
             except OSError:
                 pass
-    return n
+    return out
+
+
+def _settled_sandbox_processes() -> list[str]:
+    """Sandbox processes still alive once killed ones have had up to 10 s to be reaped."""
+    for _ in range(100):
+        left = _sandbox_processes()
+        if not left:
+            return left
+        time.sleep(0.1)
+    return left
 
 
 def _protections(iso) -> frozenset:
@@ -206,7 +219,7 @@ def outcome(host, request):
     caps = _protections(iso)
     cases = {k: v for k, (v, needs) in _cases(host).items() if not needs or needs & caps}
     before = _snapshot(host)
-    sandboxed_before = _sandbox_processes()
+    sandboxed_before = _settled_sandbox_processes()
 
     def judge(program: str):
         spec = CodeSpec("", "f", (CodeTest("f()", "'ok'"),))
@@ -228,7 +241,7 @@ def outcome(host, request):
         "before": before,
         "after": _snapshot(host),
         "connections": connections,
-        "leftover": (sandboxed_before, _sandbox_processes()),
+        "leftover": (sandboxed_before, _settled_sandbox_processes()),
         "isolation": iso,
     }
 
@@ -266,7 +279,7 @@ def test_no_sandboxed_process_outlives_its_run(outcome):
     if not outcome["isolation"].drops_privileges:
         pytest.skip("sandbox runs as the calling user; its processes cannot be told apart")
     before, after = outcome["leftover"]
-    assert before == 0 and after == 0
+    assert before == [] and after == [], (before, after)
 
 
 @pytest.mark.slow

@@ -179,7 +179,8 @@ def _probe_as(iso: Isolation, uid: int) -> str | None:
         except (OSError, subprocess.TimeoutExpired) as exc:
             return f"{type(exc).__name__}: {exc}"
         if cp.returncode != 0:
-            return (cp.stderr or cp.stdout).strip().splitlines()[-1:] and (cp.stderr or cp.stdout).strip().splitlines()[-1] or f"exit {cp.returncode}"
+            lines = (cp.stderr or cp.stdout).strip().splitlines()
+            return lines[-1] if lines else f"exit code {cp.returncode}"
         if iso.drops_privileges and cp.stdout.strip() != str(uid):
             return f"expected uid {uid}, got {cp.stdout.strip()}"
     return None
