@@ -128,11 +128,13 @@ class TransformersGenerator:
             out = self.lm.generate(
                 **enc,
                 max_new_tokens=self.max_new_tokens,
-                num_return_sequences=n,
+                num_return_sequences=n if sample else 1,  # greedy: one decode, the same for all n
                 stopping_criteria=StoppingCriteriaList([_StopAtNewline(self.tokenizer, plen)]),
                 pad_token_id=self.tokenizer.pad_token_id,
                 **kwargs,
             )
+        if not sample:
+            out = out.expand(n, -1)
         steps, per = [], []
         pad = self.tokenizer.pad_token_id
         for row in out[:, plen:]:
