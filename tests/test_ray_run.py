@@ -44,6 +44,13 @@ def ray_cluster():
     ray.shutdown()
 
 
+@pytest.fixture(scope="module", autouse=True)
+def release_servers_after_module():
+    """The servers kept for reuse hold most of the cluster's CPUs: free them for the other Ray tests."""
+    yield
+    ray_backend.close_servers()
+
+
 @pytest.fixture(scope="module")
 def cfg():
     return C.resolve(RUN)
