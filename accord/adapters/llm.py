@@ -213,7 +213,13 @@ class LLMJudges:
 
     Each role is one panel column named ``{prefix}{role}``. Scores are next-token probabilities
     (``mode="yes_no"``: P(yes) normalised over yes/no; ``"digits"``: expected digit / 9).
+    Subclasses for other kinds of step (e.g. code) override ``role_prompts``, ``judge_tag``,
+    ``kind`` and ``items``: the prompt building; the scoring machinery stays here.
     """
+
+    role_prompts: dict[str, str] = ROLES
+    judge_tag = "accord-llm-judge"
+    kind = "LLM judge"
 
     def __init__(
         self,
@@ -230,9 +236,9 @@ class LLMJudges:
     ):
         from accord.adapters.scoring import MODES, NextTokenScorer
 
-        unknown = [r for r in roles if r not in ROLES]
+        unknown = [r for r in roles if r not in self.role_prompts]
         if unknown or not roles:
-            raise ValueError(f"unknown LLM judge role(s) {unknown or roles}; choose from {sorted(ROLES)}")
+            raise ValueError(f"unknown {self.kind} role(s) {unknown or list(roles)}; choose from {sorted(self.role_prompts)}")
         if mode not in MODES:
             raise ValueError(f"LLM judge mode must be one of {MODES}, got {mode!r}")
         if lm is None:
@@ -245,16 +251,20 @@ class LLMJudges:
         if len(self.names) != len(self.roles):
             raise ValueError(f"{len(self.names)} names given for {len(self.roles)} roles")
         self.lm, self.tokenizer = lm, tokenizer
-        self.scorer = NextTokenScorer(lm, tokenizer, mode=mode, model_id=model, cache=cache, judge=f"accord-llm-judge/{mode}")
+        self.scorer = NextTokenScorer(lm, tokenizer, mode=mode, model_id=model, cache=cache, judge=f"{self.judge_tag}/{mode}")
         self.last_tokens = 0
 
     def describe(self) -> dict:
         """How the scores are read (recorded in the run's trace header)."""
         return {"roles": dict(zip(self.names, self.roles)), **self.scorer.describe()}
 
+    def items(self, role: str, ctx: StepContext, candidates: Sequence[str]) -> list[tuple[str, str]]:
+        """The (prefix, suffix) prompts of one role for every candidate."""
+        return judge_items(self.tokenizer, role, self.mode, ctx, candidates)
+
     def score_many(self, ctx: StepContext, candidates: Sequence[str]) -> list[list[JudgeScore]]:
         """Scores per role (outer) per candidate (inner), from one batched scorer call."""
-        items = [it for role in self.roles for it in judge_items(self.tokenizer, role, self.mode, ctx, candidates)]
+        items = [it for role in self.roles for it in self.items(role, ctx, candidates)]
         before = self.scorer.stats.prefix_tokens_computed + self.scorer.stats.suffix_tokens
         with model_lock(self.lm):
             values = self.scorer.score(items)
@@ -266,8 +276,10 @@ class LLMJudges:
 class LLMJudge:
     """One role of :class:`LLMJudges` as a plain :class:`~accord.verify.protocols.Judge`."""
 
+    group = LLMJudges
+
     def __init__(self, role: str = "logic", **kwargs):
-        self._group = LLMJudges((role,), **kwargs)
+        self._group = self.group((role,), **kwargs)
         self.name = self._group.names[0]
 
     def score(self, ctx: StepContext, candidates: Sequence[str]) -> list[JudgeScore]:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Sequence
 
 from accord.adapters.code.spec import CodeSpec
-from accord.adapters.llm import chat_prompt, model_lock
+from accord.adapters.llm import LLMJudge, LLMJudges, chat_prompt
 from accord.verify.protocols import JudgeScore, StepContext
 
 CODE_ROLES: dict[str, str] = {
@@ -50,62 +50,29 @@ def code_judge_items(tokenizer, role: str, mode: str, ctx: StepContext, candidat
     return out
 
 
-class LLMCodeJudges:
-    """Judge group: one panel column per role, ``{prefix}{role}``, all scored in one call."""
+class LLMCodeJudges(LLMJudges):
+    """Judge group: one panel column per code role, ``{prefix}{role}``, all scored in one call."""
 
-    def __init__(
-        self,
-        roles: Sequence[str] = ("spec", "correctness", "focus"),
-        model: str = "smollm2",
-        mode: str = "yes_no",
-        name_prefix: str = "llm_code_",
-        names: Sequence[str] | None = None,
-        lm=None,
-        tokenizer=None,
-        cache=None,
-        device: str = "cpu",
-        dtype: str = "float32",
-    ):
-        from accord.adapters.scoring import MODES, NextTokenScorer
+    role_prompts = CODE_ROLES
+    judge_tag = "accord-code-judge"
+    kind = "code judge"
 
-        unknown = [r for r in roles if r not in CODE_ROLES]
-        if unknown or not roles:
-            raise ValueError(f"unknown code judge role(s) {unknown or list(roles)}; choose from {sorted(CODE_ROLES)}")
-        if mode not in MODES:
-            raise ValueError(f"LLM judge mode must be one of {MODES}, got {mode!r}")
-        if lm is None:
-            from accord.adapters.models import load_causal_lm
+    def __init__(self, roles: Sequence[str] = ("spec", "correctness", "focus"), model: str = "smollm2",
+                 mode: str = "yes_no", name_prefix: str = "llm_code_", **kwargs):
+        super().__init__(roles, model, mode, name_prefix, **kwargs)
 
-            lm, tokenizer = load_causal_lm(model, device, dtype)
-        self.roles = tuple(roles)
-        self.mode = mode
-        self.names = list(names) if names is not None else [f"{name_prefix}{r}" for r in roles]
-        if len(self.names) != len(self.roles):
-            raise ValueError(f"{len(self.names)} names given for {len(self.roles)} roles")
-        self.lm, self.tokenizer = lm, tokenizer
-        self.scorer = NextTokenScorer(lm, tokenizer, mode=mode, model_id=model, cache=cache, judge=f"accord-code-judge/{mode}")
-        self.last_tokens = 0
-
-    def describe(self) -> dict:
-        return {"roles": dict(zip(self.names, self.roles)), **self.scorer.describe()}
+    def items(self, role: str, ctx: StepContext, candidates: Sequence[str]) -> list[tuple[str, str]]:
+        return code_judge_items(self.tokenizer, role, self.mode, ctx, candidates)
 
     def score_many(self, ctx: StepContext, candidates: Sequence[str]) -> list[list[JudgeScore]]:
         CodeSpec.from_context(ctx)  # a code judge outside a code task is a misconfiguration
-        items = [it for r in self.roles for it in code_judge_items(self.tokenizer, r, self.mode, ctx, candidates)]
-        before = self.scorer.stats.prefix_tokens_computed + self.scorer.stats.suffix_tokens
-        with model_lock(self.lm):
-            values = self.scorer.score(items)
-        self.last_tokens = self.scorer.stats.prefix_tokens_computed + self.scorer.stats.suffix_tokens - before
-        n = len(candidates)
-        return [[JudgeScore(v) for v in values[k * n : (k + 1) * n]] for k in range(len(self.roles))]
+        return super().score_many(ctx, candidates)
 
 
-class LLMCodeJudge:
-    """One role as a plain judge (``name``, ``score``), e.g. for the model-free pool's panel."""
+class LLMCodeJudge(LLMJudge):
+    """One code role as a plain judge (``name``, ``score``), e.g. for the model-free pool's panel."""
+
+    group = LLMCodeJudges
 
     def __init__(self, role: str = "correctness", **kwargs):
-        self._group = LLMCodeJudges((role,), **kwargs)
-        self.name = self._group.names[0]
-
-    def score(self, ctx: StepContext, candidates: Sequence[str]) -> list[JudgeScore]:
-        return self._group.score_many(ctx, candidates)[0]
+        super().__init__(role, **kwargs)
