@@ -1,8 +1,11 @@
 """Speed of the consensus core: consensus + statistics + VERDICT decision, as ratios from one run.
 
-For B candidates (grouped as steps of n = 3) and m judges it prints, for the numpy and the JAX path,
-the time divided by the time to copy the input array once (the memory-traffic floor), the time per
-candidate (linearity in B), and the speed-up over a per-candidate ``np.linalg.solve`` loop.
+For B candidates (grouped as steps of n = 3) and m judges it prints, for the numpy reference, the
+JAX path and the fused compiled kernels (accord.consensus_core.fused; needs numba), the time
+divided by the time to copy the input array once (the memory-traffic floor), the time per
+candidate (linearity in B), and the speed-up of the fastest path over a per-candidate
+``np.linalg.solve`` loop. Every path returns s*, s̄*, Δ* and the decision except JAX's lean
+kernel, which skips writing s*. Compilation happens before timing.
 Sizes whose working set would not fit this machine's memory are skipped and listed.
 
     python benchmarks/consensus.py [--max-elements 1e8] [--repeats 3]
@@ -16,6 +19,7 @@ import time
 import numpy as np
 
 from accord.consensus_core import all_to_all, get_policy
+from accord.consensus_core import fused
 from accord.consensus_core.jax_backend import verdict_decide_jax
 
 N_CANDIDATES = 3
@@ -43,11 +47,13 @@ def solve_loop_per_candidate(raw: np.ndarray, lam: np.ndarray, count: int) -> fl
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--max-elements", type=float, default=1e8, help="skip B*m above this (memory)")
-    ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--repeats", type=int, default=5)
     args = ap.parse_args()
     policy = get_policy("verdict")
     rng = np.random.default_rng(0)
-    print(f"{'B':>9} {'m':>3} | {'numpy/copy':>10} {'jax/copy':>9} | {'numpy ns/cand':>13} {'jax ns/cand':>11} | {'vs solve loop (best path)':>25}")
+    has_fused = fused.available()
+    print(f"{'B':>9} {'m':>3} | {'numpy/copy':>10} {'jax/copy':>9} {'fused/copy':>10} | "
+          f"{'numpy ns/cand':>13} {'jax ns/cand':>11} {'fused ns/cand':>13} | {'vs solve loop (best path)':>25}")
     skipped = []
     for m in (3, 8, 32):
         lam = rng.uniform(0.5, 2.0, m)
@@ -61,11 +67,15 @@ def main() -> None:
             np_t = best_time(lambda: pol.decide(raw), args.repeats)
             verdict_decide_jax(raw, lam)["chosen"].block_until_ready()  # compile for this shape
             jax_t = best_time(lambda: verdict_decide_jax(raw, lam)["chosen"].block_until_ready(), args.repeats)
+            fu_t = float("nan")
+            if has_fused:
+                fused.verdict_decide_fused(raw, lam)  # compile for this panel
+                fu_t = best_time(lambda: fused.verdict_decide_fused(raw, lam), args.repeats)
             per_solve = solve_loop_per_candidate(raw, lam, 3000)
-            best = min(np_t, jax_t) / raw.shape[0] / N_CANDIDATES
+            best = np.nanmin([np_t, jax_t, fu_t]) / raw.shape[0] / N_CANDIDATES
             print(
-                f"{B:>9.0e} {m:>3} | {np_t / copy_t:>10.1f} {jax_t / copy_t:>9.1f} | "
-                f"{np_t / B * 1e9:>13.1f} {jax_t / B * 1e9:>11.1f} | {per_solve / best:>24.0f}x"
+                f"{B:>9.0e} {m:>3} | {np_t / copy_t:>10.1f} {jax_t / copy_t:>9.1f} {fu_t / copy_t:>10.1f} | "
+                f"{np_t / B * 1e9:>13.1f} {jax_t / B * 1e9:>11.1f} {fu_t / B * 1e9:>13.1f} | {per_solve / best:>24.0f}x"
             )
             del raw
     if skipped:
