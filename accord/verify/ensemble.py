@@ -1,6 +1,7 @@
 """Reward-model ensembles on precomputed rewards: read, calibrate, combine, evaluate.
 
-Input (JSONL), one of two layouts, detected from the first line:
+Input: JSONL in one of two layouts, detected from the first line (CSV and Parquet hold the
+best-of-n layout as columns; large tables are streamed by :mod:`accord.verify.ensemble_stream`):
 
 - best-of-n: ``{"prompt_id", "response_id", "label"?, "<model>": reward, ...}`` per response;
   ``label`` is 1 for a correct / good response and 0 otherwise.
@@ -83,6 +84,10 @@ def read_rewards(path: str | Path, models: Sequence[str] | None = None) -> Rewar
     p = Path(path)
     if not p.exists():
         raise UserError(f"{p}: no such file")
+    if p.suffix.lower() in (".csv", ".parquet", ".pq"):
+        from accord.verify.ensemble_stream import read_columns
+
+        return read_columns(p, models)
     rows: list[tuple[int, dict]] = []
     with p.open(encoding="utf-8") as fh:
         for no, line in enumerate(fh, 1):
@@ -156,6 +161,26 @@ def _best_of_n(p: Path, rows, names) -> RewardTable:
 # ---------------------------------------------------------------------------------------------
 
 
+def check_rules(rules: Sequence[str]) -> None:
+    for r in rules:
+        if r not in BASE_RULES and r.removeprefix("fj:") not in list_policies():
+            raise UserError(f"unknown rule {r!r}; choose from {', '.join(BASE_RULES)} or fj:<policy> with policy in {', '.join(list_policies())}")
+
+
+def selectors(models: Sequence[str], rules: Sequence[str]) -> list[tuple[str, str]]:
+    """(report name, rule) for each model alone, then each rule."""
+    return [(name, f"model:{j}") for j, name in enumerate(models)] + [(r, r) for r in rules]
+
+
+def selector_keys(cal: np.ndarray, rule: str, k: float, lambdas, policy_params: dict | None) -> np.ndarray:
+    """rule_keys with the policy parameters only for FJ rules; a bad parameter is a UserError."""
+    try:
+        params = (policy_params or {}) if rule.startswith("fj:") else {}
+        return rule_keys(cal, rule, k=k, lambdas=lambdas, **params)
+    except ValueError as exc:
+        raise UserError(f"rule {rule}: {exc}") from None
+
+
 def rule_keys(cal: np.ndarray, rule: str, k: float = 1.0, lambdas=None, **policy_params) -> np.ndarray:
     """Ranking key (P, n) of a rule on calibrated scores (P, n, m); -inf never wins."""
     if rule in ("mean", "min", "uwo"):
@@ -172,11 +197,16 @@ def rule_keys(cal: np.ndarray, rule: str, k: float = 1.0, lambdas=None, **policy
     return np.where(np.isnan(key), -np.inf, key)
 
 
-def selection_hits(key: np.ndarray, labels: np.ndarray, valid: np.ndarray) -> np.ndarray:
-    """Per prompt: the mean label among the responses tied for the best key (NaN if none valid)."""
+def best_responses(key: np.ndarray, valid: np.ndarray) -> np.ndarray:
+    """(P, n) mask of the responses tied for their prompt's best finite key (none if all -inf)."""
     k = np.where(valid, key, -np.inf)
     top = k.max(axis=1, keepdims=True)
-    tied = valid & (k >= top - TIE_TOL) & np.isfinite(top)
+    return valid & (k >= top - TIE_TOL) & np.isfinite(top)
+
+
+def selection_hits(key: np.ndarray, labels: np.ndarray, valid: np.ndarray) -> np.ndarray:
+    """Per prompt: the mean label among the responses tied for the best key (NaN if none valid)."""
+    tied = best_responses(key, valid)
     with np.errstate(invalid="ignore"):
         hits = np.nansum(np.where(tied, labels, 0.0), axis=1) / tied.sum(axis=1)
     return np.where(tied.any(axis=1), hits, np.nan)
@@ -187,23 +217,33 @@ def selection_hits(key: np.ndarray, labels: np.ndarray, valid: np.ndarray) -> np
 # ---------------------------------------------------------------------------------------------
 
 
-def krippendorff_alpha(values: np.ndarray) -> float:
-    """Krippendorff's alpha, interval metric, for values (units, coders) with NaN = missing."""
+def alpha_sums(values: np.ndarray) -> np.ndarray:
+    """The four sums Krippendorff's interval alpha needs: (n, within-unit term, sum v, sum v^2).
+
+    They add over any split of the units into blocks, so a streamed table gets the same alpha.
+    """
     x = np.asarray(values, dtype=np.float64)
     ok = ~np.isnan(x)
     m_u = ok.sum(axis=1)
     use = m_u >= 2
-    x, ok, m_u = x[use], ok[use], m_u[use]
-    n = m_u.sum()
-    if n < 2:
-        return float("nan")
-    xs = np.where(ok, x, 0.0)
+    xs = np.where(ok, x, 0.0)[use]
+    m_u = m_u[use]
     s1, s2 = xs.sum(axis=1), (xs**2).sum(axis=1)
     within = (2 * m_u * s2 - 2 * s1**2) / (m_u - 1)  # sum over ordered pairs in a unit, / (m_u - 1)
-    d_o = within.sum() / n
-    all_v = xs[ok]
-    d_e = (2 * n * np.sum(all_v**2) - 2 * np.sum(all_v) ** 2) / (n * (n - 1))
-    return float(1.0 - d_o / d_e) if d_e > 0 else float("nan")
+    return np.array([m_u.sum(), within.sum(), s1.sum(), s2.sum()], dtype=np.float64)
+
+
+def alpha_from_sums(sums: np.ndarray) -> float:
+    n, within, sv, sv2 = (float(v) for v in sums)
+    if n < 2:
+        return float("nan")
+    d_e = (2 * n * sv2 - 2 * sv**2) / (n * (n - 1))
+    return float(1.0 - (within / n) / d_e) if d_e > 0 else float("nan")
+
+
+def krippendorff_alpha(values: np.ndarray) -> float:
+    """Krippendorff's alpha, interval metric, for values (units, coders) with NaN = missing."""
+    return alpha_from_sums(alpha_sums(values))
 
 
 def pairwise_correlations(x: np.ndarray, names: Sequence[str], method: str = "spearman") -> dict[str, float]:
@@ -227,6 +267,29 @@ def pairwise_correlations(x: np.ndarray, names: Sequence[str], method: str = "sp
 # ---------------------------------------------------------------------------------------------
 
 
+def report_head(kind: str, models, prompts: int, responses: int, calibrators, lam, k: float) -> dict:
+    return {
+        "kind": kind,
+        "models": list(models),
+        "prompts": prompts,
+        "responses": responses,
+        "calibration": {n: c.as_dict() for n, c in calibrators.items() if n in models},
+        "lambdas": list(lam),
+        "k": k,
+    }
+
+
+def accuracy_report(hits: dict[str, np.ndarray], label_mean: np.ndarray, label_max: np.ndarray, n_boot: int, seed: int) -> dict:
+    """Accuracy with a bootstrap CI per selector from per-prompt hits (NaN = no selection), and
+    the random / oracle baselines from each prompt's mean and best label."""
+    acc: dict[str, dict] = {}
+    for name, h in hits.items():
+        h = h[~np.isnan(h)]
+        lo, hi = bootstrap_ci(h, n_boot=n_boot, seed=seed)
+        acc[name] = {"accuracy": float(h.mean()) if h.size else float("nan"), "ci": [lo, hi], "n": int(h.size)}
+    return {"accuracy": acc, "baselines": {"random": float(np.nanmean(label_mean)), "oracle": float(np.nanmean(label_max))}}
+
+
 def default_rules() -> list[str]:
     return [*BASE_RULES, "fj:verdict", "fj:no_rejection"]
 
@@ -246,38 +309,14 @@ def evaluate_ensemble(
     lam = tuple(lambdas) if lambdas is not None else default_lambdas(m)
     cal = apply_calibrators(table.raw, table.models, calibrators)
     rules = list(rules) if rules else default_rules()
-    for r in rules:
-        base = r.removeprefix("fj:")
-        if r not in BASE_RULES and base not in list_policies():
-            raise UserError(f"unknown rule {r!r}; choose from {', '.join(BASE_RULES)} or fj:<policy> with policy in {', '.join(list_policies())}")
-    doc: dict = {
-        "kind": table.kind,
-        "models": table.models,
-        "prompts": len(table.prompt_ids),
-        "responses": int(table.valid.sum()),
-        "calibration": {n: c.as_dict() for n, c in calibrators.items() if n in table.models},
-        "lambdas": list(lam),
-        "k": k,
-    }
+    check_rules(rules)
+    doc = report_head(table.kind, table.models, len(table.prompt_ids), int(table.valid.sum()), calibrators, lam, k)
     if table.labels is not None:
-        acc: dict[str, dict] = {}
-        entries = [(name, f"model:{j}") for j, name in enumerate(table.models)] + [(r, r) for r in rules]
-        for label, rule in entries:
-            try:
-                params = (policy_params or {}) if rule.startswith("fj:") else {}
-                key = rule_keys(cal, rule, k=k, lambdas=lam, **params)
-            except ValueError as exc:
-                raise UserError(f"rule {rule}: {exc}") from None
-            hits = selection_hits(key, table.labels, table.valid)
-            hits = hits[~np.isnan(hits)]
-            lo, hi = bootstrap_ci(hits, n_boot=n_boot, seed=seed)
-            acc[label] = {"accuracy": float(hits.mean()) if hits.size else float("nan"), "ci": [lo, hi], "n": int(hits.size)}
-        doc["accuracy"] = acc
+        hits = {}
+        for name, rule in selectors(table.models, rules):
+            hits[name] = selection_hits(selector_keys(cal, rule, k, lam, policy_params), table.labels, table.valid)
         lab = np.where(table.valid, table.labels, np.nan)
-        doc["baselines"] = {
-            "random": float(np.nanmean(np.nanmean(lab, axis=1))),
-            "oracle": float(np.nanmean(np.nanmax(lab, axis=1))),
-        }
+        doc.update(accuracy_report(hits, np.nanmean(lab, axis=1), np.nanmax(lab, axis=1), n_boot, seed))
     flat_cal = cal[table.valid]
     doc["agreement"] = {
         "krippendorff_alpha": krippendorff_alpha(flat_cal),

@@ -203,21 +203,25 @@ def _parquet_chunks(src: TableSource, chunk_size: int) -> Iterator[pa.Table]:
         yield _normalized(b.column(STEP), b.column(CANDIDATE), {j: b.column(j) for j in src.judges}, src.judges, lines)
 
 
-def iter_chunks(src: TableSource, chunk_size: int = DEFAULT_CHUNK_SIZE) -> Iterator[pa.Table]:
-    """Normalised chunks of at most ``chunk_size`` rows: step, candidate (strings), judges (float, NaN)."""
+def iter_chunks(src: TableSource, chunk_size: int = DEFAULT_CHUNK_SIZE, readers: dict | None = None, check=None) -> Iterator[pa.Table]:
+    """Normalised chunks of at most ``chunk_size`` rows: step, candidate (strings), judges (float, NaN).
+
+    Another table layout passes its own ``readers`` (format -> reader) and ``check``.
+    """
     if chunk_size < 1:
         raise UserError(f"--chunk-size must be >= 1, got {chunk_size}")
-    reader = {"csv": _csv_chunks, "jsonl": _jsonl_chunks, "parquet": _parquet_chunks}[src.format]
-    for chunk in reader(src, chunk_size):
-        _check_chunk(src, chunk)
+    readers = readers or {"csv": _csv_chunks, "jsonl": _jsonl_chunks, "parquet": _parquet_chunks}
+    check = check or _check_chunk
+    for chunk in readers[src.format](src, chunk_size):
+        check(src, chunk)
         yield chunk
 
 
-def _where(src: TableSource, line: int | None, step=None, cand=None) -> str:
+def _where(src: TableSource, line: int | None, step=None, cand=None, nouns=("step", "candidate")) -> str:
     if line is not None and line >= 0:
         unit = "row " if src.format == "parquet" else ""
         return f"{src.path}:{unit}{line}"
-    return f"{src.path}: step {step!r} candidate {cand!r}"
+    return f"{src.path}: {nouns[0]} {step!r} {nouns[1]} {cand!r}"
 
 
 def _check_chunk(src: TableSource, t: pa.Table) -> None:
@@ -255,8 +259,10 @@ def _run_starts(steps: pa.Array | pa.ChunkedArray) -> np.ndarray:
     return np.concatenate([[0], np.flatnonzero(change) + 1]).astype(np.int64)
 
 
-def _check_groups(src: TableSource, t: pa.Table, starts: np.ndarray, run_id: np.ndarray) -> None:
-    steps = t.column(STEP)
+def _check_groups(src, t: pa.Table, starts: np.ndarray, run_id: np.ndarray, cols=(STEP, CANDIDATE), nouns=("step", "candidate")) -> None:
+    """A group's rows together and no item twice in a group; ``cols``/``nouns`` name the group and item."""
+    unit, item = nouns
+    steps = t.column(cols[0])
     run_steps = pc.take(steps, pa.array(starts))
     if pc.count_distinct(run_steps).as_py() != len(starts):
         counts = pc.value_counts(run_steps)
@@ -264,17 +270,17 @@ def _check_groups(src: TableSource, t: pa.Table, starts: np.ndarray, run_id: np.
         rows = np.flatnonzero(pc.equal(run_steps, again).to_numpy(zero_copy_only=False))
         line = int(t.column(LINE)[int(starts[rows[1]])].as_py()) if LINE in t.column_names else None
         raise UserError(
-            f"{_where(src, line, again, None)}: step {again!r} appears again after other steps; streaming needs "
-            "each step's rows together (sort or group the table by step)"
+            f"{_where(src, line, again, None, nouns)}: {unit} {again!r} appears again after other {unit}s; streaming needs "
+            f"each {unit}'s rows together (sort or group the table by {cols[0]})"
         )
-    codes = pc.dictionary_encode(t.column(CANDIDATE)).combine_chunks().indices.to_numpy()
+    codes = pc.dictionary_encode(t.column(cols[1])).combine_chunks().indices.to_numpy()
     keys = run_id * (int(codes.max()) + 1 if codes.size else 1) + codes
     uniq, first = np.unique(keys, return_index=True)
     if uniq.size != keys.size:
         dup = np.setdiff1d(np.arange(keys.size), first)[0]
         line = int(t.column(LINE)[int(dup)].as_py()) if LINE in t.column_names else None
-        step, cand = steps[int(dup)].as_py(), t.column(CANDIDATE)[int(dup)].as_py()
-        raise UserError(f"{_where(src, line, step, cand)}: candidate {cand!r} of step {step!r} appears twice")
+        step, cand = steps[int(dup)].as_py(), t.column(cols[1])[int(dup)].as_py()
+        raise UserError(f"{_where(src, line, step, cand, nouns)}: {item} {cand!r} of {unit} {step!r} appears twice")
 
 
 def output_schema(judges) -> pa.Schema:
@@ -329,22 +335,37 @@ def decide_rows(src: TableSource, t: pa.Table, policy: Policy, check: bool = Tru
     return pa.Table.from_arrays(cols, schema=output_schema(judges))
 
 
+def whole_groups(chunks, check, key: str = STEP) -> Iterator[pa.Table]:
+    """Tables of complete groups (contiguous rows sharing ``key``) from ordered chunks.
+
+    The last group of each chunk may continue in the next, so its rows are carried over;
+    ``check(t, starts, run_id)`` validates each table held at once. A yielded table may be empty.
+    """
+    carry: pa.Table | None = None
+    for chunk in chunks:
+        t = chunk if carry is None else pa.concat_tables([carry, chunk])
+        starts = _run_starts(t.column(key))
+        check(t, starts, np.repeat(np.arange(len(starts)), np.diff(np.append(starts, t.num_rows))))
+        carry = t.slice(int(starts[-1]))
+        yield t.slice(0, int(starts[-1]))
+    if carry is not None:
+        yield carry
+
+
 def decide_streaming(src: TableSource, policy: Policy, output, chunk_size: int = DEFAULT_CHUNK_SIZE) -> TableSummary:
     """The in-process path: read in chunks, decide complete steps, append to one Parquet file."""
     _check_names(src.judges)
     t0 = time.perf_counter()
     summary = TableSummary()
-    carry: pa.Table | None = None
-    with _Writer(output, src.judges) as writer:
+
+    def counted():
         for chunk in iter_chunks(src, chunk_size):
             summary.chunks += 1
-            t = chunk if carry is None else pa.concat_tables([carry, chunk])
-            starts = _run_starts(t.column(STEP))
-            _check_groups(src, t, starts, np.repeat(np.arange(len(starts)), np.diff(np.append(starts, t.num_rows))))
-            carry = t.slice(int(starts[-1]))
-            writer.write(decide_rows(src, t.slice(0, int(starts[-1])), policy, check=False), summary)
-        if carry is not None:
-            writer.write(decide_rows(src, carry, policy, check=False), summary)
+            yield chunk
+
+    with _Writer(output, src.judges) as writer:
+        for t in whole_groups(counted(), lambda t, starts, run_id: _check_groups(src, t, starts, run_id)):
+            writer.write(decide_rows(src, t, policy, check=False), summary)
     summary.seconds = time.perf_counter() - t0
     return summary
 
@@ -352,10 +373,10 @@ def decide_streaming(src: TableSource, policy: Policy, output, chunk_size: int =
 class _Writer:
     """The single writer of the output file; a failed run leaves no half-written file behind."""
 
-    def __init__(self, output, judges):
+    def __init__(self, output, judges, schema: pa.Schema | None = None):
         self.path = Path(output)
         self.tmp = self.path.with_name(self.path.name + ".partial")
-        self.schema = output_schema(judges)
+        self.schema = schema if schema is not None else output_schema(judges)
         self.writer = None
 
     def __enter__(self):
@@ -417,19 +438,25 @@ def decide_block(batch: pa.Table, src: TableSource, policy: Policy) -> pa.Table:
         scores = {j: batch.column(j) for j in src.judges}
         t = _normalized(step, cand, scores, src.judges, np.full(batch.num_rows, -1))
     _check_chunk(src, t)
-    schema = output_schema(src.judges).append(pa.field(_PART, pa.int8()))
+    return split_block(t, lambda rows: decide_rows(src, rows, policy), output_schema(src.judges))
+
+
+def split_block(t: pa.Table, decide, schema: pa.Schema, key: str = STEP) -> pa.Table:
+    """A Ray block's rows in ``schema`` plus ``_part``: interior groups decided by ``decide``,
+    the first and last group left undecided (their columns of ``t`` kept, the rest null)."""
+    schema = schema.append(pa.field(_PART, pa.int8()))
     if t.num_rows == 0:
         return schema.empty_table()
-    starts = _run_starts(t.column(STEP))
+    starts = _run_starts(t.column(key))
     if len(starts) == 1:
-        return _pending(t, src, schema)
+        return _pending(t, None, schema)
     head, tail = int(starts[1]), int(starts[-1])
-    done = decide_rows(src, t.slice(head, tail - head), policy)
+    done = decide(t.slice(head, tail - head))
     done = done.append_column(_PART, pa.array(np.full(done.num_rows, _DONE, dtype=np.int8)))
-    return pa.concat_tables([_pending(t.slice(0, head), src, schema), done, _pending(t.slice(tail), src, schema)])
+    return pa.concat_tables([_pending(t.slice(0, head), None, schema), done, _pending(t.slice(tail), None, schema)])
 
 
-def _pending(t: pa.Table, src: TableSource, schema: pa.Schema) -> pa.Table:
+def _pending(t: pa.Table, src: TableSource | None, schema: pa.Schema) -> pa.Table:
     cols = []
     for f in schema:
         if f.name in t.column_names and f.name not in (LINE,):
@@ -449,14 +476,18 @@ def _raw_part(t: pa.Table, judges) -> pa.Table:
     return pa.table(cols)
 
 
-def _read_row_groups(batch: pa.Table, src: TableSource) -> pa.Table:
+def _read_row_groups(batch: pa.Table, src: TableSource, columns=None) -> pa.Table:
     f = pq.ParquetFile(src.path, pre_buffer=False, buffer_size=1 << 20)
     ids = batch.column("id").to_pylist()
-    return f.read_row_groups(ids, columns=[STEP, CANDIDATE, *src.judges])
+    return f.read_row_groups(ids, columns=columns or [STEP, CANDIDATE, *src.judges])
 
 
-def ray_dataset(src: TableSource, chunk_size: int):
-    """A Ray Data dataset over the file whose blocks are contiguous, ordered slices of it."""
+def ray_dataset(src: TableSource, chunk_size: int, types: dict | None = None):
+    """A Ray Data dataset over the file whose blocks are contiguous, ordered slices of it.
+
+    ``types`` (column -> Arrow type) picks the Parquet/CSV columns read; by default step,
+    candidate and the judges.
+    """
     import ray.data
     from pyarrow import csv
 
@@ -472,11 +503,13 @@ def ray_dataset(src: TableSource, chunk_size: int):
         per_group = max(1, f.metadata.num_rows // max(1, f.num_row_groups))
         groups = ray.data.range(f.num_row_groups, override_num_blocks=max(1, min(f.num_row_groups, 200)))
         return groups.map_batches(
-            _read_row_groups, fn_kwargs={"src": src}, batch_format="pyarrow", batch_size=max(1, chunk_size // per_group)
+            _read_row_groups, fn_kwargs={"src": src, "columns": list(types) if types else None},
+            batch_format="pyarrow", batch_size=max(1, chunk_size // per_group)
         )
     if src.format == "csv":
-        types = {STEP: pa.string(), CANDIDATE: pa.string(), **{j: pa.float64() for j in src.judges}}
-        conv = csv.ConvertOptions(column_types=types, null_values=CSV_NULLS, strings_can_be_null=False)
+        include = list(types) if types else []
+        types = types or {STEP: pa.string(), CANDIDATE: pa.string(), **{j: pa.float64() for j in src.judges}}
+        conv = csv.ConvertOptions(column_types=types, null_values=CSV_NULLS, strings_can_be_null=False, include_columns=include)
         return ray.data.read_csv(path, convert_options=conv)
     return ray.data.read_text(path)
 
@@ -521,14 +554,14 @@ class _EdgeMerger:
     complete; the last stays open, since the next batch may continue it.
     """
 
-    def __init__(self, src: TableSource, policy: Policy, summary: TableSummary):
-        self.src, self.policy, self.summary = src, policy, summary
+    def __init__(self, src: TableSource, policy: Policy, summary: TableSummary, decide=None, key: str = STEP):
+        self.src, self.policy, self.summary, self.key = src, policy, summary, key
+        self.decide = decide or (lambda rows: decide_rows(src, _raw_part(rows, src.judges), policy))
         self.open: pa.Table | None = None
 
     def flush(self, writer) -> None:
         if self.open is not None:
-            raw = _raw_part(self.open, self.src.judges)
-            writer.write(decide_rows(self.src, raw, self.policy), self.summary)
+            writer.write(self.decide(self.open), self.summary)
             self.open = None
 
     def feed(self, batch: pa.Table, writer) -> None:
@@ -543,10 +576,10 @@ class _EdgeMerger:
                 self.flush(writer)
                 writer.write(seg.drop_columns([_PART]), self.summary)
                 continue
-            starts = np.append(_run_starts(seg.column(STEP)), seg.num_rows)
+            starts = np.append(_run_starts(seg.column(self.key)), seg.num_rows)
             for s, e in zip(starts[:-1], starts[1:]):
                 rows = seg.slice(int(s), int(e - s))
-                same = self.open is not None and self.open.column(STEP)[0].as_py() == rows.column(STEP)[0].as_py()
+                same = self.open is not None and self.open.column(self.key)[0].as_py() == rows.column(self.key)[0].as_py()
                 if same:
                     self.open = pa.concat_tables([self.open, rows])
                 else:
@@ -572,12 +605,12 @@ def _user_error(exc: BaseException) -> BaseException:
 # --- the command-line face (shared by the table commands) -----------------------------------
 
 
-def add_streaming_arguments(p) -> None:
+def add_streaming_arguments(p, item: str = "candidate") -> None:
     """--backend, --address, --chunk-size, --output: the large-table options of a table command."""
     p.add_argument("--backend", choices=("local", "ray"), default="local", help="local (default) or ray: Ray Data over a cluster")
     p.add_argument("--address", default=None, help="Ray cluster address (default: RAY_ADDRESS, else a local cluster)")
     p.add_argument("--chunk-size", type=int, default=None, help=f"rows per chunk when streaming (default {DEFAULT_CHUNK_SIZE})")
-    p.add_argument("--output", default=None, help="write one row per candidate to this Parquet file (streams the input)")
+    p.add_argument("--output", default=None, help=f"write one row per {item} to this Parquet file (streams the input)")
 
 
 def wants_streaming(args) -> bool:
