@@ -6,7 +6,8 @@ judge-specific noise (a one-factor model); judge j's reliability ρ_j is the cor
 score with the latent quality:
 
 - ``factor`` (default, m >= 3): ρ_j² = r_jk r_jl / r_kl averaged over pairs (k, l) of other
-  judges (r = pairwise score correlations) — the classic triad estimate of a factor loading;
+  judges (r = pairwise score correlations) — the classic triad estimate of a factor loading; a
+  judge no triad identifies (the other judges do not correlate at all) falls back to ``loo``;
 - ``loo``: ρ_j = correlation of judge j with the mean of the other judges (leave one out).
 
 Map to λ (documented, monotone): signal-to-noise SNR_j = ρ_j² / (1 − ρ_j²), λ_j = SNR_j divided
@@ -89,6 +90,21 @@ def _corr(r: np.ndarray) -> np.ndarray:
     return C
 
 
+def _leave_one_out(r: np.ndarray) -> np.ndarray:
+    """Each judge's correlation with the mean of the others (0 where undefined)."""
+    m = r.shape[1]
+    rel = np.empty(m)
+    ok = ~np.isnan(r)
+    for j in range(m):
+        others = np.delete(r, j, axis=1)
+        with np.errstate(invalid="ignore"):
+            mean_o = np.nanmean(others, axis=1)
+        both = ok[:, j] & ~np.isnan(mean_o)
+        a, b = r[both, j], mean_o[both]
+        rel[j] = float(np.corrcoef(a, b)[0, 1]) if both.sum() >= 3 and a.std() > 0 and b.std() > 0 else 0.0
+    return rel
+
+
 def judge_reliability(raw, method: str = "factor") -> np.ndarray:
     """Each judge's estimated correlation with the latent quality, from scores (..., m) alone."""
     r = _rows(raw)
@@ -98,6 +114,7 @@ def judge_reliability(raw, method: str = "factor") -> np.ndarray:
     if method == "factor":
         C = _corr(r)
         rel = np.empty(m)
+        loo = None
         for j in range(m):
             vals = []
             for k in range(m):
@@ -105,18 +122,13 @@ def judge_reliability(raw, method: str = "factor") -> np.ndarray:
                     if j in (k, l) or abs(C[k, l]) < 1e-3:
                         continue
                     vals.append(C[j, k] * C[j, l] / C[k, l])
-            v = float(np.median(vals)) if vals else 0.0
-            rel[j] = np.sqrt(max(v, 0.0))
+            if vals:
+                rel[j] = np.sqrt(max(float(np.median(vals)), 0.0))
+            else:  # no two other judges agree at all (e.g. one scores a constant): no triad identifies j
+                loo = _leave_one_out(r) if loo is None else loo
+                rel[j] = loo[j]
     elif method == "loo":
-        rel = np.empty(m)
-        ok = ~np.isnan(r)
-        for j in range(m):
-            others = np.delete(r, j, axis=1)
-            with np.errstate(invalid="ignore"):
-                mean_o = np.nanmean(others, axis=1)
-            both = ok[:, j] & ~np.isnan(mean_o)
-            a, b = r[both, j], mean_o[both]
-            rel[j] = float(np.corrcoef(a, b)[0, 1]) if both.sum() >= 3 and a.std() > 0 and b.std() > 0 else 0.0
+        rel = _leave_one_out(r)
     else:
         raise ValueError(f"unknown reliability method {method!r}; choose factor or loo")
     return np.clip(rel, REL_MIN, REL_MAX)

@@ -23,6 +23,7 @@ import yaml
 from accord.verify.errors import UserError
 
 CONFIG_FILE = "config.yaml"
+STUBBORNNESS_MODES = ("hand-set", "estimated")
 VERSIONS_FILE = "versions.json"
 
 DEFAULTS: dict[str, Any] = {
@@ -43,6 +44,9 @@ DEFAULTS: dict[str, Any] = {
         {"type": "embedding", "lambda": 0.8},
     ],
     "influence": None,
+    # hand-set: each judge's 'lambda'; estimated: equal λ until `warmup` candidates are scored, then
+    # λ from the panel's agreement (accord.consensus_core.reliability), recorded in the summary
+    "stubbornness": {"mode": "hand-set", "warmup": 30},
     "policy": {"name": "verdict", "params": {}},  # params filled with the policy's own defaults
     "baselines": ["mean", "variance", "raw_average"],
     "base_chain": True,
@@ -180,6 +184,9 @@ def validate(cfg: dict[str, Any]) -> None:
     _num(cfg, "adaptive.group", 1, integer=True)
     _num(cfg, "adaptive.min_mean", 0, 1)
     _num(cfg, "adaptive.max_dispersion", 0, optional=True)
+    if cfg["stubbornness"]["mode"] not in STUBBORNNESS_MODES:
+        raise UserError(f"config key 'stubbornness.mode' must be one of {', '.join(STUBBORNNESS_MODES)}, got {cfg['stubbornness']['mode']!r}")
+    _num(cfg, "stubbornness.warmup", 4, integer=True)
     judges = cfg["judges"]
     if not isinstance(judges, list) or len(judges) < 2:
         raise UserError("config key 'judges' must list at least two judges")

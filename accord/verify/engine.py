@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import hashlib
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, fields, replace
 from typing import Any, Callable, Sequence
 
 import numpy as np
@@ -131,6 +131,8 @@ class StepLoop:
         self._cands: dict[str, list[str]] = {k: list(v) for k, v in self.resume.candidates.items()}
         self._ctoks: dict[str, list[int]] = {k: list(v) for k, v in self.resume.candidate_tokens.items()}
         self._scores: dict[str, tuple[np.ndarray, list[list[str | None]]]] = dict(self.resume.scores)
+        for raw, _ in self._scores.values():  # a panel estimating λ sees the recorded scores again, in order
+            panel.observe(raw)
 
     # ------------------------------------------------------------------ caches
     def _group_size(self) -> int:
@@ -184,18 +186,24 @@ class StepLoop:
         return raw[: len(cands)], fails[: len(cands)], judge_s, tokens
 
     # -------------------------------------------------------------------- loop
+    def _policy(self, chain: Chain) -> Policy | None:
+        """The chain's policy with the panel's W and, when the panel estimates λ, its current λ."""
+        policy = chain.policy
+        if policy is None:
+            return None
+        if self.panel.influence is not None and getattr(policy, "influence", None) is None:
+            policy = replace(policy, influence=self.panel.influence)
+        if self.panel.estimating and "lambdas" in {f.name for f in fields(policy)}:
+            policy = replace(policy, lambdas=tuple(self.panel.lambdas))
+        return policy
+
     def _decide(self, chain: Chain, raw: np.ndarray):
         if chain.policy is None:
             st = consensus_stats(raw, self.panel.lambdas, self.panel.influence)
             accepted = np.zeros(raw.shape[0], dtype=bool)
             accepted[0] = True
             return 0, accepted, False, st
-        policy = chain.policy
-        if self.panel.influence is not None and getattr(policy, "influence", None) is None and policy.uses_consensus:
-            from dataclasses import replace
-
-            policy = replace(policy, influence=self.panel.influence)
-        d = policy.decide(raw[None])
+        d = self._policy(chain).decide(raw[None])
         st = d.stats
         st = type(st)(**{k: v[0] for k, v in vars(st).items()})
         return int(d.chosen[0]), d.accepted[0], bool(d.fallback[0]), st
@@ -253,7 +261,7 @@ class StepLoop:
             "lambdas": list(self.panel.lambdas),
             "raw": raw,
             "failures": fails,
-            "policy": chain.policy_record(),
+            "policy": Chain(chain.label, self._policy(chain)).policy_record(),
             "consensus": st.consensus,
             "mean": st.mean,
             "dispersion": st.dispersion,

@@ -91,6 +91,7 @@ class Panel:
         self.stubbornness_estimate: dict | None = None
         self._warmup: list[np.ndarray] | None = None  # scored rows kept until λ is estimated
         self.warmup = int(warmup)
+        self._estimated = isinstance(lambdas, str)
         if isinstance(lambdas, str):
             self._warmup = []
             if lambdas != "estimated":
@@ -183,16 +184,31 @@ class Panel:
                     raw[i, col + j] = np.nan if s.value is None else s.value
                     failures[i][col + j] = None if s.value is not None else (s.reason or "no score")
             col += width
-        if self._warmup is not None and self.stubbornness_estimate is None:
-            self._warmup.append(raw)
-            rows = np.concatenate(self._warmup)
-            if len(rows) >= self.warmup:  # λ = 1 each until then; every step records the λ it used
-                try:
-                    self.estimate_stubbornness(rows)
-                    self._warmup = None
-                except ValueError:
-                    pass  # too few rows scored by two judges yet: keep collecting
+        self.observe(raw)
         return PanelScores(raw, failures, judge_s, wall, tokens)
+
+    @property
+    def estimating(self) -> bool:
+        """Whether λ comes from the panel's agreement (``lambdas="estimated"``)."""
+        return self._estimated
+
+    def observe(self, raw: np.ndarray) -> None:
+        """Feed scored candidates (k, m) to a panel still collecting its warm-up for λ.
+
+        λ = 1 each until ``warmup`` candidates are seen, then the estimate, fixed for the rest of
+        the run; every step records the λ it used. A resumed run re-feeds its recorded scores in
+        trace order, so it reaches the same estimate.
+        """
+        if self._warmup is None or self.stubbornness_estimate is not None:
+            return
+        self._warmup.append(np.asarray(raw, dtype=float))
+        rows = np.concatenate(self._warmup)
+        if len(rows) >= self.warmup:
+            try:
+                self.estimate_stubbornness(rows)
+                self._warmup = None
+            except ValueError:
+                pass  # too few rows scored by two judges yet: keep collecting
 
     @staticmethod
     def _check_shape(group, out, n: int) -> list[list[Any]]:
@@ -214,8 +230,12 @@ JUDGE_TYPES = ("llm", "embedding", "arithmetic", "symbolic", "numeric", "final_a
                "code_static", "code_execution", "code_consistency", "code_llm")
 
 
-def build_panel(specs: Sequence[dict], influence=None, timeout_s: float = 120.0, models: dict | None = None) -> Panel:
+def build_panel(specs: Sequence[dict], influence=None, timeout_s: float = 120.0, models: dict | None = None,
+                stubbornness: str = "hand-set", warmup: int = 30) -> Panel:
     """A panel from judge specs (``{"type": ..., "lambda": ..., ...}``, see docs/step-loop.md).
+
+    ``stubbornness="estimated"`` ignores the specs' λ and estimates λ from the first ``warmup``
+    scored candidates (see :meth:`Panel.observe`).
 
     LLM judges sharing (model, mode) are merged into one group so that all their roles are scored
     in one call. ``models`` maps a model name to an already loaded (model, tokenizer) pair.
@@ -271,7 +291,10 @@ def build_panel(specs: Sequence[dict], influence=None, timeout_s: float = 120.0,
     # lambdas follow the spec order; columns follow group order: reorder lambdas to the columns
     by_name = dict(zip(names, lambdas))
     columns = [n for g in groups for n in as_group(g).names]
-    return Panel(groups, [by_name[n] for n in columns], influence=influence, timeout_s=timeout_s)
+    if stubbornness not in ("hand-set", "estimated"):
+        raise ValueError(f"stubbornness must be 'hand-set' or 'estimated', got {stubbornness!r}")
+    lams = "estimated" if stubbornness == "estimated" else [by_name[n] for n in columns]
+    return Panel(groups, lams, influence=influence, timeout_s=timeout_s, warmup=warmup)
 
 
 def _no_extra(k: int, kind: str, spec: dict) -> None:

@@ -335,6 +335,9 @@ def execute(cfg: dict[str, Any], run_dir: Path, resume: bool = False, progress=N
     from accord.verify.trace import TRACE_FILE, load_resume_state
 
     opts = opts or RayOptions()
+    if cfg["stubbornness"]["mode"] == "estimated":  # each worker's panel would learn its own λ
+        raise UserError("--backend ray needs hand-set stubbornness: an estimated λ is learned per process; "
+                        "run locally with --stubbornness estimated, then use the λ in its summary.json")
     t_start = time.perf_counter()
     trace_path = run_dir / TRACE_FILE
     if not resume:

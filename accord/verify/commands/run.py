@@ -40,6 +40,7 @@ FLAG_KEYS = {
     "seed": "seed",
     "threads": "threads",
     "judge_timeout": "judge_timeout_s",
+    "stubbornness": "stubbornness.mode",
 }
 
 
@@ -63,6 +64,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--eps", type=float, help="acceptance threshold on the dispersion")
     p.add_argument("--baselines", help="comma-separated policies run as extra chains ('' for none)")
     p.add_argument("--no-base", action="store_true", help="do not run the unverified base chain")
+    p.add_argument("--stubbornness", choices=("hand-set", "estimated"),
+                   help="λ per judge: the judges' 'lambda' (default) or estimated from agreement after stubbornness.warmup candidates")
     p.add_argument("--adaptive", action="store_true", help="adaptive verification (skip candidates once one is accepted with margin)")
     p.add_argument("--seed", type=int, help="run seed (candidate sampling)")
     p.add_argument("--threads", type=int, help="torch CPU threads")
@@ -180,7 +183,8 @@ def build_panel_from(cfg: dict[str, Any]):
     from accord.verify.panel import build_panel
 
     try:
-        return build_panel(cfg["judges"], influence=cfg["influence"], timeout_s=cfg["judge_timeout_s"])
+        return build_panel(cfg["judges"], influence=cfg["influence"], timeout_s=cfg["judge_timeout_s"],
+                           stubbornness=cfg["stubbornness"]["mode"], warmup=cfg["stubbornness"]["warmup"])
     except (OSError, ValueError, TypeError) as exc:
         raise UserError(f"config: judges: {str(exc).splitlines()[0]}") from None
 
@@ -301,7 +305,17 @@ def make_summary(cfg, ends, loop, labels, load_s: float, wall_s: float) -> dict[
             "resumed_steps": t.resumed_steps,
         },
         "stopped": {lab: _count([e["stopped"] for e in ends if e["chain"] == lab]) for lab in labels},
+        "stubbornness": _stubbornness(cfg, getattr(loop, "panel", None)),
     }
+
+
+def _stubbornness(cfg, panel) -> dict[str, Any]:
+    """The λ the run ended with and, when estimated, the estimate with its intervals."""
+    out: dict[str, Any] = {"mode": cfg["stubbornness"]["mode"]}
+    if panel is not None:
+        out["lambdas"] = dict(zip(panel.names, panel.lambdas))
+        out["estimate"] = panel.stubbornness_estimate
+    return out
 
 
 def _count(xs) -> dict[str, int]:
