@@ -65,6 +65,7 @@ def test_fast_path_equals_plain_forward_on_smollm2(smollm2):
     assert _close(fast, ref), max(abs(x - y) for x, y in zip(fast, ref))
     assert all(0.0 <= x <= 1.0 for x in fast)
     assert len({round(x, 6) for x in fast}) > 1  # candidates are told apart
+    assert scorer.describe()["suffix_layout"].startswith("tree")  # the one-row-per-prefix layout was used
     # each distinct prefix computed once; the 4 suffixes went through one batched pass
     assert scorer.stats.prefix_tokens_computed == sum(len(tok.encode(p)) for p in PREFIXES[:2])
     assert scorer.stats.forward_passes == 2  # both prefixes in one pass (short shared opening), then the suffixes

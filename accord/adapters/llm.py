@@ -190,9 +190,10 @@ def role_label(role: str) -> str:
 def judge_items(tokenizer, role: str, mode: str, ctx: StepContext, candidates: Sequence[str]) -> list[tuple[str, str]]:
     """(prefix, suffix) prompts for one role, laid out so that judging costs little.
 
-    The prefix holds every check's definition, the question, the earlier steps, then the candidate
-    and the answer format: it is the same for all roles of a candidate, and all candidates share
-    its opening (their key/value cache is computed once). The suffix is only the role's label
+    The prefix holds every check's definition and the answer format, the question, the earlier
+    steps, then the candidate: it is the same for all roles of a candidate, and all candidates share
+    everything before the candidate (its key/value cache is computed once, and extended as the chain
+    grows), so each candidate costs only its own tokens. The suffix is only the role's label
     ("LOGICAL VALIDITY:"), after which the yes/no (or digit) token is read.
     """
     earlier = "\n".join(f"{i + 1}. {s}" for i, s in enumerate(ctx.steps)) or "(none yet)"
@@ -201,8 +202,8 @@ def judge_items(tokenizer, role: str, mode: str, ctx: StepContext, candidates: S
     for c in candidates:
         step = c if c.strip() else "(empty: the reasoning stops here)"
         body = (
-            f"Checks:\n{checks}\n\nQuestion: {ctx.question}\n\nEarlier steps:\n{earlier}\n\n"
-            f"Proposed step: {step}\n\n{_ANSWER_FORMAT[mode]}"
+            f"Checks:\n{checks}\n\n{_ANSWER_FORMAT[mode]}\n\nQuestion: {ctx.question}\n\n"
+            f"Earlier steps:\n{earlier}\n\nProposed step: {step}"
         )
         out.append((chat_prompt(tokenizer, _JUDGE_SYSTEM, body), f"{role_label(role)}:"))
     return out

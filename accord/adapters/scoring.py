@@ -11,8 +11,10 @@ key/value cache can be reused:
 
 - the KV cache of each distinct prefix is computed once and reused for every suffix, and a new
   prefix that extends a cached one (the chain grew by a step) only computes the new tokens;
-- all suffixes of a call go through batched forward passes on top of their prefixes' caches
-  (prefixes of different lengths are left-padded and masked, suffixes right-padded);
+- all suffixes of a call go through one batched forward pass on top of their prefixes' caches:
+  one row per prefix, its suffixes laid end to end under a mask that lets each suffix see only
+  the prefix and itself (checked once per model against one row per suffix, which is the
+  fallback); prefixes of different lengths are left-padded, rows right-padded;
 - an optional :class:`accord.adapters.cache.JudgeCache` returns scores already paid for.
 
 The fast path equals a plain forward pass over the concatenated ids (tests check it to 1e-5).
@@ -160,6 +162,7 @@ class NextTokenScorer:
         self._prefix_tokens = 0
         self._ids: OrderedDict[str, tuple[int, ...]] = OrderedDict()
         self._lock = threading.Lock()
+        self._tree_ok: bool | None = None  # suffixes of one prefix in one masked row; checked on first use
 
     # ------------------------------------------------------------------ public
     def describe(self) -> dict[str, Any]:
@@ -170,6 +173,7 @@ class NextTokenScorer:
             "model": self.model_id,
             "answer_tokens": [[self.tokenizer.decode([t]) for t in g] for g in self.groups],
             "prefix_kv_reuse": True,
+            "suffix_layout": {None: "unchecked", True: "tree (one row per prefix)", False: "one row per suffix"}[self._tree_ok],
             "batch_size": self.batch_size,
         }
 
@@ -369,6 +373,26 @@ class NextTokenScorer:
             else:
                 scores[i] = self.score_from_logits(prefixes[p].last_logits)
         rows.sort(key=lambda i: (enc[i][0], len(enc[i][1])))  # same-prefix rows together, less padding
+        if rows and self._tree_ok is not False:
+            groups: dict[tuple[int, ...], list[int]] = {}
+            for i in rows:
+                groups.setdefault(enc[i][0], []).append(i)
+            keys = list(groups)
+            if self._tree_ok is None:  # first use on this model: check one prefix against the batched pass
+                idx = groups[keys[0]]
+                passes = self.stats.forward_passes  # a one-off check, not work done for the caller
+                got = self._tree_pass([prefixes[keys[0]]], [[enc[i][1] for i in idx]])
+                ref = self._suffix_pass([prefixes[keys[0]]] * len(idx), [enc[i][1] for i in idx])
+                self.stats.forward_passes = passes
+                self._tree_ok = bool(torch.allclose(got.float(), ref.float(), atol=1e-3, rtol=1e-3))
+            if self._tree_ok:
+                for start in range(0, len(keys), self.batch_size):
+                    chunk = keys[start : start + self.batch_size]
+                    logits = self._tree_pass([prefixes[p] for p in chunk], [[enc[i][1] for i in groups[p]] for p in chunk])
+                    order = [i for p in chunk for i in groups[p]]
+                    for i, v in zip(order, scores_from_logits(logits, self.groups, self.mode)):
+                        scores[i] = v
+                rows = []
         for start in range(0, len(rows), self.batch_size):
             chunk = rows[start : start + self.batch_size]
             logits = self._suffix_pass([prefixes[enc[i][0]] for i in chunk], [enc[i][1] for i in chunk])
@@ -376,6 +400,61 @@ class NextTokenScorer:
                 scores[i] = v
         self.stats.suffix_tokens += sum(len(s) for _, s in enc)
         return scores  # type: ignore[return-value]
+
+    def _tree_pass(self, prefixes: list[_Prefix], suffix_groups: list[list[tuple[int, ...]]]):
+        """Next-token logits after every suffix, one row per prefix, in one forward pass.
+
+        A row holds its prefix's suffixes end to end, each at the positions right after the prefix,
+        and a mask lets each token see its prefix and its own suffix only; so r suffixes of a
+        prefix cost r suffixes' tokens in one row instead of r rows each holding a copy of the
+        prefix's cache. Prefixes are left-padded, rows right-padded. Returns (total suffixes, vocab)
+        logits in the order of ``suffix_groups``, flattened.
+        """
+        import torch
+
+        dev = self._device()
+        b = len(prefixes)
+        plen = [len(p.ids) for p in prefixes]
+        rows = [[t for s in group for t in s] for group in suffix_groups]
+        pmax, tmax = max(plen), max(len(r) for r in rows)
+        pad = self.tokenizer.pad_token_id if self.tokenizer.pad_token_id is not None else 0
+        input_ids = torch.full((b, tmax), pad, dtype=torch.long, device=dev)
+        pos = torch.zeros((b, tmax), dtype=torch.long, device=dev)
+        allowed = torch.zeros((b, tmax, pmax + tmax), dtype=torch.bool, device=dev)
+        row_of, col_of = [], []
+        for r, (pl, group) in enumerate(zip(plen, suffix_groups)):
+            input_ids[r, : len(rows[r])] = torch.tensor(rows[r], dtype=torch.long, device=dev)
+            allowed[r, :, pmax - pl : pmax] = True  # every token (pads too: no empty row) sees the prefix
+            start = 0
+            for suf in group:
+                n = len(suf)
+                pos[r, start : start + n] = torch.arange(pl, pl + n, device=dev)
+                allowed[r, start : start + n, pmax + start : pmax + start + n] = torch.ones((n, n), dtype=torch.bool, device=dev).tril()
+                row_of.append(r)
+                col_of.append(start + n - 1)
+                start += n
+        dtype = next(self.model.parameters()).dtype
+        mask = torch.zeros(allowed.shape, dtype=dtype, device=dev).masked_fill(~allowed, torch.finfo(dtype).min)[:, None]
+        kv = self._padded_kv(prefixes, pmax)
+        with torch.no_grad():
+            out = self._forward(input_ids, mask, pos, kv)
+        return out.logits[torch.tensor(row_of, device=dev), torch.tensor(col_of, device=dev)]
+
+    def _padded_kv(self, prefixes: list[_Prefix], pmax: int) -> list[tuple[Any, Any]]:
+        """The prefixes' caches stacked into one batch, left-padded to ``pmax`` tokens."""
+        if len(prefixes) == 1:
+            return prefixes[0].kv
+        kv = []
+        for layer in range(len(prefixes[0].kv)):
+            k0, v0 = prefixes[0].kv[layer]
+            k = k0.new_zeros((len(prefixes), k0.shape[1], pmax, k0.shape[3]))
+            v = v0.new_zeros((len(prefixes), v0.shape[1], pmax, v0.shape[3]))
+            for r, p in enumerate(prefixes):
+                pk, pv = p.kv[layer]
+                k[r, :, pmax - pk.shape[2] :] = pk[0]
+                v[r, :, pmax - pv.shape[2] :] = pv[0]
+            kv.append((k, v))
+        return kv
 
     def _suffix_pass(self, prefixes: list[_Prefix], suffixes: list[tuple[int, ...]]):
         """Next-token logits after each suffix, all rows in one forward pass over the prefix caches."""
@@ -395,20 +474,10 @@ class NextTokenScorer:
             mask[r, pmax - pl : pmax + len(s)] = 1  # prefix left-padded, suffix right-padded
             pos[r] = torch.arange(pl, pl + smax, device=dev)
         same = all(p is prefixes[0] for p in prefixes)
-        kv = []
-        for layer in range(len(prefixes[0].kv)):
-            if same:
-                k, v = prefixes[0].kv[layer]
-                kv.append((k.expand(b, -1, -1, -1).contiguous(), v.expand(b, -1, -1, -1).contiguous()))
-                continue
-            k0, v0 = prefixes[0].kv[layer]
-            k = k0.new_zeros((b, k0.shape[1], pmax, k0.shape[3]))
-            v = v0.new_zeros((b, v0.shape[1], pmax, v0.shape[3]))
-            for r, p in enumerate(prefixes):
-                pk, pv = p.kv[layer]
-                k[r, :, pmax - pk.shape[2] :] = pk[0]
-                v[r, :, pmax - pv.shape[2] :] = pv[0]
-            kv.append((k, v))
+        if same:
+            kv = [(k.expand(b, -1, -1, -1).contiguous(), v.expand(b, -1, -1, -1).contiguous()) for k, v in prefixes[0].kv]
+        else:
+            kv = self._padded_kv(prefixes, pmax)
         last = torch.tensor([n - 1 for n in slen], device=dev)
         keep = torch.unique(last)
         with torch.no_grad():
