@@ -4,9 +4,13 @@
     way (each of the n x m judge calls a separate ``generate()`` of up to 5 tokens, parsed), on the
     same contexts and candidates;
 (b) judging time / candidate-generation time per step, in the step loop with the default panel;
-(c) adaptive verification (score candidates as they come, stop when one is accepted with margin)
-    against full verification: total cost and accuracy on the default task, same seeds (the
-    adaptive run's candidates are a prefix of the full run's, so the runs are replay-comparable).
+(c) adaptive verification (score the first candidate, stop when it is accepted with margin, else
+    generate and score the rest in one batch) against full verification, both with VERDICT
+    thresholds set label-free for this panel: τ and ε from a calibration batch of other problems
+    (accord.consensus_core.reliability.calibrate_thresholds, target acceptance rate 0.5), the
+    margin s̄* >= the calibration candidates' 75th percentile of s̄* and Δ* <= ε/2. Cost is
+    reported as model tokens processed (generator prompt + generated + judge prompt tokens; does
+    not depend on machine load) and as seconds; accuracy on the default task, same seeds.
 
 Run: python benchmarks/step_loop.py [--tasks 12] [--part a|b|c|all] [--threads 1]
 """
@@ -92,7 +96,7 @@ class _Records:
             self.steps.append(record)
 
 
-def run_loop(cfg, tasks, generator, panel, adaptive: bool, min_mean: float | None = None):
+def run_loop(cfg, tasks, generator, panel, adaptive: bool):
     from accord.verify.commands.run import build_chains
     from accord.verify.engine import Adaptive, Budgets, StepLoop, accuracy
 
@@ -100,7 +104,7 @@ def run_loop(cfg, tasks, generator, panel, adaptive: bool, min_mean: float | Non
     chains = build_chains({**cfg, "baselines": [], "base_chain": False}, panel.lambdas)
     loop = StepLoop(
         generator, panel, chains, Budgets(b["n_candidates"], b["max_steps"], b["max_tokens"]), seed=cfg["seed"],
-        adaptive=Adaptive(adaptive, a["group"], a["min_mean"] if min_mean is None else min_mean, a["max_dispersion"]),
+        adaptive=Adaptive(adaptive, a["group"], a["min_mean"], a["max_dispersion"]),
         writer=(records := _Records()),
         on_event=lambda kind, **kw: kind == "task_done" and print(
             f"    {'adaptive' if adaptive else 'full'}: task {kw['index'] + 1}/{kw['total']} done", file=sys.stderr, flush=True),
@@ -115,14 +119,16 @@ def part_bc(args, model, tokenizer, tasks, parts: str) -> dict[str, float]:
     from accord.verify.panel import build_panel
 
     cfg = copy.deepcopy(DEFAULTS)
-    if args.min_mean is not None:
-        cfg["adaptive"]["min_mean"] = args.min_mean
     g = cfg["generator"]
     gen = TransformersGenerator.from_loaded(model, tokenizer, temperature=g["temperature"], top_p=g["top_p"],
                                             max_new_tokens=g["max_new_tokens"])
     panel = build_panel(cfg["judges"], models={"smollm2": (model, tokenizer)})
     out: dict[str, float] = {}
-    full, acc_full, full_steps = run_loop(cfg, tasks, gen, panel, adaptive=False)
+    if "c" in parts:
+        out.update(part_c(args, cfg, tasks, gen, panel))
+    if "b" not in parts:
+        return out
+    full, acc_full, _ = run_loop(cfg, tasks, gen, panel, adaptive=False)
     print(f"    full run done: {full.panel_calls} steps, accuracy {acc_full:.3f}", file=sys.stderr, flush=True)
     steps = full.panel_calls
     print(f"(b) default panel {panel.names}, {len(tasks)} tasks, {steps} steps, n = {cfg['budgets']['n_candidates']}")
@@ -130,27 +136,44 @@ def part_bc(args, model, tokenizer, tasks, parts: str) -> dict[str, float]:
           f"judging {full.judge_s:.2f} s ({full.judge_s / steps:.3f} s/step)")
     out["b_ratio"] = full.judge_s / full.generate_s
     print(f"(b) RATIO judging / generation per step = {out['b_ratio']:.3f}  (target <= 0.3)")
-    if "c" in parts:
-        import numpy as np
-
-        # the margin on the consensus mean: the config's (0.9, the paper's scale) and one set to the
-        # judges' own scale, the 75th percentile of the consensus means of the full run's candidates
-        means = np.concatenate([np.asarray(r["mean"], dtype=float) for r in full_steps])
-        levels = [("config", cfg["adaptive"]["min_mean"]), ("p75 of this panel's means", float(np.nanpercentile(means, 75)))]
-        cost_full = full.generate_s + full.judge_s
-        for label, level in levels:
-            ada, acc_ada, _ = run_loop(cfg, tasks, gen, panel, adaptive=True, min_mean=level)
-            cost_ada = ada.generate_s + ada.judge_s
-            print(f"(c) adaptive, min mean {level:.3f} ({label}), group {cfg['adaptive']['group']}, max dispersion eps/2: "
-                  f"candidates generated {ada.candidates_generated} vs {full.candidates_generated}, "
-                  f"scored {ada.candidates_scored} vs {full.candidates_scored}")
-            print(f"    cost adaptive {cost_ada:.2f} s vs full {cost_full:.2f} s; "
-                  f"accuracy adaptive {acc_ada:.3f} vs full {acc_full:.3f}")
-            saved, change = 1 - cost_ada / cost_full, 100 * (acc_ada - acc_full)
-            out[f"c_saved[{label}]"], out[f"c_acc_change_points[{label}]"] = saved, change
-            print(f"(c) RATIO cost saved = {100 * saved:.1f}% (target >= 30%), accuracy change = "
-                  f"{change:+.1f} points (target >= -1)", flush=True)
     return out
+
+
+def _cost(t) -> tuple[int, float]:
+    return t.prompt_tokens + t.generated_tokens + t.judge_tokens, t.generate_s + t.judge_s
+
+
+def part_c(args, cfg, tasks, gen, panel) -> dict[str, float]:
+    import numpy as np
+
+    from accord.consensus_core import consensus_stats
+    from accord.consensus_core.reliability import calibrate_thresholds
+    from accord.verify.tasks import load_tasks
+
+    calib_tasks = load_tasks("basic_arithmetic", size=args.calib_tasks, seed=args.calib_seed)
+    _, _, calib_steps = run_loop(cfg, calib_tasks, gen, panel, adaptive=False)
+    raw = np.concatenate([np.asarray(r["raw"], dtype=float) for r in calib_steps])
+    th = calibrate_thresholds(raw, panel.lambdas, target_rate=0.5)
+    st = consensus_stats(raw, panel.lambdas)
+    min_mean = float(np.nanpercentile(st.mean[st.valid], 75))
+    print(f"(c) calibration: {len(calib_tasks)} other problems (seed {args.calib_seed}), {raw.shape[0]} candidates -> "
+          f"tau {th.tau:.3f}, eps {th.eps:.3f} (acceptance {th.acceptance_rate:.2f}; the paper's 0.6/0.1 accept "
+          f"{th.paper_acceptance_rate:.2f}); margin: mean >= {min_mean:.3f}, dispersion <= {th.eps / 2:.3f}")
+    c = copy.deepcopy(cfg)
+    c["policy"] = {"name": "verdict", "params": {"tau": th.tau, "eps": th.eps}}
+    c["adaptive"] = {**c["adaptive"], "min_mean": min_mean, "max_dispersion": th.eps / 2}
+    full, acc_full, _ = run_loop(c, tasks, gen, panel, adaptive=False)
+    ada, acc_ada, ada_steps = run_loop(c, tasks, gen, panel, adaptive=True)
+    (tok_f, sec_f), (tok_a, sec_a) = _cost(full), _cost(ada)
+    stopped = sum(1 for r in ada_steps if r.get("adaptive", {}).get("stopped_early"))
+    print(f"(c) adaptive stopped early at {stopped}/{len(ada_steps)} steps; candidates generated {ada.candidates_generated} "
+          f"vs {full.candidates_generated}, scored {ada.candidates_scored} vs {full.candidates_scored}")
+    print(f"    tokens adaptive {tok_a} vs full {tok_f}; seconds adaptive {sec_a:.1f} vs full {sec_f:.1f}; "
+          f"accuracy adaptive {acc_ada:.3f} vs full {acc_full:.3f}")
+    saved_tok, saved_s, change = 1 - tok_a / tok_f, 1 - sec_a / sec_f, 100 * (acc_ada - acc_full)
+    print(f"(c) RATIO cost saved = {100 * saved_tok:.1f}% in tokens, {100 * saved_s:.1f}% in seconds (target >= 30%); "
+          f"accuracy change = {change:+.1f} points (target >= -1)", flush=True)
+    return {"c_saved_tokens": saved_tok, "c_saved_seconds": saved_s, "c_accuracy_change_points": change}
 
 
 def main() -> None:
@@ -159,7 +182,8 @@ def main() -> None:
     p.add_argument("--tasks", type=int, default=12, help="default-task questions for (b) and (c)")
     p.add_argument("--a-tasks", type=int, default=2)
     p.add_argument("--a-steps", type=int, default=2)
-    p.add_argument("--min-mean", type=float, default=None, help="adaptive margin on the consensus mean")
+    p.add_argument("--calib-tasks", type=int, default=6, help="(c) calibration problems (other seed)")
+    p.add_argument("--calib-seed", type=int, default=1)
     p.add_argument("--threads", type=int, default=None, help="torch threads (default: torch's choice)")
     args = p.parse_args()
     import torch

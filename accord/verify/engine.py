@@ -12,8 +12,9 @@ candidate) too. Every decided step and every finished chain is one trace record,
 flushed at once; on resume the trace refills both caches and the decided steps are replayed
 from it, so at most the step in flight is recomputed and finished chains are not touched.
 
-Adaptive verification (off by default): candidates are generated and scored in groups, and the
-rest are skipped once a candidate is accepted with margin (s̄* >= min_mean and Δ* <= max_dispersion).
+Adaptive verification (off by default): the first ``group`` candidates are generated and scored;
+if one is accepted with margin (s̄* >= min_mean and Δ* <= max_dispersion) the rest are skipped,
+otherwise the rest are generated and scored in one batch, so a step costs at most two calls.
 """
 
 from __future__ import annotations
@@ -87,6 +88,7 @@ class Totals:
     judge_s: float = 0.0
     decide_s: float = 0.0
     generated_tokens: int = 0
+    prompt_tokens: int = 0  # prompt tokens the generator processed (counted per sequence)
     judge_tokens: int = 0
     generate_calls: int = 0
     panel_calls: int = 0
@@ -144,7 +146,7 @@ class StepLoop:
         toks = self._ctoks.setdefault(cid, [])
         spent, gen_tokens, g = 0.0, 0, self._group_size()
         while len(have) < k:
-            size = min(g, self.budgets.n - len(have))
+            size = min(g, self.budgets.n - len(have)) if not have else self.budgets.n - len(have)  # then the rest at once
             self.on_event("generate", context=cid, n=size)
             t0 = time.perf_counter()
             new = list(self.generator.propose(ctx, size, generation_seed(self.seed, cid, len(have) // g)))
@@ -161,6 +163,7 @@ class StepLoop:
             gen_tokens += call_tokens
             self.totals.generate_s += dt
             self.totals.generated_tokens += call_tokens
+            self.totals.prompt_tokens += int(stats.get("prompt", 0) or 0)
             self.totals.generate_calls += 1
             self.totals.candidates_generated += size
         return have[:k], spent, gen_tokens
@@ -244,7 +247,7 @@ class StepLoop:
             self.totals.decide_s += decide_s
             if not self.adaptive.enabled or k >= n or self._margin(chain, chosen, accepted, st):
                 break
-            k = min(n, k + self._group_size())
+            k = n  # no margin: the rest in one batch (one more generate call, not one per group)
         no_scores = chosen < 0
         if no_scores:
             chosen = 0  # recorded fallback: nobody could score any candidate

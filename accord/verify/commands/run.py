@@ -301,7 +301,8 @@ def make_summary(cfg, ends, loop, labels, load_s: float, wall_s: float) -> dict[
         "work": {
             "generate_calls": t.generate_calls, "panel_calls": t.panel_calls,
             "candidates_generated": t.candidates_generated, "candidates_scored": t.candidates_scored,
-            "generated_tokens": t.generated_tokens, "judge_prompt_tokens": t.judge_tokens,
+            "generated_tokens": t.generated_tokens, "generator_prompt_tokens": t.prompt_tokens,
+            "judge_prompt_tokens": t.judge_tokens,
             "resumed_steps": t.resumed_steps,
         },
         "stopped": {lab: _count([e["stopped"] for e in ends if e["chain"] == lab]) for lab in labels},
