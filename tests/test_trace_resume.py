@@ -46,6 +46,17 @@ def test_a_half_written_last_line_is_cut_before_appending(tmp_path):
     assert cut_partial_line(path) is None  # nothing more to cut
 
 
+def test_a_whole_last_record_missing_only_its_newline_is_kept(tmp_path):
+    path = tmp_path / "t.jsonl"
+    path.write_text('{"type": "a"}\n{"type": "b"}')  # killed between the record and its newline
+    assert [r["type"] for r in read_records(path)[0]] == ["a", "b"]
+    w = TraceWriter(path)
+    assert w.note and "completed" in w.note
+    w.write({"type": "c"})
+    w.close()
+    assert [r["type"] for r in read_records(path)[0]] == ["a", "b", "c"]
+
+
 def test_a_malformed_line_inside_the_trace_is_an_error(tmp_path):
     path = tmp_path / "t.jsonl"
     path.write_text('{"type": "a"}\nnot json\n{"type": "b"}\n')

@@ -40,7 +40,11 @@ def _json_safe(obj: Any) -> Any:
 
 
 def cut_partial_line(path: Path) -> str | None:
-    """Truncates a half-written last line (no trailing newline); returns a note if it did."""
+    """Truncates a half-written last line (no trailing newline); returns a note if it did.
+
+    A last line that is a whole record and lacks only its newline (a kill between the two) is
+    kept and given its newline, as :func:`read_records` already counts it.
+    """
     if not path.exists():
         return None
     size = path.stat().st_size
@@ -53,6 +57,14 @@ def cut_partial_line(path: Path) -> str | None:
         fh.seek(0)
         data = fh.read()
         keep = data.rfind(b"\n") + 1
+        try:
+            whole = isinstance(json.loads(data[keep:]), dict)
+        except ValueError:
+            whole = False
+        if whole:
+            fh.seek(0, os.SEEK_END)
+            fh.write(b"\n")
+            return f"{path}: completed a last record that lacked its newline"
         fh.truncate(keep)
     return f"{path}: cut a half-written last line ({size - keep} bytes) left by an interrupted run"
 
