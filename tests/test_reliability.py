@@ -147,3 +147,19 @@ def test_a_panel_estimates_stubbornness_after_its_warm_up_batch():
     assert panel.stubbornness_estimate is not None
     assert panel.lambdas[1] > panel.lambdas[0] and panel.lambdas[2] > panel.lambdas[0]  # the noisy judge holds least
     assert "lambda_estimate" in panel.describe()["noisy"]
+
+
+def test_roles_of_one_model_do_not_vouch_for_each_other():
+    """Three roles read from one weak model share its errors and agree with each other; grouped,
+    that agreement no longer makes them look reliable next to an independent accurate checker."""
+    rng = np.random.default_rng(5)
+    q = rng.random(3000)
+    shared = rng.normal(0, 0.3, 3000)  # the weak model's own error, common to its roles
+    roles = [q + shared + rng.normal(0, 0.05, 3000) for _ in range(3)]
+    checker = q + rng.normal(0, 0.1, 3000)
+    other = q + rng.normal(0, 0.25, 3000)
+    raw = np.clip(np.stack(roles + [checker, other], axis=1), 0, 1)
+    naive = estimate_stubbornness(raw, n_boot=0).lambdas
+    grouped = estimate_stubbornness(raw, n_boot=0, groups=["lm", "lm", "lm", "checker", "other"]).lambdas
+    assert naive[:3].min() > naive[3]  # fooled by the roles' mutual agreement
+    assert grouped[3] > grouped[:3].max() and grouped[3] > grouped[4]

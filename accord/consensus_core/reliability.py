@@ -8,6 +8,9 @@ score with the latent quality:
 - ``factor`` (default, m >= 3): ρ_j² = r_jk r_jl / r_kl averaged over pairs (k, l) of other
   judges (r = pairwise score correlations) — the classic triad estimate of a factor loading; a
   judge no triad identifies (the other judges do not correlate at all) falls back to ``loo``;
+- judges that share a source (the roles of one prompted model: a panel passes its judge groups)
+  are not independent witnesses: their agreement with each other counts for nothing, only
+  agreement across groups does;
 - ``loo``: ρ_j = correlation of judge j with the mean of the other judges (leave one out).
 
 Map to λ (documented, monotone): signal-to-noise SNR_j = ρ_j² / (1 − ρ_j²), λ_j = SNR_j divided
@@ -23,6 +26,7 @@ reported next to them.
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
@@ -90,14 +94,17 @@ def _corr(r: np.ndarray) -> np.ndarray:
     return C
 
 
-def _leave_one_out(r: np.ndarray) -> np.ndarray:
-    """Each judge's correlation with the mean of the others (0 where undefined)."""
+def _leave_one_out(r: np.ndarray, groups: np.ndarray) -> np.ndarray:
+    """Each judge's correlation with the mean of the judges outside its group (0 where undefined)."""
     m = r.shape[1]
-    rel = np.empty(m)
+    rel = np.zeros(m)
     ok = ~np.isnan(r)
     for j in range(m):
-        others = np.delete(r, j, axis=1)
-        with np.errstate(invalid="ignore"):
+        others = r[:, groups != groups[j]]
+        if others.shape[1] == 0:
+            continue
+        with np.errstate(invalid="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)  # rows no other judge scored
             mean_o = np.nanmean(others, axis=1)
         both = ok[:, j] & ~np.isnan(mean_o)
         a, b = r[both, j], mean_o[both]
@@ -105,12 +112,27 @@ def _leave_one_out(r: np.ndarray) -> np.ndarray:
     return rel
 
 
-def judge_reliability(raw, method: str = "factor") -> np.ndarray:
-    """Each judge's estimated correlation with the latent quality, from scores (..., m) alone."""
+def _groups(groups, m: int) -> np.ndarray:
+    if groups is None:
+        return np.arange(m).astype(str)
+    g = np.asarray([str(x) for x in groups])
+    if g.shape != (m,):
+        raise ValueError(f"got {g.size} group labels for {m} judges")
+    return g
+
+
+def judge_reliability(raw, method: str = "factor", groups=None) -> np.ndarray:
+    """Each judge's estimated correlation with the latent quality, from scores (..., m) alone.
+
+    ``groups`` labels judges that are not independent witnesses (e.g. several roles read from one
+    model): agreement inside a group is not evidence of reliability, so a judge is only compared
+    with judges of other groups, and a triad's two other judges must come from different groups.
+    """
     r = _rows(raw)
     m = r.shape[1]
-    if method == "factor" and m < 3:
-        method = "loo"  # a factor loading needs a third judge to be identified
+    g = _groups(groups, m)
+    if method == "factor" and len(set(g.tolist())) < 3:
+        method = "loo"  # a factor loading needs a third independent judge to be identified
     if method == "factor":
         C = _corr(r)
         rel = np.empty(m)
@@ -119,16 +141,16 @@ def judge_reliability(raw, method: str = "factor") -> np.ndarray:
             vals = []
             for k in range(m):
                 for l in range(k + 1, m):
-                    if j in (k, l) or abs(C[k, l]) < 1e-3:
+                    if g[j] in (g[k], g[l]) or g[k] == g[l] or abs(C[k, l]) < 1e-3:
                         continue
                     vals.append(C[j, k] * C[j, l] / C[k, l])
             if vals:
                 rel[j] = np.sqrt(max(float(np.median(vals)), 0.0))
             else:  # no two other judges agree at all (e.g. one scores a constant): no triad identifies j
-                loo = _leave_one_out(r) if loo is None else loo
+                loo = _leave_one_out(r, g) if loo is None else loo
                 rel[j] = loo[j]
     elif method == "loo":
-        rel = _leave_one_out(r)
+        rel = _leave_one_out(r, g)
     else:
         raise ValueError(f"unknown reliability method {method!r}; choose factor or loo")
     return np.clip(rel, REL_MIN, REL_MAX)
@@ -142,15 +164,17 @@ def reliability_to_lambda(reliability) -> np.ndarray:
     return np.clip(lam, LAMBDA_MIN, LAMBDA_MAX)
 
 
-def estimate_stubbornness(raw, method: str = "factor", n_boot: int = 200, level: float = 0.95, seed: int = 0) -> StubbornnessEstimate:
-    """λ per judge from a batch of scored steps (..., m), with bootstrap intervals over rows."""
+def estimate_stubbornness(raw, method: str = "factor", n_boot: int = 200, level: float = 0.95, seed: int = 0,
+                          groups=None) -> StubbornnessEstimate:
+    """λ per judge from a batch of scored steps (..., m), with bootstrap intervals over rows;
+    ``groups`` as in :func:`judge_reliability`."""
     r = _rows(raw)
-    rel = judge_reliability(r, method)
+    rel = judge_reliability(r, method, groups)
     lam = reliability_to_lambda(rel)
     rng = np.random.default_rng(seed)
     b_rel = np.empty((n_boot, rel.size))
     for b in range(n_boot):
-        b_rel[b] = judge_reliability(r[rng.integers(0, r.shape[0], r.shape[0])], method)
+        b_rel[b] = judge_reliability(r[rng.integers(0, r.shape[0], r.shape[0])], method, groups)
     lo, hi = (1 - level) / 2 * 100, (1 + level) / 2 * 100
     if n_boot:
         b_lam = np.stack([reliability_to_lambda(x) for x in b_rel])

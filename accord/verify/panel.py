@@ -121,6 +121,7 @@ class Panel:
         intervals are kept for the run's record (see accord.consensus_core.reliability)."""
         from accord.consensus_core.reliability import estimate_stubbornness
 
+        kwargs.setdefault("groups", [k for k, g in enumerate(self.groups) for _ in g.names])  # one model's roles agree among themselves
         est = estimate_stubbornness(raw, **kwargs)
         self.lambdas = tuple(float(x) for x in est.lambdas)
         self.stubbornness_estimate = est.as_dict(self.names)
