@@ -165,3 +165,44 @@ def test_bad_configuration_is_named(vlms):
     with pytest.raises(TypeError, match="an image must be"):
         load_image(42)
     assert set(ROLES) == {"visual", "logical", "contextual"}
+
+
+@pytest.mark.slow
+def test_accord_run_on_image_tasks_with_a_vlm_generator_and_vlm_judges(vlms, tmp_path):
+    """`accord run` end to end from a config: a VLM from a local folder generates and judges."""
+    import yaml
+
+    from accord.adapters.vlm import shared_vlm
+    from accord.verify.cli import main
+
+    vlm = vlms["qwen2_vl"]
+    folder = tmp_path / "vlm"
+    for part in (vlm.model, vlm.tokenizer, vlm.image_processor):
+        part.save_pretrained(folder)
+    cfg = {
+        "task": {"name": "images", "options": {"path": str(EXAMPLES / "questions.jsonl"), "limit": 2}},
+        "generator": {"model": str(folder), "max_new_tokens": 4},
+        "judges": [{"type": "vlm", "role": r, "model": str(folder)} for r in ("visual", "logical", "contextual")]
+        + [{"type": "embedding", "lambda": 0.8}],
+        "baselines": ["mean"], "base_chain": False,
+        "budgets": {"n_candidates": 2, "max_steps": 2, "max_tokens": 16},
+        "output": {"report": False},
+    }
+    (tmp_path / "run.yaml").write_text(yaml.safe_dump(cfg))
+    shared_vlm.cache_clear()
+    assert main(["run", "--config", str(tmp_path / "run.yaml"), "--out", str(tmp_path / "out"), "--quiet", "--json"]) == 0
+    assert shared_vlm.cache_info().currsize == 1  # generator and judges share one loaded model
+    recs = [json.loads(x) for x in (tmp_path / "out" / "trace.jsonl").read_text().splitlines()]
+    head = recs[0]
+    assert head["judges"][:3] == ["vlm_visual", "vlm_logical", "vlm_contextual"]
+    assert head["lambdas"][:3] == [DEFAULT_LAMBDA[r] for r in ("visual", "logical", "contextual")]
+    assert head["scoring"]["vlm_visual"]["scoring"] == "next-token"
+    steps = [r for r in recs if r["type"] == "step"]
+    assert steps and all(len(r["raw"][0]) == 4 and all(v is not None for v in r["raw"][0][:3]) for r in steps)
+    assert {r["task_id"] for r in recs if r["type"] == "task_end"} == {t for t in {r["task_id"] for r in steps}}
+    summary = json.loads((tmp_path / "out" / "summary.json").read_text())
+    assert summary["n_problems"] == 2
+    # a VLM judge without a model is a config error naming the judge
+    bad = {**cfg, "judges": [{"type": "vlm", "role": "visual"}, {"type": "embedding"}]}
+    (tmp_path / "bad.yaml").write_text(yaml.safe_dump(bad))
+    assert main(["run", "--config", str(tmp_path / "bad.yaml"), "--out", str(tmp_path / "bad"), "--quiet"]) == 2

@@ -23,6 +23,7 @@ import hashlib
 import inspect
 import threading
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -223,6 +224,13 @@ def load_vlm(
     tok = AutoTokenizer.from_pretrained(name_or_path, local_files_only=True)
     proc = AutoImageProcessor.from_pretrained(name_or_path, local_files_only=True)
     return VLM(model, tok, proc, model_id=str(name_or_path))
+
+
+@lru_cache(maxsize=4)
+def shared_vlm(name_or_path: str, device: str = "cpu", dtype: str = "float32") -> VLM:
+    """One loaded VLM per (path, device, dtype) in a process: the generator and every judge group
+    of a run that name the same model share its weights."""
+    return load_vlm(name_or_path, device, dtype)
 
 
 # ----------------------------------------------------------------- judges

@@ -227,7 +227,7 @@ class Panel:
 
 
 # ------------------------------------------------------------------ building from a config
-JUDGE_TYPES = ("llm", "embedding", "arithmetic", "symbolic", "numeric", "final_answer",
+JUDGE_TYPES = ("llm", "vlm", "embedding", "arithmetic", "symbolic", "numeric", "final_answer",
                "code_static", "code_execution", "code_consistency", "code_llm")
 
 
@@ -252,14 +252,21 @@ def build_panel(specs: Sequence[dict], influence=None, timeout_s: float = 120.0,
         if kind not in JUDGE_TYPES:
             raise ValueError(f"judges[{k}]: unknown type {kind!r}; choose one of {', '.join(JUDGE_TYPES)}")
         lam = spec.pop("lambda", None)
-        if kind == "llm":
+        if kind in ("llm", "vlm"):  # prompted models: roles of one (model, mode, ...) share one group
             role = spec.pop("role", None)
-            from accord.adapters.llm import DEFAULT_LAMBDA, ROLES
+            if kind == "llm":
+                from accord.adapters.llm import DEFAULT_LAMBDA, ROLES
 
+                key = (kind, spec.pop("model", "smollm2"), spec.pop("mode", "yes_no"))
+            else:
+                from accord.adapters.vlm import DEFAULT_LAMBDA, ROLES
+
+                key = (kind, spec.pop("model", None), spec.pop("mode", "yes_no"), spec.pop("device", "cpu"), spec.pop("dtype", "float32"))
+                if not isinstance(key[1], str) or not key[1]:
+                    raise ValueError(f"judges[{k}]: vlm judge needs a 'model' (a local folder or a cached name)")
             if role not in ROLES:
-                raise ValueError(f"judges[{k}]: llm judge needs a 'role' in {sorted(ROLES)}, got {role!r}")
-            key = (spec.pop("model", "smollm2"), spec.pop("mode", "yes_no"))
-            name = spec.pop("name", f"llm_{role}")
+                raise ValueError(f"judges[{k}]: {kind} judge needs a 'role' in {sorted(ROLES)}, got {role!r}")
+            name = spec.pop("name", f"{kind}_{role}")
             _no_extra(k, kind, spec)
             entry = llm_groups.get(key)
             if entry is None:
@@ -284,9 +291,16 @@ def build_panel(specs: Sequence[dict], influence=None, timeout_s: float = 120.0,
         groups.append(_build_simple(k, kind, spec))
         names.extend(as_group(groups[-1]).names)
         lambdas.append(float(lam if lam is not None else 1.0))
-    for (model, mode), entry in llm_groups.items():
+    for key, entry in llm_groups.items():
+        if key[0] == "vlm":
+            from accord.adapters.vlm import VLMJudges, shared_vlm
+
+            _, model, mode, device, dtype = key
+            groups[entry["slot"]] = VLMJudges(entry["roles"], mode=mode, names=entry["names"], vlm=shared_vlm(model, device, dtype))
+            continue
         from accord.adapters.llm import LLMJudges
 
+        _, model, mode = key
         lm, tok = models.get(model, (None, None))
         groups[entry["slot"]] = LLMJudges(entry["roles"], model=model, mode=mode, names=entry["names"], lm=lm, tokenizer=tok)
     # lambdas follow the spec order; columns follow group order: reorder lambdas to the columns

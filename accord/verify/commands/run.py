@@ -170,6 +170,14 @@ def build_generator(cfg: dict[str, Any]):
     make = TransformersGenerator
     if cfg["task"]["name"] == "humaneval":  # whole-program candidates for code
         from accord.adapters.code.generator import CodeGenerator as make
+    if cfg["task"]["name"] == "images":  # (image, question) tasks: a vision-language generator
+        from accord.adapters.vlm import VLMGenerator, shared_vlm
+
+        try:
+            vlm = shared_vlm(g["model"], g["device"], g["dtype"])
+            return VLMGenerator(vlm, temperature=g["temperature"], top_p=g["top_p"], max_new_tokens=g["max_new_tokens"])
+        except (OSError, ValueError) as exc:
+            raise UserError(f"generator {g['model']!r}: {str(exc).splitlines()[0]}") from None
     try:
         return make(
             model=g["model"], temperature=g["temperature"], top_p=g["top_p"], max_new_tokens=g["max_new_tokens"],
