@@ -168,12 +168,17 @@ class RemotePanel:
         self.influence = None if info["influence"] is None else np.asarray(info["influence"], dtype=float)
         self._describe = info["scoring"]
 
+    estimating = False  # Ray runs use hand-set λ (see execute)
+
     @property
     def m(self) -> int:
         return len(self.names)
 
     def describe(self) -> dict[str, Any]:
         return self._describe
+
+    def observe(self, raw) -> None:
+        """Nothing to learn: λ is hand-set on Ray."""
 
     def score(self, ctx, candidates):
         import ray
