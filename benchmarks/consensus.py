@@ -5,7 +5,8 @@ JAX path and the fused compiled kernels (accord.consensus_core.fused; needs numb
 divided by the time to copy the input array once (the memory-traffic floor), the time per
 candidate (linearity in B), and the speed-up of the fastest path over a per-candidate
 ``np.linalg.solve`` loop. Every path returns s*, s̄*, Δ* and the decision except JAX's lean
-kernel, which skips writing s*. Compilation happens before timing.
+kernel, which skips writing s*; "fused lean" is the fused path skipping s* too (``consensus=False``),
+the like-for-like comparison with JAX. Compilation happens before timing.
 Sizes whose working set would not fit this machine's memory are skipped and listed.
 
     python benchmarks/consensus.py [--max-elements 1e8] [--repeats 3]
@@ -52,7 +53,7 @@ def main() -> None:
     policy = get_policy("verdict")
     rng = np.random.default_rng(0)
     has_fused = fused.available()
-    print(f"{'B':>9} {'m':>3} | {'numpy/copy':>10} {'jax/copy':>9} {'fused/copy':>10} | "
+    print(f"{'B':>9} {'m':>3} | {'numpy/copy':>10} {'jax/copy':>9} {'fused/copy':>10} {'lean/copy':>9} | "
           f"{'numpy ns/cand':>13} {'jax ns/cand':>11} {'fused ns/cand':>13} | {'vs solve loop (best path)':>25}")
     skipped = []
     for m in (3, 8, 32):
@@ -67,14 +68,16 @@ def main() -> None:
             np_t = best_time(lambda: pol.decide(raw), args.repeats)
             verdict_decide_jax(raw, lam)["chosen"].block_until_ready()  # compile for this shape
             jax_t = best_time(lambda: verdict_decide_jax(raw, lam)["chosen"].block_until_ready(), args.repeats)
-            fu_t = float("nan")
+            fu_t = lean_t = float("nan")
             if has_fused:
                 fused.verdict_decide_fused(raw, lam)  # compile for this panel
+                fused.verdict_decide_fused(raw, lam, consensus=False)
                 fu_t = best_time(lambda: fused.verdict_decide_fused(raw, lam), args.repeats)
+                lean_t = best_time(lambda: fused.verdict_decide_fused(raw, lam, consensus=False), args.repeats)
             per_solve = solve_loop_per_candidate(raw, lam, 3000)
             best = np.nanmin([np_t, jax_t, fu_t]) / raw.shape[0] / N_CANDIDATES
             print(
-                f"{B:>9.0e} {m:>3} | {np_t / copy_t:>10.1f} {jax_t / copy_t:>9.1f} {fu_t / copy_t:>10.1f} | "
+                f"{B:>9.0e} {m:>3} | {np_t / copy_t:>10.1f} {jax_t / copy_t:>9.1f} {fu_t / copy_t:>10.1f} {lean_t / copy_t:>9.1f} | "
                 f"{np_t / B * 1e9:>13.1f} {jax_t / B * 1e9:>11.1f} {fu_t / B * 1e9:>13.1f} | {per_solve / best:>24.0f}x"
             )
             del raw
