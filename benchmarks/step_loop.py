@@ -8,7 +8,8 @@
     generate and score the rest in one batch) against full verification, both with VERDICT
     thresholds set label-free for this panel: τ and ε from a calibration batch of other problems
     (accord.consensus_core.reliability.calibrate_thresholds, target acceptance rate 0.5), the
-    margin s̄* >= the calibration candidates' 75th percentile of s̄* and Δ* <= ε/2. Cost is
+    margin s̄* >= a percentile of the calibration candidates' s̄* (75th by default) and Δ* <= ε/2
+    (or a percentile of their Δ*). Cost is
     reported as model tokens processed (generator prompt + generated + judge prompt tokens; does
     not depend on machine load) and as seconds; accuracy on the default task, same seeds.
 
@@ -155,13 +156,15 @@ def part_c(args, cfg, tasks, gen, panel) -> dict[str, float]:
     raw = np.concatenate([np.asarray(r["raw"], dtype=float) for r in calib_steps])
     th = calibrate_thresholds(raw, panel.lambdas, target_rate=0.5)
     st = consensus_stats(raw, panel.lambdas)
-    min_mean = float(np.nanpercentile(st.mean[st.valid], 75))
+    min_mean = float(np.nanpercentile(st.mean[st.valid], args.margin_mean_q))
+    max_disp = th.eps / 2 if args.margin_disp_q is None else float(np.nanpercentile(st.dispersion[st.valid], args.margin_disp_q))
     print(f"(c) calibration: {len(calib_tasks)} other problems (seed {args.calib_seed}), {raw.shape[0]} candidates -> "
           f"tau {th.tau:.3f}, eps {th.eps:.3f} (acceptance {th.acceptance_rate:.2f}; the paper's 0.6/0.1 accept "
-          f"{th.paper_acceptance_rate:.2f}); margin: mean >= {min_mean:.3f}, dispersion <= {th.eps / 2:.3f}")
+          f"{th.paper_acceptance_rate:.2f}); margin: mean >= {min_mean:.3f} (p{args.margin_mean_q:g}), dispersion <= "
+          f"{max_disp:.3f} ({'eps/2' if args.margin_disp_q is None else f'p{args.margin_disp_q:g}'})")
     c = copy.deepcopy(cfg)
     c["policy"] = {"name": "verdict", "params": {"tau": th.tau, "eps": th.eps}}
-    c["adaptive"] = {**c["adaptive"], "min_mean": min_mean, "max_dispersion": th.eps / 2}
+    c["adaptive"] = {**c["adaptive"], "min_mean": min_mean, "max_dispersion": max_disp}
     full, acc_full, _ = run_loop(c, tasks, gen, panel, adaptive=False)
     ada, acc_ada, ada_steps = run_loop(c, tasks, gen, panel, adaptive=True)
     (tok_f, sec_f), (tok_a, sec_a) = _cost(full), _cost(ada)
@@ -184,6 +187,8 @@ def main() -> None:
     p.add_argument("--a-steps", type=int, default=2)
     p.add_argument("--calib-tasks", type=int, default=6, help="(c) calibration problems (other seed)")
     p.add_argument("--calib-seed", type=int, default=1)
+    p.add_argument("--margin-mean-q", type=float, default=75, help="(c) margin: percentile of calibration s̄*")
+    p.add_argument("--margin-disp-q", type=float, default=None, help="(c) margin: percentile of calibration Δ* (default eps/2)")
     p.add_argument("--threads", type=int, default=None, help="torch threads (default: torch's choice)")
     args = p.parse_args()
     import torch
