@@ -8,17 +8,9 @@ from hypothesis import strategies as st
 from accord.consensus_core import get_policy
 from accord.consensus_core import fused
 
+from test_consensus_jax import _case
+
 pytestmark = pytest.mark.skipif(not fused.available(), reason="numba not installed (the 'fast' extra)")
-
-
-def _panel(rng, m, general):
-    lam = rng.uniform(0.1, 5.0, m)
-    W = None
-    if general:
-        W = rng.random((m, m))
-        np.fill_diagonal(W, 0)
-        W /= W.sum(1, keepdims=True)
-    return lam, W
 
 
 def _check(raw, lam, W, tau=0.6, eps=0.1):
@@ -37,7 +29,7 @@ def _check(raw, lam, W, tau=0.6, eps=0.1):
 @given(st.integers(0, 10_000), st.integers(2, 6), st.integers(1, 5), st.booleans())
 def test_fused_matches_reference(seed, m, n, general):
     rng = np.random.default_rng(seed)
-    lam, W = _panel(rng, m, general)
+    _, lam, W = _case(seed, m, general=general)
     # scores near the thresholds so that both accept and fallback steps occur
     raw = np.clip(rng.normal(0.62, 0.08, (40, n, m)), 0, 1)
     got = _check(raw, lam, W, tau=0.6, eps=0.05)
@@ -89,7 +81,6 @@ def test_bad_parameters_raise(kwargs):
 
 
 def test_large_panel_beyond_the_unrolled_sizes():
-    rng = np.random.default_rng(2)
-    lam, W = _panel(rng, 10, general=True)
-    got = _check(rng.random((30, 3, 10)), lam, W)
+    raw, lam, W = _case(2, 10, n=3, batch=30, nan_rate=0.0, general=True)
+    got = _check(raw, lam, W)
     assert got["path"] == "reference"
