@@ -120,3 +120,31 @@ def test_ray_backend_refuses_an_estimated_stubbornness(tmp_path):
 
     with pytest.raises(UserError, match="hand-set stubbornness"):
         execute(resolve({"stubbornness": {"mode": "estimated"}}), tmp_path)
+
+
+def test_calibrated_thresholds_are_set_after_the_warmup_and_used_by_verdict(tmp_path):
+    panel = Panel(judges(), [1.5, 1.0, 1.0, 0.8], warmup=24, calibrate_thresholds=0.4)
+    run(tmp_path / "t.jsonl", panel)
+    th = panel.thresholds
+    assert th is not None and th["method"] == "target_rate"
+    recs = [r for r in steps(tmp_path / "t.jsonl") if r["chain"] == "verdict"]
+    assert recs[0]["policy"]["tau"] == 0.6 and recs[0]["policy"]["eps"] == 0.1  # the paper's until calibrated
+    last = recs[-1]["policy"]
+    assert (last["tau"], last["eps"]) == pytest.approx((th["tau"], th["eps"]))
+    for r in recs:  # every decision follows the thresholds its record names
+        mean, disp = np.array(r["mean"], dtype=float), np.array(r["dispersion"], dtype=float)
+        want = (mean > r["policy"]["tau"]) & (disp < r["policy"]["eps"])
+        assert r["accepted"] == want.tolist()
+    # resuming from a cut trace reaches the same thresholds
+    lines = (tmp_path / "t.jsonl").read_text().splitlines()
+    cut = tmp_path / "cut.jsonl"
+    cut.write_text("\n".join(lines[: 2 * len(lines) // 3]) + "\n")
+    again = Panel(judges(), [1.5, 1.0, 1.0, 0.8], warmup=24, calibrate_thresholds=0.4)
+    run(cut, again, resume=load_resume_state(cut))
+    assert again.thresholds == pytest.approx(th)
+    with pytest.raises(ValueError, match="target acceptance rate"):
+        Panel(judges(), [1.0] * 4, calibrate_thresholds=1.5)
+    cfg = resolve({"thresholds": {"mode": "calibrated", "target_rate": 0.3}})
+    assert cfg["thresholds"] == {"mode": "calibrated", "target_rate": 0.3}
+    with pytest.raises(UserError, match="thresholds.mode"):
+        resolve({"thresholds": {"mode": "guessed"}})

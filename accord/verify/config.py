@@ -24,6 +24,7 @@ from accord.verify.errors import UserError
 
 CONFIG_FILE = "config.yaml"
 STUBBORNNESS_MODES = ("hand-set", "estimated")
+THRESHOLD_MODES = ("paper", "calibrated")
 VERSIONS_FILE = "versions.json"
 
 DEFAULTS: dict[str, Any] = {
@@ -47,6 +48,9 @@ DEFAULTS: dict[str, Any] = {
     # hand-set: each judge's 'lambda'; estimated: equal λ until `warmup` candidates are scored, then
     # λ from the panel's agreement (accord.consensus_core.reliability), recorded in the summary
     "stubbornness": {"mode": "hand-set", "warmup": 30},
+    # paper: each policy's tau and eps; calibrated: VERDICT's tau, eps set after the warm-up (same
+    # `stubbornness.warmup` candidates) so that `target_rate` of the candidates would be accepted
+    "thresholds": {"mode": "paper", "target_rate": 0.5},
     "policy": {"name": "verdict", "params": {}},  # params filled with the policy's own defaults
     "baselines": ["mean", "variance", "raw_average"],
     "base_chain": True,
@@ -187,6 +191,9 @@ def validate(cfg: dict[str, Any]) -> None:
     if cfg["stubbornness"]["mode"] not in STUBBORNNESS_MODES:
         raise UserError(f"config key 'stubbornness.mode' must be one of {', '.join(STUBBORNNESS_MODES)}, got {cfg['stubbornness']['mode']!r}")
     _num(cfg, "stubbornness.warmup", 4, integer=True)
+    if cfg["thresholds"]["mode"] not in THRESHOLD_MODES:
+        raise UserError(f"config key 'thresholds.mode' must be one of {', '.join(THRESHOLD_MODES)}, got {cfg['thresholds']['mode']!r}")
+    _num(cfg, "thresholds.target_rate", 0.001, 1)
     judges = cfg["judges"]
     if not isinstance(judges, list) or len(judges) < 2:
         raise UserError("config key 'judges' must list at least two judges")

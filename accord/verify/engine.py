@@ -27,6 +27,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from accord.consensus_core import Policy, consensus_stats
+from accord.consensus_core.policies import Verdict
 from accord.verify.panel import Panel
 from accord.verify.protocols import Generator, StepContext, Task
 from accord.verify.records import context_id
@@ -198,6 +199,9 @@ class StepLoop:
             policy = replace(policy, influence=self.panel.influence)
         if self.panel.estimating and "lambdas" in {f.name for f in fields(policy)}:
             policy = replace(policy, lambdas=tuple(self.panel.lambdas))
+        th = getattr(self.panel, "thresholds", None)
+        if th is not None and isinstance(policy, Verdict):  # calibrated on s̄* and Δ*: consensus rules only
+            policy = replace(policy, tau=th["tau"], eps=th["eps"])
         return policy
 
     def _decide(self, chain: Chain, raw: np.ndarray):
@@ -214,7 +218,7 @@ class StepLoop:
     def _margin(self, chain: Chain, chosen: int, accepted, st) -> bool:
         if chain.policy is None:
             return True  # the base chain only ever needs candidate 0
-        eps = float(getattr(chain.policy, "eps", 0.1))
+        eps = float(getattr(self._policy(chain), "eps", 0.1))
         max_disp = self.adaptive.max_dispersion if self.adaptive.max_dispersion is not None else eps / 2
         if chosen < 0 or not accepted[chosen]:
             return False

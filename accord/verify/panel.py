@@ -81,7 +81,7 @@ class Panel:
     """Judges (or judge groups), one λ_i > 0 per column, optional influence W (m x m)."""
 
     def __init__(self, judges: Sequence[Any], lambdas: Sequence[float] | str, influence=None, timeout_s: float = 120.0,
-                 warmup: int = 30):
+                 warmup: int = 30, calibrate_thresholds: float | None = None):
         self.groups = [as_group(j) for j in judges]
         self.names: list[str] = [n for g in self.groups for n in g.names]
         if len(set(self.names)) != len(self.names):
@@ -92,6 +92,12 @@ class Panel:
         self._warmup: list[np.ndarray] | None = None  # scored rows kept until λ is estimated
         self.warmup = int(warmup)
         self._estimated = isinstance(lambdas, str)
+        self.thresholds: dict | None = None  # τ, ε calibrated after the warm-up, when asked for
+        self._target_rate = None if calibrate_thresholds is None else float(calibrate_thresholds)
+        if self._target_rate is not None:
+            if not 0 < self._target_rate <= 1:
+                raise ValueError(f"threshold calibration needs a target acceptance rate in (0, 1], got {self._target_rate}")
+            self._warmup = []
         if isinstance(lambdas, str):
             self._warmup = []
             if lambdas != "estimated":
@@ -126,6 +132,15 @@ class Panel:
         self.lambdas = tuple(float(x) for x in est.lambdas)
         self.stubbornness_estimate = est.as_dict(self.names)
         return est
+
+    def calibrate_thresholds(self, raw) -> dict:
+        """Set VERDICT's τ and ε from a batch of scored steps (no labels) so that the target share
+        of candidates is accepted (see accord.consensus_core.reliability.calibrate_thresholds)."""
+        from accord.consensus_core.reliability import calibrate_thresholds
+
+        th = calibrate_thresholds(raw, self.lambdas, target_rate=self._target_rate or 0.5, influence=self.influence)
+        self.thresholds = th.as_dict()
+        return self.thresholds
 
     def describe(self) -> dict[str, Any]:
         out = {}
@@ -194,22 +209,27 @@ class Panel:
         return self._estimated
 
     def observe(self, raw: np.ndarray) -> None:
-        """Feed scored candidates (k, m) to a panel still collecting its warm-up for λ.
+        """Feed scored candidates (k, m) to a panel still collecting its warm-up.
 
-        λ = 1 each until ``warmup`` candidates are seen, then the estimate, fixed for the rest of
-        the run; every step records the λ it used. A resumed run re-feeds its recorded scores in
-        trace order, so it reaches the same estimate.
+        Until ``warmup`` candidates are seen, λ = 1 each (when estimated) and the policies keep
+        their own τ, ε (when calibrated); then λ is estimated and τ, ε calibrated (with that λ),
+        fixed for the rest of the run; every step records what it used. A resumed run re-feeds its
+        recorded scores in trace order, so it reaches the same values.
         """
-        if self._warmup is None or self.stubbornness_estimate is not None:
+        if self._warmup is None:
             return
         self._warmup.append(np.asarray(raw, dtype=float))
         rows = np.concatenate(self._warmup)
-        if len(rows) >= self.warmup:
-            try:
+        if len(rows) < self.warmup:
+            return
+        try:
+            if self._estimated and self.stubbornness_estimate is None:
                 self.estimate_stubbornness(rows)
-                self._warmup = None
-            except ValueError:
-                pass  # too few rows scored by two judges yet: keep collecting
+            if self._target_rate is not None and self.thresholds is None:
+                self.calibrate_thresholds(rows)
+            self._warmup = None
+        except ValueError:
+            pass  # too few rows scored by two judges yet: keep collecting
 
     @staticmethod
     def _check_shape(group, out, n: int) -> list[list[Any]]:
@@ -232,11 +252,12 @@ JUDGE_TYPES = ("llm", "vlm", "embedding", "arithmetic", "symbolic", "numeric", "
 
 
 def build_panel(specs: Sequence[dict], influence=None, timeout_s: float = 120.0, models: dict | None = None,
-                stubbornness: str = "hand-set", warmup: int = 30) -> Panel:
+                stubbornness: str = "hand-set", warmup: int = 30, calibrate_thresholds: float | None = None) -> Panel:
     """A panel from judge specs (``{"type": ..., "lambda": ..., ...}``, see docs/step-loop.md).
 
     ``stubbornness="estimated"`` ignores the specs' λ and estimates λ from the first ``warmup``
-    scored candidates (see :meth:`Panel.observe`).
+    scored candidates; ``calibrate_thresholds`` (a target acceptance rate) sets VERDICT's τ and ε
+    from them (see :meth:`Panel.observe`).
 
     LLM judges sharing (model, mode) are merged into one group so that all their roles are scored
     in one call. ``models`` maps a model name to an already loaded (model, tokenizer) pair.
@@ -309,7 +330,7 @@ def build_panel(specs: Sequence[dict], influence=None, timeout_s: float = 120.0,
     if stubbornness not in ("hand-set", "estimated"):
         raise ValueError(f"stubbornness must be 'hand-set' or 'estimated', got {stubbornness!r}")
     lams = "estimated" if stubbornness == "estimated" else [by_name[n] for n in columns]
-    return Panel(groups, lams, influence=influence, timeout_s=timeout_s, warmup=warmup)
+    return Panel(groups, lams, influence=influence, timeout_s=timeout_s, warmup=warmup, calibrate_thresholds=calibrate_thresholds)
 
 
 def _no_extra(k: int, kind: str, spec: dict) -> None:

@@ -168,7 +168,8 @@ class RemotePanel:
         self.influence = None if info["influence"] is None else np.asarray(info["influence"], dtype=float)
         self._describe = info["scoring"]
 
-    estimating = False  # Ray runs use hand-set λ (see execute)
+    estimating = False  # Ray runs use hand-set λ and fixed thresholds (see execute)
+    thresholds = None
 
     @property
     def m(self) -> int:
@@ -340,9 +341,9 @@ def execute(cfg: dict[str, Any], run_dir: Path, resume: bool = False, progress=N
     from accord.verify.trace import TRACE_FILE, load_resume_state
 
     opts = opts or RayOptions()
-    if cfg["stubbornness"]["mode"] == "estimated":  # each worker's panel would learn its own λ
-        raise UserError("--backend ray needs hand-set stubbornness: an estimated λ is learned per process; "
-                        "run locally with --stubbornness estimated, then use the λ in its summary.json")
+    if cfg["stubbornness"]["mode"] == "estimated" or cfg["thresholds"]["mode"] == "calibrated":  # learned per process
+        raise UserError("--backend ray needs hand-set stubbornness and fixed thresholds: estimated λ and calibrated "
+                        "τ, ε are learned per process; run locally first, then set the values from its summary.json")
     t_start = time.perf_counter()
     trace_path = run_dir / TRACE_FILE
     if not resume:

@@ -41,6 +41,7 @@ FLAG_KEYS = {
     "threads": "threads",
     "judge_timeout": "judge_timeout_s",
     "stubbornness": "stubbornness.mode",
+    "thresholds": "thresholds.mode",
 }
 
 
@@ -66,6 +67,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--no-base", action="store_true", help="do not run the unverified base chain")
     p.add_argument("--stubbornness", choices=("hand-set", "estimated"),
                    help="λ per judge: the judges' 'lambda' (default) or estimated from agreement after stubbornness.warmup candidates")
+    p.add_argument("--thresholds", choices=("paper", "calibrated"),
+                   help="VERDICT's tau, eps: the policy's (default) or set label-free after the warm-up (thresholds.target_rate)")
     p.add_argument("--adaptive", action="store_true", help="adaptive verification (skip candidates once one is accepted with margin)")
     p.add_argument("--seed", type=int, help="run seed (candidate sampling)")
     p.add_argument("--threads", type=int, help="torch CPU threads")
@@ -192,7 +195,8 @@ def build_panel_from(cfg: dict[str, Any]):
 
     try:
         return build_panel(cfg["judges"], influence=cfg["influence"], timeout_s=cfg["judge_timeout_s"],
-                           stubbornness=cfg["stubbornness"]["mode"], warmup=cfg["stubbornness"]["warmup"])
+                           stubbornness=cfg["stubbornness"]["mode"], warmup=cfg["stubbornness"]["warmup"],
+                           calibrate_thresholds=cfg["thresholds"]["target_rate"] if cfg["thresholds"]["mode"] == "calibrated" else None)
     except (OSError, ValueError, TypeError) as exc:
         raise UserError(f"config: judges: {str(exc).splitlines()[0]}") from None
 
@@ -324,6 +328,7 @@ def _stubbornness(cfg, panel) -> dict[str, Any]:
     if panel is not None:
         out["lambdas"] = dict(zip(panel.names, panel.lambdas))
         out["estimate"] = panel.stubbornness_estimate
+        out["thresholds"] = getattr(panel, "thresholds", None)
     return out
 
 
