@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 import threading
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Callable, Sequence
 
 from accord.verify.protocols import JudgeScore, StepContext
 
@@ -56,25 +56,63 @@ def steps_text(steps: Sequence[str]) -> str:
     return "".join(s + "\n" for s in steps)
 
 
-class _StopAtNewline:
-    """Per-row stopping: a row is done once its new text has a newline after non-space text."""
+class StopWhen:
+    """Per-row stopping for ``generate``: a row is done once ``done(its new text)`` holds."""
 
-    def __init__(self, tokenizer, prompt_len: int):
+    def __init__(self, tokenizer, prompt_len: int, done: Callable[[str], bool]):
         self.tokenizer = tokenizer
         self.prompt_len = prompt_len
+        self.done = done
 
     def __call__(self, input_ids, scores, **kwargs):
         import torch
 
-        done = []
-        for row in input_ids[:, self.prompt_len :]:
-            text = self.tokenizer.decode(row, skip_special_tokens=True)
-            done.append("\n" in text.lstrip())
-        return torch.tensor(done, dtype=torch.bool, device=input_ids.device)
+        rows = input_ids[:, self.prompt_len :]
+        flags = [self.done(self.tokenizer.decode(row, skip_special_tokens=True)) for row in rows]
+        return torch.tensor(flags, dtype=torch.bool, device=input_ids.device)
+
+
+def ends_line(text: str) -> bool:
+    """A step is complete once its text has a newline after non-space text."""
+    return "\n" in text.lstrip()
+
+
+def check_sampling(temperature: float, top_p: float, max_new_tokens: int) -> None:
+    if temperature < 0 or not (0 < top_p <= 1) or max_new_tokens < 1:
+        raise ValueError(
+            f"generator needs temperature >= 0, 0 < top_p <= 1, max_new_tokens >= 1; got "
+            f"{temperature}, {top_p}, {max_new_tokens}"
+        )
+
+
+class CausalLMGenerator:
+    """Set-up shared by the causal-LM generators (dataclasses with ``model``, ``device``, ``dtype``
+    and the sampling fields): checks, loading, and a constructor over an already loaded model."""
+
+    def __post_init__(self) -> None:
+        check_sampling(self.temperature, self.top_p, self.max_new_tokens)
+        from accord.adapters.models import load_causal_lm
+
+        self.lm, self.tokenizer = load_causal_lm(self.model, self.device, self.dtype)
+        self.last_stats: dict[str, int] = {"generated": 0, "prompt": 0}
+
+    @classmethod
+    def from_loaded(cls, lm, tokenizer, **kwargs):
+        """A generator over an already loaded (model, tokenizer) pair (tests, shared models)."""
+        unknown = set(kwargs) - set(cls.__dataclass_fields__)
+        if unknown:
+            raise TypeError(f"{cls.__name__} has no option(s) {sorted(unknown)}")
+        self = cls.__new__(cls)
+        for k, f in cls.__dataclass_fields__.items():
+            setattr(self, k, kwargs.get(k, f.default))
+        check_sampling(self.temperature, self.top_p, self.max_new_tokens)
+        self.lm, self.tokenizer = lm, tokenizer
+        self.last_stats = {"generated": 0, "prompt": 0}
+        return self
 
 
 @dataclass
-class TransformersGenerator:
+class TransformersGenerator(CausalLMGenerator):
     """Proposes candidate next steps with a causal LM; ``model`` is "smollm2", a name or a path."""
 
     model: str = "smollm2"
@@ -86,27 +124,6 @@ class TransformersGenerator:
     example: tuple[str, str] | None = DEFAULT_EXAMPLE
     device: str = "cpu"
     dtype: str = "float32"
-
-    def __post_init__(self) -> None:
-        if self.temperature < 0 or not (0 < self.top_p <= 1) or self.max_new_tokens < 1:
-            raise ValueError(
-                f"generator needs temperature >= 0, 0 < top_p <= 1, max_new_tokens >= 1; got "
-                f"{self.temperature}, {self.top_p}, {self.max_new_tokens}"
-            )
-        from accord.adapters.models import load_causal_lm
-
-        self.lm, self.tokenizer = load_causal_lm(self.model, self.device, self.dtype)
-        self.last_stats: dict[str, int] = {"generated": 0, "prompt": 0}
-
-    @classmethod
-    def from_loaded(cls, lm, tokenizer, **kwargs) -> "TransformersGenerator":
-        """A generator over an already loaded (model, tokenizer) pair (tests, custom models)."""
-        self = cls.__new__(cls)
-        for k, v in {**cls.__dataclass_fields__, **kwargs}.items():  # defaults, then overrides
-            setattr(self, k, v.default if k not in kwargs else v)
-        self.lm, self.tokenizer = lm, tokenizer
-        self.last_stats = {"generated": 0, "prompt": 0}
-        return self
 
     def prompt(self, ctx: StepContext) -> str:
         user = f"{ctx.question}\n{self.instruction}".strip()
@@ -129,7 +146,7 @@ class TransformersGenerator:
                 **enc,
                 max_new_tokens=self.max_new_tokens,
                 num_return_sequences=n if sample else 1,  # greedy: one decode, the same for all n
-                stopping_criteria=StoppingCriteriaList([_StopAtNewline(self.tokenizer, plen)]),
+                stopping_criteria=StoppingCriteriaList([StopWhen(self.tokenizer, plen, ends_line)]),
                 pad_token_id=self.tokenizer.pad_token_id,
                 **kwargs,
             )

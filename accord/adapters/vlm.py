@@ -27,7 +27,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Sequence
 
-from accord.adapters.llm import _CLOSING, FINAL_PATTERN, _StopAtNewline, model_lock, steps_text
+from accord.adapters.llm import _CLOSING, FINAL_PATTERN, StopWhen, check_sampling, ends_line, model_lock, steps_text
 from accord.adapters.scoring import MODES, answer_token_groups, scores_from_logits
 from accord.verify.protocols import JudgeScore, StepContext
 
@@ -359,11 +359,7 @@ class VLMGenerator:
         system_prompt: str = SOLVER_SYSTEM,
         instruction: str = "Reason step by step.",
     ):
-        if temperature < 0 or not (0 < top_p <= 1) or max_new_tokens < 1:
-            raise ValueError(
-                f"generator needs temperature >= 0, 0 < top_p <= 1, max_new_tokens >= 1; got "
-                f"{temperature}, {top_p}, {max_new_tokens}"
-            )
+        check_sampling(temperature, top_p, max_new_tokens)
         self.vlm = vlm
         self.temperature, self.top_p, self.max_new_tokens = temperature, top_p, max_new_tokens
         self.system_prompt, self.instruction = system_prompt, instruction
@@ -392,7 +388,7 @@ class VLMGenerator:
             out = self.vlm.model.generate(
                 **inp,
                 max_new_tokens=self.max_new_tokens,
-                stopping_criteria=StoppingCriteriaList([_StopAtNewline(tok, plen)]),
+                stopping_criteria=StoppingCriteriaList([StopWhen(tok, plen, ends_line)]),
                 pad_token_id=tok.pad_token_id,
                 eos_token_id=tok.eos_token_id,
                 **kwargs,

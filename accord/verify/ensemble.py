@@ -22,7 +22,6 @@ pairwise Spearman correlations on raw rewards, Pearson on calibrated ones.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Sequence
@@ -32,6 +31,7 @@ import numpy as np
 from accord.adapters.calibration import Calibrator, apply_calibrators
 from accord.consensus_core import consensus_stats, default_lambdas, get_policy, influence_report, list_policies
 from accord.verify.errors import UserError
+from accord.verify.json_lines import json_objects
 from accord.verify.evaluation import bootstrap_ci
 
 RESERVED = {"prompt_id", "response_id", "label", "correct", "id", "chosen", "rejected", "prompt", "response", "reference"}
@@ -88,18 +88,8 @@ def read_rewards(path: str | Path, models: Sequence[str] | None = None) -> Rewar
         from accord.verify.ensemble_stream import read_columns
 
         return read_columns(p, models)
-    rows: list[tuple[int, dict]] = []
     with p.open(encoding="utf-8") as fh:
-        for no, line in enumerate(fh, 1):
-            if not line.strip():
-                continue
-            try:
-                obj = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise UserError(f"{p}:{no}: not valid JSON ({exc.msg})") from None
-            if not isinstance(obj, dict):
-                raise UserError(f"{p}:{no}: expected a JSON object")
-            rows.append((no, obj))
+        rows = list(json_objects(fh, str(p)))
     if not rows:
         raise UserError(f"{p}: no rows")
     pairs = "chosen" in rows[0][1]

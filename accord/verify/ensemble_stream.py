@@ -47,6 +47,7 @@ from accord.verify.ensemble import (
     selectors,
 )
 from accord.verify.errors import UserError
+from accord.verify.json_lines import json_objects
 
 PROMPT, RESPONSE, LABEL, LINE = "prompt_id", "response_id", "label", tables.LINE
 COLS, NOUNS = (PROMPT, RESPONSE), ("prompt", "response")
@@ -88,14 +89,7 @@ def _header(path: Path, fmt: str) -> tuple[list[str], list[str]]:
         if fmt == "csv":
             names = [h.strip() for h in next(csv.reader(fh), [])]
             return names, names
-        for no, line in enumerate(fh, 1):
-            if line.strip():
-                try:
-                    obj = json.loads(line)
-                except json.JSONDecodeError as exc:
-                    raise UserError(f"{path}:{no}: not valid JSON ({exc.msg})") from None
-                if not isinstance(obj, dict):
-                    raise UserError(f"{path}:{no}: expected a JSON object")
+        for _, obj in json_objects(fh, str(path)):
                 if "chosen" in obj:
                     raise UserError(f"{path}: the pairs layout is evaluated in memory; drop --stream, --output, --chunk-size and --backend")
                 return list(obj), [k for k, v in obj.items() if v is None or (isinstance(v, (int, float)) and not isinstance(v, bool))]

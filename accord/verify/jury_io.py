@@ -10,11 +10,11 @@ is needed for accuracies and for the law's estimates. Bad input is a UserError n
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 
 from accord.verify.errors import UserError
+from accord.verify.json_lines import json_objects
 
 
 @dataclass(frozen=True)
@@ -39,14 +39,8 @@ def read_panel_answers(path: str | Path) -> PanelAnswers:
     members: list[str] | None = None
     lines: list[int] = []
     with p.open(encoding="utf-8") as fh:
-        for no, line in enumerate(fh, 1):
-            if not line.strip():
-                continue
-            try:
-                obj = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise UserError(f"{p}:{no}: not valid JSON ({exc.msg})") from None
-            if not isinstance(obj, dict) or "answers" not in obj:
+        for no, obj in json_objects(fh, str(p), expect="expected an object with an 'answers' field"):
+            if "answers" not in obj:
                 raise UserError(f"{p}:{no}: expected an object with an 'answers' field")
             ans = obj["answers"]
             if isinstance(ans, list):

@@ -35,6 +35,7 @@ import numpy as np
 
 from accord.consensus_core import get_policy
 from accord.verify.errors import UserError
+from accord.verify.json_lines import json_objects
 
 CORRECT, UNVERIFIABLE, INCORRECT = 1.0, 0.5, 0.0
 FORMATS = ("prm800k", "processbench", "mmreason", "accord")
@@ -85,16 +86,7 @@ def _records(path: Path) -> Iterable[tuple[int, dict]]:
                 raise UserError(f"{path}:1: item {i} of the JSON list must be an object")
             yield i + 1, obj
         return
-    for i, line in enumerate(text.splitlines()):
-        if not line.strip():
-            continue
-        try:
-            obj = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise UserError(f"{path}:{i + 1}: not valid JSON ({exc.msg})") from None
-        if not isinstance(obj, dict):
-            raise UserError(f"{path}:{i + 1}: each line must be a JSON object")
-        yield i + 1, obj
+    yield from json_objects(text.splitlines(), str(path), expect="each line must be a JSON object")
 
 
 def _str_list(obj: dict, key: str, where: str) -> list[str]:

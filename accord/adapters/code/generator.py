@@ -11,7 +11,9 @@ n candidates come from one batched, seeded ``generate`` call.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from accord.adapters.llm import chat_prompt, model_lock
+from typing import Callable
+
+from accord.adapters.llm import CausalLMGenerator, StopWhen, chat_prompt, model_lock
 from accord.verify.protocols import StepContext
 
 
@@ -39,29 +41,15 @@ def cut_fenced(text: str) -> str:
     return code + "\n" if code.strip() else ""
 
 
-class _StopAtEnd:
-    """Per-row stopping: the closing fence (chat) or a line at column 0 (plain continuation)."""
-
-    def __init__(self, tokenizer, prompt_len: int, chat: bool):
-        self.tokenizer = tokenizer
-        self.prompt_len = prompt_len
-        self.chat = chat
-
-    def __call__(self, input_ids, scores, **kwargs):
-        import torch
-
-        done = []
-        for row in input_ids[:, self.prompt_len :]:
-            text = self.tokenizer.decode(row, skip_special_tokens=True)
-            if self.chat:
-                done.append(FENCE in text)
-            else:
-                done.append(cut_body(INDENT + text).rstrip() != (INDENT + text).rstrip())
-        return torch.tensor(done, dtype=torch.bool, device=input_ids.device)
+def program_done(chat: bool) -> Callable[[str], bool]:
+    """When a candidate program is complete: the closing fence (chat) or a line at column 0."""
+    if chat:
+        return lambda text: FENCE in text
+    return lambda text: cut_body(INDENT + text).rstrip() != (INDENT + text).rstrip()
 
 
 @dataclass
-class CodeGenerator:
+class CodeGenerator(CausalLMGenerator):
     """Proposes whole functions (chat) or bodies (plain) with a causal LM: "smollm2", a name or a path."""
 
     model: str = "smollm2"
@@ -73,27 +61,6 @@ class CodeGenerator:
     chat: bool | None = None  # None: use the chat template when the tokenizer has one
     system_prompt: str = "You are an expert Python programmer. You write correct, complete code."
     instruction: str = "Complete this Python function:"
-
-    def __post_init__(self) -> None:
-        if self.temperature < 0 or not (0 < self.top_p <= 1) or self.max_new_tokens < 1:
-            raise ValueError(
-                f"generator needs temperature >= 0, 0 < top_p <= 1, max_new_tokens >= 1; got "
-                f"{self.temperature}, {self.top_p}, {self.max_new_tokens}"
-            )
-        from accord.adapters.models import load_causal_lm
-
-        self.lm, self.tokenizer = load_causal_lm(self.model, self.device, self.dtype)
-        self.last_stats: dict = {"generated": 0, "prompt": 0}
-
-    @classmethod
-    def from_loaded(cls, lm, tokenizer, **kwargs) -> "CodeGenerator":
-        """A generator over an already loaded (model, tokenizer) pair."""
-        self = cls.__new__(cls)
-        for k, f in cls.__dataclass_fields__.items():
-            setattr(self, k, kwargs.get(k, f.default))
-        self.lm, self.tokenizer = lm, tokenizer
-        self.last_stats = {"generated": 0, "prompt": 0}
-        return self
 
     def uses_chat(self) -> bool:
         return self.chat if self.chat is not None else bool(getattr(self.tokenizer, "chat_template", None))
@@ -129,7 +96,7 @@ class CodeGenerator:
                 **enc,
                 max_new_tokens=self.max_new_tokens,
                 num_return_sequences=n,
-                stopping_criteria=StoppingCriteriaList([_StopAtEnd(self.tokenizer, plen, chat)]),
+                stopping_criteria=StoppingCriteriaList([StopWhen(self.tokenizer, plen, program_done(chat))]),
                 pad_token_id=self.tokenizer.pad_token_id,
                 **kwargs,
             )

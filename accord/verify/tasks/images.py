@@ -9,13 +9,13 @@ to generators and judges as ``StepContext.attachments`` (paths, opened by the VL
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 
 from accord.verify.errors import UserError
 from accord.verify.protocols import StepContext
 from accord.verify.tasks import register_task
+from accord.verify.tasks.jsonl import question_lines
 from accord.verify.tasks.text import TextTask
 
 _KNOWN = {"id", "image", "question", "answer", "steps", "metadata"}
@@ -55,42 +55,9 @@ def _image_paths(value, base: Path, where: str) -> tuple[str, ...]:
 
 def read_image_tasks(path: Path, limit: int | None = None) -> list[ImageTask]:
     """The tasks of an image-question JSONL file; a bad line is a UserError naming ``file:line``."""
-    if not path.is_file():
-        raise UserError(f"{path}: no such task file")
     tasks: list[ImageTask] = []
-    for no, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-        where = f"{path}:{no}"
-        if not line.strip() or line.lstrip().startswith("#"):
-            continue
-        try:
-            obj = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise UserError(f"{where}: not valid JSON ({exc.msg})") from None
-        if not isinstance(obj, dict):
-            raise UserError(f"{where}: each line must be a JSON object with 'image', 'question' and 'answer'")
-        unknown = set(obj) - _KNOWN
-        if unknown:
-            raise UserError(f"{where}: unknown field(s) {sorted(unknown)}; allowed: {sorted(_KNOWN)}")
-        if "image" not in obj:
-            raise UserError(f"{where}: missing 'image'")
-        q, a = obj.get("question"), obj.get("answer")
-        if not isinstance(q, str) or not q.strip():
-            raise UserError(f"{where}: 'question' must be a non-empty string")
-        if isinstance(a, bool) or not isinstance(a, (str, int, float)) or str(a).strip() == "":
-            raise UserError(f"{where}: 'answer' must be a non-empty string or a number")
-        steps = obj.get("steps", [])
-        if not isinstance(steps, list) or not all(isinstance(s, str) for s in steps):
-            raise UserError(f"{where}: 'steps' must be a list of strings")
-        tid = obj.get("id", f"{path.stem}/{len(tasks)}")
-        if not isinstance(tid, str) or not tid:
-            raise UserError(f"{where}: 'id' must be a non-empty string")
-        if any(t.id == tid for t in tasks):
-            raise UserError(f"{where}: duplicate id {tid!r}")
-        meta = obj.get("metadata", {})
-        if not isinstance(meta, dict):
-            raise UserError(f"{where}: 'metadata' must be an object")
-        images = _image_paths(obj["image"], path.parent, where)
-        tasks.append(ImageTask(tid, q.strip(), str(a).strip(), tuple(steps), {"source": str(path), **meta}, images=images))
+    for where, obj, fields in question_lines(path, _KNOWN, required=("image",)):
+        tasks.append(ImageTask(**fields, images=_image_paths(obj["image"], path.parent, where)))
         if limit is not None and len(tasks) >= limit:
             break
     if not tasks:

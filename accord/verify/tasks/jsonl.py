@@ -7,33 +7,35 @@ is an error naming ``file:line`` and the problem.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
+from typing import Iterator
 
 from accord.verify.errors import UserError
+from accord.verify.json_lines import json_objects
 from accord.verify.tasks import register_task
 from accord.verify.tasks.text import TextTask
 
 _KNOWN = {"id", "question", "answer", "steps", "metadata"}
 
 
-def _read(path: Path, limit: int | None) -> list[TextTask]:
+def question_lines(path: Path, known: set[str], required: tuple[str, ...] = ()) -> Iterator[tuple[str, dict, dict]]:
+    """Each question line of a JSONL task file, checked: ``(where, the object, TextTask fields)``.
+
+    Shared by every JSONL task format; a format with more fields names them in ``known`` (and in
+    ``required`` if they must be there) and reads them from the object.
+    """
     if not path.is_file():
         raise UserError(f"{path}: no such task file")
-    tasks: list[TextTask] = []
-    for no, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+    ids: set[str] = set()
+    shape = f"each line must be a JSON object with {', '.join(repr(k) for k in (*required, 'question', 'answer'))}"
+    for no, obj in json_objects(path.read_text(encoding="utf-8").splitlines(), str(path), expect=shape, comments=True):
         where = f"{path}:{no}"
-        if not line.strip() or line.lstrip().startswith("#"):
-            continue
-        try:
-            obj = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise UserError(f"{where}: not valid JSON ({exc.msg})") from None
-        if not isinstance(obj, dict):
-            raise UserError(f"{where}: each line must be a JSON object with 'question' and 'answer'")
-        unknown = set(obj) - _KNOWN
+        unknown = set(obj) - known
         if unknown:
-            raise UserError(f"{where}: unknown field(s) {sorted(unknown)}; allowed: {sorted(_KNOWN)}")
+            raise UserError(f"{where}: unknown field(s) {sorted(unknown)}; allowed: {sorted(known)}")
+        for key in required:
+            if key not in obj:
+                raise UserError(f"{where}: missing {key!r}")
         q, a = obj.get("question"), obj.get("answer")
         if not isinstance(q, str) or not q.strip():
             raise UserError(f"{where}: 'question' must be a non-empty string")
@@ -42,15 +44,23 @@ def _read(path: Path, limit: int | None) -> list[TextTask]:
         steps = obj.get("steps", [])
         if not isinstance(steps, list) or not all(isinstance(s, str) for s in steps):
             raise UserError(f"{where}: 'steps' must be a list of strings")
-        tid = obj.get("id", f"{path.stem}/{len(tasks)}")
+        tid = obj.get("id", f"{path.stem}/{len(ids)}")
         if not isinstance(tid, str) or not tid:
             raise UserError(f"{where}: 'id' must be a non-empty string")
-        if any(t.id == tid for t in tasks):
+        if tid in ids:
             raise UserError(f"{where}: duplicate id {tid!r}")
+        ids.add(tid)
         meta = obj.get("metadata", {})
         if not isinstance(meta, dict):
             raise UserError(f"{where}: 'metadata' must be an object")
-        tasks.append(TextTask(tid, q.strip(), str(a).strip(), tuple(steps), {"source": str(path), **meta}))
+        yield where, obj, {"id": tid, "question": q.strip(), "reference": str(a).strip(), "worked_steps": tuple(steps),
+                           "metadata": {"source": str(path), **meta}}
+
+
+def _read(path: Path, limit: int | None) -> list[TextTask]:
+    tasks: list[TextTask] = []
+    for _, _, fields in question_lines(path, _KNOWN):
+        tasks.append(TextTask(**fields))
         if limit is not None and len(tasks) >= limit:
             break
     if not tasks:
