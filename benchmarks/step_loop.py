@@ -5,13 +5,14 @@
     same contexts and candidates;
 (b) judging time / candidate-generation time per step, in the step loop with the default panel;
 (c) adaptive verification (score the first candidate, stop when it is accepted with margin, else
-    generate and score the rest in one batch) against full verification, both with VERDICT
-    thresholds set label-free for this panel: τ and ε from a calibration batch of other problems
-    (accord.consensus_core.reliability.calibrate_thresholds, target acceptance rate 0.5), the
-    margin s̄* >= a percentile of the calibration candidates' s̄* (75th by default) and Δ* <= ε/2
-    (or a percentile of their Δ*). Cost is
-    reported as model tokens processed (generator prompt + generated + judge prompt tokens; does
-    not depend on machine load) and as seconds; accuracy on the default task, same seeds.
+    generate and score the rest in one batch) against full verification, on the same candidates
+    (the generator's candidate i depends only on (seed, i)), both with VERDICT thresholds set
+    label-free for this panel: τ and ε from a calibration run on other problems
+    (accord.consensus_core.reliability.calibrate_thresholds, target acceptance rate 0.5), and the
+    margin from the same run (accord.verify.adaptive_margin.calibrate_margin: the margin that stops
+    most often while taking full verification's step at >= 95% of the calibration steps). Cost is
+    reported as model tokens processed (generator prompt tokens computed + generated + judge tokens
+    computed; does not depend on machine load) and as seconds; accuracy on the default task.
 
 Run: python benchmarks/step_loop.py [--tasks 12] [--part a|b|c|all] [--threads 1]
 """
@@ -97,10 +98,22 @@ class _Records:
             self.steps.append(record)
 
 
+def cold_caches(generator, panel) -> None:
+    """Each measured run starts with empty key/value caches, as a fresh process would: no run pays
+    less for what an earlier one computed."""
+    generator.sampler.prompts.clear()
+    for group in panel.groups:
+        for part in (group, getattr(group, "judge", None)):
+            scorer = getattr(part, "scorer", None)
+            if scorer is not None:
+                scorer.clear_prefixes()
+
+
 def run_loop(cfg, tasks, generator, panel, adaptive: bool):
     from accord.verify.commands.run import build_chains
     from accord.verify.engine import Adaptive, Budgets, StepLoop, accuracy
 
+    cold_caches(generator, panel)
     b, a = cfg["budgets"], cfg["adaptive"]
     chains = build_chains({**cfg, "baselines": [], "base_chain": False}, panel.lambdas)
     loop = StepLoop(
@@ -147,30 +160,43 @@ def _cost(t) -> tuple[int, float]:
 def part_c(args, cfg, tasks, gen, panel) -> dict[str, float]:
     import numpy as np
 
-    from accord.consensus_core import consensus_stats
+    from accord.consensus_core import get_policy
     from accord.consensus_core.reliability import calibrate_thresholds
+    from accord.verify.adaptive_margin import calibrate_margin
     from accord.verify.tasks import load_tasks
 
     calib_tasks = load_tasks("basic_arithmetic", size=args.calib_tasks, seed=args.calib_seed)
     _, _, calib_steps = run_loop(cfg, calib_tasks, gen, panel, adaptive=False)
     raw = np.concatenate([np.asarray(r["raw"], dtype=float) for r in calib_steps])
     th = calibrate_thresholds(raw, panel.lambdas, target_rate=0.5)
-    st = consensus_stats(raw, panel.lambdas)
-    min_mean = float(np.nanpercentile(st.mean[st.valid], args.margin_mean_q))
-    max_disp = th.eps / 2 if args.margin_disp_q is None else float(np.nanpercentile(st.dispersion[st.valid], args.margin_disp_q))
+    policy = get_policy("verdict", tau=th.tau, eps=th.eps, lambdas=tuple(panel.lambdas))
+    margin = calibrate_margin([(np.asarray(r["raw"], dtype=float), r["candidates"]) for r in calib_steps], policy,
+                              target_agreement=args.target_agreement)
     print(f"(c) calibration: {len(calib_tasks)} other problems (seed {args.calib_seed}), {raw.shape[0]} candidates -> "
           f"tau {th.tau:.3f}, eps {th.eps:.3f} (acceptance {th.acceptance_rate:.2f}; the paper's 0.6/0.1 accept "
-          f"{th.paper_acceptance_rate:.2f}); margin: mean >= {min_mean:.3f} (p{args.margin_mean_q:g}), dispersion <= "
-          f"{max_disp:.3f} ({'eps/2' if args.margin_disp_q is None else f'p{args.margin_disp_q:g}'})")
+          f"{th.paper_acceptance_rate:.2f}); margin from {margin.steps} fully verified steps: mean >= {margin.min_mean:.3f}, "
+          f"dispersion <= {margin.max_dispersion:.3f} (would stop at {100 * margin.stop_rate:.0f}% of them, agreeing with "
+          f"full verification at {100 * margin.agreement:.0f}%; target {100 * args.target_agreement:.0f}%)")
     c = copy.deepcopy(cfg)
     c["policy"] = {"name": "verdict", "params": {"tau": th.tau, "eps": th.eps}}
-    c["adaptive"] = {**c["adaptive"], "min_mean": min_mean, "max_dispersion": max_disp}
-    full, acc_full, _ = run_loop(c, tasks, gen, panel, adaptive=False)
+    c["adaptive"] = {**c["adaptive"], "min_mean": margin.min_mean, "max_dispersion": margin.max_dispersion}
+    full, acc_full, full_steps = run_loop(c, tasks, gen, panel, adaptive=False)
     ada, acc_ada, ada_steps = run_loop(c, tasks, gen, panel, adaptive=True)
     (tok_f, sec_f), (tok_a, sec_a) = _cost(full), _cost(ada)
     stopped = sum(1 for r in ada_steps if r.get("adaptive", {}).get("stopped_early"))
-    print(f"(c) adaptive stopped early at {stopped}/{len(ada_steps)} steps; candidates generated {ada.candidates_generated} "
+    by_ctx = {(r["task_id"], r["context_id"]): r for r in full_steps}
+
+    def pick(r):
+        return r["candidates"][r["chosen"]]
+
+    same = [r for r in ada_steps if (r["task_id"], r["context_id"]) in by_ctx]
+    differ = sum(1 for r in same if pick(r) != pick(by_ctx[(r["task_id"], r["context_id"])]))
+    print(f"(c) adaptive stopped early at {stopped}/{len(ada_steps)} steps; at the {len(same)} contexts both runs reached "
+          f"it took another step than full verification {differ} times; candidates generated {ada.candidates_generated} "
           f"vs {full.candidates_generated}, scored {ada.candidates_scored} vs {full.candidates_scored}")
+    for name, t in (("full", full), ("adaptive", ada)):
+        print(f"    {name}: generator prompt {t.prompt_tokens} + generated {t.generated_tokens} + judge {t.judge_tokens} tokens; "
+              f"generation {t.generate_s:.1f} s, judging {t.judge_s:.1f} s")
     print(f"    tokens adaptive {tok_a} vs full {tok_f}; seconds adaptive {sec_a:.1f} vs full {sec_f:.1f}; "
           f"accuracy adaptive {acc_ada:.3f} vs full {acc_full:.3f}")
     saved_tok, saved_s, change = 1 - tok_a / tok_f, 1 - sec_a / sec_f, 100 * (acc_ada - acc_full)
@@ -187,8 +213,8 @@ def main() -> None:
     p.add_argument("--a-steps", type=int, default=2)
     p.add_argument("--calib-tasks", type=int, default=6, help="(c) calibration problems (other seed)")
     p.add_argument("--calib-seed", type=int, default=1)
-    p.add_argument("--margin-mean-q", type=float, default=75, help="(c) margin: percentile of calibration s̄*")
-    p.add_argument("--margin-disp-q", type=float, default=None, help="(c) margin: percentile of calibration Δ* (default eps/2)")
+    p.add_argument("--target-agreement", type=float, default=0.95,
+                   help="(c) margin: the loosest whose choices agree with full verification on this share of calibration steps")
     p.add_argument("--threads", type=int, default=None, help="torch threads (default: torch's choice)")
     args = p.parse_args()
     import torch

@@ -19,3 +19,19 @@ def minilm():
     from accord.adapters.models import load_minilm
 
     return load_minilm()
+
+
+@pytest.fixture(scope="session")
+def tiny_lm(smollm2):
+    """A 2-layer randomly initialised Llama with grouped-query attention over SmolLM2's real
+    tokenizer: the real code paths, fast (mechanics, not quality)."""
+    import torch
+    from transformers import LlamaConfig, LlamaForCausalLM
+
+    _, tok = smollm2
+    torch.manual_seed(0)
+    cfg = LlamaConfig(
+        vocab_size=len(tok), hidden_size=64, intermediate_size=128, num_hidden_layers=2,
+        num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=1024,
+    )
+    return LlamaForCausalLM(cfg).eval(), tok

@@ -157,19 +157,6 @@ def test_cut_body_and_fenced_code():
     assert cut_fenced("```") == ""
 
 
-@pytest.fixture(scope="module")
-def tiny_lm(smollm2):
-    """A 1-layer randomly initialised Llama with SmolLM2's tokenizer (mechanics, not quality)."""
-    import torch
-    from transformers import LlamaConfig, LlamaForCausalLM
-
-    _, tok = smollm2
-    torch.manual_seed(0)
-    cfg = LlamaConfig(vocab_size=len(tok), hidden_size=32, intermediate_size=64, num_hidden_layers=1,
-                      num_attention_heads=2, num_key_value_heads=2, max_position_embeddings=1024)
-    return LlamaForCausalLM(cfg).eval(), tok
-
-
 @pytest.mark.slow
 def test_generator_is_seeded_and_batched(tiny_lm):
     from accord.adapters.code.generator import CodeGenerator

@@ -11,6 +11,7 @@ import pytest
 
 from accord.adapters.math import ArithmeticJudge
 from accord.consensus_core import get_policy
+from accord.verify.adaptive_margin import replay_margin
 from accord.verify.engine import Adaptive, Budgets, Chain, StepLoop, generation_seed
 from accord.verify.panel import Panel
 from accord.verify.protocols import JudgeScore, StepContext
@@ -174,6 +175,37 @@ def test_adaptive_verification_skips_candidates_once_one_is_accepted_with_margin
     loop, ends, path = run_loop(tmp_path / "w", gen=gen, adaptive=Adaptive(True, group=1), chains=chains()[:1])
     recs = [json.loads(x) for x in path.read_text().splitlines() if '"step"' in x]
     assert recs and all(r["n_generated"] == 3 for r in recs)
+
+
+class RowSeededWalker(AdditionWalker):
+    """The walker with candidate i drawn from its own stream (seed, i), like the causal-LM generators."""
+
+    seeded_by_row = True
+
+    def propose(self, ctx: StepContext, n: int, seed: int, first: int = 0) -> list[str]:
+        return [super(RowSeededWalker, self).propose(ctx, 1, seed * 1000 + first + i)[0] for i in range(n)]
+
+
+def test_adaptive_runs_see_the_candidates_of_a_full_run(tmp_path):
+    def steps(path):
+        return {(r["task_id"], r["context_id"]): r for r in map(json.loads, path.read_text().splitlines()) if r["type"] == "step"}
+
+    _, _, full = run_loop(tmp_path / "full", gen=RowSeededWalker(0.5), chains=chains()[:1])
+    _, _, ada = run_loop(tmp_path / "ada", gen=RowSeededWalker(0.5), adaptive=Adaptive(True, group=1), chains=chains()[:1])
+    full, ada = steps(full), steps(ada)
+    shared = set(full) & set(ada)
+    assert any(r["n_generated"] == 1 for r in ada.values()) and any(r["n_generated"] == 3 for r in ada.values())
+    for key in shared:  # the same context: adaptive's candidates are the first of the full run's
+        k = ada[key]["n_generated"]
+        assert ada[key]["candidates"] == full[key]["candidates"][:k]
+        if k == 3:
+            assert ada[key]["chosen"] == full[key]["chosen"]
+    # and the full run alone predicts where adaptive stops (what calibrate_margin relies on)
+    policy = chains()[0].policy
+    for key in shared:
+        rec = full[key]
+        predicted = replay_margin([(np.array(rec["raw"], dtype=float), rec["candidates"])], policy, 0.9, 0.05)
+        assert predicted.stop_rate == float(ada[key]["adaptive"]["stopped_early"])
 
 
 class Exploding:

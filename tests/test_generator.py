@@ -15,27 +15,47 @@ def gen(smollm2):
     return TransformersGenerator.from_loaded(*smollm2, max_new_tokens=10)
 
 
-class CountingLM:
-    """Wraps the real model and counts generate calls (the model still does all the work)."""
-
-    def __init__(self, lm):
-        self.lm, self.calls, self.device = lm, 0, lm.device
-
-    def generate(self, **kw):
-        self.calls += 1
-        return self.lm.generate(**kw)
+@pytest.mark.slow
+def test_n_candidates_are_single_lines_from_one_computation_of_the_prompt(smollm2):
+    lm, tok = smollm2
+    g = TransformersGenerator.from_loaded(lm, tok, max_new_tokens=10)
+    cands = g.propose(CTX, 3, seed=1)
+    plen = len(tok.encode(g.prompt(CTX), add_special_tokens=False))
+    assert len(cands) == 3 and all(isinstance(c, str) and "\n" not in c for c in cands)
+    per = g.last_stats["per_candidate"]
+    assert len(per) == 3 and all(1 <= t <= 10 for t in per) and g.last_stats["generated"] == sum(per)
+    assert g.last_stats["prompt"] == plen  # once, not once per candidate
 
 
 @pytest.mark.slow
-def test_n_candidates_come_from_one_batched_call_and_are_single_lines(smollm2):
+def test_the_chains_next_prompt_computes_only_its_new_tokens(smollm2):
     lm, tok = smollm2
-    counting = CountingLM(lm)
-    g = TransformersGenerator.from_loaded(counting, tok, max_new_tokens=10)
-    cands = g.propose(CTX, 3, seed=1)
-    assert counting.calls == 1 and len(cands) == 3
-    assert all(isinstance(c, str) and "\n" not in c for c in cands)
-    per = g.last_stats["per_candidate"]
-    assert len(per) == 3 and all(1 <= t <= 10 for t in per) and g.last_stats["generated"] == sum(per)
+    g = TransformersGenerator.from_loaded(lm, tok, max_new_tokens=6)
+    g.propose(CTX, 2, seed=3)
+    g.propose(CTX, 1, seed=4)
+    assert g.last_stats["prompt"] == 0  # the same context again: all reused
+    longer = CTX.extend("12 + 7 = 19")
+    g.propose(longer, 2, seed=5)
+    full = len(tok.encode(g.prompt(longer), add_special_tokens=False))
+    assert 0 < g.last_stats["prompt"] <= 12 and g.last_stats["prompt"] + g.last_stats["prompt_reused"] == full
+    fresh = TransformersGenerator.from_loaded(lm, tok, max_new_tokens=6)
+    assert fresh.propose(longer, 2, seed=5) == g.propose(longer, 2, seed=5)  # reuse changes no sample
+
+
+@pytest.mark.slow
+def test_greedy_decoding_equals_transformers_generate(smollm2):
+    import torch
+
+    lm, tok = smollm2
+    g = TransformersGenerator.from_loaded(lm, tok, max_new_tokens=12, temperature=0.0)
+    ctx = CTX.extend("12 + 7 = 19")
+    g.propose(CTX, 1, seed=0)  # the longer prompt now extends a cached one
+    ours = g.sample(g.prompt(ctx), 1, 0, lambda text: False)[0]
+    enc = tok(g.prompt(ctx), return_tensors="pt", add_special_tokens=False)
+    with torch.no_grad():
+        ref = lm.generate(**enc, max_new_tokens=12, do_sample=False, pad_token_id=tok.pad_token_id)
+    ref_ids = ref[0, enc["input_ids"].shape[1]:].tolist()
+    assert ours == ref_ids[: len(ours)] and (len(ours) == 12 or ours[-1] in g.sampler.stop_ids)
 
 
 @pytest.mark.slow
@@ -81,3 +101,13 @@ def test_bad_settings_are_rejected():
 def test_n_must_be_positive(gen):
     with pytest.raises(ValueError, match="n must be"):
         gen.propose(CTX, 0, seed=0)
+
+
+@pytest.mark.slow
+def test_candidates_split_over_calls_are_the_candidates_of_one_call(smollm2):
+    g = TransformersGenerator.from_loaded(*smollm2, max_new_tokens=8, temperature=1.2, top_p=0.95)
+    ctx = CTX.extend("12 + 7 = 19")
+    for seed in (1, 2, 3):
+        whole = g.propose(ctx, 3, seed)
+        assert g.propose(ctx, 1, seed) + g.propose(ctx, 2, seed, first=1) == whole
+        assert g.propose(ctx, 1, seed, first=2) == whole[2:]

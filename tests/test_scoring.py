@@ -26,20 +26,6 @@ SUFFIXES = [
 ]
 
 
-@pytest.fixture(scope="module")
-def tiny_lm(smollm2):
-    """A 2-layer random Llama with grouped-query attention over SmolLM2's real tokenizer."""
-    from transformers import LlamaConfig, LlamaForCausalLM
-
-    _, tok = smollm2
-    torch.manual_seed(0)
-    cfg = LlamaConfig(
-        vocab_size=len(tok), hidden_size=64, intermediate_size=128, num_hidden_layers=2,
-        num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=512,
-    )
-    return LlamaForCausalLM(cfg).eval(), tok
-
-
 def _close(a, b, tol=1e-5):
     return len(a) == len(b) and all(abs(x - y) <= tol for x, y in zip(a, b))
 
@@ -65,10 +51,15 @@ def test_fast_path_equals_plain_forward_on_smollm2(smollm2):
     assert _close(fast, ref), max(abs(x - y) for x, y in zip(fast, ref))
     assert all(0.0 <= x <= 1.0 for x in fast)
     assert len({round(x, 6) for x in fast}) > 1  # candidates are told apart
-    assert scorer.describe()["suffix_layout"].startswith("tree")  # the one-row-per-prefix layout was used
-    # each distinct prefix computed once; the 4 suffixes went through one batched pass
-    assert scorer.stats.prefix_tokens_computed == sum(len(tok.encode(p)) for p in PREFIXES[:2])
-    assert scorer.stats.forward_passes == 2  # both prefixes in one pass (short shared opening), then the suffixes
+    assert scorer.describe()["suffix_layout"].startswith("tree")  # the tree layout was used
+    # the prefixes' tokens computed once (their shared opening once for both), all in one pass
+    a, b = (tok.encode(p) for p in PREFIXES[:2])
+    shared = next(k for k in range(len(a)) if a[k] != b[k])
+    assert scorer.stats.prefix_tokens_computed == len(a) + len(b) - shared
+    assert scorer.stats.forward_passes == 1
+    more = [(p, s) for p in PREFIXES[:2] for s in SUFFIXES[2:]]  # cached prefixes: one row per prefix
+    assert _close(scorer.score(more), plain_scores(model, tok, more, mode=mode))
+    assert scorer.stats.forward_passes == 2 and scorer.stats.prefix_tokens_computed == len(a) + len(b) - shared
 
 
 @pytest.mark.slow
@@ -77,14 +68,19 @@ def test_fast_path_equals_plain_forward_on_smollm2(smollm2):
     picks=st.lists(st.tuples(st.integers(0, len(PREFIXES) - 1), st.integers(0, len(SUFFIXES) - 1)), min_size=1, max_size=9),
     extra=st.lists(st.sampled_from([" yes", " no", "7", " wait", "\n", "é", "42"]), max_size=4),
     batch_size=st.integers(1, 5),
+    tree_tokens=st.sampled_from([8, 60, 1024]),  # small: one tree per prefix group, or less
     mode=st.sampled_from(["yes_no", "digits"]),
+    layout=st.sampled_from([None, False]),  # checked tree layouts, or the one-row-per-item fallback
 )
-def test_mixed_prefixes_any_batching_equal_plain(tiny_lm, picks, extra, batch_size, mode):
+def test_mixed_prefixes_any_batching_equal_plain(tiny_lm, picks, extra, batch_size, tree_tokens, mode, layout):
     model, tok = tiny_lm
     tail = "".join(extra)
     items = [(PREFIXES[p], SUFFIXES[s] + tail) for p, s in picks]
-    fast = NextTokenScorer(model, tok, mode=mode, batch_size=batch_size).score(items)
-    assert _close(fast, plain_scores(model, tok, items, mode=mode))
+    scorer = NextTokenScorer(model, tok, mode=mode, batch_size=batch_size, max_tree_tokens=tree_tokens)
+    scorer._tree_ok = layout
+    ref = plain_scores(model, tok, items, mode=mode)
+    assert _close(scorer.score(items), ref)
+    assert _close(scorer.score(items[::-1]), ref[::-1])  # now over cached prefixes
 
 
 @pytest.mark.slow
@@ -111,7 +107,7 @@ def test_edge_items_and_eviction(tiny_lm):
     scorer = NextTokenScorer(model, tok, max_prefix_tokens=8)  # forces eviction between prefixes
     assert _close(scorer.score(items), plain_scores(model, tok, items))
     assert _close(scorer.score(items[::-1]), plain_scores(model, tok, items[::-1]))
-    assert scorer._prefix_tokens <= max(8, max(len(p.ids) for p in scorer._prefixes.values()))
+    assert scorer._prefixes.tokens <= max(8, max(len(p.ids) for p in scorer._prefixes))
 
 
 @pytest.mark.slow
@@ -184,9 +180,8 @@ def test_llm_judge_layout_shares_work_across_roles_and_steps(tiny_lm):
         items = [it for role in ROLES for it in judge_items(tok, role, "yes_no", ctx, cands)]
         before = scorer.stats.as_dict()
         assert _close(scorer.score(items), plain_scores(model, tok, items))
-        # the candidates' prefixes in one batched pass (after one pass for a long new shared opening),
-        # then one batched pass for the 9 short role suffixes
-        assert scorer.stats.forward_passes - before["forward_passes"] == (3 if not ctx.steps else 2)
+        # the new shared text, the candidates and the 9 short role suffixes: one tree, one pass
+        assert scorer.stats.forward_passes - before["forward_passes"] == 1
         assert scorer.stats.suffix_tokens - before["suffix_tokens"] <= 9 * 6
         ctx = ctx.extend(cands[0])
     # the second step computed its candidates' prefixes on top of the first step's shared opening

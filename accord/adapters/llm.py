@@ -1,8 +1,9 @@
 """A transformers causal LM as a step generator, and the LLM judges in the paper's three roles.
 
-The generator proposes one reasoning step per call: the n candidates come from ONE batched,
-seeded ``generate`` call (temperature 0.8, top-p 0.6 by default, as in the VERDICT paper) and each
-candidate stops at its first newline after some text, or at end of text.
+The generator proposes one reasoning step per call: the n candidates are sampled together, seeded,
+from one computation of the prompt whose cache the chain's next, longer prompt reuses
+(:mod:`accord.adapters.sampling`; temperature 0.8, top-p 0.6 by default, as in the VERDICT paper),
+and each candidate stops at its first newline after some text, or at end of text.
 
 The judges read a score from next-token probabilities in one forward pass (P(yes) normalised over
 yes/no, or the expected digit 0-9 / 9) through :class:`accord.adapters.scoring.NextTokenScorer`;
@@ -14,7 +15,7 @@ from __future__ import annotations
 import re
 import threading
 from dataclasses import dataclass
-from typing import Callable, Sequence
+from typing import Any, Callable, Sequence
 
 from accord.verify.protocols import JudgeScore, StepContext
 
@@ -87,14 +88,24 @@ def check_sampling(temperature: float, top_p: float, max_new_tokens: int) -> Non
 
 class CausalLMGenerator:
     """Set-up shared by the causal-LM generators (dataclasses with ``model``, ``device``, ``dtype``
-    and the sampling fields): checks, loading, and a constructor over an already loaded model."""
+    and the sampling fields): checks, loading, a constructor over an already loaded model, and
+    sampling that computes each prompt once and reuses its cache as the chain grows."""
+
+    max_prompt_cache_tokens = 8192  # prompt KV kept between calls (least recently used evicted)
+    seeded_by_row = True  # candidate i depends on (seed, i) only: ``propose(..., first=i)`` continues a call
 
     def __post_init__(self) -> None:
         check_sampling(self.temperature, self.top_p, self.max_new_tokens)
         from accord.adapters.models import load_causal_lm
 
         self.lm, self.tokenizer = load_causal_lm(self.model, self.device, self.dtype)
-        self.last_stats: dict[str, int] = {"generated": 0, "prompt": 0}
+        self._start()
+
+    def _start(self) -> None:
+        from accord.adapters.sampling import PromptSampler
+
+        self.sampler = PromptSampler(self.lm, self.tokenizer, self.max_prompt_cache_tokens)
+        self.last_stats: dict[str, Any] = {"generated": 0, "prompt": 0}
 
     @classmethod
     def from_loaded(cls, lm, tokenizer, **kwargs):
@@ -107,8 +118,18 @@ class CausalLMGenerator:
             setattr(self, k, kwargs.get(k, f.default))
         check_sampling(self.temperature, self.top_p, self.max_new_tokens)
         self.lm, self.tokenizer = lm, tokenizer
-        self.last_stats = {"generated": 0, "prompt": 0}
+        self._start()
         return self
+
+    def sample(self, prompt: str, n: int, seed: int, done: Callable[[str], bool], first: int = 0) -> list[list[int]]:
+        """Continuations ``first`` .. ``first + n - 1`` of ``prompt`` under ``seed`` (token ids), the prompt
+        computed once and its cache kept for the chain's next, longer prompt; the work goes to ``last_stats``."""
+        with model_lock(self.lm):
+            out = self.sampler.sample(prompt, n, seed, self.temperature, self.top_p, self.max_new_tokens, done, first)
+        per = [max(1, len(r)) for r in out.rows]
+        self.last_stats = {"generated": sum(per), "prompt": out.prompt_computed, "prompt_reused": out.prompt_reused,
+                           "per_candidate": per}
+        return out.rows
 
 
 @dataclass
@@ -129,40 +150,10 @@ class TransformersGenerator(CausalLMGenerator):
         user = f"{ctx.question}\n{self.instruction}".strip()
         return chat_prompt(self.tokenizer, self.system_prompt, user, steps_text(ctx.steps), self.example)
 
-    def propose(self, ctx: StepContext, n: int, seed: int) -> list[str]:
-        """n candidate next steps from one batched, seeded generate call."""
-        import torch
-        from transformers import StoppingCriteriaList
-
-        if n < 1:
-            raise ValueError(f"n must be >= 1, got {n}")
-        enc = self.tokenizer(self.prompt(ctx), return_tensors="pt", add_special_tokens=False).to(self.lm.device)
-        plen = enc["input_ids"].shape[1]
-        sample = self.temperature > 0
-        kwargs = dict(do_sample=True, temperature=self.temperature, top_p=self.top_p) if sample else dict(do_sample=False)
-        with model_lock(self.lm), torch.no_grad():
-            torch.manual_seed(seed % (2**63))
-            out = self.lm.generate(
-                **enc,
-                max_new_tokens=self.max_new_tokens,
-                num_return_sequences=n if sample else 1,  # greedy: one decode, the same for all n
-                stopping_criteria=StoppingCriteriaList([StopWhen(self.tokenizer, plen, ends_line)]),
-                pad_token_id=self.tokenizer.pad_token_id,
-                **kwargs,
-            )
-        if not sample:
-            out = out.expand(n, -1)
-        steps, per = [], []
-        pad = self.tokenizer.pad_token_id
-        for row in out[:, plen:]:
-            ids = row.tolist()
-            while ids and ids[-1] == pad:  # rows that stopped early are padded to the longest
-                ids.pop()
-            text = self.tokenizer.decode(ids, skip_special_tokens=True).lstrip()
-            steps.append(text.split("\n", 1)[0].strip())
-            per.append(max(1, len(ids)))
-        self.last_stats = {"generated": sum(per), "prompt": plen * n, "per_candidate": per}
-        return steps
+    def propose(self, ctx: StepContext, n: int, seed: int, first: int = 0) -> list[str]:
+        """Candidate next steps ``first`` .. ``first + n - 1``, sampled together from one computation of the prompt."""
+        rows = self.sample(self.prompt(ctx), n, seed, ends_line, first)
+        return [self.tokenizer.decode(ids, skip_special_tokens=True).lstrip().split("\n", 1)[0].strip() for ids in rows]
 
     def is_final(self, step: str) -> bool:
         """A step ends the answer when it states the answer, or when the model wrote nothing more."""

@@ -11,10 +11,15 @@ key/value cache can be reused:
 
 - the KV cache of each distinct prefix is computed once and reused for every suffix, and a new
   prefix that extends a cached one (the chain grew by a step) only computes the new tokens;
-- all suffixes of a call go through one batched forward pass on top of their prefixes' caches:
-  one row per prefix, its suffixes laid end to end under a mask that lets each suffix see only
-  the prefix and itself (checked once per model against one row per suffix, which is the
-  fallback); prefixes of different lengths are left-padded, rows right-padded;
+- items whose prefixes are new go through ONE forward pass as a token tree in one row: the tokens
+  they share (new shared text, a candidate under several role labels) are one node each, every
+  node sits at the position of its depth and sees the cached prefix and its own ancestors only;
+  the new prefixes' caches are then gathered from that row. Each pass has a fixed cost (the
+  weights are read once per pass), so one pass per step matters, most of all on CPUs;
+- items over already cached prefixes: one row per prefix, its suffixes end to end under a mask
+  that lets each suffix see only the prefix and itself;
+- both tree layouts are checked once per model against one row per item, which is the fallback
+  (prefixes of different lengths left-padded, rows right-padded);
 - an optional :class:`accord.adapters.cache.JudgeCache` returns scores already paid for.
 
 The fast path equals a plain forward pass over the concatenated ids (tests check it to 1e-5).
@@ -22,11 +27,12 @@ The fast path equals a plain forward pass over the concatenated ids (tests check
 
 from __future__ import annotations
 
-import inspect
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any, Sequence
+
+from accord.adapters.kv_prefix import Prefix, PrefixStore, cache_layers, forward_kwarg_names, make_cache, shared_opening
 
 MODES = ("yes_no", "digits")
 YES_VARIANTS = (" yes", "yes", " Yes", "Yes", " YES", "YES")
@@ -85,22 +91,6 @@ def scores_from_logits(logits, groups: Sequence[Sequence[int]], mode: str) -> li
     return [float(min(1.0, max(0.0, v))) for v in s.reshape(-1).tolist()]
 
 
-def _forward_kwarg_names(model) -> tuple[str, bool]:
-    """(name of the cache argument, whether 2-D ``logits_to_keep`` is accepted) for this model."""
-    params = inspect.signature(model.forward).parameters
-    cache_arg = "cache" if "cache" in params else "past_key_values"
-    return cache_arg, "logits_to_keep" in params
-
-
-@dataclass
-class _Prefix:
-    """A cached prefix: its token ids, per-layer (key, value) tensors (1, heads, len, dim), last logits."""
-
-    ids: tuple[int, ...]
-    kv: list[tuple[Any, Any]]
-    last_logits: Any  # (vocab,) logits after the prefix's last token
-
-
 @dataclass
 class ScorerStats:
     """Work counters, so that reports can say what the fast path saved."""
@@ -143,6 +133,7 @@ class NextTokenScorer:
         max_prefix_tokens: int = 16384,
         judge: str = "",
         shared_threshold: int = 32,
+        max_tree_tokens: int = 1024,
     ):
         if batch_size < 1:
             raise ValueError(f"batch_size must be >= 1, got {batch_size}")
@@ -156,10 +147,10 @@ class NextTokenScorer:
         self.batch_size = batch_size
         self.max_prefix_tokens = max_prefix_tokens
         self.shared_threshold = shared_threshold  # new shared tokens above this get their own pass
+        self.max_tree_tokens = max_tree_tokens  # one token tree (row) per pass: its attention mask is n x n
         self.stats = ScorerStats()
-        self._cache_arg, self._has_logits_to_keep = _forward_kwarg_names(model)
-        self._prefixes: OrderedDict[tuple[int, ...], _Prefix] = OrderedDict()
-        self._prefix_tokens = 0
+        self._cache_arg, self._has_logits_to_keep = forward_kwarg_names(model)
+        self._prefixes = PrefixStore(max_prefix_tokens)
         self._ids: OrderedDict[str, tuple[int, ...]] = OrderedDict()
         self._lock = threading.Lock()
         self._tree_ok: bool | None = None  # suffixes of one prefix in one masked row; checked on first use
@@ -173,7 +164,7 @@ class NextTokenScorer:
             "model": self.model_id,
             "answer_tokens": [[self.tokenizer.decode([t]) for t in g] for g in self.groups],
             "prefix_kv_reuse": True,
-            "suffix_layout": {None: "unchecked", True: "tree (one row per prefix)", False: "one row per suffix"}[self._tree_ok],
+            "suffix_layout": {None: "unchecked", True: "tree (new prefixes: one token tree per pass; cached ones: a row each)", False: "one row per suffix"}[self._tree_ok],
             "batch_size": self.batch_size,
         }
 
@@ -211,7 +202,6 @@ class NextTokenScorer:
         """Drops every cached prefix KV (e.g. between unrelated tasks to free memory)."""
         with self._lock:
             self._prefixes.clear()
-            self._prefix_tokens = 0
 
     # ----------------------------------------------------------------- helpers
     @staticmethod
@@ -241,60 +231,28 @@ class NextTokenScorer:
     def _device(self):
         return next(self.model.parameters()).device
 
-    def _make_cache(self, kv: list[tuple[Any, Any]]):
-        from transformers import DynamicCache
-
-        return DynamicCache(kv)
-
-    @staticmethod
-    def _cache_layers(cache) -> list[tuple[Any, Any]]:
-        if hasattr(cache, "layers"):
-            return [(layer.keys, layer.values) for layer in cache.layers]
-        return [(k, v) for k, v in cache.to_legacy_cache()]  # older transformers
-
     def _forward(self, input_ids, attention_mask, position_ids, kv, logits_to_keep=None):
         kwargs: dict[str, Any] = dict(
             input_ids=input_ids, attention_mask=attention_mask, position_ids=position_ids, use_cache=True
         )
         if kv is not None:
-            kwargs[self._cache_arg] = self._make_cache(kv)
+            kwargs[self._cache_arg] = make_cache(kv)
         if logits_to_keep is not None and self._has_logits_to_keep:
             kwargs["logits_to_keep"] = logits_to_keep
         self.stats.forward_passes += 1
         return self.model(**kwargs)
 
     # ------------------------------------------------------------ prefix cache
-    def _ancestor(self, ids: tuple[int, ...], limit: int) -> tuple[_Prefix | None, int]:
-        """The cached prefix sharing the most leading tokens with ``ids`` (at most ``limit``), and how many."""
-        best, common = None, 0
-        for cand in self._prefixes.values():
-            n = min(len(cand.ids), limit)
-            c = 0
-            while c < n and cand.ids[c] == ids[c]:
-                c += 1
-            if c > common:
-                best, common = cand, c
-        return best, common
-
-    def _store(self, entry: _Prefix) -> _Prefix:
-        self._prefixes[entry.ids] = entry
-        self._prefix_tokens += len(entry.ids)
-        while self._prefix_tokens > self.max_prefix_tokens and len(self._prefixes) > 1:
-            _, old = self._prefixes.popitem(last=False)
-            self._prefix_tokens -= len(old.ids)
-        return entry
-
-    def _prefix(self, ids: tuple[int, ...]) -> _Prefix:
+    def _prefix(self, ids: tuple[int, ...]) -> Prefix:
         """The cached prefix for ``ids``, computing only the tokens no cached prefix already covers."""
         entry = self._prefixes.get(ids)
         if entry is not None:
-            self._prefixes.move_to_end(ids)
             self.stats.prefix_tokens_reused += len(ids)
             return entry
-        best, common = self._ancestor(ids, len(ids) - 1)  # always compute >= 1 token, for the last logits
+        best, common = self._prefixes.nearest(ids, len(ids) - 1)  # always compute >= 1 token, for the last logits
         return self._extend(best, common, [ids])[0]
 
-    def _prefixes_for(self, distinct: list[tuple[int, ...]]) -> dict[tuple[int, ...], _Prefix]:
+    def _prefixes_for(self, distinct: list[tuple[int, ...]]) -> dict[tuple[int, ...], Prefix]:
         """Cached prefixes for all ``distinct`` ids; the missing ones computed together in one pass.
 
         Missing prefixes usually share a long opening (question, earlier steps) and differ in the
@@ -304,20 +262,15 @@ class NextTokenScorer:
         """
         missing = [p for p in distinct if p not in self._prefixes]
         if len(missing) > 1:
-            lcp = min(len(p) for p in missing) - 1
+            lcp = shared_opening(missing)
             first = missing[0]
-            for p in missing[1:]:
-                c = 0
-                while c < lcp and p[c] == first[c]:
-                    c += 1
-                lcp = c
-            best, common = self._ancestor(first, lcp)
+            best, common = self._prefixes.nearest(first, lcp)
             if lcp - common > self.shared_threshold:  # a long new shared part: compute it once
                 best, common = self._prefix(first[:lcp]), lcp
             self._extend(best, common, missing)
         return {p: self._prefix(p) for p in distinct}
 
-    def _extend(self, base: _Prefix | None, common: int, all_ids: list[tuple[int, ...]]) -> list[_Prefix]:
+    def _extend(self, base: Prefix | None, common: int, all_ids: list[tuple[int, ...]]) -> list[Prefix]:
         """New cached prefixes: ``base``'s first ``common`` tokens' KV plus each ids' tail, in one pass."""
         import torch
 
@@ -341,7 +294,7 @@ class NextTokenScorer:
         with torch.no_grad():
             out = self._forward(new, mask if b > 1 else None, pos, past, logits_to_keep=keep if b > 1 else 1)
         cache = getattr(out, "cache", None) or getattr(out, "past_key_values", None)
-        layers = self._cache_layers(cache)
+        layers = cache_layers(cache)
         logits = out.logits
         if b == 1:
             rows_logits = logits[:, -1]
@@ -352,7 +305,7 @@ class NextTokenScorer:
         for r, ids in enumerate(all_ids):
             n = len(ids)
             kv = [(k[r : r + 1, :, :n].clone(), v[r : r + 1, :, :n].clone()) for k, v in layers] if b > 1 else layers
-            entries.append(self._store(_Prefix(ids, kv, rows_logits[r].detach())))
+            entries.append(self._prefixes.put(Prefix(ids, kv, rows_logits[r].detach())))
             self.stats.prefix_tokens_computed += n - common
             self.stats.prefix_tokens_reused += common
         return entries
@@ -364,44 +317,151 @@ class NextTokenScorer:
         enc = [(self._encode(p), self._encode(s)) for p, s in items]
         # Empty prefix: the first suffix token becomes the prefix (no KV to reuse, same ids).
         enc = [(s[:1], s[1:]) if not p else (p, s) for p, s in enc]
-        prefixes = self._prefixes_for(list(dict.fromkeys(p for p, _ in enc)))
         scores: list[float | None] = [None] * len(items)
-        rows = []
-        for i, (p, s) in enumerate(enc):
-            if s:
-                rows.append(i)
-            else:
-                scores[i] = self.score_from_logits(prefixes[p].last_logits)
-        rows.sort(key=lambda i: (enc[i][0], len(enc[i][1])))  # same-prefix rows together, less padding
-        if rows and self._tree_ok is not False:
-            groups: dict[tuple[int, ...], list[int]] = {}
-            for i in rows:
-                groups.setdefault(enc[i][0], []).append(i)
-            keys = list(groups)
-            if self._tree_ok is None:  # first use on this model: check one prefix against the batched pass
-                idx = groups[keys[0]]
-                passes = self.stats.forward_passes  # a one-off check, not work done for the caller
-                got = self._tree_pass([prefixes[keys[0]]], [[enc[i][1] for i in idx]])
-                ref = self._suffix_pass([prefixes[keys[0]]] * len(idx), [enc[i][1] for i in idx])
-                self.stats.forward_passes = passes
-                self._tree_ok = bool(torch.allclose(got.float(), ref.float(), atol=1e-3, rtol=1e-3))
+        if self._tree_ok is not False:  # items whose prefix is new: one token tree per pass
+            fresh = [i for i, (p, _) in enumerate(enc) if p not in self._prefixes]
+            if self._tree_ok is None:
+                self._check_tree(enc[0][0] + enc[0][1])
             if self._tree_ok:
-                for start in range(0, len(keys), self.batch_size):
-                    chunk = keys[start : start + self.batch_size]
-                    logits = self._tree_pass([prefixes[p] for p in chunk], [[enc[i][1] for i in groups[p]] for p in chunk])
-                    order = [i for p in chunk for i in groups[p]]
-                    for i, v in zip(order, scores_from_logits(logits, self.groups, self.mode)):
+                for chunk in self._trie_chunks(fresh, enc):
+                    logits = self._trie_pass([enc[i] for i in chunk])
+                    for i, v in zip(chunk, scores_from_logits(logits, self.groups, self.mode)):
                         scores[i] = v
-                rows = []
-        for start in range(0, len(rows), self.batch_size):
-            chunk = rows[start : start + self.batch_size]
-            logits = self._suffix_pass([prefixes[enc[i][0]] for i in chunk], [enc[i][1] for i in chunk])
-            for i, v in zip(chunk, scores_from_logits(logits, self.groups, self.mode)):
-                scores[i] = v
+        left = [i for i in range(len(enc)) if scores[i] is None]
+        if left:
+            self._score_over_cached([enc[i] for i in left], left, scores)
         self.stats.suffix_tokens += sum(len(s) for _, s in enc)
         return scores  # type: ignore[return-value]
 
-    def _tree_pass(self, prefixes: list[_Prefix], suffix_groups: list[list[tuple[int, ...]]]):
+    def _check_tree(self, ids: tuple[int, ...]) -> None:
+        """First use on this model: both tree layouts must give what a plain forward pass gives, on a
+        few short prompts cut from ``ids`` (two prefixes sharing an opening, two suffixes each). A
+        one-off check: its work is not counted, and its prefixes are not kept."""
+        import torch
+
+        ids = (ids * 8)[:12]
+        p1, p2 = ids[:8], ids[:4] + ids[5:8] + ids[:1]
+        s1, s2 = ids[8:11], ids[9:12] + ids[:2]
+        items = [(p1, s1), (p1, s2), (p2, s1), (p2, s2)]
+        saved, kept = ScorerStats(**vars(self.stats)), {p.ids for p in self._prefixes}
+        with torch.no_grad():
+            ref = torch.stack([self.model(input_ids=torch.tensor([p + s], device=self._device())).logits[0, -1] for p, s in items])
+        got = [self._trie_pass(items), self._tree_pass(self._extend(None, 0, [p1, p2]), [[s1, s2], [s1, s2]])]
+        for p in list(self._prefixes):
+            if p.ids not in kept:
+                self._prefixes.pop(p.ids)
+        self.stats = saved
+        self._tree_ok = all(bool(torch.allclose(g.float(), ref.float(), atol=1e-3, rtol=1e-3)) for g in got)
+
+    def _trie_chunks(self, todo: list[int], enc) -> list[list[int]]:
+        """``todo`` items grouped by prefix into chunks of at most ``max_tree_tokens`` tree tokens."""
+        groups: dict[tuple[int, ...], list[int]] = {}
+        for i in todo:
+            groups.setdefault(enc[i][0], []).append(i)
+        chunks: list[list[int]] = []
+        size = 0
+        for p, idx in groups.items():
+            need = len(p) + sum(len(enc[i][1]) for i in idx)
+            if not chunks or size + need > self.max_tree_tokens:
+                chunks.append([])
+                size = 0
+            chunks[-1].extend(idx)
+            size += need
+        return chunks
+
+    def _trie_pass(self, enc: list[tuple[tuple[int, ...], tuple[int, ...]]]):
+        """Next-token logits after every item (prefix + suffix), all in one row, in one forward pass.
+
+        The items' token sequences are merged into a tree on top of the longest cached prefix they
+        all share: a token shared by several items (the question and earlier steps, a candidate
+        under several role labels) is one node, computed once. Each node sits at the position of
+        its depth and a mask lets it see the cached prefix and its own ancestors only, so the
+        result equals a separate pass per item. Each new prefix is then cached, its key/values
+        gathered from the row, for the calls that extend it (the chain's next step).
+        """
+        import torch
+
+        dev = self._device()
+        distinct = list(dict.fromkeys(p for p, _ in enc))
+        base, common = self._prefixes.nearest(distinct[0], shared_opening(distinct))  # every prefix keeps >= 1 token
+        if base is None:
+            common = 0
+        tokens: list[int] = []
+        parent: list[int] = []
+        child: dict[tuple[int, int], int] = {}
+
+        def walk(node: int, seq) -> list[int]:
+            path = []
+            for t in seq:
+                nxt = child.get((node, t))
+                if nxt is None:
+                    nxt = child[(node, t)] = len(tokens)
+                    tokens.append(t)
+                    parent.append(node)
+                node = nxt
+                path.append(node)
+            return path
+
+        paths = {p: walk(-1, p[common:]) for p in distinct}
+        ends = [(walk(paths[p][-1], s) or paths[p])[-1] for p, s in enc]
+        n = len(tokens)
+        allowed = torch.zeros((n, common + n), dtype=torch.bool)
+        allowed[:, :common] = True
+        depth = [0] * n
+        for j in range(n):  # parents come before their children
+            if parent[j] >= 0:
+                allowed[j] = allowed[parent[j]]
+                depth[j] = depth[parent[j]] + 1
+            allowed[j, common + j] = True
+        dtype = next(self.model.parameters()).dtype
+        mask = torch.zeros(allowed.shape, dtype=dtype).masked_fill(~allowed, torch.finfo(dtype).min)[None, None].to(dev)
+        pos = torch.tensor([[common + d for d in depth]], dtype=torch.long, device=dev)
+        past = [(k[:, :, :common], v[:, :, :common]) for k, v in base.kv] if common else None
+        keep = sorted(set(ends) | {path[-1] for path in paths.values()})
+        with torch.no_grad():
+            out = self._forward(torch.tensor([tokens], dtype=torch.long, device=dev), mask, pos, past,
+                                logits_to_keep=torch.tensor(keep, device=dev))
+        logits = out.logits[0]
+        col = {node: (k if logits.shape[0] == len(keep) else node) for k, node in enumerate(keep)}
+        layers = cache_layers(getattr(out, "cache", None) or getattr(out, "past_key_values", None))
+        for p, path in paths.items():
+            idx = torch.tensor(list(range(common)) + [common + j for j in path], device=dev)
+            kv = [(k.index_select(2, idx), v.index_select(2, idx)) for k, v in layers]
+            self._prefixes.put(Prefix(p, kv, logits[col[path[-1]]].detach()))
+            self.stats.prefix_tokens_reused += common
+        self.stats.prefix_tokens_computed += len({j for path in paths.values() for j in path})
+        return logits[torch.tensor([col[e] for e in ends], device=dev)]
+
+    def _score_over_cached(self, enc, where: list[int], scores: list[float | None]) -> None:
+        """Items ``where`` (encoded ``enc``) over their prefixes' caches (computing the missing ones):
+        one row per prefix holding its suffixes under a tree mask, or one row per item."""
+        prefixes = self._prefixes_for(list(dict.fromkeys(p for p, _ in enc)))
+        rows = []
+        for k, (p, s) in enumerate(enc):
+            if s:
+                rows.append(k)
+            else:
+                scores[where[k]] = self.score_from_logits(prefixes[p].last_logits)
+        rows.sort(key=lambda k: (enc[k][0], len(enc[k][1])))  # same-prefix rows together, less padding
+        if self._tree_ok:
+            groups: dict[tuple[int, ...], list[int]] = {}
+            for k in rows:
+                groups.setdefault(enc[k][0], []).append(k)
+            keys = list(groups)
+            for start in range(0, len(keys), self.batch_size):
+                chunk = keys[start : start + self.batch_size]
+                logits = self._tree_pass([prefixes[p] for p in chunk], [[enc[k][1] for k in groups[p]] for p in chunk])
+                order = [k for p in chunk for k in groups[p]]
+                for k, v in zip(order, scores_from_logits(logits, self.groups, self.mode)):
+                    scores[where[k]] = v
+            return
+        for start in range(0, len(rows), self.batch_size):
+            chunk = rows[start : start + self.batch_size]
+            logits = self._suffix_pass([prefixes[enc[k][0]] for k in chunk], [enc[k][1] for k in chunk])
+            for k, v in zip(chunk, scores_from_logits(logits, self.groups, self.mode)):
+                scores[where[k]] = v
+
+    def _tree_pass(self, prefixes: list[Prefix], suffix_groups: list[list[tuple[int, ...]]]):
         """Next-token logits after every suffix, one row per prefix, in one forward pass.
 
         A row holds its prefix's suffixes end to end, each at the positions right after the prefix,
@@ -440,7 +500,7 @@ class NextTokenScorer:
             out = self._forward(input_ids, mask, pos, kv)
         return out.logits[torch.tensor(row_of, device=dev), torch.tensor(col_of, device=dev)]
 
-    def _padded_kv(self, prefixes: list[_Prefix], pmax: int) -> list[tuple[Any, Any]]:
+    def _padded_kv(self, prefixes: list[Prefix], pmax: int) -> list[tuple[Any, Any]]:
         """The prefixes' caches stacked into one batch, left-padded to ``pmax`` tokens."""
         if len(prefixes) == 1:
             return prefixes[0].kv
@@ -456,7 +516,7 @@ class NextTokenScorer:
             kv.append((k, v))
         return kv
 
-    def _suffix_pass(self, prefixes: list[_Prefix], suffixes: list[tuple[int, ...]]):
+    def _suffix_pass(self, prefixes: list[Prefix], suffixes: list[tuple[int, ...]]):
         """Next-token logits after each suffix, all rows in one forward pass over the prefix caches."""
         import torch
 

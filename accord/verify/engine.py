@@ -14,7 +14,9 @@ from it, so at most the step in flight is recomputed and finished chains are not
 
 Adaptive verification (off by default): the first ``group`` candidates are generated and scored;
 if one is accepted with margin (s̄* >= min_mean and Δ* <= max_dispersion) the rest are skipped,
-otherwise the rest are generated and scored in one batch, so a step costs at most two calls.
+otherwise the rest are generated and scored in one batch, so a step costs at most two calls. With
+a generator whose candidate i depends only on (seed, i) (``seeded_by_row``), an adaptive run sees
+exactly the candidates a full run sees: the two differ only where adaptive stopped early.
 """
 
 from __future__ import annotations
@@ -150,7 +152,10 @@ class StepLoop:
             size = min(g, self.budgets.n - len(have)) if not have else self.budgets.n - len(have)  # then the rest at once
             self.on_event("generate", context=cid, n=size)
             t0 = time.perf_counter()
-            new = list(self.generator.propose(ctx, size, generation_seed(self.seed, cid, len(have) // g)))
+            if getattr(self.generator, "seeded_by_row", False):  # the same candidates however the calls split
+                new = list(self.generator.propose(ctx, size, generation_seed(self.seed, cid, 0), first=len(have)))
+            else:
+                new = list(self.generator.propose(ctx, size, generation_seed(self.seed, cid, len(have) // g)))
             dt = time.perf_counter() - t0
             if len(new) != size or not all(isinstance(c, str) for c in new):
                 raise RuntimeError(f"generator returned {len(new)} candidates for {size} asked")

@@ -56,7 +56,12 @@ class Judge(Protocol):
 
 @runtime_checkable
 class Generator(Protocol):
-    """Proposes candidate next steps; seeded so that runs repeat exactly."""
+    """Proposes candidate next steps; seeded so that runs repeat exactly.
+
+    A generator whose candidate i depends only on (seed, i) may say so with ``seeded_by_row = True``
+    and accept ``propose(ctx, n, seed, first=i)`` (candidates i .. i + n - 1); the step loop then asks
+    for the rest of a step's candidates under the same seed.
+    """
 
     def propose(self, ctx: StepContext, n: int, seed: int) -> list[str]: ...
 

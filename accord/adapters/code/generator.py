@@ -5,7 +5,7 @@ is a chat request and the answer is started with a code fence: the model writes 
 (small instruct models do this far more reliably than continuing a bare signature) and the
 candidate is the code up to the closing fence. Without a chat template the prompt itself is
 continued after the body's first indentation and cut where the body ends (a line at column 0).
-n candidates come from one batched, seeded ``generate`` call.
+n candidates are sampled together from one computation of the prompt.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
-from accord.adapters.llm import CausalLMGenerator, StopWhen, chat_prompt, model_lock
+from accord.adapters.llm import CausalLMGenerator, chat_prompt
 from accord.verify.protocols import StepContext
 
 
@@ -75,42 +75,12 @@ class CodeGenerator(CausalLMGenerator):
             code += "\n"
         return code + INDENT  # the body's first indentation: the model writes a statement next
 
-    def propose(self, ctx: StepContext, n: int, seed: int) -> list[str]:
-        """n candidates from one batched, seeded generate call."""
-        import torch
-        from transformers import StoppingCriteriaList
-
-        if n < 1:
-            raise ValueError(f"n must be >= 1, got {n}")
+    def propose(self, ctx: StepContext, n: int, seed: int, first: int = 0) -> list[str]:
+        """Candidates ``first`` .. ``first + n - 1``, sampled together from one computation of the prompt."""
         chat = self.uses_chat()
-        enc = self.tokenizer(self.prompt(ctx), return_tensors="pt", add_special_tokens=False).to(self.lm.device)
-        plen = enc["input_ids"].shape[1]
-        kwargs = (
-            dict(do_sample=True, temperature=self.temperature, top_p=self.top_p)
-            if self.temperature > 0
-            else dict(do_sample=False)
-        )
-        with model_lock(self.lm), torch.no_grad():
-            torch.manual_seed(seed % (2**63))
-            out = self.lm.generate(
-                **enc,
-                max_new_tokens=self.max_new_tokens,
-                num_return_sequences=n,
-                stopping_criteria=StoppingCriteriaList([StopWhen(self.tokenizer, plen, program_done(chat))]),
-                pad_token_id=self.tokenizer.pad_token_id,
-                **kwargs,
-            )
-        bodies, per = [], []
-        pad = self.tokenizer.pad_token_id
-        for row in out[:, plen:]:
-            ids = row.tolist()
-            while ids and ids[-1] == pad:
-                ids.pop()
-            text = self.tokenizer.decode(ids, skip_special_tokens=True)
-            bodies.append(cut_fenced(text) if chat else cut_body(INDENT + text))
-            per.append(max(1, len(ids)))
-        self.last_stats = {"generated": sum(per), "prompt": plen * n, "per_candidate": per}
-        return bodies
+        rows = self.sample(self.prompt(ctx), n, seed, program_done(chat), first)
+        texts = [self.tokenizer.decode(ids, skip_special_tokens=True) for ids in rows]
+        return [cut_fenced(t) if chat else cut_body(INDENT + t) for t in texts]
 
     def is_final(self, step: str) -> bool:
         """Whole-function mode: every body is a complete answer."""

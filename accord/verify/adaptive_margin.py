@@ -1,0 +1,92 @@
+"""Adaptive verification's margin, chosen without reference answers.
+
+Adaptive verification scores a step's first candidate(s) and, when one is accepted with margin
+(s̄* >= ``min_mean`` and Δ* <= ``max_dispersion``), skips the rest. Whether a margin is safe can be
+read off fully verified steps (all n candidates scored): at such a step adaptive would stop exactly
+when its first group holds a candidate accepted with that margin, and would then take it; elsewhere
+it decides over all n, as full verification does. So a full run (or its warm-up) tells, for every
+margin, how often adaptive would stop and how often its step would be the one full verification
+chose. :func:`calibrate_margin` takes the margin that stops most often while agreeing with full
+verification on at least ``target_agreement`` of the steps.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Sequence
+
+import numpy as np
+
+from accord.consensus_core import Policy
+
+
+@dataclass(frozen=True)
+class Margin:
+    """A margin and what it does on the replayed steps."""
+
+    min_mean: float
+    max_dispersion: float
+    stop_rate: float  # share of steps where adaptive would skip the rest
+    agreement: float  # share of steps where adaptive's step equals full verification's (same text)
+    steps: int
+
+
+@dataclass(frozen=True)
+class _Step:
+    first_mean: float  # s̄* of the first group's chosen candidate (-inf: none accepted)
+    first_disp: float
+    agrees_if_stopped: bool
+
+
+def _replayable(steps: Sequence[tuple[np.ndarray, Sequence[str]]], policy: Policy, group: int) -> list[_Step]:
+    out = []
+    for raw, cands in steps:
+        raw = np.asarray(raw, dtype=float)
+        if raw.ndim != 2 or raw.shape[0] != len(cands) or raw.shape[0] <= group:
+            continue  # a step with no candidates left to skip tells nothing about the margin
+        full = policy.decide(raw[None])
+        head = policy.decide(raw[None, :group])
+        c = int(head.chosen[0])
+        ok = c >= 0 and bool(head.accepted[0][c])
+        mean = float(head.stats.mean[0][c]) if ok else -np.inf
+        disp = float(head.stats.dispersion[0][c]) if ok else np.inf
+        agrees = ok and int(full.chosen[0]) >= 0 and cands[c] == cands[int(full.chosen[0])]
+        out.append(_Step(mean, disp, bool(agrees)))
+    return out
+
+
+def _evaluate(rows: list[_Step], min_mean: float, max_dispersion: float) -> Margin:
+    stop = np.array([r.first_mean >= min_mean and r.first_disp <= max_dispersion for r in rows], dtype=bool)
+    agree = np.array([(not s) or r.agrees_if_stopped for s, r in zip(stop, rows)], dtype=bool)
+    n = len(rows)
+    return Margin(float(min_mean), float(max_dispersion), float(stop.mean()) if n else 0.0, float(agree.mean()) if n else 1.0, n)
+
+
+def replay_margin(
+    steps: Sequence[tuple[np.ndarray, Sequence[str]]], policy: Policy, min_mean: float, max_dispersion: float, group: int = 1
+) -> Margin:
+    """What margin (``min_mean``, ``max_dispersion``) would do on fully verified ``steps`` of (raw (n, m), candidates)."""
+    return _evaluate(_replayable(steps, policy, group), min_mean, max_dispersion)
+
+
+def calibrate_margin(
+    steps: Sequence[tuple[np.ndarray, Sequence[str]]], policy: Policy, target_agreement: float = 0.95, group: int = 1
+) -> Margin:
+    """The margin that stops most often on fully verified ``steps`` while adaptive's step equals full
+    verification's on at least ``target_agreement`` of them (ties: the stricter margin)."""
+    if not 0.0 < target_agreement <= 1.0:
+        raise ValueError(f"target_agreement must be in (0, 1], got {target_agreement}")
+    if group < 1:
+        raise ValueError(f"group must be >= 1, got {group}")
+    rows = _replayable(steps, policy, group)
+    if not rows:
+        raise ValueError("no fully verified step with candidates beyond the first group to calibrate on")
+    means = sorted({r.first_mean for r in rows if np.isfinite(r.first_mean)}, reverse=True)
+    disps = sorted({r.first_disp for r in rows if np.isfinite(r.first_disp)})
+    best = Margin(np.inf, -np.inf, 0.0, 1.0, len(rows))  # never stop: agrees everywhere
+    for m in means:  # strictest first, so that ties keep the stricter margin
+        for d in disps:
+            got = _evaluate(rows, m, d)
+            if got.agreement >= target_agreement and got.stop_rate > best.stop_rate:
+                best = got
+    return best
