@@ -17,7 +17,7 @@ from accord.verify.panel import Panel
 from accord.verify.protocols import JudgeScore, StepContext
 from accord.verify.records import context_id, read_trace
 from accord.verify.tasks.text import TextTask
-from accord.verify.trace import TraceWriter
+from accord.verify.trace import TraceWriter, load_resume_state
 
 
 class AdditionWalker:
@@ -206,6 +206,33 @@ def test_adaptive_runs_see_the_candidates_of_a_full_run(tmp_path):
         rec = full[key]
         predicted = replay_margin([(np.array(rec["raw"], dtype=float), rec["candidates"])], policy, 0.9, 0.05)
         assert predicted.stop_rate == float(ada[key]["adaptive"]["stopped_early"])
+
+
+def test_adaptive_margin_is_learned_without_labels_after_a_fully_verified_warm_up(tmp_path):
+    ada = Adaptive(True, group=1, calibrate=1.0, warmup_steps=4)
+    loop, _, path = run_loop(tmp_path, gen=RowSeededWalker(0.5), adaptive=ada, chains=chains()[:1])
+    recs = [r for r in map(json.loads, path.read_text().splitlines()) if r["type"] == "step"]
+    sources = [r["adaptive"]["margin"]["source"] for r in recs]
+    assert sources[:4] == ["calibrating"] * 4 and set(sources[4:]) == {"calibrated"}
+    assert all(r["n_generated"] == 3 for r in recs[:4])  # the warm-up is fully verified
+    m = loop.margin
+    assert m is not None and m.steps == 4 and m.agreement == 1.0 and recs[-1]["adaptive"]["margin"]["min_mean"] == m.min_mean
+    assert any(r["n_generated"] == 1 for r in recs[4:])  # and it does stop early afterwards
+    warm = [(np.array(r["raw"], dtype=float), r["candidates"]) for r in recs[:4]]
+    assert replay_margin(warm, chains()[0].policy, m.min_mean, m.max_dispersion).stop_rate == m.stop_rate
+    # a run cut after the warm-up and resumed learns the same margin from the trace
+    lines = path.read_text().splitlines(keepends=True)
+    cut = tmp_path / "cut" / "trace.jsonl"
+    cut.parent.mkdir()
+    fifth = [i for i, line in enumerate(lines) if '"type": "step"' in line][5]
+    cut.write_text("".join(lines[:fifth]))
+    with TraceWriter(cut) as w:
+        again = StepLoop(RowSeededWalker(0.5), panel(), chains()[:1], budgets=Budgets(3, 5, 200), seed=0, writer=w,
+                         adaptive=ada, resume=load_resume_state(cut))
+        again.run(tasks())
+    assert again.margin == m
+    with pytest.raises(ValueError, match="target agreement"):
+        Adaptive(True, calibrate=0.0)
 
 
 class Exploding:

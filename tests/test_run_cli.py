@@ -84,3 +84,30 @@ def test_a_run_writes_its_folder(tiny, tmp_path, capsys):
     assert main(["run", "--resume", str(run), "--json", "--no-report"]) == 0
     again = json.loads(capsys.readouterr().out)
     assert again["accuracy"] == summary["accuracy"] and again["work"]["generate_calls"] == 0
+
+
+@pytest.mark.slow
+def test_a_run_learns_its_adaptive_margin_and_reports_it(tiny, tmp_path, capsys):
+    cfg_path = tiny_config(tmp_path, tiny, problems=2)
+    run = tmp_path / "run"
+    argv = ["run", "--config", str(cfg_path), "--out", str(run), "--json", "--adaptive-margin", "calibrated",
+            "--set", "adaptive.warmup_steps=1", "--set", "adaptive.target_agreement=0.9"]
+    assert main(argv) == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert summary["adaptive"]["enabled"] is True
+    margin = summary["adaptive"]["margin"]
+    assert margin["source"] == "calibrated" and margin["steps"] == 1 and margin["agreement"] >= 0.9
+    steps = [json.loads(x) for x in (run / "trace.jsonl").read_text().splitlines() if '"type": "step"' in x]
+    assert steps[0]["adaptive"]["margin"]["source"] == "calibrating"
+    assert yaml.safe_load((run / "config.yaml").read_text())["adaptive"]["margin"] == "calibrated"
+
+
+def test_ray_backend_refuses_a_calibrated_adaptive_margin(tmp_path):
+    from accord.verify.backends.ray_backend import execute
+    from accord.verify.config import resolve
+    from accord.verify.errors import UserError
+
+    with pytest.raises(UserError, match="fixed adaptive margin"):
+        execute(resolve({"adaptive": {"enabled": True, "margin": "calibrated"}}), tmp_path)
+    with pytest.raises(UserError, match="adaptive.margin"):
+        resolve({"adaptive": {"margin": "guessed"}})

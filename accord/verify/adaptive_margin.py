@@ -12,7 +12,8 @@ verification on at least ``target_agreement`` of the steps.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import math
+from dataclasses import asdict, dataclass
 from typing import Sequence
 
 import numpy as np
@@ -29,6 +30,10 @@ class Margin:
     stop_rate: float  # share of steps where adaptive would skip the rest
     agreement: float  # share of steps where adaptive's step equals full verification's (same text)
     steps: int
+
+    def as_dict(self) -> dict[str, float | int | None]:
+        """For JSON records: a margin that never stops has infinite bounds, written as null."""
+        return {k: (None if isinstance(v, float) and not math.isfinite(v) else v) for k, v in asdict(self).items()}
 
 
 @dataclass(frozen=True)

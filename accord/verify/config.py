@@ -25,6 +25,7 @@ from accord.verify.errors import UserError
 CONFIG_FILE = "config.yaml"
 STUBBORNNESS_MODES = ("hand-set", "estimated")
 THRESHOLD_MODES = ("paper", "calibrated")
+ADAPTIVE_MARGINS = ("fixed", "calibrated")
 VERSIONS_FILE = "versions.json"
 
 DEFAULTS: dict[str, Any] = {
@@ -55,7 +56,11 @@ DEFAULTS: dict[str, Any] = {
     "baselines": ["mean", "variance", "raw_average"],
     "base_chain": True,
     "budgets": {"n_candidates": 3, "max_steps": 4, "max_tokens": 96},
-    "adaptive": {"enabled": False, "group": 1, "min_mean": 0.9, "max_dispersion": None},
+    # margin fixed: min_mean / max_dispersion as given; calibrated: learned without labels from the first
+    # `warmup_steps` fully verified steps (the loosest margin agreeing with full verification on
+    # `target_agreement` of them; accord.verify.adaptive_margin)
+    "adaptive": {"enabled": False, "group": 1, "min_mean": 0.9, "max_dispersion": None,
+                 "margin": "fixed", "target_agreement": 0.95, "warmup_steps": 12},
     "seed": 0,
     "judge_timeout_s": 300.0,
     "threads": 1,  # torch threads; judges already run concurrently, one thread each
@@ -188,6 +193,10 @@ def validate(cfg: dict[str, Any]) -> None:
     _num(cfg, "adaptive.group", 1, integer=True)
     _num(cfg, "adaptive.min_mean", 0, 1)
     _num(cfg, "adaptive.max_dispersion", 0, optional=True)
+    if cfg["adaptive"]["margin"] not in ADAPTIVE_MARGINS:
+        raise UserError(f"config key 'adaptive.margin' must be one of {', '.join(ADAPTIVE_MARGINS)}, got {cfg['adaptive']['margin']!r}")
+    _num(cfg, "adaptive.target_agreement", 0.001, 1)
+    _num(cfg, "adaptive.warmup_steps", 1, integer=True)
     if cfg["stubbornness"]["mode"] not in STUBBORNNESS_MODES:
         raise UserError(f"config key 'stubbornness.mode' must be one of {', '.join(STUBBORNNESS_MODES)}, got {cfg['stubbornness']['mode']!r}")
     _num(cfg, "stubbornness.warmup", 4, integer=True)

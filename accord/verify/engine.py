@@ -30,6 +30,7 @@ import numpy as np
 
 from accord.consensus_core import Policy, consensus_stats
 from accord.consensus_core.policies import Verdict
+from accord.verify.adaptive_margin import Margin, calibrate_margin
 from accord.verify.panel import Panel
 from accord.verify.protocols import Generator, StepContext, Task
 from accord.verify.records import context_id
@@ -54,16 +55,28 @@ class Chain:
 
 @dataclass(frozen=True)
 class Adaptive:
-    """Early stop within a step: accept with margin, skip the remaining candidates."""
+    """Early stop within a step: accept with margin, skip the remaining candidates.
+
+    ``calibrate`` (a target agreement, e.g. 0.95): the margin is not hand-set but learned without
+    labels: the first ``warmup_steps`` steps of the first verified chain are fully verified, then
+    :func:`accord.verify.adaptive_margin.calibrate_margin` picks the margin that would have stopped
+    most often while taking full verification's step at that share of them.
+    """
 
     enabled: bool = False
     group: int = 1
     min_mean: float = 0.9
     max_dispersion: float | None = None  # None: eps / 2 of the chain's policy (0.05 by default)
+    calibrate: float | None = None
+    warmup_steps: int = 12
 
     def __post_init__(self):
         if self.group < 1:
             raise ValueError(f"adaptive group must be >= 1, got {self.group}")
+        if self.calibrate is not None and not 0 < self.calibrate <= 1:
+            raise ValueError(f"adaptive margin calibration needs a target agreement in (0, 1], got {self.calibrate}")
+        if self.warmup_steps < 1:
+            raise ValueError(f"adaptive warmup_steps must be >= 1, got {self.warmup_steps}")
 
 
 @dataclass
@@ -138,6 +151,12 @@ class StepLoop:
         self._scores: dict[str, tuple[np.ndarray, list[list[str | None]]]] = dict(self.resume.scores)
         for raw, _ in self._scores.values():  # a panel estimating λ sees the recorded scores again, in order
             panel.observe(raw)
+        self.margin: Margin | None = None  # the calibrated adaptive margin, once learned
+        self._margin_steps: list[tuple[np.ndarray, list[str]]] = []
+        self._margin_chain = next((c for c in self.chains if c.policy is not None), None)
+        for rec in self.resume.steps.values():  # in trace order: the margin is learned where it was before
+            if self._margin_chain is not None and rec["chain"] == self._margin_chain.label:
+                self._learn_margin(self._margin_chain, rec)
 
     # ------------------------------------------------------------------ caches
     def _group_size(self) -> int:
@@ -147,7 +166,8 @@ class StepLoop:
         """The first k candidates at this context, generating missing groups (time, tokens spent)."""
         have = self._cands.setdefault(cid, [])
         toks = self._ctoks.setdefault(cid, [])
-        spent, gen_tokens, g = 0.0, 0, self._group_size()
+        spent, gen_tokens = 0.0, 0
+        g = self.budgets.n if self._calibrating() else self._group_size()
         while len(have) < k:
             size = min(g, self.budgets.n - len(have)) if not have else self.budgets.n - len(have)  # then the rest at once
             self.on_event("generate", context=cid, n=size)
@@ -220,14 +240,42 @@ class StepLoop:
         st = type(st)(**{k: v[0] for k, v in vars(st).items()})
         return int(d.chosen[0]), d.accepted[0], bool(d.fallback[0]), st
 
+    def _calibrating(self) -> bool:
+        return self.adaptive.enabled and self.adaptive.calibrate is not None and self.margin is None
+
+    def _learn_margin(self, chain: Chain, record: dict[str, Any]) -> None:
+        """During the margin warm-up: keep the first verified chain's fully verified steps, and
+        calibrate the margin once there are enough (replayed the same way on resume)."""
+        if not self._calibrating() or chain is not self._margin_chain or len(record["candidates"]) < self.budgets.n:
+            return
+        raw = np.array([[np.nan if v is None else v for v in row] for row in record["raw"]], dtype=float)
+        self._margin_steps.append((raw, list(record["candidates"])))
+        if len(self._margin_steps) >= self.adaptive.warmup_steps:
+            self.margin = calibrate_margin(self._margin_steps, self._policy(chain), self.adaptive.calibrate,
+                                           min(self.adaptive.group, self.budgets.n))
+
+    def margin_record(self) -> dict[str, Any]:
+        """The adaptive margin in force now, and where it came from (recorded per step and in the summary)."""
+        if self.adaptive.calibrate is None:
+            return {"source": "fixed", "min_mean": self.adaptive.min_mean, "max_dispersion": self.adaptive.max_dispersion}
+        if self.margin is None:
+            return {"source": "calibrating", "steps_seen": len(self._margin_steps), "warmup_steps": self.adaptive.warmup_steps}
+        return {"source": "calibrated", **self.margin.as_dict()}
+
     def _margin(self, chain: Chain, chosen: int, accepted, st) -> bool:
         if chain.policy is None:
             return True  # the base chain only ever needs candidate 0
-        eps = float(getattr(self._policy(chain), "eps", 0.1))
-        max_disp = self.adaptive.max_dispersion if self.adaptive.max_dispersion is not None else eps / 2
+        if self._calibrating():
+            return False  # warm-up: every step fully verified
         if chosen < 0 or not accepted[chosen]:
             return False
-        return bool(st.mean[chosen] >= self.adaptive.min_mean and st.dispersion[chosen] <= max_disp)
+        if self.margin is not None:
+            min_mean, max_disp = self.margin.min_mean, self.margin.max_dispersion
+        else:
+            eps = float(getattr(self._policy(chain), "eps", 0.1))
+            min_mean = self.adaptive.min_mean
+            max_disp = self.adaptive.max_dispersion if self.adaptive.max_dispersion is not None else eps / 2
+        return bool(st.mean[chosen] >= min_mean and st.dispersion[chosen] <= max_disp)
 
     def step(self, task: Task, chain: Chain, ctx: StepContext, index: int) -> dict[str, Any]:
         """Decide one step of one chain: the step record (already written to the trace)."""
@@ -237,7 +285,7 @@ class StepLoop:
             self.totals.resumed_steps += 1
             return recorded
         n = self.budgets.n
-        k = self._group_size()
+        k = n if self._calibrating() else self._group_size()
         gen_s = judge_wall = 0.0
         gen_tokens = judge_tokens = 0
         judge_s = {name: 0.0 for name in self.panel.names}
@@ -292,9 +340,10 @@ class StepLoop:
         if no_scores:
             record["note"] = "no candidate was scored by any judge; took candidate 0"
         if self.adaptive.enabled:
-            record["adaptive"] = {"group": self._group_size(), "stopped_early": len(cands) < n}
+            record["adaptive"] = {"group": self._group_size(), "stopped_early": len(cands) < n, "margin": self.margin_record()}
         if self.writer is not None:
             self.writer.write(record)
+        self._learn_margin(chain, record)
         return record
 
     def run_chain(self, task: Task, chain: Chain) -> dict[str, Any]:

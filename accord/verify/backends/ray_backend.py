@@ -211,14 +211,15 @@ class ProblemWorker:
 
     def solve(self, cfg, index: int, chains, resume, generator_server, panel_server, panel_info, sink):
         """One problem, every chain: its task_end records and the work it did."""
-        from accord.verify.engine import Adaptive, Budgets, StepLoop
+        from accord.verify.commands.run import adaptive_settings
+        from accord.verify.engine import Budgets, StepLoop
 
         task = _tasks_for(json.dumps(cfg["task"], sort_keys=True))[index]
         b, a = cfg["budgets"], cfg["adaptive"]
         loop = StepLoop(
             RemoteGenerator(generator_server), RemotePanel(panel_server, panel_info), chains,
             budgets=Budgets(b["n_candidates"], b["max_steps"], b["max_tokens"]), seed=cfg["seed"],
-            adaptive=Adaptive(a["enabled"], a["group"], a["min_mean"], a["max_dispersion"]),
+            adaptive=adaptive_settings(a),
             writer=SinkWriter(sink), resume=resume,
         )
         ends = [loop.run_chain(task, chain) for chain in chains]
@@ -344,6 +345,9 @@ def execute(cfg: dict[str, Any], run_dir: Path, resume: bool = False, progress=N
     if cfg["stubbornness"]["mode"] == "estimated" or cfg["thresholds"]["mode"] == "calibrated":  # learned per process
         raise UserError("--backend ray needs hand-set stubbornness and fixed thresholds: estimated λ and calibrated "
                         "τ, ε are learned per process; run locally first, then set the values from its summary.json")
+    if cfg["adaptive"]["enabled"] and cfg["adaptive"]["margin"] == "calibrated":
+        raise UserError("--backend ray needs a fixed adaptive margin: a calibrated one is learned per process; run "
+                        "locally first, then set adaptive.min_mean and adaptive.max_dispersion from its summary.json")
     t_start = time.perf_counter()
     trace_path = run_dir / TRACE_FILE
     if not resume:

@@ -70,6 +70,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--thresholds", choices=("paper", "calibrated"),
                    help="VERDICT's tau, eps: the policy's (default) or set label-free after the warm-up (thresholds.target_rate)")
     p.add_argument("--adaptive", action="store_true", help="adaptive verification (skip candidates once one is accepted with margin)")
+    p.add_argument("--adaptive-margin", choices=("fixed", "calibrated"), default=None,
+                   help="adaptive verification's margin: as configured, or learned label-free after adaptive.warmup_steps "
+                        "fully verified steps (implies --adaptive)")
     p.add_argument("--seed", type=int, help="run seed (candidate sampling)")
     p.add_argument("--threads", type=int, help="torch CPU threads")
     p.add_argument("--judge-timeout", type=float, help="seconds per judge call")
@@ -109,6 +112,8 @@ def config_from_args(args: argparse.Namespace) -> dict[str, Any]:
         overrides.append({"base_chain": False})
     if args.adaptive:
         overrides.append({"adaptive": {"enabled": True}})
+    if args.adaptive_margin is not None:
+        overrides.append({"adaptive": {"margin": args.adaptive_margin, **({"enabled": True} if args.adaptive_margin == "calibrated" else {})}})
     if args.out:
         overrides.append({"output": {"dir": args.out}})
     if args.no_report:
@@ -220,7 +225,7 @@ def new_run_dir(cfg: dict[str, Any]) -> Path:
 def execute(cfg: dict[str, Any], run_dir: Path, resume: bool = False, progress=None) -> dict[str, Any]:
     """Runs (or resumes) the configured run in ``run_dir``; returns the summary it wrote."""
     from accord.verify import config as C
-    from accord.verify.engine import Adaptive, Budgets, StepLoop
+    from accord.verify.engine import Budgets, StepLoop
     from accord.verify.trace import TRACE_FILE, TraceWriter, load_resume_state
 
     t_start = time.perf_counter()
@@ -261,7 +266,7 @@ def execute(cfg: dict[str, Any], run_dir: Path, resume: bool = False, progress=N
                 generator, panel, chains,
                 budgets=Budgets(b["n_candidates"], b["max_steps"], b["max_tokens"]),
                 seed=cfg["seed"],
-                adaptive=Adaptive(a["enabled"], a["group"], a["min_mean"], a["max_dispersion"]),
+                adaptive=adaptive_settings(a),
                 writer=writer, resume=state,
                 on_event=progress.event if progress else None,
             )
@@ -280,6 +285,14 @@ def execute(cfg: dict[str, Any], run_dir: Path, resume: bool = False, progress=N
         say("writing report and plots")
         summary["report"] = write_report(run_dir)
     return summary
+
+
+def adaptive_settings(a: dict[str, Any]):
+    """The step loop's adaptive settings from the config's ``adaptive`` section."""
+    from accord.verify.engine import Adaptive
+
+    calibrate = a["target_agreement"] if a["margin"] == "calibrated" else None
+    return Adaptive(a["enabled"], a["group"], a["min_mean"], a["max_dispersion"], calibrate, a["warmup_steps"])
 
 
 def make_summary(cfg, ends, loop, labels, load_s: float, wall_s: float) -> dict[str, Any]:
@@ -319,6 +332,8 @@ def make_summary(cfg, ends, loop, labels, load_s: float, wall_s: float) -> dict[
         },
         "stopped": {lab: _count([e["stopped"] for e in ends if e["chain"] == lab]) for lab in labels},
         "stubbornness": _stubbornness(cfg, getattr(loop, "panel", None)),
+        "adaptive": {"enabled": cfg["adaptive"]["enabled"],
+                     **({"margin": loop.margin_record()} if cfg["adaptive"]["enabled"] and hasattr(loop, "margin_record") else {})},
     }
 
 
