@@ -102,7 +102,7 @@ class _Records:
 def cold_caches(generator, panel) -> None:
     """Each measured run starts with empty key/value caches, as a fresh process would: no run pays
     less for what an earlier one computed."""
-    generator.sampler.prompts.clear()
+    generator.clear_prompt_cache()
     for group in panel.groups:
         for part in (group, getattr(group, "judge", None)):
             scorer = getattr(part, "scorer", None)

@@ -233,6 +233,8 @@ def test_adaptive_margin_is_learned_without_labels_after_a_fully_verified_warm_u
     assert again.margin == m
     with pytest.raises(ValueError, match="target agreement"):
         Adaptive(True, calibrate=0.0)
+    with pytest.raises(ValueError, match="more candidates per step"):
+        StepLoop(RowSeededWalker(0.5), panel(), chains()[:1], budgets=Budgets(1, 5, 200), adaptive=ada)
 
 
 class Exploding:

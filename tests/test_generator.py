@@ -40,6 +40,9 @@ def test_the_chains_next_prompt_computes_only_its_new_tokens(smollm2):
     assert 0 < g.last_stats["prompt"] <= 12 and g.last_stats["prompt"] + g.last_stats["prompt_reused"] == full
     fresh = TransformersGenerator.from_loaded(lm, tok, max_new_tokens=6)
     assert fresh.propose(longer, 2, seed=5) == g.propose(longer, 2, seed=5)  # reuse changes no sample
+    g.clear_prompt_cache()
+    g.propose(longer, 1, seed=5)
+    assert g.last_stats["prompt"] == full  # cold again: the whole prompt computed
 
 
 @pytest.mark.slow

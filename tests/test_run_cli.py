@@ -111,3 +111,5 @@ def test_ray_backend_refuses_a_calibrated_adaptive_margin(tmp_path):
         execute(resolve({"adaptive": {"enabled": True, "margin": "calibrated"}}), tmp_path)
     with pytest.raises(UserError, match="adaptive.margin"):
         resolve({"adaptive": {"margin": "guessed"}})
+    with pytest.raises(UserError, match="adaptive.group below budgets.n_candidates"):
+        resolve({"adaptive": {"margin": "calibrated"}, "budgets": {"n_candidates": 1}})

@@ -121,6 +121,11 @@ class CausalLMGenerator:
         self._start()
         return self
 
+    def clear_prompt_cache(self) -> None:
+        """Drops every kept prompt KV (e.g. to free memory, or to time a run from cold)."""
+        with model_lock(self.lm):
+            self.sampler.prompts.clear()
+
     def sample(self, prompt: str, n: int, seed: int, done: Callable[[str], bool], first: int = 0) -> list[list[int]]:
         """Continuations ``first`` .. ``first + n - 1`` of ``prompt`` under ``seed`` (token ids), the prompt
         computed once and its cache kept for the chain's next, longer prompt; the work goes to ``last_stats``."""

@@ -312,8 +312,6 @@ class NextTokenScorer:
 
     # ------------------------------------------------------------- batch pass
     def _score_uncached(self, items: list[tuple[str, str]]) -> list[float]:
-        import torch
-
         enc = [(self._encode(p), self._encode(s)) for p, s in items]
         # Empty prefix: the first suffix token becomes the prefix (no KV to reuse, same ids).
         enc = [(s[:1], s[1:]) if not p else (p, s) for p, s in enc]

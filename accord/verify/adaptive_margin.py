@@ -37,14 +37,24 @@ class Margin:
 
 
 @dataclass(frozen=True)
-class _Step:
-    first_mean: float  # s̄* of the first group's chosen candidate (-inf: none accepted)
-    first_disp: float
-    agrees_if_stopped: bool
+class _Replay:
+    """Per replayable step: s̄* and Δ* of the first group's chosen candidate (-inf / inf where none
+    is accepted) and whether taking it would be taking full verification's step."""
+
+    mean: np.ndarray
+    disp: np.ndarray
+    agrees: np.ndarray
+
+    def margin(self, min_mean: float, max_dispersion: float) -> Margin:
+        stop = (self.mean >= min_mean) & (self.disp <= max_dispersion)
+        n = len(stop)
+        agree = ~stop | self.agrees
+        return Margin(float(min_mean), float(max_dispersion), float(stop.mean()) if n else 0.0,
+                      float(agree.mean()) if n else 1.0, n)
 
 
-def _replayable(steps: Sequence[tuple[np.ndarray, Sequence[str]]], policy: Policy, group: int) -> list[_Step]:
-    out = []
+def _replayable(steps: Sequence[tuple[np.ndarray, Sequence[str]]], policy: Policy, group: int) -> _Replay:
+    means, disps, agrees = [], [], []
     for raw, cands in steps:
         raw = np.asarray(raw, dtype=float)
         if raw.ndim != 2 or raw.shape[0] != len(cands) or raw.shape[0] <= group:
@@ -53,25 +63,17 @@ def _replayable(steps: Sequence[tuple[np.ndarray, Sequence[str]]], policy: Polic
         head = policy.decide(raw[None, :group])
         c = int(head.chosen[0])
         ok = c >= 0 and bool(head.accepted[0][c])
-        mean = float(head.stats.mean[0][c]) if ok else -np.inf
-        disp = float(head.stats.dispersion[0][c]) if ok else np.inf
-        agrees = ok and int(full.chosen[0]) >= 0 and cands[c] == cands[int(full.chosen[0])]
-        out.append(_Step(mean, disp, bool(agrees)))
-    return out
-
-
-def _evaluate(rows: list[_Step], min_mean: float, max_dispersion: float) -> Margin:
-    stop = np.array([r.first_mean >= min_mean and r.first_disp <= max_dispersion for r in rows], dtype=bool)
-    agree = np.array([(not s) or r.agrees_if_stopped for s, r in zip(stop, rows)], dtype=bool)
-    n = len(rows)
-    return Margin(float(min_mean), float(max_dispersion), float(stop.mean()) if n else 0.0, float(agree.mean()) if n else 1.0, n)
+        means.append(float(head.stats.mean[0][c]) if ok else -np.inf)
+        disps.append(float(head.stats.dispersion[0][c]) if ok else np.inf)
+        agrees.append(ok and int(full.chosen[0]) >= 0 and cands[c] == cands[int(full.chosen[0])])
+    return _Replay(np.array(means, dtype=float), np.array(disps, dtype=float), np.array(agrees, dtype=bool))
 
 
 def replay_margin(
     steps: Sequence[tuple[np.ndarray, Sequence[str]]], policy: Policy, min_mean: float, max_dispersion: float, group: int = 1
 ) -> Margin:
     """What margin (``min_mean``, ``max_dispersion``) would do on fully verified ``steps`` of (raw (n, m), candidates)."""
-    return _evaluate(_replayable(steps, policy, group), min_mean, max_dispersion)
+    return _replayable(steps, policy, group).margin(min_mean, max_dispersion)
 
 
 def calibrate_margin(
@@ -83,15 +85,14 @@ def calibrate_margin(
         raise ValueError(f"target_agreement must be in (0, 1], got {target_agreement}")
     if group < 1:
         raise ValueError(f"group must be >= 1, got {group}")
-    rows = _replayable(steps, policy, group)
-    if not rows:
+    rep = _replayable(steps, policy, group)
+    if not len(rep.mean):
         raise ValueError("no fully verified step with candidates beyond the first group to calibrate on")
-    means = sorted({r.first_mean for r in rows if np.isfinite(r.first_mean)}, reverse=True)
-    disps = sorted({r.first_disp for r in rows if np.isfinite(r.first_disp)})
-    best = Margin(np.inf, -np.inf, 0.0, 1.0, len(rows))  # never stop: agrees everywhere
-    for m in means:  # strictest first, so that ties keep the stricter margin
-        for d in disps:
-            got = _evaluate(rows, m, d)
+    accepted = np.isfinite(rep.mean)
+    best = Margin(np.inf, -np.inf, 0.0, 1.0, len(rep.mean))  # never stop: agrees everywhere
+    for m in sorted(set(rep.mean[accepted].tolist()), reverse=True):  # strictest first: ties keep the stricter
+        for d in sorted(set(rep.disp[accepted].tolist())):
+            got = rep.margin(m, d)
             if got.agreement >= target_agreement and got.stop_rate > best.stop_rate:
                 best = got
     return best

@@ -197,6 +197,9 @@ def validate(cfg: dict[str, Any]) -> None:
         raise UserError(f"config key 'adaptive.margin' must be one of {', '.join(ADAPTIVE_MARGINS)}, got {cfg['adaptive']['margin']!r}")
     _num(cfg, "adaptive.target_agreement", 0.001, 1)
     _num(cfg, "adaptive.warmup_steps", 1, integer=True)
+    if cfg["adaptive"]["margin"] == "calibrated" and cfg["adaptive"]["group"] >= cfg["budgets"]["n_candidates"]:
+        raise UserError("config key 'adaptive.margin': calibrated needs adaptive.group below budgets.n_candidates "
+                        "(with no candidate to skip there is nothing to learn)")
     if cfg["stubbornness"]["mode"] not in STUBBORNNESS_MODES:
         raise UserError(f"config key 'stubbornness.mode' must be one of {', '.join(STUBBORNNESS_MODES)}, got {cfg['stubbornness']['mode']!r}")
     _num(cfg, "stubbornness.warmup", 4, integer=True)

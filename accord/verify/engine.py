@@ -154,6 +154,9 @@ class StepLoop:
         self.margin: Margin | None = None  # the calibrated adaptive margin, once learned
         self._margin_steps: list[tuple[np.ndarray, list[str]]] = []
         self._margin_chain = next((c for c in self.chains if c.policy is not None), None)
+        if self.adaptive.enabled and self.adaptive.calibrate is not None and self.budgets.n <= self.adaptive.group:
+            raise ValueError(f"a calibrated adaptive margin needs more candidates per step ({self.budgets.n}) than "
+                             f"adaptive.group ({self.adaptive.group}): with no candidate to skip there is nothing to learn")
         for rec in self.resume.steps.values():  # in trace order: the margin is learned where it was before
             if self._margin_chain is not None and rec["chain"] == self._margin_chain.label:
                 self._learn_margin(self._margin_chain, rec)
@@ -248,8 +251,7 @@ class StepLoop:
         calibrate the margin once there are enough (replayed the same way on resume)."""
         if not self._calibrating() or chain is not self._margin_chain or len(record["candidates"]) < self.budgets.n:
             return
-        raw = np.array([[np.nan if v is None else v for v in row] for row in record["raw"]], dtype=float)
-        self._margin_steps.append((raw, list(record["candidates"])))
+        self._margin_steps.append((np.array(record["raw"], dtype=float), list(record["candidates"])))  # None: NaN
         if len(self._margin_steps) >= self.adaptive.warmup_steps:
             self.margin = calibrate_margin(self._margin_steps, self._policy(chain), self.adaptive.calibrate,
                                            min(self.adaptive.group, self.budgets.n))
