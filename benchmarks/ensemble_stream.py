@@ -48,11 +48,11 @@ def write_table(path: Path, rows: int, per_prompt: int = 8, seed: int = 0, piece
 def one(mode: str, path: str, chunk: int) -> dict:
     """Run one path in this process; the measured figures as a dict."""
     from accord.consensus_core import default_lambdas
-    from accord.verify import ensemble_stream as es
-    from accord.verify.ensemble import default_rules, evaluate_ensemble, read_rewards
+    from accord.verify.ensemble.rewards import streaming as es
+    from accord.verify.ensemble.rewards import default_rules, evaluate_ensemble, read_rewards
 
     if mode == "ray":
-        from accord.verify.backends import connect_ray
+        from accord.verify.io.cluster import connect_ray
 
         connect_ray(num_cpus=2)
         warm = Path(path).with_name("warm.parquet")  # Ray worker start-up and imports, not counted

@@ -16,9 +16,9 @@ sys.path.insert(0, str(ROOT / "tests"))
 
 from tracegen import simulate_run  # noqa: E402
 
-from accord.verify.records import read_trace  # noqa: E402
-from accord.verify.replay import ContextTree, make_spec, replay  # noqa: E402
-from accord.verify.sweep import threshold_sweep  # noqa: E402
+from accord.verify.analysis.records import read_trace  # noqa: E402
+from accord.verify.analysis.replay import ContextTree, make_spec, replay  # noqa: E402
+from accord.verify.analysis.sweep import threshold_sweep  # noqa: E402
 
 
 def best_of(fn, repeat: int = 3) -> float:

@@ -9,7 +9,7 @@
     (the generator's candidate i depends only on (seed, i)), both with VERDICT thresholds set
     label-free for this panel: τ and ε from a calibration run on other problems
     (accord.consensus_core.reliability.calibrate_thresholds, target acceptance rate 0.5), and the
-    margin from the same run (accord.verify.adaptive_margin.calibrate_margin: the margin that stops
+    margin from the same run (accord.verify.loop.margin.calibrate_margin: the margin that stops
     most often while taking full verification's step at >= 95% of the calibration steps). Cost is
     reported as model tokens processed (generator prompt tokens computed + generated + judge tokens
     computed; does not depend on machine load), as seconds, and in the paper's units (a candidate
@@ -111,8 +111,8 @@ def cold_caches(generator, panel) -> None:
 
 
 def run_loop(cfg, tasks, generator, panel, adaptive: bool):
-    from accord.verify.commands.run import build_chains
-    from accord.verify.engine import Adaptive, Budgets, StepLoop, accuracy
+    from accord.cli.commands.run import build_chains
+    from accord.verify.loop.engine import Adaptive, Budgets, StepLoop, accuracy
 
     cold_caches(generator, panel)
     b, a = cfg["budgets"], cfg["adaptive"]
@@ -130,8 +130,8 @@ def run_loop(cfg, tasks, generator, panel, adaptive: bool):
 
 def part_bc(args, model, tokenizer, tasks, parts: str) -> dict[str, float]:
     from accord.adapters.llm import TransformersGenerator
-    from accord.verify.config import DEFAULTS
-    from accord.verify.panel import build_panel
+    from accord.verify.run.config import DEFAULTS
+    from accord.verify.loop.panel import build_panel
 
     cfg = copy.deepcopy(DEFAULTS)
     g = cfg["generator"]
@@ -163,7 +163,7 @@ def part_c(args, cfg, tasks, gen, panel) -> dict[str, float]:
 
     from accord.consensus_core import get_policy
     from accord.consensus_core.reliability import calibrate_thresholds
-    from accord.verify.adaptive_margin import calibrate_margin
+    from accord.verify.loop.margin import calibrate_margin
     from accord.verify.tasks import load_tasks
 
     calib_tasks = load_tasks("basic_arithmetic", size=args.calib_tasks, seed=args.calib_seed)

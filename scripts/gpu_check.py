@@ -52,7 +52,7 @@ def main() -> int:
     import torch
 
     from accord.adapters.vlm import VLMGenerator, VLMJudges, random_vlm
-    from accord.verify.protocols import StepContext
+    from accord.protocols import StepContext
 
     device = "cpu" if args.dry_run else "cuda"
     if device == "cuda" and not torch.cuda.is_available():

@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 
 from accord.adapters.math import ArithmeticJudge, NumericSamplingJudge, SymbolicEquivalenceJudge
-from accord.verify.cli import main
-from accord.verify.derivation import parse_derivation, read_derivation
-from accord.verify.derivation_check import check_derivation
-from accord.verify.errors import UserError
+from accord.cli.main import main
+from accord.verify.io.derivations import parse_derivation, read_derivation
+from accord.verify.analysis.derivation_check import check_derivation
+from accord.errors import UserError
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples" / "derivations"
 

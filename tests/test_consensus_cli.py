@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from accord.verify.cli import main
+from accord.cli.main import main
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 
@@ -76,7 +76,7 @@ def test_bad_lambdas_and_unknown_policy(capsys):
 
 def test_entry_point_runs_as_a_program():
     out = subprocess.run(
-        [sys.executable, "-m", "accord.verify.cli", "consensus", str(EXAMPLES / "scores.csv")],
+        [sys.executable, "-m", "accord.cli.main", "consensus", str(EXAMPLES / "scores.csv")],
         capture_output=True, text=True, check=True,
     ).stdout
     assert "step 1" in out and "s̄*" in out

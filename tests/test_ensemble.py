@@ -10,14 +10,14 @@ import pytest
 
 from accord.adapters.calibration import fit_calibrators
 from accord.consensus_core import get_policy
-from accord.verify.ensemble import (
+from accord.verify.ensemble.rewards import (
     evaluate_ensemble,
     krippendorff_alpha,
     read_rewards,
     rule_keys,
     selection_hits,
 )
-from accord.verify.errors import UserError
+from accord.errors import UserError
 
 
 def _alpha_by_pairs(x: np.ndarray) -> float:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from accord.verify.cli import main
+from accord.cli.main import main
 
 HERE = Path(__file__).resolve().parents[1] / "examples" / "ensemble"
 REWARDS = HERE / "rewards.jsonl"

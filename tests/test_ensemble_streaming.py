@@ -13,9 +13,9 @@ import pytest
 
 from accord.adapters.calibration import fit_calibrators
 from accord.consensus_core import default_lambdas
-from accord.verify import ensemble_stream as es
-from accord.verify.cli import main
-from accord.verify.ensemble import RewardTable, best_responses, evaluate_ensemble, read_rewards, rule_keys
+from accord.verify.ensemble.rewards import streaming as es
+from accord.cli.main import main
+from accord.verify.ensemble.rewards import RewardTable, best_responses, evaluate_ensemble, read_rewards, rule_keys
 
 MODELS = ("rm_a", "rm_b", "rm_c")
 RULES = ("mean", "min", "uwo", "fj:verdict", "fj:no_rejection", "fj:mean_preserving")
@@ -224,7 +224,7 @@ def test_pairs_stay_in_memory(tmp_path, capsys):
 @pytest.fixture(scope="module")
 def ray_cluster():
     ray = pytest.importorskip("ray")
-    from accord.verify.backends import connect_ray
+    from accord.verify.io.cluster import connect_ray
 
     started = not ray.is_initialized()  # a cluster another test module started is reused, and left running
     yield connect_ray(num_cpus=2)

@@ -10,12 +10,12 @@ import pytest
 
 from accord.adapters.math import ArithmeticJudge
 from accord.consensus_core import all_to_all, get_policy
-from accord.verify.config import resolve
-from accord.verify.engine import Budgets, Chain, StepLoop
-from accord.verify.errors import UserError
-from accord.verify.panel import Panel, build_panel
-from accord.verify.protocols import JudgeScore
-from accord.verify.trace import TraceWriter, load_resume_state
+from accord.verify.run.config import resolve
+from accord.verify.loop.engine import Budgets, Chain, StepLoop
+from accord.errors import UserError
+from accord.verify.loop.panel import Panel, build_panel
+from accord.protocols import JudgeScore
+from accord.verify.loop.trace import TraceWriter, load_resume_state
 
 from test_engine import AdditionWalker, GroundingJudge, tasks
 
@@ -116,7 +116,7 @@ def test_a_panel_influence_matrix_reaches_the_policies(tmp_path):
 
 
 def test_ray_backend_refuses_an_estimated_stubbornness(tmp_path):
-    from accord.verify.backends.ray_backend import execute
+    from accord.verify.run.ray_backend import execute
 
     with pytest.raises(UserError, match="hand-set stubbornness"):
         execute(resolve({"stubbornness": {"mode": "estimated"}}), tmp_path)

@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from accord.consensus_core import consensus_stats
-from accord.verify.diagnostics import (
+from accord.verify.analysis.diagnostics import (
     _weighted_auc,
     candidate_table,
     dispersion_diagnostics,
@@ -19,7 +19,7 @@ from accord.verify.diagnostics import (
     roc_auc,
     roc_curve,
 )
-from accord.verify.evaluation import (
+from accord.verify.analysis.evaluation import (
     accuracy_table,
     bootstrap_ci,
     mcnemar,
@@ -28,8 +28,8 @@ from accord.verify.evaluation import (
     review_test,
     timing_shares,
 )
-from accord.verify.records import read_trace
-from accord.verify.replay import make_spec, replay
+from accord.verify.analysis.records import read_trace
+from accord.verify.analysis.replay import make_spec, replay
 from tracegen import simulate_run
 
 
@@ -180,7 +180,7 @@ def test_equal_stubbornness_never_flips_the_ranking(tmp_path):
 
 
 def test_thresholds_come_from_the_verified_chain(tmp_path):
-    from accord.verify.evaluation import verdict_params
+    from accord.verify.analysis.evaluation import verdict_params
 
     run = simulate_run(tmp_path, n_tasks=2, seed=1, chains={"checked": {"name": "mean_preserving", "tau": 0.5,
                                                                       "eps": 0.2}})

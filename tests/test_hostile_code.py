@@ -23,7 +23,7 @@ from accord.adapters.code.limits import Limits
 from accord.adapters.code.runner import CodeRunner
 from accord.adapters.code.sandbox import Sandbox
 from accord.adapters.code.spec import CodeSpec, CodeTest
-from accord.verify.protocols import StepContext
+from accord.protocols import StepContext
 
 PROJECT_FILE = Path(__file__).resolve().parents[1] / "accord" / "adapters" / "code" / "sandbox.py"
 LIMITS = Limits(wall_s=4.0, item_s=1.0, cpu_s=3, memory_mb=512, processes=16, output_bytes=16384, file_mb=4)

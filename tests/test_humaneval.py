@@ -7,8 +7,8 @@ import json
 import pytest
 
 from accord.adapters.code.spec import CodeSpec
-from accord.verify.cli import main
-from accord.verify.protocols import Task
+from accord.cli.main import main
+from accord.protocols import Task
 from accord.verify.tasks import load_tasks
 from accord.verify.tasks.humaneval import load_humaneval
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from accord.verify.cli import main
+from accord.cli.main import main
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples" / "jury"
 EXAMPLE = EXAMPLES / "panel.jsonl"
@@ -92,7 +92,7 @@ def test_errors_are_one_line(tmp_path, capsys):
 def test_table_output_runs_as_a_program(tmp_path, panel_file):
     out = tmp_path / "verdicts.jsonl"
     proc = subprocess.run(
-        [sys.executable, "-m", "accord.verify.cli", "jury", str(panel_file), "--n-boot", "10", "--out", str(out)],
+        [sys.executable, "-m", "accord.cli.main", "jury", str(panel_file), "--n-boot", "10", "--out", str(out)],
         capture_output=True, text=True, timeout=300,
     )
     assert proc.returncode == 0, proc.stderr

@@ -6,7 +6,7 @@ import pytest
 
 from accord.adapters.llm import LLMJudge, LLMJudges, judge_items
 from accord.adapters.scoring import plain_scores
-from accord.verify.protocols import StepContext
+from accord.protocols import StepContext
 
 CTX = StepContext("Calculate 12 + 7 - 3.", ("12 + 7 = 19",))
 CANDS = ["19 - 3 = 16", "19 - 3 = 40", "My favourite colour is blue."]

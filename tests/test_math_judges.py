@@ -18,7 +18,7 @@ from accord.adapters.math import (
     call_with_limit,
 )
 from accord.adapters.math import checks
-from accord.verify.protocols import Judge, StepContext
+from accord.protocols import Judge, StepContext
 
 CTX = StepContext("q")
 # true, but proving it expands two degree-40000 polynomials: sympy would run for minutes

@@ -8,7 +8,7 @@ import pytest
 
 from accord.proofs import PROVED, REFUTED, Result, claim
 from accord.proofs import registry
-from accord.verify.cli import main
+from accord.cli.main import main
 
 
 def test_json_audit_document(capsys):

@@ -14,9 +14,9 @@ import pytest
 
 pytest.importorskip("ray")
 
-from accord.verify import config as C  # noqa: E402
-from accord.verify.backends import ray_backend  # noqa: E402
-from accord.verify.trace import read_records  # noqa: E402
+from accord.verify.run import config as C  # noqa: E402
+from accord.verify.run import ray_backend  # noqa: E402
+from accord.verify.loop.trace import read_records  # noqa: E402
 
 pytestmark = pytest.mark.slow
 
@@ -36,7 +36,7 @@ OPTS = ray_backend.RayOptions(workers=2, worker_cpus=0.25, server_cpus=0.75, sep
 @pytest.fixture(scope="session")
 def ray_cluster():
     """One local two-CPU Ray cluster for the whole test session (start-up is slow)."""
-    from accord.verify.backends import connect_ray
+    from accord.verify.io.cluster import connect_ray
 
     ray = connect_ray(num_cpus=2)
     yield ray
@@ -71,9 +71,9 @@ def local_trace(cfg, smollm2, tmp_path_factory):
     import torch
 
     from accord.adapters.llm import TransformersGenerator
-    from accord.verify.commands.run import build_chains, build_panel_from, load_task_list
-    from accord.verify.engine import Budgets, StepLoop
-    from accord.verify.trace import TraceWriter
+    from accord.cli.commands.run import build_chains, build_panel_from, load_task_list
+    from accord.verify.loop.engine import Budgets, StepLoop
+    from accord.verify.loop.trace import TraceWriter
 
     g, b = cfg["generator"], cfg["budgets"]
     generator = TransformersGenerator.from_loaded(*smollm2, temperature=g["temperature"], top_p=g["top_p"], max_new_tokens=g["max_new_tokens"])
@@ -163,7 +163,7 @@ def test_resume_of_an_interrupted_cluster_run(cfg, killed_run, local_trace, tmp_
 
 
 def test_cli_refuses_a_run_that_does_not_fit_the_cluster(ray_cluster, tmp_path, capsys):
-    from accord.verify.cli import main
+    from accord.cli.main import main
 
     out = tmp_path / "run"
     args = ["run", "--backend", "ray", "--servers", "3", "--out", str(out), "--quiet", "--no-report", "--problems", "1"]

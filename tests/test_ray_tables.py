@@ -9,15 +9,15 @@ import pytest
 pytest.importorskip("ray")
 
 from accord.consensus_core import get_policy  # noqa: E402
-from accord.verify import tables  # noqa: E402
-from accord.verify.cli import main  # noqa: E402
+from accord.verify.tables import streaming as tables  # noqa: E402
+from accord.cli.main import main  # noqa: E402
 from test_tables_streaming import random_rows, write_csv, write_jsonl, write_parquet  # noqa: E402
 
 
 @pytest.fixture(scope="session")
 def ray_cluster():
     """One local two-CPU Ray cluster for the whole test session (start-up is slow)."""
-    from accord.verify.backends import connect_ray
+    from accord.verify.io.cluster import connect_ray
 
     ray = connect_ray(num_cpus=2)
     yield ray

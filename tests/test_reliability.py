@@ -72,7 +72,7 @@ def test_the_lambda_map_is_monotone_and_positive(rel):
 
 
 def test_estimate_on_a_recorded_run():
-    from accord.verify.records import read_trace
+    from accord.verify.analysis.records import read_trace
 
     trace = read_trace(TRACE)
     raw = np.concatenate([s.raw for s in trace.steps])
@@ -110,13 +110,13 @@ class _FixedJudge:
         self.name, self.table = name, table
 
     def score(self, ctx, candidates):
-        from accord.verify.protocols import JudgeScore
+        from accord.protocols import JudgeScore
 
         return [JudgeScore(self.table[c]) for c in candidates]
 
 
 def test_a_panel_accepts_estimated_stubbornness_and_records_it():
-    from accord.verify.panel import Panel
+    from accord.verify.loop.panel import Panel
 
     judges = [_FixedJudge(n, {"a": 0.5}) for n in ("grounding", "logic", "relevance")]
     panel = Panel(judges, "estimated")
@@ -131,8 +131,8 @@ def test_a_panel_accepts_estimated_stubbornness_and_records_it():
 
 
 def test_a_panel_estimates_stubbornness_after_its_warm_up_batch():
-    from accord.verify.panel import Panel
-    from accord.verify.protocols import StepContext
+    from accord.verify.loop.panel import Panel
+    from accord.protocols import StepContext
 
     rng = np.random.default_rng(0)
     quality = {f"c{i}": float(q) for i, q in enumerate(rng.random(60))}

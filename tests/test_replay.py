@@ -12,9 +12,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from accord.consensus_core import get_policy
-from accord.verify.errors import UserError
-from accord.verify.records import context_id, read_trace
-from accord.verify.replay import (
+from accord.errors import UserError
+from accord.verify.analysis.records import context_id, read_trace
+from accord.verify.analysis.replay import (
     DIVERGED,
     EXACT,
     ContextTree,

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from accord.verify.cli import main
-from accord.verify.records import read_trace
-from accord.verify.report import REPORT_FILE, ROC_FILE, SCATTER_FILE, build_report, write_run_report
+from accord.cli.main import main
+from accord.verify.analysis.records import read_trace
+from accord.verify.analysis.report import REPORT_FILE, ROC_FILE, SCATTER_FILE, build_report, write_run_report
 from tracegen import simulate_run
 
 PNG = b"\x89PNG\r\n\x1a\n"

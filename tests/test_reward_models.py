@@ -15,7 +15,7 @@ from accord.adapters.reward import (
     SimilarityReward,
     reward_rows,
 )
-from accord.verify.protocols import StepContext
+from accord.protocols import StepContext
 
 WORDS = "what is the answer two plus three four five equals yes no sum of".split()
 PROMPTS = ["what is two plus three", "what is the sum of two and two", "what is four plus five"]

@@ -7,7 +7,7 @@ import json
 import pytest
 import yaml
 
-from accord.verify.cli import main
+from accord.cli.main import main
 
 from test_trace_resume import _tiny_model, tiny_config
 
@@ -74,7 +74,7 @@ def test_a_run_writes_its_folder(tiny, tmp_path, capsys):
     first = json.loads((run / "trace.jsonl").read_text().splitlines()[0])
     assert first["type"] == "run" and first["scoring"]["llm_logic"]["scoring"] == "next-token"
     try:
-        import accord.verify.report  # noqa: F401
+        import accord.verify.analysis.report  # noqa: F401
     except ImportError:
         return
     assert (run / "report.json").is_file()
@@ -103,9 +103,9 @@ def test_a_run_learns_its_adaptive_margin_and_reports_it(tiny, tmp_path, capsys)
 
 
 def test_ray_backend_refuses_a_calibrated_adaptive_margin(tmp_path):
-    from accord.verify.backends.ray_backend import execute
-    from accord.verify.config import resolve
-    from accord.verify.errors import UserError
+    from accord.verify.run.ray_backend import execute
+    from accord.verify.run.config import resolve
+    from accord.errors import UserError
 
     with pytest.raises(UserError, match="fixed adaptive margin"):
         execute(resolve({"adaptive": {"enabled": True, "margin": "calibrated"}}), tmp_path)

@@ -170,7 +170,7 @@ def test_bad_input_is_named(smollm2):
 @pytest.mark.slow
 def test_llm_judge_layout_shares_work_across_roles_and_steps(tiny_lm):
     from accord.adapters.llm import ROLES, judge_items
-    from accord.verify.protocols import StepContext
+    from accord.protocols import StepContext
 
     model, tok = tiny_lm
     scorer = NextTokenScorer(model, tok)

@@ -10,10 +10,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from accord.consensus_core import get_policy
-from accord.verify.cli import main
-from accord.verify.errors import UserError
-from accord.verify.records import read_trace
-from accord.verify.step_labels import (
+from accord.cli.main import main
+from accord.errors import UserError
+from accord.verify.analysis.records import read_trace
+from accord.verify.labels.formats import (
     CORRECT,
     INCORRECT,
     UNVERIFIABLE,

@@ -6,9 +6,9 @@ import json
 
 import pytest
 
-from accord.verify.records import read_trace
-from accord.verify.replay import make_spec, replay
-from accord.verify.sweep import (
+from accord.verify.analysis.records import read_trace
+from accord.verify.analysis.replay import make_spec, replay
+from accord.verify.analysis.sweep import (
     default_lambda_sets,
     recorded_lambdas,
     stubbornness_sweep,

@@ -11,10 +11,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from accord.consensus_core import get_policy
-from accord.verify import tables
-from accord.verify.cli import main
-from accord.verify.errors import UserError
-from accord.verify.score_table import read_score_table
+from accord.verify.tables.streaming import streaming as tables
+from accord.cli.main import main
+from accord.errors import UserError
+from accord.verify.tables.streaming.score_table import read_score_table
 
 JUDGES = ("visual", "logical", "contextual")
 

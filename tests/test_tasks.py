@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from accord.verify.errors import UserError
+from accord.errors import UserError
 from accord.verify.tasks import list_tasks, load_tasks, register_task
 from accord.verify.tasks.gym import _worked_arithmetic
 from accord.verify.tasks.text import TextTask, answers_match, extract_answer, stated_answer

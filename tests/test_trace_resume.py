@@ -16,8 +16,8 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from accord.verify.engine import Budgets, StepLoop
-from accord.verify.trace import TraceWriter, cut_partial_line, load_resume_state, read_records
+from accord.verify.loop.engine import Budgets, StepLoop
+from accord.verify.loop.trace import TraceWriter, cut_partial_line, load_resume_state, read_records
 
 from test_engine import AdditionWalker, chains, panel, tasks
 
@@ -146,7 +146,7 @@ def tiny_model(tmp_path_factory, smollm2):
 
 
 def _accord(*args: str) -> list[str]:
-    return [sys.executable, "-m", "accord.verify.cli", *args]
+    return [sys.executable, "-m", "accord.cli.main", *args]
 
 
 def _env() -> dict:

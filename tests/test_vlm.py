@@ -25,8 +25,8 @@ from accord.adapters.vlm import (  # noqa: E402
     load_vlm,
     random_vlm,
 )
-from accord.verify.errors import UserError  # noqa: E402
-from accord.verify.protocols import StepContext  # noqa: E402
+from accord.errors import UserError  # noqa: E402
+from accord.protocols import StepContext  # noqa: E402
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples" / "images"
 FAMILIES = ["qwen2_vl", "qwen2_5_vl", "llava"]
@@ -106,8 +106,8 @@ def test_load_by_local_path(vlms, picture, tmp_path):
 @pytest.mark.slow
 def test_two_step_loop_on_an_image_task(vlms):
     from accord.consensus_core import get_policy
-    from accord.verify.engine import Budgets, Chain, StepLoop
-    from accord.verify.panel import Panel
+    from accord.verify.loop.engine import Budgets, Chain, StepLoop
+    from accord.verify.loop.panel import Panel
     from accord.verify.tasks import load_tasks
 
     vlm = vlms["qwen2_5_vl"]
@@ -173,7 +173,7 @@ def test_accord_run_on_image_tasks_with_a_vlm_generator_and_vlm_judges(vlms, tmp
     import yaml
 
     from accord.adapters.vlm import shared_vlm
-    from accord.verify.cli import main
+    from accord.cli.main import main
 
     vlm = vlms["qwen2_vl"]
     folder = tmp_path / "vlm"

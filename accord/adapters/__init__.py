@@ -1,1 +1,1 @@
-"""Judges and generators: each implements a protocol from :mod:`accord.verify.protocols`."""
+"""Judges and generators: each implements a protocol from :mod:`accord.protocols`."""

@@ -12,7 +12,7 @@ from typing import Sequence
 
 import numpy as np
 
-from accord.verify.protocols import JudgeScore, StepContext
+from accord.protocols import JudgeScore, StepContext
 
 
 class EmbeddingRelevanceJudge:

@@ -17,7 +17,7 @@ import threading
 from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
-from accord.verify.protocols import JudgeScore, StepContext
+from accord.protocols import JudgeScore, StepContext
 
 DEFAULT_SYSTEM = (
     "You solve problems step by step. Write exactly one short step per line. "
@@ -288,7 +288,7 @@ class LLMJudges:
 
 
 class LLMJudge:
-    """One role of :class:`LLMJudges` as a plain :class:`~accord.verify.protocols.Judge`."""
+    """One role of :class:`LLMJudges` as a plain :class:`~accord.protocols.Judge`."""
 
     group = LLMJudges
 

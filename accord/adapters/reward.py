@@ -23,7 +23,7 @@ from typing import Protocol, Sequence
 import numpy as np
 
 from accord.adapters.calibration import Calibrator
-from accord.verify.protocols import JudgeScore, StepContext
+from accord.protocols import JudgeScore, StepContext
 
 _DTYPES = ("float32", "bfloat16", "float16")
 

@@ -29,7 +29,7 @@ from typing import Any, Sequence
 
 from accord.adapters.llm import _CLOSING, FINAL_PATTERN, StopWhen, check_sampling, ends_line, model_lock, steps_text
 from accord.adapters.scoring import MODES, answer_token_groups, scores_from_logits
-from accord.verify.protocols import JudgeScore, StepContext
+from accord.protocols import JudgeScore, StepContext
 
 FAMILIES = ("qwen2_5_vl", "qwen2_vl", "llava")
 ROLES = {
@@ -336,7 +336,7 @@ class VLMJudges:
 
 
 class VLMJudge:
-    """One role of :class:`VLMJudges` as a plain :class:`~accord.verify.protocols.Judge`."""
+    """One role of :class:`VLMJudges` as a plain :class:`~accord.protocols.Judge`."""
 
     def __init__(self, role: str = "visual", **kwargs):
         self._group = VLMJudges((role,), **kwargs)

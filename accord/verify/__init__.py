@@ -1,5 +1,5 @@
 """The step loop engine, tasks, traces, replay and evaluation, reports, and the CLI."""
 
-from accord.verify.protocols import Generator, Judge, JudgeScore, StepContext, Task
+from accord.protocols import Generator, Judge, JudgeScore, StepContext, Task
 
 __all__ = ["Generator", "Judge", "JudgeScore", "StepContext", "Task"]

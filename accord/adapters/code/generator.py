@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 from accord.adapters.llm import CausalLMGenerator, chat_prompt
-from accord.verify.protocols import StepContext
+from accord.protocols import StepContext
 
 
 INDENT = "    "

@@ -13,7 +13,7 @@ from typing import Sequence
 
 from accord.adapters.code.runner import CodeRunner, Evaluation
 from accord.adapters.code.spec import CodeSpec
-from accord.verify.protocols import JudgeScore, StepContext
+from accord.protocols import JudgeScore, StepContext
 
 
 def _programs(ctx: StepContext, candidates: Sequence[str]) -> tuple[CodeSpec, list[str]]:

@@ -12,7 +12,7 @@ from typing import Sequence
 
 from accord.adapters.code.spec import CodeSpec
 from accord.adapters.llm import LLMJudge, LLMJudges, chat_prompt
-from accord.verify.protocols import JudgeScore, StepContext
+from accord.protocols import JudgeScore, StepContext
 
 CODE_ROLES: dict[str, str] = {
     "spec": (

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Sequence
 
 from accord.adapters.code import pyast
-from accord.verify.protocols import StepContext
+from accord.protocols import StepContext
 
 _SEPARATORS = ("==>", "=>", "->", "➞", "→", "==", "should return", "returns", "return")
 

@@ -14,7 +14,7 @@ from typing import Sequence
 
 from accord.adapters.code import pyast
 from accord.adapters.code.spec import CodeSpec
-from accord.verify.protocols import JudgeScore, StepContext
+from accord.protocols import JudgeScore, StepContext
 
 FORBIDDEN_MODULES = frozenset(
     """os sys subprocess socket shutil ctypes multiprocessing threading _thread signal importlib builtins

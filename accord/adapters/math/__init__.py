@@ -2,7 +2,7 @@
 final answers (math-verify), with a time limit that holds in threads.
 
 >>> from accord.adapters.math import ArithmeticJudge
->>> from accord.verify.protocols import StepContext
+>>> from accord.protocols import StepContext
 >>> ArithmeticJudge().score(StepContext("q"), ["She has 12 x 2 = 24 apples."])[0].value
 1.0
 """

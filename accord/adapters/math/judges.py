@@ -1,4 +1,4 @@
-"""Four judges of mathematical steps, each implementing :class:`accord.verify.protocols.Judge`.
+"""Four judges of mathematical steps, each implementing :class:`accord.protocols.Judge`.
 
 A judge scores every candidate in [0, 1] or returns ``JudgeScore.failed(reason)`` when it cannot
 parse the step, the step has nothing it checks, or the check ran past its time limit. The
@@ -14,7 +14,7 @@ from typing import Sequence
 from accord.adapters.math import checks
 from accord.adapters.math.arithmetic import check_arithmetic
 from accord.adapters.math.timelimit import CheckError, CheckTimeout, call_with_limit
-from accord.verify.protocols import JudgeScore, StepContext
+from accord.protocols import JudgeScore, StepContext
 
 DEFAULT_TIMEOUT_S = 10.0
 

@@ -15,7 +15,7 @@ import importlib
 import pkgutil
 from typing import Callable
 
-from accord.verify.protocols import Task
+from accord.protocols import Task
 
 TaskFactory = Callable[..., list[Task]]
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Sequence
 
 from accord.adapters.code.spec import CodeSpec, visible_tests
-from accord.verify.protocols import StepContext
+from accord.protocols import StepContext
 
 FINAL_MARK = "# end"
 

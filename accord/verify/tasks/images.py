@@ -12,8 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from accord.verify.errors import UserError
-from accord.verify.protocols import StepContext
+from accord.errors import UserError
+from accord.protocols import StepContext
 from accord.verify.tasks import register_task
 from accord.verify.tasks.jsonl import question_lines
 from accord.verify.tasks.text import TextTask

@@ -10,8 +10,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Iterator
 
-from accord.verify.errors import UserError
-from accord.verify.json_lines import json_objects
+from accord.errors import UserError
+from accord.verify.io.json_lines import json_objects
 from accord.verify.tasks import register_task
 from accord.verify.tasks.text import TextTask
 

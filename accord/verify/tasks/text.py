@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
-from accord.verify.protocols import StepContext
+from accord.protocols import StepContext
 
 _STATED = re.compile(
     r"(?:the\s+(?:final\s+)?answer\s+is|answer\s*:|####)\s*(?P<a>[^\n]*)|\\boxed\{(?P<b>[^{}]*)\}", re.IGNORECASE

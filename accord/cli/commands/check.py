@@ -1,0 +1,117 @@
+"""``accord check DERIVATION``: verify a derivation step by step with the math judges."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+from accord.errors import UserError
+
+NAME = "check"
+HELP = "Check a derivation (text or Markdown, one step per line) with symbolic, numeric and arithmetic judges"
+JUDGES = ("symbolic", "numeric", "arithmetic")
+
+
+def add_arguments(parser) -> None:
+    parser.add_argument("derivation", help="a .txt or .md file, one step per line")
+    parser.add_argument("--json", action="store_true", help="print a JSON document instead of a table")
+    parser.add_argument("--policy", default="verdict", help="decision rule (default: verdict)")
+    parser.add_argument(
+        "--judges",
+        default=",".join(JUDGES),
+        help=f"comma-separated judges from {', '.join(JUDGES)}, final_answer (default: all but final_answer)",
+    )
+    parser.add_argument("--lambdas", default=None, help="stubbornness per judge, comma-separated (default: 1 each)")
+    parser.add_argument("--tau", type=float, default=None, help="confidence threshold (policies with tau)")
+    parser.add_argument("--eps", type=float, default=None, help="dispersion tolerance (policies with eps)")
+    parser.add_argument("--answer", default=None, help="reference final answer (adds the final_answer judge)")
+    parser.add_argument("--timeout", type=float, default=10.0, help="seconds per symbolic/numeric check (default 10)")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the numeric judge's sample points")
+
+
+def _judges(args):
+    from accord.adapters.math import ArithmeticJudge, FinalAnswerJudge, NumericSamplingJudge, SymbolicEquivalenceJudge
+
+    if not args.timeout > 0:
+        raise UserError(f"--timeout must be > 0 seconds, got {args.timeout}")
+    names = [n.strip() for n in args.judges.split(",") if n.strip()]
+    if args.answer is not None and "final_answer" not in names:
+        names.append("final_answer")
+    make = {
+        "symbolic": lambda: SymbolicEquivalenceJudge(timeout=args.timeout),
+        "numeric": lambda: NumericSamplingJudge(timeout=args.timeout, seed=args.seed),
+        "arithmetic": lambda: ArithmeticJudge(),
+        "final_answer": lambda: FinalAnswerJudge(reference=args.answer, timeout=args.timeout),
+    }
+    unknown = [n for n in names if n not in make]
+    if unknown:
+        raise UserError(f"--judges: unknown judge(s) {', '.join(unknown)}; choose from {', '.join(make)}")
+    if len(set(names)) != len(names):
+        raise UserError(f"--judges: a judge is named twice in {args.judges!r}")
+    if len(names) < 2:
+        raise UserError("--judges: a consensus needs at least 2 judges")
+    if "final_answer" in names and args.answer is None:
+        raise UserError("--judges: final_answer needs --answer REFERENCE")
+    return [make[n]() for n in names]
+
+
+def _lambdas(text: str | None, m: int):
+    if text is None:
+        return None
+    try:
+        lam = [float(x) for x in text.split(",") if x.strip()]
+    except ValueError as exc:
+        raise UserError(f"--lambdas: not a comma-separated list of numbers: {text!r}") from exc
+    if len(lam) != m:
+        raise UserError(f"--lambdas: got {len(lam)} values for {m} judges")
+    return lam
+
+
+def _fmt(v) -> str:
+    return "—" if v is None else f"{v:.3f}"
+
+
+def _print_table(report) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    colour = {"valid": "green", "invalid": "bold red", "unchecked": "dim"}
+    table = Table(title=f"{report.source} — policy {report.policy}")
+    table.add_column("line", justify="right")
+    table.add_column("step", overflow="fold", max_width=60)
+    for j in report.judges:
+        table.add_column(j, justify="right")
+    table.add_column("s̄*", justify="right")
+    table.add_column("Δ*", justify="right")
+    table.add_column("verdict")
+    for s in report.steps:
+        row = [str(s.line), s.text] + [_fmt(s.scores[j]) for j in report.judges]
+        row += [_fmt(s.mean), _fmt(s.dispersion), f"[{colour[s.verdict]}]{s.verdict}[/]"]
+        table.add_row(*row)
+    console = Console()
+    console.print(table)
+    fi = report.first_invalid
+    if fi is None:
+        console.print("[green]no invalid step[/]")
+    else:
+        console.print(f"[bold red]first invalid step: line {fi.line}[/] ({fi.text}) — {report.first_invalid_reason()}")
+
+
+def run(args) -> int:
+    from accord.verify.io.derivations import read_derivation
+    from accord.verify.analysis.derivation_check import check_derivation
+
+    lines = read_derivation(args.derivation)
+    judges = _judges(args)
+    lam = _lambdas(args.lambdas, len(judges))
+    params = {k: v for k, v in (("tau", args.tau), ("eps", args.eps)) if v is not None}
+    try:
+        report = check_derivation(lines, judges, policy=args.policy, lambdas=lam, source=args.derivation, **params)
+    except ValueError as exc:
+        raise UserError(str(exc)) from exc
+    if args.json:
+        json.dump(report.as_dict(), sys.stdout, indent=2, ensure_ascii=False)
+        sys.stdout.write("\n")
+    else:
+        _print_table(report)
+    return 1 if report.first_invalid is not None else 0

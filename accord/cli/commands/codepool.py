@@ -1,0 +1,159 @@
+"""``accord codepool``: selection policies on HumanEval's canonical solutions plus AST mutants."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+from pathlib import Path
+
+from accord.consensus_core import list_policies
+from accord.errors import UserError
+
+NAME = "codepool"
+HELP = "Evaluate selection policies on a model-free code pool (HumanEval canonical solutions + AST mutants)."
+JUDGES = ("static", "execution", "consistency")
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--limit", type=int, default=None, help="first N problems (default: all 164)")
+    p.add_argument("--ids", default=None, help="comma-separated problem ids, e.g. HumanEval/0,HumanEval/5")
+    p.add_argument("--mutants", type=int, default=5, help="mutants per problem (default 5)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the mutant choice and candidate order")
+    p.add_argument("--judges", default=",".join(JUDGES), help=f"panel, from {', '.join(JUDGES)}, llm (default: the first three)")
+    p.add_argument("--policies", default=None, help="comma-separated policies (default: all)")
+    p.add_argument("--lambdas", default=None, help="stubbornness per judge, in --judges order")
+    p.add_argument("--probes", type=int, default=12, help="probe inputs per problem for the consistency judge")
+    p.add_argument("--isolation", default="auto", help="sandbox: auto, bwrap, unshare or rlimits")
+    p.add_argument("--workers", type=int, default=None, help="candidates run in parallel (default: CPU count)")
+    p.add_argument("--save", default=None, help="write the scored pool (every raw score and label) to this JSON file")
+    p.add_argument("--load", default=None, help="replay the policies on a pool saved with --save (no execution)")
+    p.add_argument("--json", action="store_true", help="print one JSON document instead of a table")
+
+
+def _positive(name: str, v: int | None) -> None:
+    if v is not None and v < 1:
+        raise UserError(f"--{name} must be >= 1, got {v}")
+
+
+def _build(args) -> tuple[list, list[str]]:
+    from accord.adapters.code.pool import build_pool
+    from accord.verify.tasks.humaneval import load_humaneval
+
+    judges = [j.strip() for j in args.judges.split(",") if j.strip()]
+    unknown = [j for j in judges if j not in JUDGES + ("llm",)]
+    if unknown or not judges:
+        raise UserError(f"--judges: unknown judge(s) {unknown or '(none)'}; choose from {', '.join(JUDGES + ('llm',))}")
+    try:
+        tasks = load_humaneval(args.limit, [i.strip() for i in args.ids.split(",")] if args.ids else None)
+    except ValueError as exc:
+        raise UserError(str(exc)) from None
+    panel = make_panel(judges, args.isolation, args.workers, args.probes)
+    print(f"sandbox: {_describe(panel)}", file=sys.stderr)
+    from rich.progress import Progress
+
+    with Progress(transient=True) as bar:
+        job = bar.add_task("scoring pool", total=len(tasks))
+        pool = build_pool(tasks, panel, args.mutants, args.seed, progress=lambda k, n: bar.update(job, completed=k))
+    return pool, judges
+
+
+def _describe(panel) -> str:
+    for j in panel:
+        if hasattr(j, "runner"):
+            return j.runner.sandbox.describe()
+    return "not used"
+
+
+def make_panel(names, isolation: str = "auto", workers: int | None = None, probes: int = 12) -> list:
+    """The judges named, sharing one sandboxed runner (each candidate executes once)."""
+    from accord.adapters.code.judges import ExecutionJudge, SelfConsistencyJudge
+    from accord.adapters.code.runner import CodeRunner
+    from accord.adapters.code.sandbox import Sandbox
+    from accord.adapters.code.static import StaticJudge
+
+    try:
+        runner = CodeRunner(Sandbox(isolation=isolation, workers=workers), n_probes=probes)
+    except (RuntimeError, ValueError) as exc:
+        raise UserError(f"--isolation: {exc}") from None
+    make = {
+        "static": StaticJudge,
+        "execution": lambda: ExecutionJudge(runner),
+        "consistency": lambda: SelfConsistencyJudge(runner),
+    }
+    panel = []
+    for n in names:
+        if n == "llm":
+            from accord.adapters.code.llm_judge import LLMCodeJudge
+
+            panel.append(LLMCodeJudge())
+        else:
+            panel.append(make[n]())
+    return panel
+
+
+def run(args: argparse.Namespace) -> int:
+    from accord.adapters.code.pool import evaluate_policies, pool_from_json, pool_to_json
+
+    _positive("limit", args.limit)
+    _positive("probes", args.probes)
+    if args.mutants < 1:
+        raise UserError(f"--mutants must be >= 1, got {args.mutants}")
+    if args.load:
+        path = Path(args.load)
+        if not path.exists():
+            raise UserError(f"{path}: no such file")
+        try:
+            pool, judges = pool_from_json(json.loads(path.read_text()))
+        except (ValueError, json.JSONDecodeError) as exc:
+            raise UserError(f"{path}: {exc}") from None
+    else:
+        pool, judges = _build(args)
+        if args.save:
+            Path(args.save).write_text(json.dumps(pool_to_json(pool, judges)))
+    policies = [p.strip() for p in args.policies.split(",")] if args.policies else list_policies()
+    lambdas = None
+    if args.lambdas:
+        from accord.cli.commands.consensus import parse_lambdas
+
+        lambdas = parse_lambdas(args.lambdas, len(judges))
+    try:
+        results = evaluate_policies(pool, policies, lambdas)
+    except ValueError as exc:
+        raise UserError(f"--policies: {exc}") from None
+    n_cands = sum(len(p.correct) for p in pool)
+    n_correct = sum(sum(p.correct) for p in pool)
+    doc = {
+        "problems": len(pool),
+        "candidates": n_cands,
+        "correct_candidates": n_correct,
+        "judges": judges,
+        "results": [r.__dict__ for r in results],
+    }
+    if args.json:
+        print(json.dumps(doc, indent=1))
+    else:
+        _print(doc)
+    return 0
+
+
+def _print(doc: dict) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    console = Console(width=None if sys.stdout.isatty() else 120)
+    console.print(
+        f"[bold]{doc['problems']}[/] problems, {doc['candidates']} candidates "
+        f"({doc['correct_candidates']} correct by the hidden tests); judges: {', '.join(doc['judges'])}"
+    )
+    t = Table(title="P(correct program picked), ties broken uniformly at random", title_justify="left")
+    for col in ("policy", "accuracy", "95% CI", "lowest-index pick", "ties", "mixed ties"):
+        t.add_column(col, justify="left" if col == "policy" else "right")
+    for r in doc["results"]:
+        ci = "-" if math.isnan(r["ci_low"]) else f"[{r['ci_low']:.3f}, {r['ci_high']:.3f}]"
+        t.add_row(
+            r["policy"], f"{r['accuracy']:.3f}", ci, f"{r['first_index_accuracy']:.3f}",
+            f"{r['tie_rate']:.0%}", f"{r['mixed_tie_rate']:.0%}",
+        )
+    console.print(t)

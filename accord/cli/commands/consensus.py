@@ -1,0 +1,156 @@
+"""``accord consensus FILE``: decide every step of a table of raw judge scores."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+from dataclasses import fields
+
+import numpy as np
+
+from accord.consensus_core import Decision, default_lambdas, get_policy, list_policies
+from accord.verify.tables.streaming import streaming as tables
+from accord.errors import UserError
+from accord.verify.tables.streaming.score_table import ScoreTable, read_influence, read_score_table
+
+NAME = "consensus"
+HELP = "Apply a decision policy to a table of raw judge scores (CSV, JSONL or Parquet)."
+
+
+def parse_lambdas(text: str | None, m: int) -> tuple[float, ...]:
+    if text is None:
+        return default_lambdas(m)
+    try:
+        values = tuple(float(x) for x in text.split(",") if x.strip())
+    except ValueError:
+        raise UserError(f"--lambdas: expected comma-separated numbers, got {text!r}") from None
+    if len(values) != m:
+        raise UserError(f"--lambdas: got {len(values)} values for {m} judges (give one per judge column, in order)")
+    bad = [v for v in values if not math.isfinite(v) or v <= 0]
+    if bad:
+        raise UserError(f"--lambdas: stubbornness values must be finite and > 0, got {bad}")
+    return values
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("file", help="CSV (step,candidate,<judge>...) or JSONL ({step, candidate, scores}) of raw scores")
+    p.add_argument("--policy", default="verdict", help=f"decision rule: {', '.join(list_policies())} (default verdict)")
+    p.add_argument("--tau", type=float, default=None, help="confidence threshold (default 0.6)")
+    p.add_argument("--eps", type=float, default=None, help="dispersion tolerance (default 0.1)")
+    p.add_argument("--max-var", type=float, default=None, help="variance policy: largest raw variance accepted (default 0.01)")
+    p.add_argument("--seed", type=int, default=None, help="seed of the random and no_selection policies")
+    p.add_argument("--lambdas", default=None, help="stubbornness per judge in column order, e.g. 1.5,1.0,0.8")
+    p.add_argument("--influence", default=None, help="CSV of an m x m row-stochastic influence matrix W (zero diagonal)")
+    p.add_argument("--json", action="store_true", help="print one JSON document instead of tables")
+    tables.add_streaming_arguments(p)
+
+
+def build_policy(args: argparse.Namespace, table: ScoreTable):
+    lam = parse_lambdas(args.lambdas, len(table.judges))
+    W = read_influence(args.influence, table.judges) if args.influence else None
+    given = {"tau": args.tau, "eps": args.eps, "max_var": args.max_var, "seed": args.seed}
+    try:
+        cls = type(get_policy(args.policy))
+        accepted = {f.name for f in fields(cls)}
+        params = {k: v for k, v in given.items() if v is not None}
+        unused = sorted(k for k in params if k not in accepted)
+        if unused:
+            raise UserError(f"policy {args.policy!r} does not use {', '.join('--' + u.replace('_', '-') for u in unused)}")
+        return get_policy(args.policy, lambdas=lam, influence=W, **params)
+    except ValueError as exc:
+        raise UserError(str(exc)) from None
+
+
+def _num(x) -> float | None:
+    x = float(x)
+    return None if math.isnan(x) else round(x, 12)
+
+
+def to_document(table: ScoreTable, decision: Decision, policy) -> dict:
+    st = decision.stats
+    steps = []
+    for s, step in enumerate(table.steps):
+        cands = []
+        for c, cand in enumerate(table.candidates[s]):
+            cands.append(
+                {
+                    "candidate": cand,
+                    "raw": [_num(v) for v in st.raw[s, c]],
+                    "consensus": [_num(v) for v in st.consensus[s, c]],
+                    "mean": _num(st.mean[s, c]),
+                    "dispersion": _num(st.dispersion[s, c]),
+                    "weighted_mean": _num(st.weighted_mean[s, c]),
+                    "raw_mean": _num(st.raw_mean[s, c]),
+                    "raw_mad": _num(st.raw_mad[s, c]),
+                    "raw_var": _num(st.raw_var[s, c]),
+                    "n_scored": int(st.n_scored[s, c]),
+                    "accepted": bool(decision.accepted[s, c]),
+                }
+            )
+        chosen = int(decision.chosen[s])
+        steps.append(
+            {
+                "step": step,
+                "chosen": table.candidates[s][chosen] if chosen >= 0 else None,
+                "fallback": bool(decision.fallback[s]),
+                "candidates": cands,
+            }
+        )
+    params = {k: v for k, v in policy.params().items() if k != "lambdas"}
+    return {
+        "policy": {"name": policy.name, **params},
+        "judges": list(table.judges),
+        "lambdas": list(policy.panel_lambdas(len(table.judges))),
+        "steps": steps,
+    }
+
+
+def print_tables(doc: dict) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    console = Console()
+    judges = doc["judges"]
+    lam = ", ".join(f"{j}={v:g}" for j, v in zip(judges, doc["lambdas"]))
+    params = ", ".join(f"{k}={v}" for k, v in doc["policy"].items() if k != "name")
+    console.print(f"[bold]policy[/] {doc['policy']['name']} ({params})   [bold]λ[/] {lam}")
+    for step in doc["steps"]:
+        t = Table(title=f"step {step['step']}" + ("  (fallback)" if step["fallback"] else ""), title_justify="left")
+        t.add_column("cand", no_wrap=True)
+        t.add_column("raw", no_wrap=True)
+        t.add_column("s*", no_wrap=True)
+        t.add_column("s̄*", justify="right")
+        t.add_column("Δ*", justify="right")
+        t.add_column("acc")
+        t.add_column("pick")
+        fmt = lambda xs: " ".join("–" if v is None else f"{v:.3f}" for v in xs)  # noqa: E731
+        for c in step["candidates"]:
+            t.add_row(
+                c["candidate"],
+                fmt(c["raw"]),
+                fmt(c["consensus"]),
+                "–" if c["mean"] is None else f"{c['mean']:.3f}",
+                "–" if c["dispersion"] is None else f"{c['dispersion']:.3f}",
+                "yes" if c["accepted"] else "no",
+                "◀" if c["candidate"] == step["chosen"] else "",
+            )
+        console.print(t)
+
+
+def run(args: argparse.Namespace) -> int:
+    if tables.wants_streaming(args):
+        return tables.run_streaming(args, build_policy)
+    table = read_score_table(args.file)
+    policy = build_policy(args, table)
+    try:
+        decision = policy.decide(table.raw)
+    except ValueError as exc:
+        raise UserError(f"{args.file}: {exc}") from None
+    doc = to_document(table, decision, policy)
+    # padding slots (steps with fewer candidates) are dropped by to_document; their NaN rows never win
+    if args.json:
+        print(json.dumps(doc, indent=1))
+    else:
+        print_tables(doc)
+    return 0

@@ -1,0 +1,158 @@
+"""``accord ensemble FILE``: accuracy of reward models and of their ensembles on precomputed rewards.
+
+Small tables are read into memory; large ones (Parquet input, or --stream, --output,
+--chunk-size, --backend ray) are streamed by :mod:`accord.verify.ensemble.rewards.streaming`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+
+from pathlib import Path
+
+from accord.adapters.calibration import METHODS, fit_calibrators, load_calibrators, save_calibrators
+from accord.consensus_core import default_lambdas
+from accord.verify.ensemble.rewards import streaming as es
+from accord.verify.tables.streaming import streaming as tables
+from accord.verify.ensemble.rewards import check_rules, default_rules, evaluate_ensemble, read_rewards
+from accord.errors import UserError
+
+NAME = "ensemble"
+HELP = "Evaluate reward models and their ensembles (mean, min, mean-k*std, FJ consensus) on precomputed rewards (JSONL, CSV, Parquet)."
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("file", help="JSONL: {prompt_id, response_id, label, <model>: reward...} or {chosen: {...}, rejected: {...}}; "
+                   "CSV/Parquet: columns prompt_id, response_id, label, <model>...")
+    p.add_argument("--models", default=None, help="comma-separated reward fields to use (default: every numeric field)")
+    p.add_argument("--calibration", choices=METHODS, default="standardize", help="map raw rewards to [0, 1] (default standardize; platt needs labels)")
+    p.add_argument("--calibrate-on", default=None, help="fit the calibration on this reward file instead of FILE")
+    p.add_argument("--load-calibration", default=None, help="reapply a saved calibration (JSON) instead of fitting")
+    p.add_argument("--save-calibration", default=None, help="write the fitted calibration to this JSON file")
+    p.add_argument("--rules", default=None, help="comma-separated: mean, min, uwo, fj:<policy> (default mean,min,uwo,fj:verdict,fj:no_rejection)")
+    p.add_argument("--k", type=float, default=1.0, help="uncertainty penalty of the uwo rule: mean - k * std (default 1)")
+    p.add_argument("--lambdas", default=None, help="stubbornness per model for the FJ rules, comma-separated (default: the core's)")
+    p.add_argument("--tau", type=float, default=None, help="FJ verdict rule: confidence threshold")
+    p.add_argument("--eps", type=float, default=None, help="FJ verdict rule: dispersion tolerance")
+    p.add_argument("--n-boot", type=int, default=2000, help="bootstrap resamples for intervals (default 2000)")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--json", action="store_true", help="print one JSON document instead of tables")
+    p.add_argument("--stream", action="store_true", help="stream the table in chunks (implied by --output, --chunk-size, --backend ray, Parquet input)")
+    tables.add_streaming_arguments(p, item="response")
+
+
+def _lambdas(text: str | None, m: int):
+    if text is None:
+        return None
+    try:
+        vals = [float(x) for x in text.split(",") if x.strip()]
+    except ValueError:
+        raise UserError(f"--lambdas: expected comma-separated numbers, got {text!r}") from None
+    if len(vals) != m or any(not math.isfinite(v) or v <= 0 for v in vals):
+        raise UserError(f"--lambdas: need {m} finite values > 0 (one per model), got {text!r}")
+    return vals
+
+
+def _calibrators(args, table, models=None, stream=None):
+    """Loaded, or fitted on --calibrate-on or FILE; ``stream`` (a RewardSource) fits FILE in a streamed pass."""
+    models = models or table.models
+    if args.load_calibration:
+        try:
+            cals = load_calibrators(args.load_calibration)
+        except ValueError as exc:
+            raise UserError(str(exc)) from None
+        missing = [m for m in models if m not in cals]
+        if missing:
+            raise UserError(f"{args.load_calibration}: no calibration for model(s) {missing}")
+        return cals
+    if stream is not None and (args.calibration in es.STREAMED_FITS or not args.calibrate_on):
+        src = es.open_rewards(args.calibrate_on, models) if args.calibrate_on else stream
+        return es.fit_streamed(src, args.calibration, args.chunk_size or tables.DEFAULT_CHUNK_SIZE)
+    source = read_rewards(args.calibrate_on, models) if args.calibrate_on else table
+    labels = source.flat_labels
+    if args.calibration == "platt" and labels is None:
+        raise UserError(f"{args.calibrate_on or args.file}: platt calibration needs a 'label' on every row")
+    try:
+        return fit_calibrators(source.flat_raw, models, args.calibration, labels if args.calibration == "platt" else None)
+    except ValueError as exc:
+        raise UserError(f"calibration: {exc}") from None
+
+
+def print_report(doc: dict) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    con = Console()
+    con.print(f"[bold]{doc['prompts']}[/] {'pairs' if doc['kind'] == 'pairs' else 'prompts'}, {doc['responses']} responses, models: {', '.join(doc['models'])}")
+    if "accuracy" in doc:
+        what = "preference accuracy" if doc["kind"] == "pairs" else "best-of-n accuracy"
+        t = Table(title=f"{what} (95% bootstrap CI)", title_justify="left")
+        for col in ("selector", "accuracy", "CI", "n"):
+            t.add_column(col)
+        for name, e in doc["accuracy"].items():
+            t.add_row(name, f"{e['accuracy']:.3f}", f"[{e['ci'][0]:.3f}, {e['ci'][1]:.3f}]", str(e["n"]))
+        con.print(t)
+        b = doc["baselines"]
+        con.print(f"baselines: random {b['random']:.3f}, oracle {b['oracle']:.3f}")
+    ag = doc["agreement"]
+    con.print(f"Krippendorff's alpha (interval, calibrated): {ag['krippendorff_alpha']:.3f}")
+    t = Table(title="pairwise correlations", title_justify="left")
+    sample = doc.get("spearman_sample", {"exact": True})
+    spearman = "Spearman (raw)" if sample["exact"] else f"Spearman (raw, sample of {sample['rows']:,})"
+    for col in ("pair", spearman, "Pearson (calibrated)"):
+        t.add_column(col)
+    for pair, r in ag["spearman_raw"].items():
+        t.add_row(pair, f"{r:.3f}", f"{ag['pearson_calibrated'][pair]:.3f}")
+    con.print(t)
+    inf = doc["influence"]
+    con.print("FJ share of the consensus mean: " + ", ".join(f"{j} {s:.3f} (λ={lam:g})" for (j, s), lam in zip(inf["share_of_mean"].items(), inf["lambdas"])))
+
+
+def _stream(args, models, rules, params) -> dict:
+    """The streamed path: calibration from pass 1 (or loaded), then pass 2 locally or on Ray."""
+    src = es.open_rewards(args.file, models)
+    if args.output and Path(args.output).resolve() == src.path.resolve():
+        raise UserError(f"--output {args.output} would overwrite the input")
+    chunk = args.chunk_size or tables.DEFAULT_CHUNK_SIZE
+    if chunk < 1:
+        raise UserError(f"--chunk-size must be >= 1, got {chunk}")
+    rules = rules or default_rules()
+    check_rules(rules)
+    lam = _lambdas(args.lambdas, len(src.models))
+    cals = _calibrators(args, None, list(src.models), stream=src)
+    if args.save_calibration:
+        save_calibrators(args.save_calibration, {m: cals[m] for m in src.models})
+    lam = tuple(lam) if lam is not None else default_lambdas(len(src.models))
+    scorer = es.Scorer(src.models, {m: cals[m] for m in src.models}, tuple(rules), args.k, lam, params, src.label is not None)
+    if args.backend == "ray":
+        from accord.verify.io.cluster import connect_ray
+
+        connect_ray(args.address)
+    return es.evaluate_streaming(src, scorer, args.output, chunk, args.backend, args.n_boot, args.seed)
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.n_boot < 1:
+        raise UserError(f"--n-boot must be >= 1, got {args.n_boot}")
+    models = [m.strip() for m in args.models.split(",") if m.strip()] if args.models else None
+    rules = [r.strip() for r in args.rules.split(",") if r.strip()] if args.rules else None
+    params = {k: v for k, v in (("tau", args.tau), ("eps", args.eps)) if v is not None}
+    if args.stream or tables.wants_streaming(args):
+        doc = _stream(args, models, rules, params)
+    else:
+        table = read_rewards(args.file, models)
+        cals = _calibrators(args, table)
+        if args.save_calibration:
+            save_calibrators(args.save_calibration, {m: cals[m] for m in table.models})
+        doc = evaluate_ensemble(table, cals, rules, args.k, _lambdas(args.lambdas, len(table.models)), params, args.n_boot, args.seed)
+    if args.json:
+        print(json.dumps(doc, indent=1))
+        return 0
+    print_report(doc)
+    if "stream" in doc:
+        st = doc["stream"]
+        out = f" -> {st['output']}" if st["output"] else ""
+        print(f"streamed {doc['responses']} rows in {st['chunks']} chunks ({st['backend']}, {st['seconds']:.2f} s){out}")
+    return 0

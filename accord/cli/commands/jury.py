@@ -1,0 +1,272 @@
+"""``accord jury FILE``: the modal (or weighted) answer of a panel, its accuracy and the jury law."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+import numpy as np
+
+from accord.consensus_core.jury import MISSING, class_of, correctness, run_jury
+from accord.consensus_core.jury_estimate import check_law, estimate_law
+from accord.consensus_core.jury_law import predict
+from accord.consensus_core.jury_plan import plan_panel
+from accord.errors import UserError
+from accord.verify.analysis.evaluation import bootstrap_ci
+from accord.verify.io.jury import PanelAnswers, read_panel_answers
+
+NAME = "jury"
+HELP = "Modal-vote jury over a panel's answers (JSONL); accuracy, the jury law and panel planning."
+METHODS = ("modal", "weighted", "dawid-skene")
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("file", help='JSONL: {"id", "answers": {member: answer}, "reference"?} per problem')
+    p.add_argument("--equivalence", choices=("text", "math"), default="text", help="answer classes: normalised text or math-verify (default text)")
+    p.add_argument("--method", choices=METHODS, default="modal", help="modal vote, accuracy-weighted plurality, or Dawid-Skene EM (default modal)")
+    p.add_argument("--min-agreement", type=float, default=0.0, help="abstain when the winning class has a smaller share of the votes (default 0)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the tie-break rule and the bootstraps (default 0)")
+    p.add_argument("--check-law", action="store_true", help="estimate (a, rho, s), compare the law with the panel and test its fit (needs references)")
+    p.add_argument("--attractors", type=int, default=1, help="number of shared wrong-answer attractors in the law (default 1)")
+    p.add_argument("--plan", type=float, default=None, metavar="BUDGET", help="choose the members that maximise predicted accuracy within BUDGET (needs references)")
+    p.add_argument("--costs", default=None, help="member costs for --plan, e.g. model_a=3,model_b=1 (default 1 each)")
+    p.add_argument("--n-boot", type=int, default=200, help="bootstrap resamples for intervals (default 200)")
+    p.add_argument("--out", default=None, help="write one JSON line per problem (answer, agreement, abstained, tie) to this file")
+    p.add_argument("--json", action="store_true", help="print one JSON document instead of tables")
+
+
+def _equivalence(name: str):
+    from accord.adapters.answer_equivalence import get_equivalence
+
+    return get_equivalence(name)
+
+
+def _truth(panel: PanelAnswers, codes: np.ndarray, eq) -> np.ndarray:
+    return np.array([class_of(r, a, c, eq) for r, a, c in zip(panel.references, panel.answers, codes)])
+
+
+def _acc_entry(hits: np.ndarray, n_boot: int, seed: int) -> dict:
+    lo, hi = bootstrap_ci(hits.astype(float), n_boot=max(n_boot, 1), seed=seed)
+    return {"accuracy": float(hits.mean()) if hits.size else float("nan"), "ci": [lo, hi], "n": int(hits.size)}
+
+
+def _parse_costs(text: str | None, members: list[str]) -> np.ndarray:
+    costs = np.ones(len(members))
+    if not text:
+        return costs
+    for part in text.split(","):
+        if not part.strip():
+            continue
+        if "=" not in part:
+            raise UserError(f"--costs: expected member=cost pairs, got {part!r}")
+        name, value = part.split("=", 1)
+        name = name.strip()
+        if name not in members:
+            raise UserError(f"--costs: unknown member {name!r} (members: {', '.join(members)})")
+        try:
+            costs[members.index(name)] = float(value)
+        except ValueError:
+            raise UserError(f"--costs: cost of {name!r} is not a number: {value!r}") from None
+    return costs
+
+
+def error_correlations(correct: np.ndarray, present: np.ndarray) -> np.ndarray:
+    """Pairwise Pearson correlation of members' error indicators (problems both answered)."""
+    m = correct.shape[1]
+    R = np.eye(m)
+    for i in range(m):
+        for j in range(i + 1, m):
+            both = present[:, i] & present[:, j]
+            x, y = ~correct[both, i], ~correct[both, j]
+            if both.sum() < 3 or x.std() == 0 or y.std() == 0:
+                r = 0.0
+            else:
+                r = float(np.corrcoef(x, y)[0, 1])
+            R[i, j] = R[j, i] = r
+    return R
+
+
+def _decide(args, codes: np.ndarray, res, members: list[str]):
+    """(chosen class codes, confidence, tied, extra report) for the chosen method."""
+    if args.method == "modal":
+        return res.vote.chosen, res.agreement, res.vote.tied, {}
+    from accord.consensus_core.jury_weighted import dawid_skene, weighted_plurality
+
+    if args.method == "dawid-skene":
+        fit = dawid_skene(codes, seed=args.seed, n_boot=args.n_boot)
+    else:
+        fit = weighted_plurality(codes, seed=args.seed, n_boot=args.n_boot)
+    extra = {
+        "estimated_accuracy": {
+            m: {"value": float(v), "ci": [float(ci[0]), float(ci[1])]} for m, v, ci in zip(members, fit.accuracy, fit.accuracy_ci)
+        }
+    }
+    return fit.chosen, fit.confidence, fit.tied, extra
+
+
+def build_document(args: argparse.Namespace, panel: PanelAnswers) -> dict:
+    eq = _equivalence(args.equivalence)
+    res = run_jury(panel.answers, eq, args.min_agreement, args.seed)
+    try:
+        chosen, conf, tied, extra = _decide(args, res.codes, res, panel.members)
+    except ValueError as exc:
+        raise UserError(f"{args.file}: --method {args.method}: {exc}") from None
+    codes = res.codes
+    abstain = (chosen == MISSING) | (conf < args.min_agreement)
+    doc: dict = {
+        "file": str(args.file),
+        "method": args.method,
+        "equivalence": args.equivalence,
+        "members": panel.members,
+        "problems": len(panel.ids),
+        "min_agreement": args.min_agreement,
+        "seed": args.seed,
+        "answered": int((~abstain).sum()),
+        "coverage": float((~abstain).mean()),
+        "ties": int(np.sum(tied)),
+        **extra,
+    }
+    verdicts = []
+    labelled = panel.labelled
+    truth = _truth(panel, codes, eq) if labelled else None
+    for i, pid in enumerate(panel.ids):
+        row_codes = codes[i]
+        ans = None if abstain[i] else panel.answers[i][int(np.argmax(row_codes == chosen[i]))]
+        v = {"id": pid, "answer": ans, "agreement": float(conf[i]), "abstained": bool(abstain[i]), "tie": bool(tied[i])}
+        if labelled:
+            v["correct"] = bool(not abstain[i] and chosen[i] == truth[i])
+        verdicts.append(v)
+    doc["verdicts"] = verdicts
+    if labelled:
+        ok = correctness(codes, truth)
+        present = codes != MISSING
+        hit = (chosen == truth) & ~abstain
+        doc["jury"] = _acc_entry(hit, args.n_boot, args.seed)
+        doc["jury_answered"] = _acc_entry(hit[~abstain], args.n_boot, args.seed)
+        doc["member_accuracy"] = {m: _acc_entry(ok[present[:, j], j], args.n_boot, args.seed) for j, m in enumerate(panel.members)}
+        best = max(doc["member_accuracy"].items(), key=lambda kv: kv[1]["accuracy"])
+        doc["best_member"] = {"name": best[0], **best[1]}
+        j = panel.members.index(best[0])
+        diff = hit.astype(float) - ok[:, j].astype(float)  # paired, per problem (no answer = wrong)
+        lo, hi = bootstrap_ci(diff, n_boot=max(args.n_boot, 1), seed=args.seed)
+        doc["vs_best_member"] = {"difference": float(diff.mean()), "ci": [lo, hi]}
+        if args.check_law:
+            doc["law"] = law_section(args, codes, ok, hit)
+        if args.plan is not None:
+            doc["plan"] = plan_section(args, panel, ok, present, codes)
+    elif args.check_law or args.plan is not None:
+        missing = [pid for pid, r in zip(panel.ids, panel.references) if r is None][:3]
+        raise UserError(f"{args.file}: --check-law and --plan need a 'reference' on every line (missing for {missing})")
+    return doc
+
+
+def law_section(args, codes: np.ndarray, ok: np.ndarray, hit: np.ndarray) -> dict:
+    try:
+        est = estimate_law(codes, ok, args.attractors, n_boot=args.n_boot, seed=args.seed)
+        fit = check_law(codes, ok, args.attractors, n_boot=args.n_boot, seed=args.seed)
+    except ValueError as exc:
+        raise UserError(f"{args.file}: {exc}") from None
+    M = codes.shape[1]
+    out = {"estimate": est.as_dict()}
+    if 0 < est.a < 1:
+        pred = predict(est.a, est.rho, est.s, M)
+        full = np.all(codes != MISSING, axis=1)
+        unan = full & np.all(codes == codes[:, :1], axis=1)
+        ok_unan = unan & ok[:, 0]
+        out["predicted"] = pred.as_dict()
+        out["observed"] = {
+            "accuracy": float(hit.mean()),
+            "floor": float((unan & ~ok[:, 0]).mean()),
+            "unanimous_rate": float(unan.mean()),
+            "unanimous_accuracy": float(ok_unan.sum() / unan.sum()) if unan.any() else None,
+        }
+    out["fit"] = {k: v for k, v in fit.as_dict().items() if k != "estimate"}
+    return out
+
+
+def plan_section(args, panel: PanelAnswers, ok, present, codes) -> dict:
+    acc = np.array([ok[present[:, j], j].mean() for j in range(len(panel.members))])
+    acc = np.clip(acc, 1e-3, 1 - 1e-3)
+    costs = _parse_costs(args.costs, panel.members)
+    R = np.clip(error_correlations(ok, present), 0.0, 1.0)
+    try:
+        est = estimate_law(codes, ok, args.attractors, n_boot=0)
+        plan = plan_panel(acc, costs, args.plan, R, est.s, panel.members)
+    except ValueError as exc:
+        raise UserError(f"--plan: {exc}") from None
+    return plan.as_dict()
+
+
+def print_report(doc: dict) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    con = Console()
+    con.print(
+        f"[bold]{doc['problems']}[/] problems, [bold]{len(doc['members'])}[/] members, method {doc['method']}, "
+        f"equivalence {doc['equivalence']}; answered {doc['answered']} ({doc['coverage']:.1%}), ties {doc['ties']}"
+    )
+    if "jury" in doc:
+        t = Table(title="accuracy (95% bootstrap CI)", title_justify="left")
+        for col in ("who", "accuracy", "CI", "n"):
+            t.add_column(col)
+        row = lambda name, e: t.add_row(name, f"{e['accuracy']:.3f}", f"[{e['ci'][0]:.3f}, {e['ci'][1]:.3f}]", str(e["n"]))  # noqa: E731
+        row(f"jury ({doc['method']})", doc["jury"])
+        if doc["coverage"] < 1:
+            row("jury, answered only", doc["jury_answered"])
+        for m, e in doc["member_accuracy"].items():
+            est = doc.get("estimated_accuracy", {}).get(m)
+            row(m + (f"  (est. {est['value']:.3f})" if est else ""), e)
+        con.print(t)
+        vs = doc["vs_best_member"]
+        con.print(
+            f"jury - best member ({doc['best_member']['name']}): {vs['difference']:+.3f} "
+            f"[{vs['ci'][0]:+.3f}, {vs['ci'][1]:+.3f}] (paired bootstrap)"
+        )
+    if "law" in doc:
+        law = doc["law"]
+        e = law["estimate"]
+        con.print(
+            f"[bold]law[/] a = {e['a']:.3f} [{e['a_ci'][0]:.3f}, {e['a_ci'][1]:.3f}], rho = {e['rho']:.3f} "
+            f"[{e['rho_ci'][0]:.3f}, {e['rho_ci'][1]:.3f}], s = " + ", ".join(f"{s:.3f} [{c[0]:.3f}, {c[1]:.3f}]" for s, c in zip(e["s"], e["s_ci"]))
+        )
+        if "predicted" in law:
+            t = Table(title=f"law vs panel (M = {e['M']})", title_justify="left")
+            for col in ("quantity", "predicted", "observed"):
+                t.add_column(col)
+            for key in ("accuracy", "floor", "unanimous_rate", "unanimous_accuracy"):
+                obs = law["observed"][key]
+                t.add_row(key, f"{law['predicted'][key]:.4f}", "–" if obs is None else f"{obs:.4f}")
+            con.print(t)
+        f = law["fit"]
+        con.print(
+            f"fit (bins by members right): chi2 = {f['chi2']:.2f}, df = {f['df']}, p = {f['p_value']:.3g}, "
+            f"bootstrap p = {f['p_bootstrap']:.3g}; all wrong {f['all_wrong']}, unanimous wrong {f['unanimous_wrong']} "
+            f"(predicted share {f['unanimous_wrong_rate_predicted']:.4f})"
+        )
+    if "plan" in doc:
+        t = Table(title=f"panel plan, budget {doc['plan']['budget']:g}", title_justify="left")
+        for col in ("size", "members", "cost", "predicted acc"):
+            t.add_column(col)
+        for c in doc["plan"]["best_by_size"]:
+            mark = " ◀" if c["members"] == doc["plan"]["best"]["members"] else ""
+            t.add_row(str(c["size"]), ", ".join(c["members"]) + mark, f"{c['cost']:g}", f"{c['predicted_accuracy']:.4f}")
+        con.print(t)
+
+
+def run(args: argparse.Namespace) -> int:
+    if not (0.0 <= args.min_agreement <= 1.0):
+        raise UserError(f"--min-agreement must lie in [0, 1], got {args.min_agreement}")
+    if args.n_boot < 0:
+        raise UserError(f"--n-boot must be >= 0, got {args.n_boot}")
+    panel = read_panel_answers(args.file)
+    doc = build_document(args, panel)
+    if args.out:
+        with open(args.out, "w", encoding="utf-8") as fh:
+            for v in doc["verdicts"]:
+                fh.write(json.dumps(v) + "\n")
+    if args.json:
+        print(json.dumps(doc, indent=1))
+    else:
+        print_report(doc)
+    return 0

@@ -1,0 +1,98 @@
+"""``accord labels``: convert step labels between formats and score predicted labels against a reference."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from accord.errors import UserError
+
+NAME = "labels"
+HELP = "Step labels: convert between PRM800K, ProcessBench, MMReason and accord runs; score them."
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    from accord.verify.labels.formats import FORMATS
+
+    sub = parser.add_subparsers(dest="labels_command", metavar="ACTION", required=True)
+    conv = sub.add_parser("convert", help="rewrite step labels in another format")
+    conv.add_argument("source", metavar="IN", help="labels file, or a run folder / trace.jsonl")
+    conv.add_argument("dest", metavar="OUT", help="JSONL file to write")
+    conv.add_argument("--from", dest="src_format", choices=FORMATS, help="format of IN (default: detected)")
+    conv.add_argument("--to", dest="dst_format", required=True, choices=[f for f in FORMATS if f != "accord"])
+    score = sub.add_parser("score", help="score predicted step labels against reference labels")
+    score.add_argument("pred", metavar="PRED", help="predicted labels, or a run folder (its verifier's labels)")
+    score.add_argument("ref", metavar="REF", nargs="?", help="reference labels (omit to only summarise PRED)")
+    score.add_argument("--pred-format", choices=FORMATS, help="format of PRED (default: detected)")
+    score.add_argument("--ref-format", choices=FORMATS, help="format of REF (default: detected)")
+    score.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    for p in (conv, score):
+        p.add_argument("--chain", help="chain of a run to read (default: verdict, else the first verified chain)")
+        p.add_argument("--tau", type=float, help="confidence threshold for labelling a run's steps (default: the run's)")
+        p.add_argument("--eps", type=float, help="dispersion limit for labelling a run's steps (default: the run's)")
+
+
+def _read(path: str, fmt: str | None, args: argparse.Namespace):
+    from accord.verify.labels.formats import detect_format, read_labels
+
+    fmt = fmt or detect_format(Path(path))
+    opts = {"chain": args.chain, "tau": args.tau, "eps": args.eps} if fmt == "accord" else {}
+    return read_labels(path, fmt, **opts)
+
+
+def run(args: argparse.Namespace) -> int:
+    from accord.verify.labels.formats import mmreason_step_score, score_labels, write_labels
+
+    if args.labels_command == "convert":
+        sols = _read(args.source, args.src_format, args)
+        write_labels(sols, args.dest, args.dst_format)
+        print(f"wrote {len(sols)} solutions to {args.dest} ({args.dst_format})")
+        return 0
+    pred = _read(args.pred, args.pred_format, args)
+    if args.ref is None:
+        result = {"solutions": len(pred), "steps": sum(len(s.steps) for s in pred),
+                  "mmreason_step_score": mmreason_step_score(pred),
+                  "with_error": sum(s.first_wrong() >= 0 for s in pred)}
+    else:
+        result = score_labels(pred, _read(args.ref, args.ref_format, args))
+        if result["matched"] == 0:
+            raise UserError(f"{args.pred}: no solution id matches one in {args.ref} with the same number of steps")
+    if args.json:
+        print(json.dumps(result, indent=2))
+        return 0
+    _print(result)
+    return 0
+
+
+def _f(x) -> str:
+    return "–" if x is None else f"{x:.3f}"
+
+
+def _print(result: dict) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    con = Console(width=None if sys.stdout.isatty() else 120)
+    t = Table(title="Step-label metrics")
+    t.add_column("metric")
+    t.add_column("value", justify="right")
+    if "first_wrong" not in result:
+        for k, v in result.items():
+            t.add_row(k, _f(v) if isinstance(v, float) else str(v))
+        con.print(t)
+        return
+    fw, st, mm = result["first_wrong"], result["steps"], result["mmreason_step_score"]
+    rows = [("solutions matched", str(result["matched"])),
+            ("skipped (not in reference / step count differs)",
+             f"{result['not_in_reference']} / {result['step_count_mismatch']}"),
+            ("first-wrong-step accuracy, erroneous solutions", f"{_f(fw['error_accuracy'])} (n={fw['n_error']})"),
+            ("first-wrong-step accuracy, correct solutions", f"{_f(fw['correct_accuracy'])} (n={fw['n_correct']})"),
+            ("first-wrong-step F1 (ProcessBench)", _f(fw["f1"])),
+            ("step label agreement", f"{_f(st['agreement'])} (n={st['steps']})"),
+            ("MMReason step score, predicted", _f(mm["predicted"])),
+            ("MMReason step score, reference", _f(mm["reference"]))]
+    for k, v in rows:
+        t.add_row(k, v)
+    con.print(t)

@@ -1,0 +1,74 @@
+"""``accord sweep RUN_DIR``: τ × ε and stubbornness × ε grids by replay, with heatmaps."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from accord.errors import UserError
+
+NAME = "sweep"
+HELP = "Replay a recorded run over a τ × ε grid and over stubbornness settings; write heatmaps."
+
+
+def _floats(values: list[str] | None, flag: str) -> list[float] | None:
+    if not values:
+        return None
+    out = []
+    for v in values:
+        for part in filter(None, (p.strip() for p in v.split(","))):
+            try:
+                out.append(float(part))
+            except ValueError:
+                raise UserError(f"{flag}: {part!r} is not a number") from None
+    return out
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("run_dir", metavar="RUN_DIR", help="run folder holding trace.jsonl")
+    parser.add_argument("--tau", nargs="+", metavar="T", help="confidence thresholds (space or comma separated)")
+    parser.add_argument("--eps", nargs="+", metavar="E", help="dispersion limits (space or comma separated)")
+    parser.add_argument("--lambdas", nargs="+", metavar="L1,L2,..",
+                        help="stubbornness vectors, one per argument, e.g. 1.5,1,0.8 1,1,1 "
+                             "(default: the recorded λ scaled by 0.25..4, and all ones)")
+    parser.add_argument("--policy", default="verdict", choices=("verdict", "mean_preserving"),
+                        help="the thresholded consensus policy to sweep (default verdict)")
+    parser.add_argument("--json", action="store_true", help="print the results as JSON instead of tables")
+
+
+def run(args: argparse.Namespace) -> int:
+    from accord.verify.analysis.sweep import DEFAULT_EPS, DEFAULT_TAUS, write_sweep
+
+    run_dir = Path(args.run_dir)
+    if not run_dir.is_dir():
+        raise UserError(f"{run_dir}: not a run folder")
+    taus = _floats(args.tau, "--tau") or list(DEFAULT_TAUS)
+    epss = _floats(args.eps, "--eps") or list(DEFAULT_EPS)
+    lams = [_floats([v], "--lambdas") for v in args.lambdas] if args.lambdas else None
+    try:
+        res = write_sweep(run_dir, taus, epss, lams, args.policy)
+    except ValueError as exc:
+        raise UserError(f"{run_dir}: {exc}") from None
+    if args.json:
+        print(json.dumps(res, indent=2))
+        return 0
+    from rich.console import Console
+    from rich.table import Table
+
+    con = Console(width=None if sys.stdout.isatty() else 140)
+    for key, rows, title in (("thresholds", [f"τ={t:g}" for t in res["thresholds"]["tau"]], "τ × ε"),
+                             ("stubbornness", ["λ=(" + ",".join(f"{x:g}" for x in lam) + ")"
+                                               for lam in res["stubbornness"]["lambdas"]],
+                              f"stubbornness × ε at τ = {res['stubbornness']['tau']:g}")):
+        g = res[key]
+        t = Table(title=f"{args.policy} {title}: accuracy among exact replays (exact/{g['n_tasks']})")
+        t.add_column("")
+        for e in g["eps"]:
+            t.add_column(f"ε={e:g}", justify="right")
+        for label, acc, ex in zip(rows, g["accuracy_exact"], g["exact"]):
+            t.add_row(label, *[("–" if a is None else f"{a:.3f}") + f" ({n})" for a, n in zip(acc, ex)])
+        con.print(t)
+    con.print(f"Wrote {run_dir / 'sweep.json'}, {', '.join(res['plots'])}")
+    return 0

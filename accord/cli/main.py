@@ -1,0 +1,57 @@
+"""The ``accord`` command line: one entry point, one module per sub-command.
+
+Sub-commands live in :mod:`accord.cli.commands`; each module defines ``NAME``, ``HELP``,
+``add_arguments(parser)`` and ``run(args) -> int``. They are discovered, so adding a command means
+adding a module. Errors a user can fix (:class:`accord.errors.UserError`) print one line and
+exit with code 2, never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import pkgutil
+import sys
+
+from accord.cli import commands
+from accord.errors import UserError
+
+
+def _command_modules():
+    for info in sorted(pkgutil.iter_modules(commands.__path__), key=lambda i: i.name):
+        if info.name.startswith("_"):
+            continue
+        yield importlib.import_module(f"{commands.__name__}.{info.name}")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="accord", description="Verify reasoning with a panel of judges.")
+    from accord import __version__
+
+    parser.add_argument("--version", action="version", version=f"accord {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for module in _command_modules():
+        p = sub.add_parser(module.NAME, help=module.HELP, description=module.HELP)
+        module.add_arguments(p)
+        p.set_defaults(_run=module.run)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "_run", None):
+        parser.print_help()
+        return 2
+    try:
+        return int(args._run(args) or 0)
+    except UserError as exc:
+        print(f"accord {args.command}: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print(f"accord {args.command}: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

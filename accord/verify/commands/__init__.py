@@ -1,1 +1,0 @@
-"""Sub-commands of the ``accord`` CLI, one module each (discovered by :mod:`accord.verify.cli`)."""

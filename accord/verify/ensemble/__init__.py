@@ -1,0 +1,1 @@
+"""Reward-model ensembles: in-memory evaluation and its streaming counterpart."""

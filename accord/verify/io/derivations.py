@@ -1,0 +1,93 @@
+"""Read a derivation file: one step per line, text or Markdown, with line numbers kept.
+
+Text files: blank lines and lines starting with ``#`` are skipped; ``  # note`` ends a line.
+Markdown files: headings, blank lines and fence markers are skipped; inside a fenced code block
+every line is a step; outside one, list items and lines with ``=`` or ``=>`` are steps and other
+prose is skipped. Line syntax (premises, definitions, unknowns, claims) is
+:mod:`accord.adapters.math.steps`.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from accord.adapters.math.steps import classify
+from accord.errors import UserError
+
+MAX_LINE = 2000
+_COMMENT = re.compile(r"\s+#\s.*$|\s+#$")
+
+
+@dataclass(frozen=True)
+class DerivationLine:
+    line: int  # 1-based line number in the file
+    text: str  # the step as written (comment stripped)
+    kind: str  # premise, definition, unknowns or claim
+
+
+def _markdown_lines(lines: list[str]):
+    in_fence = False
+    for n, raw in enumerate(lines, 1):
+        s = raw.strip()
+        if s.startswith("```") or s.startswith("~~~"):
+            in_fence = not in_fence
+            continue
+        if not s:
+            continue
+        if in_fence:
+            if not s.startswith("#"):
+                yield n, s
+            continue
+        if s.startswith("#"):
+            continue
+        if re.match(r"^(?:[-*+]\s+|\d+[.)]\s+)", s) or "=" in s or "⇒" in s:
+            yield n, s
+        elif re.match(r"^(?:given|assume|let|unknowns?)\b", s, re.IGNORECASE):
+            yield n, s
+
+
+def _text_lines(lines: list[str]):
+    for n, raw in enumerate(lines, 1):
+        s = raw.strip()
+        if s and not s.startswith("#"):
+            yield n, s
+
+
+def parse_derivation(text: str, source: str = "<derivation>", markdown: bool = False) -> list[DerivationLine]:
+    """The steps of a derivation; :class:`UserError` naming ``source:line`` for bad input."""
+    lines = text.splitlines()
+    out = []
+    for n, s in (_markdown_lines if markdown else _text_lines)(lines):
+        s = _COMMENT.sub("", s).strip()
+        if not s:
+            continue
+        if len(s) > MAX_LINE:
+            raise UserError(f"{source}:{n}: line longer than {MAX_LINE} characters")
+        if "\x00" in s:
+            raise UserError(f"{source}:{n}: binary data in a text file")
+        line = classify(s)
+        if line.kind == "unknowns" and not line.names:
+            raise UserError(f"{source}:{n}: 'unknowns:' names no symbols")
+        if line.kind == "premise" and len(line.sides) < 2:
+            raise UserError(f"{source}:{n}: a premise must be an equation, got {s!r}")
+        out.append(DerivationLine(n, s, line.kind))
+    if not out:
+        raise UserError(f"{source}: no steps found (one step per line; see docs/proofs.md)")
+    return out
+
+
+def read_derivation(path: str | Path) -> list[DerivationLine]:
+    p = Path(path)
+    if not p.exists():
+        raise UserError(f"{p}: no such file")
+    if p.is_dir():
+        raise UserError(f"{p}: is a directory, expected a derivation file")
+    raw = p.read_bytes()
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = raw[: exc.start].count(b"\n") + 1
+        raise UserError(f"{p}:{line}: not UTF-8 text") from exc
+    return parse_derivation(text, str(p), markdown=p.suffix.lower() in (".md", ".markdown"))

@@ -1,0 +1,1 @@
+"""Step-label datasets: formats (ProcessBench, PRM800K, MMReason) and metrics against a run."""

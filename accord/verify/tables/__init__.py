@@ -1,0 +1,1 @@
+"""Score tables: the in-memory reader and the streaming reader family for CSV, JSONL and Parquet."""

@@ -1,0 +1,202 @@
+"""Reading tables of raw judge scores (CSV or JSONL) into a (steps, candidates, judges) array.
+
+CSV: header ``step,candidate,<judge 1>,<judge 2>,...``; one row per candidate; an empty cell is a
+failed judge. JSONL: one object per candidate,
+``{"step": ..., "candidate": ..., "scores": {"<judge>": value-or-null, ...}}``; the first record
+fixes the judges and every record must name the same ones. Steps keep their order of first
+appearance; candidates keep theirs within a step. Problems raise :class:`UserError` naming the
+file, the line and the problem.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterable
+
+import numpy as np
+
+from accord.errors import UserError
+
+
+@dataclass(frozen=True)
+class ScoreTable:
+    judges: tuple[str, ...]
+    steps: tuple[str, ...]
+    candidates: tuple[tuple[str, ...], ...]  # candidate ids per step
+    raw: np.ndarray  # (n_steps, n_max, m), NaN where a judge failed or the slot is padding
+    present: np.ndarray  # (n_steps, n_max) bool: the slot holds a real candidate
+
+
+@dataclass(frozen=True)
+class ScoreRow:
+    line: int
+    step: str
+    candidate: str
+    scores: tuple[float, ...]  # NaN = failed judge
+
+
+def _score(value, where: str) -> float:
+    if value is None or (isinstance(value, str) and value.strip() == ""):
+        return math.nan
+    if isinstance(value, bool):
+        raise UserError(f"{where}: score {value!r} is not a number")
+    try:
+        x = float(value)
+    except (TypeError, ValueError):
+        raise UserError(f"{where}: score {value!r} is not a number") from None
+    if math.isnan(x):
+        return math.nan
+    if not (0.0 <= x <= 1.0):
+        raise UserError(f"{where}: score {x} is outside [0, 1] (leave the cell empty for a failed judge)")
+    return x
+
+
+def iter_csv_rows(path: Path) -> tuple[tuple[str, ...], Iterable[ScoreRow]]:
+    handle = path.open(newline="", encoding="utf-8")
+    reader = csv.reader(handle)
+    try:
+        header = next(reader)
+    except StopIteration:
+        handle.close()
+        raise UserError(f"{path}:1: empty file, expected a header step,candidate,<judge>,...") from None
+    header = [h.strip() for h in header]
+    if len(header) < 4 or header[0] != "step" or header[1] != "candidate":
+        handle.close()
+        raise UserError(f"{path}:1: header must be step,candidate,<judge 1>,<judge 2>,... (at least two judges), got {','.join(header)}")
+    judges = tuple(header[2:])
+    if len(set(judges)) != len(judges) or any(not j for j in judges):
+        handle.close()
+        raise UserError(f"{path}:1: judge names must be non-empty and distinct, got {list(judges)}")
+
+    def rows():
+        with handle:
+            for cells in reader:
+                line = reader.line_num
+                if not cells or all(not c.strip() for c in cells):
+                    continue
+                if len(cells) != len(header):
+                    raise UserError(f"{path}:{line}: expected {len(header)} columns, got {len(cells)}")
+                step, cand = cells[0].strip(), cells[1].strip()
+                if not step or not cand:
+                    raise UserError(f"{path}:{line}: step and candidate must not be empty")
+                where = f"{path}:{line}"
+                yield ScoreRow(line, step, cand, tuple(_score(c, f"{where} ({j})") for c, j in zip(cells[2:], judges)))
+
+    return judges, rows()
+
+
+def iter_jsonl_rows(path: Path) -> tuple[tuple[str, ...], Iterable[ScoreRow]]:
+    handle = path.open(encoding="utf-8")
+    lines = enumerate(handle, start=1)
+    first = None
+    for line, text in lines:
+        if text.strip():
+            first = (line, text)
+            break
+    if first is None:
+        handle.close()
+        raise UserError(f"{path}:1: empty file, expected one JSON object per candidate")
+
+    def parse(line: int, text: str) -> dict:
+        try:
+            obj = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise UserError(f"{path}:{line}: not valid JSON ({exc.msg})") from None
+        if not isinstance(obj, dict) or not {"step", "candidate", "scores"} <= obj.keys():
+            raise UserError(f"{path}:{line}: expected an object with keys step, candidate, scores")
+        if not isinstance(obj["scores"], dict):
+            raise UserError(f"{path}:{line}: 'scores' must be an object {{judge: value-or-null}}")
+        return obj
+
+    head = parse(*first)
+    judges = tuple(str(k) for k in head["scores"])
+    if len(judges) < 2:
+        handle.close()
+        raise UserError(f"{path}:{first[0]}: a panel needs at least two judges, got {list(judges)}")
+
+    def row(line: int, obj: dict) -> ScoreRow:
+        keys = tuple(str(k) for k in obj["scores"])
+        if set(keys) != set(judges):
+            raise UserError(f"{path}:{line}: judges {sorted(keys)} differ from the first record's {sorted(judges)}")
+        where = f"{path}:{line}"
+        scores = tuple(_score(obj["scores"][j], f"{where} ({j})") for j in judges)
+        return ScoreRow(line, str(obj["step"]), str(obj["candidate"]), scores)
+
+    def rows():
+        with handle:
+            yield row(first[0], head)
+            for line, text in lines:
+                if text.strip():
+                    yield row(line, parse(line, text))
+
+    return judges, rows()
+
+
+def iter_rows(path: Path) -> tuple[tuple[str, ...], Iterable[ScoreRow]]:
+    """(judges, rows) for a CSV or JSONL score file, by extension (.csv, .jsonl/.json)."""
+    path = Path(path)
+    if not path.exists():
+        raise UserError(f"{path}: no such file")
+    suffix = path.suffix.lower()
+    if suffix == ".csv":
+        return iter_csv_rows(path)
+    if suffix in (".jsonl", ".json", ".ndjson"):
+        return iter_jsonl_rows(path)
+    raise UserError(f"{path}: unknown format {suffix!r}; use .csv or .jsonl")
+
+
+def read_score_table(path) -> ScoreTable:
+    """The whole table in memory, candidates grouped by step (NaN-padded to the largest step)."""
+    path = Path(path)
+    judges, rows = iter_rows(path)
+    order: dict[str, dict[str, tuple[float, ...]]] = {}
+    for r in rows:
+        cands = order.setdefault(r.step, {})
+        if r.candidate in cands:
+            raise UserError(f"{path}:{r.line}: candidate {r.candidate!r} of step {r.step!r} appears twice")
+        cands[r.candidate] = r.scores
+    if not order:
+        raise UserError(f"{path}: no score rows")
+    n_max = max(len(c) for c in order.values())
+    m = len(judges)
+    raw = np.full((len(order), n_max, m), np.nan)
+    present = np.zeros((len(order), n_max), dtype=bool)
+    for s, cands in enumerate(order.values()):
+        for c, scores in enumerate(cands.values()):
+            raw[s, c] = scores
+            present[s, c] = True
+    return ScoreTable(judges, tuple(order), tuple(tuple(c) for c in order.values()), raw, present)
+
+
+def read_influence(path, judges: tuple[str, ...]) -> np.ndarray:
+    """An m x m influence matrix from CSV; an optional header row of judge names reorders it."""
+    path = Path(path)
+    if not path.exists():
+        raise UserError(f"{path}: no such file")
+    with path.open(newline="", encoding="utf-8") as handle:
+        rows = [r for r in csv.reader(handle) if r and any(c.strip() for c in r)]
+    if not rows:
+        raise UserError(f"{path}:1: empty influence matrix")
+    names = None
+    try:
+        float(rows[0][0])
+    except ValueError:
+        names = [c.strip() for c in rows[0]]
+        rows = rows[1:]
+    m = len(judges)
+    if len(rows) != m or any(len(r) != m for r in rows):
+        raise UserError(f"{path}: influence matrix must be {m} x {m} for judges {list(judges)}")
+    try:
+        W = np.array([[float(c) for c in r] for r in rows])
+    except ValueError as exc:
+        raise UserError(f"{path}: influence matrix has a non-number ({exc})") from None
+    if names is not None:
+        if sorted(names) != sorted(judges):
+            raise UserError(f"{path}:1: header names {names} do not match the score table's judges {list(judges)}")
+        idx = [names.index(j) for j in judges]
+        W = W[np.ix_(idx, idx)]
+    return W

@@ -1,0 +1,651 @@
+"""Score tables too large for memory: streaming readers, chunked decisions, Parquet output.
+
+The in-memory reader (:mod:`accord.verify.tables.streaming.score_table`) builds one (steps, n, m) array. Here a
+table is read in chunks of at most ``chunk_size`` rows (CSV through pyarrow's streaming reader,
+Parquet by record batches, JSONL line by line), every complete step of a chunk is decided at once
+through the core's vectorised policy, and the rows of the step that may continue into the next
+chunk are carried over. So a step's candidates are never split, and memory is bounded by the chunk
+size (plus one step), not by the file size. The same per-block code runs inside Ray Data tasks
+(:func:`decide_with_ray`).
+
+Streaming needs the rows of a step to be contiguous (tables written step by step are); a step
+that reappears later in the same chunk is an error. The output has one row per candidate:
+``step, candidate, <judge raw scores>, consensus_<judge>..., mean, dispersion, weighted_mean,
+raw_mean, raw_mad, raw_var, n_scored, accepted, chosen, fallback`` (null = failed judge).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterator
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+
+from accord.consensus_core import Policy
+from accord.errors import UserError
+from accord.verify.tables.streaming.score_table import _score, iter_csv_rows, iter_jsonl_rows
+
+STEP, CANDIDATE, LINE = "step", "candidate", "_line"
+STATS = ("mean", "dispersion", "weighted_mean", "raw_mean", "raw_mad", "raw_var")
+FLAGS = ("accepted", "chosen", "fallback")
+DEFAULT_CHUNK_SIZE = 262_144
+CSV_NULLS = ["", "nan", "NaN", "NAN"]
+
+
+@dataclass(frozen=True)
+class TableSource:
+    """A score file: its path, format (csv, jsonl or parquet) and judge columns in order."""
+
+    path: Path
+    format: str
+    judges: tuple[str, ...]
+
+
+@dataclass
+class TableSummary:
+    """Counts over a whole streamed table; what the command prints after writing the output."""
+
+    rows: int = 0
+    steps: int = 0
+    accepted: int = 0  # steps whose chosen candidate passed the acceptance test
+    fallback: int = 0  # steps decided by the fallback ranking
+    unchosen: int = 0  # steps where no candidate had any score
+    chunks: int = 0
+    seconds: float = 0.0
+    _last: object = field(default=None, repr=False)
+    _chosen: int = field(default=0, repr=False)
+
+    def add(self, out: pa.Table) -> None:
+        """Count a written piece; a step may be split over consecutive pieces."""
+        steps = out.column(STEP)
+        new_steps = len(_run_starts(steps))
+        if self._last is not None and steps[0].as_py() == self._last:
+            new_steps -= 1
+        self._last = steps[-1].as_py()
+        chosen = out.column("chosen").to_numpy(zero_copy_only=False)
+        acc = out.column("accepted").to_numpy(zero_copy_only=False)[chosen]
+        fb = out.column("fallback").to_numpy(zero_copy_only=False)[chosen]
+        self.rows += out.num_rows
+        self.steps += new_steps
+        self.accepted += int(acc.sum())
+        self.fallback += int(fb.sum())
+        self._chosen += int(chosen.sum())
+        self.unchosen = self.steps - self._chosen
+
+    def as_dict(self) -> dict:
+        return {k: getattr(self, k) for k in self.__dataclass_fields__ if not k.startswith("_")}
+
+
+def table_format(path: Path) -> str:
+    suffix = path.suffix.lower()
+    if suffix == ".csv":
+        return "csv"
+    if suffix in (".jsonl", ".json", ".ndjson"):
+        return "jsonl"
+    if suffix in (".parquet", ".pq"):
+        return "parquet"
+    raise UserError(f"{path}: unknown format {suffix!r}; use .csv, .jsonl or .parquet")
+
+
+def open_source(path) -> TableSource:
+    """Format and judges of a score file, read from its header (CSV), first record or schema."""
+    path = Path(path)
+    if not path.exists():
+        raise UserError(f"{path}: no such file")
+    fmt = table_format(path)
+    if fmt == "csv":
+        judges, rows = iter_csv_rows(path)
+    elif fmt == "jsonl":
+        judges, rows = iter_jsonl_rows(path)
+    else:
+        return TableSource(path, fmt, _parquet_judges(path))
+    rows.close()
+    return TableSource(path, fmt, judges)
+
+
+def _parquet_judges(path: Path) -> tuple[str, ...]:
+    try:
+        schema = pq.read_schema(path)
+    except (pa.ArrowInvalid, OSError) as exc:
+        raise UserError(f"{path}: not a readable Parquet file ({exc})") from None
+    names = schema.names
+    if STEP not in names or CANDIDATE not in names:
+        raise UserError(f"{path}: Parquet columns must include step and candidate, got {names}")
+    judges = tuple(n for n in names if n not in (STEP, CANDIDATE))
+    for j in judges:
+        t = schema.field(j).type
+        if not (pa.types.is_floating(t) or pa.types.is_integer(t) or pa.types.is_null(t) or pa.types.is_decimal(t)):
+            raise UserError(f"{path}: judge column {j!r} has type {t}, expected numbers in [0, 1] (null = failed judge)")
+    if len(judges) < 2:
+        raise UserError(f"{path}: a panel needs at least two judge columns, got {list(judges)}")
+    return judges
+
+
+# --- reading -------------------------------------------------------------------------------
+
+
+def _normalized(step, candidate, scores: dict[str, pa.Array], judges, line) -> pa.Table:
+    cols = {STEP: pc.cast(step, pa.string()), CANDIDATE: pc.cast(candidate, pa.string())}
+    for j in judges:
+        cols[j] = pc.fill_null(pc.cast(scores[j], pa.float64()), np.nan)
+    cols[LINE] = pa.array(line, pa.int64())
+    return pa.table(cols)
+
+
+def _csv_chunks(src: TableSource, chunk_size: int) -> Iterator[pa.Table]:
+    from pyarrow import csv
+
+    types = {STEP: pa.string(), CANDIDATE: pa.string(), **{j: pa.float64() for j in src.judges}}
+    with src.path.open("rb") as fh:
+        sample = fh.read(1 << 16)
+    row_bytes = max(8, len(sample) // max(1, sample.count(b"\n")))
+    read = csv.ReadOptions(block_size=max(1 << 16, min(1 << 26, row_bytes * chunk_size)))
+    conv = csv.ConvertOptions(column_types=types, null_values=CSV_NULLS, strings_can_be_null=False)
+    try:
+        reader = csv.open_csv(src.path, read_options=read, convert_options=conv)
+        seen = 0
+        for batch in reader:
+            for off in range(0, batch.num_rows, chunk_size):
+                b = batch.slice(off, chunk_size)
+                step = pc.utf8_trim_whitespace(b.column(STEP))
+                cand = pc.utf8_trim_whitespace(b.column(CANDIDATE))
+                lines = np.arange(seen + 2, seen + 2 + b.num_rows)
+                seen += b.num_rows
+                yield _normalized(step, cand, {j: b.column(j) for j in src.judges}, src.judges, lines)
+    except pa.ArrowInvalid as exc:
+        _locate_text_error(src)
+        raise UserError(f"{src.path}: {exc}") from None
+
+
+def _locate_text_error(src: TableSource) -> None:
+    """Re-read a CSV/JSONL file row by row to name the exact line of a problem (error path only)."""
+    _, rows = (iter_csv_rows if src.format == "csv" else iter_jsonl_rows)(src.path)
+    for _ in rows:
+        pass
+
+
+def _jsonl_chunks(src: TableSource, chunk_size: int) -> Iterator[pa.Table]:
+    _, rows = iter_jsonl_rows(src.path)
+    buf = []
+    for row in rows:
+        buf.append(row)
+        if len(buf) == chunk_size:
+            yield _rows_table(buf, src.judges)
+            buf = []
+    if buf:
+        yield _rows_table(buf, src.judges)
+
+
+def _rows_table(rows, judges) -> pa.Table:
+    scores = np.array([r.scores for r in rows], dtype=np.float64).reshape(len(rows), len(judges))
+    return _normalized(
+        pa.array([r.step for r in rows]),
+        pa.array([r.candidate for r in rows]),
+        {j: pa.array(scores[:, i]) for i, j in enumerate(judges)},
+        judges,
+        [r.line for r in rows],
+    )
+
+
+def _parquet_chunks(src: TableSource, chunk_size: int) -> Iterator[pa.Table]:
+    f = pq.ParquetFile(src.path, pre_buffer=False, buffer_size=1 << 20)  # pre-buffering reads the whole file
+    seen = 0
+    for b in f.iter_batches(batch_size=chunk_size, columns=[STEP, CANDIDATE, *src.judges]):
+        lines = np.arange(seen + 1, seen + 1 + b.num_rows)  # 1-based row numbers
+        seen += b.num_rows
+        yield _normalized(b.column(STEP), b.column(CANDIDATE), {j: b.column(j) for j in src.judges}, src.judges, lines)
+
+
+def iter_chunks(src: TableSource, chunk_size: int = DEFAULT_CHUNK_SIZE, readers: dict | None = None, check=None) -> Iterator[pa.Table]:
+    """Normalised chunks of at most ``chunk_size`` rows: step, candidate (strings), judges (float, NaN).
+
+    Another table layout passes its own ``readers`` (format -> reader) and ``check``.
+    """
+    if chunk_size < 1:
+        raise UserError(f"--chunk-size must be >= 1, got {chunk_size}")
+    readers = readers or {"csv": _csv_chunks, "jsonl": _jsonl_chunks, "parquet": _parquet_chunks}
+    check = check or _check_chunk
+    for chunk in readers[src.format](src, chunk_size):
+        check(src, chunk)
+        yield chunk
+
+
+def _where(src: TableSource, line: int | None, step=None, cand=None, nouns=("step", "candidate")) -> str:
+    if line is not None and line >= 0:
+        unit = "row " if src.format == "parquet" else ""
+        return f"{src.path}:{unit}{line}"
+    return f"{src.path}: {nouns[0]} {step!r} {nouns[1]} {cand!r}"
+
+
+def _check_chunk(src: TableSource, t: pa.Table) -> None:
+    """Vectorised validation: ids present, scores in [0, 1] or NaN; the message names the row."""
+    lines = t.column(LINE).to_numpy() if LINE in t.column_names else np.full(t.num_rows, -1)
+    for col in (STEP, CANDIDATE):
+        bad = pc.or_(pc.is_null(t.column(col)), pc.equal(pc.utf8_length(t.column(col)), 0))
+        idx = np.flatnonzero(bad.to_numpy(zero_copy_only=False))
+        if idx.size:
+            raise UserError(f"{_where(src, int(lines[idx[0]]))}: step and candidate must not be empty")
+    for j in src.judges:
+        x = t.column(j).to_numpy()
+        idx = np.flatnonzero(~np.isnan(x) & ((x < 0) | (x > 1)))
+        if idx.size:
+            i = idx[0]
+            if src.format == "csv":
+                _locate_text_error(src)
+            step, cand = t.column(STEP)[i].as_py(), t.column(CANDIDATE)[i].as_py()
+            raise UserError(
+                f"{_where(src, int(lines[i]), step, cand)} ({j}): score {x[i]} is outside [0, 1] (null marks a failed judge)"
+            )
+
+
+# --- grouping and deciding ------------------------------------------------------------------
+
+
+def _run_starts(steps: pa.Array | pa.ChunkedArray) -> np.ndarray:
+    """Row indices where a new step begins (rows of a step are contiguous)."""
+    n = len(steps)
+    if n == 0:
+        return np.zeros(0, dtype=np.int64)
+    if n == 1:
+        return np.zeros(1, dtype=np.int64)
+    change = pc.not_equal(steps.slice(1), steps.slice(0, n - 1)).to_numpy(zero_copy_only=False)
+    return np.concatenate([[0], np.flatnonzero(change) + 1]).astype(np.int64)
+
+
+def _check_groups(src, t: pa.Table, starts: np.ndarray, run_id: np.ndarray, cols=(STEP, CANDIDATE), nouns=("step", "candidate")) -> None:
+    """A group's rows together and no item twice in a group; ``cols``/``nouns`` name the group and item."""
+    unit, item = nouns
+    steps = t.column(cols[0])
+    run_steps = pc.take(steps, pa.array(starts))
+    if pc.count_distinct(run_steps).as_py() != len(starts):
+        counts = pc.value_counts(run_steps)
+        again = counts.filter(pc.greater(counts.field("counts"), 1))[0]["values"].as_py()
+        rows = np.flatnonzero(pc.equal(run_steps, again).to_numpy(zero_copy_only=False))
+        line = int(t.column(LINE)[int(starts[rows[1]])].as_py()) if LINE in t.column_names else None
+        raise UserError(
+            f"{_where(src, line, again, None, nouns)}: {unit} {again!r} appears again after other {unit}s; streaming needs "
+            f"each {unit}'s rows together (sort or group the table by {cols[0]})"
+        )
+    codes = pc.dictionary_encode(t.column(cols[1])).combine_chunks().indices.to_numpy()
+    keys = run_id * (int(codes.max()) + 1 if codes.size else 1) + codes
+    uniq, first = np.unique(keys, return_index=True)
+    if uniq.size != keys.size:
+        dup = np.setdiff1d(np.arange(keys.size), first)[0]
+        line = int(t.column(LINE)[int(dup)].as_py()) if LINE in t.column_names else None
+        step, cand = steps[int(dup)].as_py(), t.column(cols[1])[int(dup)].as_py()
+        raise UserError(f"{_where(src, line, step, cand, nouns)}: {item} {cand!r} of {unit} {step!r} appears twice")
+
+
+def output_schema(judges) -> pa.Schema:
+    fields = [pa.field(STEP, pa.string()), pa.field(CANDIDATE, pa.string())]
+    fields += [pa.field(j, pa.float64()) for j in judges]
+    fields += [pa.field(f"consensus_{j}", pa.float64()) for j in judges]
+    fields += [pa.field(s, pa.float64()) for s in STATS] + [pa.field("n_scored", pa.int64())]
+    fields += [pa.field(f, pa.bool_()) for f in FLAGS]
+    return pa.schema(fields)
+
+
+def _check_names(judges) -> None:
+    reserved = set(output_schema([]).names) | {f"consensus_{j}" for j in judges}
+    clash = sorted(set(judges) & reserved)
+    if clash:
+        raise UserError(f"judge names {clash} clash with output columns; rename those judges")
+
+
+def _float(x: np.ndarray) -> pa.Array:
+    return pa.array(x, pa.float64(), mask=np.isnan(x))
+
+
+def decide_rows(src: TableSource, t: pa.Table, policy: Policy, check: bool = True) -> pa.Table:
+    """Decide every step of a table of complete steps; one output row per input row, same order.
+
+    ``check`` validates the grouping (a step's rows together, no candidate twice); a caller that
+    has already checked a larger table containing these rows passes False.
+    """
+    judges = src.judges
+    if t.num_rows == 0:
+        return output_schema(judges).empty_table()
+    starts = _run_starts(t.column(STEP))
+    lengths = np.diff(np.append(starts, t.num_rows))
+    run_id = np.repeat(np.arange(len(starts)), lengths)
+    if check:
+        _check_groups(src, t, starts, run_id)
+    pos = np.arange(t.num_rows) - starts[run_id]
+    raw = np.full((len(starts), int(lengths.max()), len(judges)), np.nan)
+    raw[run_id, pos] = np.column_stack([t.column(j).to_numpy() for j in judges])
+    try:
+        d = policy.decide(raw)
+    except ValueError as exc:
+        raise UserError(f"{src.path}: {exc}") from None
+    st = d.stats
+    cons = st.consensus[run_id, pos]
+    cols = [t.column(STEP), t.column(CANDIDATE)]
+    cols += [_float(raw[run_id, pos, i]) for i in range(len(judges))]
+    cols += [_float(cons[:, i]) for i in range(len(judges))]
+    cols += [_float(getattr(st, s)[run_id, pos]) for s in STATS]
+    cols += [pa.array(st.n_scored[run_id, pos].astype(np.int64))]
+    cols += [pa.array(d.accepted[run_id, pos]), pa.array(d.chosen[run_id] == pos), pa.array(d.fallback[run_id])]
+    return pa.Table.from_arrays(cols, schema=output_schema(judges))
+
+
+def whole_groups(chunks, check, key: str = STEP) -> Iterator[pa.Table]:
+    """Tables of complete groups (contiguous rows sharing ``key``) from ordered chunks.
+
+    The last group of each chunk may continue in the next, so its rows are carried over;
+    ``check(t, starts, run_id)`` validates each table held at once. A yielded table may be empty.
+    """
+    carry: pa.Table | None = None
+    for chunk in chunks:
+        t = chunk if carry is None else pa.concat_tables([carry, chunk])
+        starts = _run_starts(t.column(key))
+        check(t, starts, np.repeat(np.arange(len(starts)), np.diff(np.append(starts, t.num_rows))))
+        carry = t.slice(int(starts[-1]))
+        yield t.slice(0, int(starts[-1]))
+    if carry is not None:
+        yield carry
+
+
+def decide_streaming(src: TableSource, policy: Policy, output, chunk_size: int = DEFAULT_CHUNK_SIZE) -> TableSummary:
+    """The in-process path: read in chunks, decide complete steps, append to one Parquet file."""
+    _check_names(src.judges)
+    t0 = time.perf_counter()
+    summary = TableSummary()
+
+    def counted():
+        for chunk in iter_chunks(src, chunk_size):
+            summary.chunks += 1
+            yield chunk
+
+    with _Writer(output, src.judges) as writer:
+        for t in whole_groups(counted(), lambda t, starts, run_id: _check_groups(src, t, starts, run_id)):
+            writer.write(decide_rows(src, t, policy, check=False), summary)
+    summary.seconds = time.perf_counter() - t0
+    return summary
+
+
+class _Writer:
+    """The single writer of the output file; a failed run leaves no half-written file behind."""
+
+    def __init__(self, output, judges, schema: pa.Schema | None = None):
+        self.path = Path(output)
+        self.tmp = self.path.with_name(self.path.name + ".partial")
+        self.schema = schema if schema is not None else output_schema(judges)
+        self.writer = None
+
+    def __enter__(self):
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.writer = pq.ParquetWriter(self.tmp, self.schema)
+        return self
+
+    def write(self, out: pa.Table, summary: TableSummary) -> None:
+        if out.num_rows:
+            self.writer.write_table(out)
+            summary.add(out)
+
+    def __exit__(self, exc_type, exc, tb):
+        self.writer.close()
+        if exc_type is None:
+            self.tmp.replace(self.path)
+        else:
+            self.tmp.unlink(missing_ok=True)
+        return False
+
+
+# --- Ray Data ------------------------------------------------------------------------------
+
+_PART = "_part"  # in a Ray block's output: 1 decided, 0 an edge step left to the driver
+_EDGE, _DONE = 0, 1
+
+
+def _jsonl_block(src: TableSource, lines: list[str]) -> pa.Table:
+    steps, cands, scores = [], [], []
+    for text in lines:
+        try:
+            obj = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise UserError(f"{src.path}: not valid JSON ({exc.msg}): {text[:80]!r}") from None
+        if not isinstance(obj, dict) or not isinstance(obj.get("scores"), dict) or not {"step", "candidate"} <= obj.keys():
+            raise UserError(f"{src.path}: expected an object with keys step, candidate, scores: {text[:80]!r}")
+        where = f"{src.path}: step {obj['step']!r} candidate {obj['candidate']!r}"
+        if set(map(str, obj["scores"])) != set(src.judges):
+            raise UserError(f"{where}: judges {sorted(obj['scores'])} differ from the first record's {sorted(src.judges)}")
+        steps.append(str(obj["step"]))
+        cands.append(str(obj["candidate"]))
+        scores.append([_score(obj["scores"][j], f"{where} ({j})") for j in src.judges])
+    x = np.array(scores, dtype=np.float64).reshape(len(lines), len(src.judges))
+    cols = {j: pa.array(x[:, i]) for i, j in enumerate(src.judges)}
+    return _normalized(pa.array(steps), pa.array(cands), cols, src.judges, np.full(len(lines), -1))
+
+
+def decide_block(batch: pa.Table, src: TableSource, policy: Policy) -> pa.Table:
+    """One Ray Data block: decide its interior steps; its first and last step go back undecided.
+
+    A block is a contiguous slice of the file, so only its first and last step may continue in
+    a neighbouring block; the driver joins those edges in order and decides them.
+    """
+    if src.format == "jsonl":
+        t = _jsonl_block(src, [s for s in batch.column("text").to_pylist() if s.strip()])
+    else:
+        step = pc.utf8_trim_whitespace(pc.cast(batch.column(STEP), pa.string()))
+        cand = pc.utf8_trim_whitespace(pc.cast(batch.column(CANDIDATE), pa.string()))
+        scores = {j: batch.column(j) for j in src.judges}
+        t = _normalized(step, cand, scores, src.judges, np.full(batch.num_rows, -1))
+    _check_chunk(src, t)
+    return split_block(t, lambda rows: decide_rows(src, rows, policy), output_schema(src.judges))
+
+
+def split_block(t: pa.Table, decide, schema: pa.Schema, key: str = STEP) -> pa.Table:
+    """A Ray block's rows in ``schema`` plus ``_part``: interior groups decided by ``decide``,
+    the first and last group left undecided (their columns of ``t`` kept, the rest null)."""
+    schema = schema.append(pa.field(_PART, pa.int8()))
+    if t.num_rows == 0:
+        return schema.empty_table()
+    starts = _run_starts(t.column(key))
+    if len(starts) == 1:
+        return _pending(t, None, schema)
+    head, tail = int(starts[1]), int(starts[-1])
+    done = decide(t.slice(head, tail - head))
+    done = done.append_column(_PART, pa.array(np.full(done.num_rows, _DONE, dtype=np.int8)))
+    return pa.concat_tables([_pending(t.slice(0, head), None, schema), done, _pending(t.slice(tail), None, schema)])
+
+
+def _pending(t: pa.Table, src: TableSource | None, schema: pa.Schema) -> pa.Table:
+    cols = []
+    for f in schema:
+        if f.name in t.column_names and f.name not in (LINE,):
+            cols.append(t.column(f.name))
+        elif f.name == _PART:
+            cols.append(pa.array(np.full(t.num_rows, _EDGE, dtype=np.int8)))
+        else:
+            cols.append(pa.nulls(t.num_rows, f.type))
+    return pa.Table.from_arrays(cols, schema=schema)
+
+
+def _raw_part(t: pa.Table, judges) -> pa.Table:
+    """Pending rows back in the normalised form decide_rows reads (nulls as NaN)."""
+    cols = {STEP: t.column(STEP), CANDIDATE: t.column(CANDIDATE)}
+    for j in judges:
+        cols[j] = pc.fill_null(t.column(j), np.nan)
+    return pa.table(cols)
+
+
+def _read_row_groups(batch: pa.Table, src: TableSource, columns=None) -> pa.Table:
+    f = pq.ParquetFile(src.path, pre_buffer=False, buffer_size=1 << 20)
+    ids = batch.column("id").to_pylist()
+    return f.read_row_groups(ids, columns=columns or [STEP, CANDIDATE, *src.judges])
+
+
+def ray_dataset(src: TableSource, chunk_size: int, types: dict | None = None):
+    """A Ray Data dataset over the file whose blocks are contiguous, ordered slices of it.
+
+    ``types`` (column -> Arrow type) picks the Parquet/CSV columns read; by default step,
+    candidate and the judges.
+    """
+    import ray.data
+    from pyarrow import csv
+
+    ctx = ray.data.DataContext.get_current()
+    ctx.execution_options.preserve_order = True
+    ctx.enable_progress_bars = False
+    # blocks of about chunk_size rows: every number is 8 bytes, ids a few dozen
+    ctx.target_max_block_size = max(1 << 16, chunk_size * (8 * len(src.judges) + 48))
+    path = str(src.path)
+    if src.format == "parquet":
+        # row groups, read in order by the tasks themselves: a block is whole, consecutive row groups
+        f = pq.ParquetFile(src.path)
+        per_group = max(1, f.metadata.num_rows // max(1, f.num_row_groups))
+        groups = ray.data.range(f.num_row_groups, override_num_blocks=max(1, min(f.num_row_groups, 200)))
+        return groups.map_batches(
+            _read_row_groups, fn_kwargs={"src": src, "columns": list(types) if types else None},
+            batch_format="pyarrow", batch_size=max(1, chunk_size // per_group)
+        )
+    if src.format == "csv":
+        include = list(types) if types else []
+        types = types or {STEP: pa.string(), CANDIDATE: pa.string(), **{j: pa.float64() for j in src.judges}}
+        conv = csv.ConvertOptions(column_types=types, null_values=CSV_NULLS, strings_can_be_null=False, include_columns=include)
+        return ray.data.read_csv(path, convert_options=conv)
+    return ray.data.read_text(path)
+
+
+def decide_with_ray(
+    src: TableSource, policy: Policy, output, chunk_size: int = DEFAULT_CHUNK_SIZE, num_cpus: float = 1.0
+) -> TableSummary:
+    """The Ray Data path: blocks are decided in parallel tasks; one writer on the driver appends
+    them in file order to a single Parquet file, joining the steps that cross block edges."""
+    import ray
+
+    _check_names(src.judges)
+    logging.getLogger("ray.data").setLevel(logging.WARNING)
+    t0 = time.perf_counter()
+    summary = TableSummary()
+    ds = ray_dataset(src, chunk_size).map_batches(
+        decide_block,
+        fn_kwargs={"src": src, "policy": policy},
+        batch_format="pyarrow",
+        batch_size=None,
+        zero_copy_batch=True,
+        num_cpus=num_cpus,
+    )
+    merger = _EdgeMerger(src, policy, summary)
+    try:
+        with _Writer(output, src.judges) as writer:
+            for batch in ds.iter_batches(batch_size=None, batch_format="pyarrow"):
+                summary.chunks += 1
+                merger.feed(batch, writer)
+            merger.flush(writer)
+    except ray.exceptions.RayError as exc:
+        raise _user_error(exc) from None
+    summary.seconds = time.perf_counter() - t0
+    return summary
+
+
+class _EdgeMerger:
+    """Joins the undecided edge rows of consecutive blocks, in stream order, into whole steps.
+
+    Undecided rows arrive in runs between decided ones; within a run, rows of one step belong
+    together (a step's rows are contiguous in the file). Every step but the last of a run is
+    complete; the last stays open, since the next batch may continue it.
+    """
+
+    def __init__(self, src: TableSource, policy: Policy, summary: TableSummary, decide=None, key: str = STEP):
+        self.src, self.policy, self.summary, self.key = src, policy, summary, key
+        self.decide = decide or (lambda rows: decide_rows(src, _raw_part(rows, src.judges), policy))
+        self.open: pa.Table | None = None
+
+    def flush(self, writer) -> None:
+        if self.open is not None:
+            writer.write(self.decide(self.open), self.summary)
+            self.open = None
+
+    def feed(self, batch: pa.Table, writer) -> None:
+        done = batch.column(_PART).to_numpy() == _DONE
+        if done.size == 0:
+            return
+        edges = np.flatnonzero(np.diff(done.astype(np.int8))) + 1
+        bounds = np.concatenate([[0], edges, [done.size]])
+        for a, b in zip(bounds[:-1], bounds[1:]):
+            seg = batch.slice(int(a), int(b - a))
+            if done[a]:
+                self.flush(writer)
+                writer.write(seg.drop_columns([_PART]), self.summary)
+                continue
+            starts = np.append(_run_starts(seg.column(self.key)), seg.num_rows)
+            for s, e in zip(starts[:-1], starts[1:]):
+                rows = seg.slice(int(s), int(e - s))
+                same = self.open is not None and self.open.column(self.key)[0].as_py() == rows.column(self.key)[0].as_py()
+                if same:
+                    self.open = pa.concat_tables([self.open, rows])
+                else:
+                    self.flush(writer)
+                    self.open = rows
+
+
+def _user_error(exc: BaseException) -> BaseException:
+    """The UserError raised inside a Ray task, if that is what failed; else the Ray error itself."""
+    seen = exc
+    while seen is not None:
+        if isinstance(seen, UserError):
+            return UserError(str(seen))
+        cause = getattr(seen, "cause", None)
+        seen = cause if isinstance(cause, BaseException) and cause is not seen else seen.__cause__
+    text = str(exc)
+    marker = "UserError: "
+    if marker in text:
+        return UserError(text.split(marker, 1)[1].strip().splitlines()[0])
+    return exc
+
+
+# --- the command-line face (shared by the table commands) -----------------------------------
+
+
+def add_streaming_arguments(p, item: str = "candidate") -> None:
+    """--backend, --address, --chunk-size, --output: the large-table options of a table command."""
+    p.add_argument("--backend", choices=("local", "ray"), default="local", help="local (default) or ray: Ray Data over a cluster")
+    p.add_argument("--address", default=None, help="Ray cluster address (default: RAY_ADDRESS, else a local cluster)")
+    p.add_argument("--chunk-size", type=int, default=None, help=f"rows per chunk when streaming (default {DEFAULT_CHUNK_SIZE})")
+    p.add_argument("--output", default=None, help=f"write one row per {item} to this Parquet file (streams the input)")
+
+
+def wants_streaming(args) -> bool:
+    """Stream when asked to (Ray, a chunk size, a Parquet output) or when the input is Parquet."""
+    path = Path(args.file)
+    return args.backend == "ray" or args.chunk_size is not None or args.output is not None or path.suffix.lower() in (".parquet", ".pq")
+
+
+def run_streaming(args, build_policy) -> int:
+    """Decide a table of any size into ``--output``; print a summary (a table, or JSON with --json)."""
+    src = open_source(args.file)
+    if not args.output:
+        raise UserError(f"{src.path}: streaming (--backend ray, --chunk-size or a Parquet input) needs --output OUT.parquet")
+    if Path(args.output).resolve() == src.path.resolve():
+        raise UserError(f"--output {args.output} would overwrite the input")
+    policy = build_policy(args, src)
+    chunk = args.chunk_size or DEFAULT_CHUNK_SIZE
+    if chunk < 1:
+        raise UserError(f"--chunk-size must be >= 1, got {chunk}")
+    if args.backend == "ray":
+        from accord.verify.io.cluster import connect_ray
+
+        connect_ray(args.address)
+        summary = decide_with_ray(src, policy, args.output, chunk)
+    else:
+        summary = decide_streaming(src, policy, args.output, chunk)
+    doc = {"input": str(src.path), "output": str(args.output), "backend": args.backend, "policy": policy.name,
+           "judges": list(src.judges), **summary.as_dict()}
+    if getattr(args, "json", False):
+        print(json.dumps(doc, indent=1))
+    else:
+        rate = summary.rows / summary.seconds if summary.seconds > 0 else float("inf")
+        print(
+            f"{summary.rows} rows, {summary.steps} steps -> {args.output} ({args.backend}, {summary.seconds:.2f} s, "
+            f"{rate:,.0f} rows/s): {summary.accepted} accepted, {summary.fallback} by fallback, "
+            f"{summary.unchosen} with no scored candidate"
+        )
+    return 0
