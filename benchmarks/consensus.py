@@ -19,8 +19,7 @@ import time
 
 import numpy as np
 
-from accord.consensus_core import all_to_all, get_policy
-from accord.consensus_core import fused
+from accord.consensus_core import all_to_all, fused, get_policy
 from accord.consensus_core.jax_backend import verdict_decide_jax
 
 N_CANDIDATES = 3

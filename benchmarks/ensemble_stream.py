@@ -48,8 +48,9 @@ def write_table(path: Path, rows: int, per_prompt: int = 8, seed: int = 0, piece
 def one(mode: str, path: str, chunk: int) -> dict:
     """Run one path in this process; the measured figures as a dict."""
     from accord.consensus_core import default_lambdas
-    from accord.verify.ensemble.rewards import streaming as es
+    from accord.verify.ensemble import streaming as es
     from accord.verify.ensemble.rewards import default_rules, evaluate_ensemble, read_rewards
+    from accord.verify.tables.rewards import open_rewards
 
     if mode == "ray":
         from accord.verify.io.cluster import connect_ray
@@ -57,7 +58,7 @@ def one(mode: str, path: str, chunk: int) -> dict:
         connect_ray(num_cpus=2)
         warm = Path(path).with_name("warm.parquet")  # Ray worker start-up and imports, not counted
         write_table(warm, 20_000, seed=1)
-        src = es.open_rewards(warm)
+        src = open_rewards(warm)
         cals = es.fit_streamed(src, "standardize", chunk)
         es.evaluate_streaming(src, es.Scorer(src.models, cals, tuple(default_rules()), 1.0, default_lambdas(3), {}, True),
                               None, chunk, "ray", n_boot=10)
@@ -69,7 +70,7 @@ def one(mode: str, path: str, chunk: int) -> dict:
         table = read_rewards(path)
         doc = evaluate_ensemble(table, fit_calibrators(table.flat_raw, table.models), n_boot=1000)
     else:
-        src = es.open_rewards(path)
+        src = open_rewards(path)
         cals = es.fit_streamed(src, "standardize", chunk)
         scorer = es.Scorer(src.models, cals, tuple(default_rules()), 1.0, default_lambdas(3), {}, True)
         doc = es.evaluate_streaming(src, scorer, Path(path).with_name(f"out-{mode}.parquet"), chunk, "ray" if mode == "ray" else "local", n_boot=1000)

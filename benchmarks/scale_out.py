@@ -42,8 +42,8 @@ def write_table(path: Path, rows: int, seed: int = 0, piece: int = 1_000_000) ->
 
 def bench_tables(rows: int, chunk: int, workdir: Path) -> None:
     from accord.consensus_core import get_policy
-    from accord.verify.tables.streaming import streaming as tables
     from accord.verify.io.cluster import connect_ray
+    from accord.verify.tables import streaming as tables
 
     path = workdir / "scores.parquet"
     t0 = time.perf_counter()
@@ -85,8 +85,8 @@ def _same_files(a: Path, b: Path) -> bool:
 
 
 def bench_run(problems: int, workdir: Path) -> None:
-    from accord.verify.run import config as C
     from accord.verify.io.cluster import connect_ray, ray_backend
+    from accord.verify.run import config as C
 
     cfg = C.resolve({
         "task": {"name": "basic_arithmetic", "options": {"size": problems, "seed": 0}},

@@ -111,8 +111,8 @@ def cold_caches(generator, panel) -> None:
 
 
 def run_loop(cfg, tasks, generator, panel, adaptive: bool):
-    from accord.cli.commands.run import build_chains
     from accord.verify.loop.engine import Adaptive, Budgets, StepLoop, accuracy
+    from accord.verify.run.setup import build_chains
 
     cold_caches(generator, panel)
     b, a = cfg["budgets"], cfg["adaptive"]
@@ -130,8 +130,8 @@ def run_loop(cfg, tasks, generator, panel, adaptive: bool):
 
 def part_bc(args, model, tokenizer, tasks, parts: str) -> dict[str, float]:
     from accord.adapters.llm import TransformersGenerator
-    from accord.verify.run.config import DEFAULTS
     from accord.verify.loop.panel import build_panel
+    from accord.verify.run.config import DEFAULTS
 
     cfg = copy.deepcopy(DEFAULTS)
     g = cfg["generator"]

@@ -9,9 +9,9 @@ import pytest
 
 from accord.adapters.math import ArithmeticJudge, NumericSamplingJudge, SymbolicEquivalenceJudge
 from accord.cli.main import main
-from accord.verify.io.derivations import parse_derivation, read_derivation
-from accord.verify.analysis.derivation_check import check_derivation
 from accord.errors import UserError
+from accord.verify.analysis.derivation_check import check_derivation
+from accord.verify.io.derivations import parse_derivation, read_derivation
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples" / "derivations"
 
@@ -103,7 +103,7 @@ def test_table_output_names_the_first_invalid_step(capsys):
         ("x = x\n", ["--judges", "symbolic"], "at least 2 judges"),
         ("x = x\n", ["--judges", "symbolic,final_answer"], "needs --answer"),
         ("x = x\n", ["--policy", "nope"], "unknown policy"),
-        ("x = x\n", ["--lambdas", "1,0,1"], "must be > 0"),
+        ("x = x\n", ["--lambdas", "1,0,1"], "must be finite and > 0"),
         ("unknowns:\n", [], "names no symbols"),
         ("given: x\n", [], "premise must be an equation"),
     ],

@@ -7,10 +7,10 @@ import json
 import pytest
 import yaml
 
-from accord.verify.run import config as C
-from accord.cli.main import build_parser
 from accord.cli.commands.run import config_from_args
+from accord.cli.main import build_parser
 from accord.errors import UserError
+from accord.verify.run import config as C
 
 
 def cfg_from(argv: list[str]) -> dict:

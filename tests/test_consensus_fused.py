@@ -4,11 +4,9 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-from accord.consensus_core import get_policy
-from accord.consensus_core import fused
-
 from test_consensus_jax import _case
+
+from accord.consensus_core import fused, get_policy
 
 pytestmark = pytest.mark.skipif(not fused.available(), reason="numba not installed (the 'fast' extra)")
 

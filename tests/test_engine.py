@@ -11,13 +11,13 @@ import pytest
 
 from accord.adapters.math import ArithmeticJudge
 from accord.consensus_core import get_policy
-from accord.verify.loop.margin import replay_margin
-from accord.verify.loop.engine import Adaptive, Budgets, Chain, StepLoop, generation_seed
-from accord.verify.loop.panel import Panel
 from accord.protocols import JudgeScore, StepContext
-from accord.verify.analysis.records import context_id, read_trace
+from accord.verify.analysis.records import read_trace
+from accord.verify.loop.engine import Adaptive, Budgets, Chain, StepLoop, generation_seed
+from accord.verify.loop.margin import replay_margin
+from accord.verify.loop.panel import Panel
+from accord.verify.loop.trace import TraceWriter, context_id, load_resume_state
 from accord.verify.tasks.text import TextTask
-from accord.verify.loop.trace import TraceWriter, load_resume_state
 
 
 class AdditionWalker:

@@ -10,6 +10,7 @@ import pytest
 
 from accord.adapters.calibration import fit_calibrators
 from accord.consensus_core import get_policy
+from accord.errors import UserError
 from accord.verify.ensemble.rewards import (
     evaluate_ensemble,
     krippendorff_alpha,
@@ -17,7 +18,6 @@ from accord.verify.ensemble.rewards import (
     rule_keys,
     selection_hits,
 )
-from accord.errors import UserError
 
 
 def _alpha_by_pairs(x: np.ndarray) -> float:

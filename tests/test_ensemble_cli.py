@@ -58,7 +58,7 @@ def test_tables_print(capsys):
     "argv, message",
     [
         (["--rules", "median"], "unknown rule 'median'"),
-        (["--lambdas", "1,2"], "--lambdas: need 3"),
+        (["--lambdas", "1,2"], "--lambdas: got 2 values for 3 judges"),
         (["--load-calibration", "/nonexistent.json"], "no such calibration file"),
         (["--models", "loglik"], "at least 2 reward models"),
     ],

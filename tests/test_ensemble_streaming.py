@@ -12,10 +12,11 @@ import pyarrow.parquet as pq
 import pytest
 
 from accord.adapters.calibration import fit_calibrators
-from accord.consensus_core import default_lambdas
-from accord.verify.ensemble.rewards import streaming as es
 from accord.cli.main import main
+from accord.consensus_core import default_lambdas
+from accord.verify.ensemble import streaming as es
 from accord.verify.ensemble.rewards import RewardTable, best_responses, evaluate_ensemble, read_rewards, rule_keys
+from accord.verify.tables.rewards import open_rewards
 
 MODELS = ("rm_a", "rm_b", "rm_c")
 RULES = ("mean", "min", "uwo", "fj:verdict", "fj:no_rejection", "fj:mean_preserving")
@@ -53,7 +54,7 @@ WRITERS = {"jsonl": write_jsonl, "csv": write_csv, "parquet": write_parquet}
 
 
 def streamed(path, out=None, chunk=7, backend="local", n_boot=300, **kw):
-    src = es.open_rewards(path)
+    src = open_rewards(path)
     cals = es.fit_streamed(src, "standardize", chunk)
     scorer = es.Scorer(src.models, cals, RULES, 0.5, default_lambdas(3), {"tau": 0.55}, src.label is not None)
     return es.evaluate_streaming(src, scorer, out, chunk, backend, n_boot=n_boot, **kw)
@@ -142,7 +143,7 @@ def test_large_table_bounded_memory_identical(tmp_path, monkeypatch):
     base = pa.total_allocated_bytes()
     tracemalloc.start()
     try:
-        src = es.open_rewards(tmp_path / "big.parquet")
+        src = open_rewards(tmp_path / "big.parquet")
         cals = es.fit_streamed(src, "standardize", chunk)
         scorer = es.Scorer(src.models, cals, rules, 1.0, default_lambdas(3), {}, True)
         doc = es.evaluate_streaming(src, scorer, tmp_path / "out.parquet", chunk, n_boot=1, sample_size=2_000)

@@ -7,17 +7,16 @@ import random
 
 import numpy as np
 import pytest
+from test_engine import AdditionWalker, GroundingJudge, tasks
 
 from accord.adapters.math import ArithmeticJudge
 from accord.consensus_core import all_to_all, get_policy
-from accord.verify.run.config import resolve
-from accord.verify.loop.engine import Budgets, Chain, StepLoop
 from accord.errors import UserError
-from accord.verify.loop.panel import Panel, build_panel
 from accord.protocols import JudgeScore
+from accord.verify.loop.engine import Budgets, Chain, StepLoop
+from accord.verify.loop.panel import Panel, build_panel
 from accord.verify.loop.trace import TraceWriter, load_resume_state
-
-from test_engine import AdditionWalker, GroundingJudge, tasks
+from accord.verify.run.config import resolve
 
 
 class NoisyArithmetic:

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from tracegen import simulate_run
 
 from accord.consensus_core import consensus_stats
 from accord.verify.analysis.diagnostics import (
@@ -30,7 +31,6 @@ from accord.verify.analysis.evaluation import (
 )
 from accord.verify.analysis.records import read_trace
 from accord.verify.analysis.replay import make_spec, replay
-from tracegen import simulate_run
 
 
 @pytest.fixture(scope="module")

@@ -16,8 +16,8 @@ from accord.adapters.math import (
     NumericSamplingJudge,
     SymbolicEquivalenceJudge,
     call_with_limit,
+    checks,
 )
-from accord.adapters.math import checks
 from accord.protocols import Judge, StepContext
 
 CTX = StepContext("q")

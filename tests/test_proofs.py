@@ -19,11 +19,11 @@ from accord.proofs import (
     checks,
     claim,
     discover,
+    registry,
     report,
     run_all,
     run_check,
 )
-from accord.proofs import registry
 from accord.proofs import symbolic as sym
 
 # the groups this file owns; a module that adds a group (e.g. jury_checks) tests its own checks

@@ -6,9 +6,8 @@ import json
 
 import pytest
 
-from accord.proofs import PROVED, REFUTED, Result, claim
-from accord.proofs import registry
 from accord.cli.main import main
+from accord.proofs import PROVED, REFUTED, Result, claim, registry
 
 
 def test_json_audit_document(capsys):

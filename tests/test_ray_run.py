@@ -14,9 +14,9 @@ import pytest
 
 pytest.importorskip("ray")
 
+from accord.verify.loop.trace import read_records  # noqa: E402
 from accord.verify.run import config as C  # noqa: E402
 from accord.verify.run import ray_backend  # noqa: E402
-from accord.verify.loop.trace import read_records  # noqa: E402
 
 pytestmark = pytest.mark.slow
 
@@ -71,9 +71,9 @@ def local_trace(cfg, smollm2, tmp_path_factory):
     import torch
 
     from accord.adapters.llm import TransformersGenerator
-    from accord.cli.commands.run import build_chains, build_panel_from, load_task_list
     from accord.verify.loop.engine import Budgets, StepLoop
     from accord.verify.loop.trace import TraceWriter
+    from accord.verify.run.setup import build_chains, build_panel_from, load_task_list
 
     g, b = cfg["generator"], cfg["budgets"]
     generator = TransformersGenerator.from_loaded(*smollm2, temperature=g["temperature"], top_p=g["top_p"], max_new_tokens=g["max_new_tokens"])

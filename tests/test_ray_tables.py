@@ -8,10 +8,11 @@ import pytest
 
 pytest.importorskip("ray")
 
+from test_tables_streaming import random_rows, write_csv, write_jsonl, write_parquet  # noqa: E402
+
+from accord.cli.main import main  # noqa: E402
 from accord.consensus_core import get_policy  # noqa: E402
 from accord.verify.tables import streaming as tables  # noqa: E402
-from accord.cli.main import main  # noqa: E402
-from test_tables_streaming import random_rows, write_csv, write_jsonl, write_parquet  # noqa: E402
 
 
 @pytest.fixture(scope="session")

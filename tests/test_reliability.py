@@ -131,8 +131,8 @@ def test_a_panel_accepts_estimated_stubbornness_and_records_it():
 
 
 def test_a_panel_estimates_stubbornness_after_its_warm_up_batch():
-    from accord.verify.loop.panel import Panel
     from accord.protocols import StepContext
+    from accord.verify.loop.panel import Panel
 
     rng = np.random.default_rng(0)
     quality = {f"c{i}": float(q) for i, q in enumerate(rng.random(60))}

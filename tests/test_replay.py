@@ -10,10 +10,11 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from tracegen import LAMBDAS, simulate_run
 
 from accord.consensus_core import get_policy
 from accord.errors import UserError
-from accord.verify.analysis.records import context_id, read_trace
+from accord.verify.analysis.records import read_trace
 from accord.verify.analysis.replay import (
     DIVERGED,
     EXACT,
@@ -24,7 +25,7 @@ from accord.verify.analysis.replay import (
     recorded_spec,
     replay,
 )
-from tracegen import LAMBDAS, simulate_run
+from accord.verify.loop.trace import context_id
 
 
 @pytest.fixture(scope="module")

@@ -7,11 +7,11 @@ import shutil
 from pathlib import Path
 
 import pytest
+from tracegen import simulate_run
 
 from accord.cli.main import main
 from accord.verify.analysis.records import read_trace
 from accord.verify.analysis.report import REPORT_FILE, ROC_FILE, SCATTER_FILE, build_report, write_run_report
-from tracegen import simulate_run
 
 PNG = b"\x89PNG\r\n\x1a\n"
 

@@ -6,10 +6,9 @@ import json
 
 import pytest
 import yaml
+from test_trace_resume import _tiny_model, tiny_config
 
 from accord.cli.main import main
-
-from test_trace_resume import _tiny_model, tiny_config
 
 
 def test_print_config_shows_the_resolved_defaults(capsys):
@@ -103,9 +102,9 @@ def test_a_run_learns_its_adaptive_margin_and_reports_it(tiny, tmp_path, capsys)
 
 
 def test_ray_backend_refuses_a_calibrated_adaptive_margin(tmp_path):
-    from accord.verify.run.ray_backend import execute
-    from accord.verify.run.config import resolve
     from accord.errors import UserError
+    from accord.verify.run.config import resolve
+    from accord.verify.run.ray_backend import execute
 
     with pytest.raises(UserError, match="fixed adaptive margin"):
         execute(resolve({"adaptive": {"enabled": True, "margin": "calibrated"}}), tmp_path)

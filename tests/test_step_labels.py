@@ -8,9 +8,10 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from tracegen import LAMBDAS, simulate_run
 
-from accord.consensus_core import get_policy
 from accord.cli.main import main
+from accord.consensus_core import get_policy
 from accord.errors import UserError
 from accord.verify.analysis.records import read_trace
 from accord.verify.labels.formats import (
@@ -26,7 +27,6 @@ from accord.verify.labels.formats import (
     score_labels,
     write_labels,
 )
-from tracegen import LAMBDAS, simulate_run
 
 EX = Path(__file__).resolve().parents[1] / "examples" / "step_labels"
 

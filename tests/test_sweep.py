@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from tracegen import LAMBDAS, simulate_run
 
 from accord.verify.analysis.records import read_trace
 from accord.verify.analysis.replay import make_spec, replay
@@ -15,7 +16,6 @@ from accord.verify.analysis.sweep import (
     threshold_sweep,
     write_sweep,
 )
-from tracegen import LAMBDAS, simulate_run
 
 
 @pytest.fixture(scope="module")

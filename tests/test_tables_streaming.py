@@ -10,11 +10,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from accord.consensus_core import get_policy
-from accord.verify.tables.streaming import streaming as tables
 from accord.cli.main import main
+from accord.consensus_core import get_policy
 from accord.errors import UserError
-from accord.verify.tables.streaming.score_table import read_score_table
+from accord.verify.tables import streaming as tables
+from accord.verify.tables.score_table import read_score_table
 
 JUDGES = ("visual", "logical", "contextual")
 

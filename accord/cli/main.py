@@ -13,6 +13,7 @@ import importlib
 import pkgutil
 import sys
 
+from accord import __version__
 from accord.cli import commands
 from accord.errors import UserError
 
@@ -26,7 +27,6 @@ def _command_modules():
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="accord", description="Verify reasoning with a panel of judges.")
-    from accord import __version__
 
     parser.add_argument("--version", action="version", version=f"accord {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Sequence
 
 import numpy as np
 
@@ -74,3 +75,16 @@ def consensus_stats(raw, lambdas, influence=None) -> ConsensusStats:
     r = as_scores(raw)
     lam = as_lambdas(lambdas, r.shape[-1])
     return summarize(r, consensus(r, lam, influence), lam)
+
+
+def bootstrap_ci(x: Sequence[float], n_boot: int = 2000, level: float = 0.95, seed: int = 0) -> tuple[float, float]:
+    """Percentile bootstrap interval of the mean of x (resampling its entries)."""
+    x = np.asarray(x, dtype=float)
+    if x.size == 0:
+        return (float("nan"), float("nan"))
+    rng = np.random.default_rng(seed)
+    chunk = max(1, 2_000_000 // x.size)  # bounded memory for long runs
+    means = np.concatenate([x[rng.integers(0, x.size, size=(min(chunk, n_boot - i), x.size))].mean(axis=1)
+                            for i in range(0, n_boot, chunk)])
+    a = (1.0 - level) / 2.0
+    return float(np.quantile(means, a)), float(np.quantile(means, 1.0 - a))

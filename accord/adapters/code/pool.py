@@ -17,6 +17,7 @@ import numpy as np
 
 from accord.adapters.code.mutants import mutate
 from accord.consensus_core import get_policy
+from accord.consensus_core.statistics import bootstrap_ci
 
 TIE_TOL = 1e-9
 
@@ -79,17 +80,6 @@ def expected_pick(rank_key: np.ndarray, correct: np.ndarray) -> tuple[float, boo
     tied = finite & (np.abs(rank_key - best) <= TIE_TOL)
     share = float(np.mean(correct[tied]))
     return share, bool(tied.sum() > 1), bool(0.0 < share < 1.0)
-
-
-def bootstrap_ci(values: Sequence[float], level: float = 0.95, n_boot: int = 2000, seed: int = 0) -> tuple[float, float]:
-    """Percentile bootstrap interval of the mean over problems."""
-    v = np.asarray(values, dtype=float)
-    if v.size == 0:
-        return float("nan"), float("nan")
-    rng = np.random.default_rng(seed)
-    means = v[rng.integers(0, v.size, size=(n_boot, v.size))].mean(axis=1)
-    a = (1 - level) / 2
-    return float(np.quantile(means, a)), float(np.quantile(means, 1 - a))
 
 
 def evaluate_policies(pool: Sequence[PoolProblem], policies: Sequence[str], lambdas=None) -> list[PolicyResult]:

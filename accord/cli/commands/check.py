@@ -5,7 +5,11 @@ from __future__ import annotations
 import json
 import sys
 
+from accord.adapters.math import ArithmeticJudge, FinalAnswerJudge, NumericSamplingJudge, SymbolicEquivalenceJudge
+from accord.cli.options import parse_lambdas
 from accord.errors import UserError
+from accord.verify.analysis.derivation_check import check_derivation
+from accord.verify.io.derivations import read_derivation
 
 NAME = "check"
 HELP = "Check a derivation (text or Markdown, one step per line) with symbolic, numeric and arithmetic judges"
@@ -30,8 +34,6 @@ def add_arguments(parser) -> None:
 
 
 def _judges(args):
-    from accord.adapters.math import ArithmeticJudge, FinalAnswerJudge, NumericSamplingJudge, SymbolicEquivalenceJudge
-
     if not args.timeout > 0:
         raise UserError(f"--timeout must be > 0 seconds, got {args.timeout}")
     names = [n.strip() for n in args.judges.split(",") if n.strip()]
@@ -53,18 +55,6 @@ def _judges(args):
     if "final_answer" in names and args.answer is None:
         raise UserError("--judges: final_answer needs --answer REFERENCE")
     return [make[n]() for n in names]
-
-
-def _lambdas(text: str | None, m: int):
-    if text is None:
-        return None
-    try:
-        lam = [float(x) for x in text.split(",") if x.strip()]
-    except ValueError as exc:
-        raise UserError(f"--lambdas: not a comma-separated list of numbers: {text!r}") from exc
-    if len(lam) != m:
-        raise UserError(f"--lambdas: got {len(lam)} values for {m} judges")
-    return lam
 
 
 def _fmt(v) -> str:
@@ -98,12 +88,9 @@ def _print_table(report) -> None:
 
 
 def run(args) -> int:
-    from accord.verify.io.derivations import read_derivation
-    from accord.verify.analysis.derivation_check import check_derivation
-
     lines = read_derivation(args.derivation)
     judges = _judges(args)
-    lam = _lambdas(args.lambdas, len(judges))
+    lam = parse_lambdas(args.lambdas, len(judges), default=False)
     params = {k: v for k, v in (("tau", args.tau), ("eps", args.eps)) if v is not None}
     try:
         report = check_derivation(lines, judges, policy=args.policy, lambdas=lam, source=args.derivation, **params)

@@ -8,8 +8,16 @@ import math
 import sys
 from pathlib import Path
 
+from accord.adapters.code.judges import ExecutionJudge, SelfConsistencyJudge
+from accord.adapters.code.llm_judge import LLMCodeJudge
+from accord.adapters.code.pool import build_pool, evaluate_policies, pool_from_json, pool_to_json
+from accord.adapters.code.runner import CodeRunner
+from accord.adapters.code.sandbox import Sandbox
+from accord.adapters.code.static import StaticJudge
+from accord.cli.options import parse_lambdas
 from accord.consensus_core import list_policies
 from accord.errors import UserError
+from accord.verify.tasks.humaneval import load_humaneval
 
 NAME = "codepool"
 HELP = "Evaluate selection policies on a model-free code pool (HumanEval canonical solutions + AST mutants)."
@@ -38,9 +46,6 @@ def _positive(name: str, v: int | None) -> None:
 
 
 def _build(args) -> tuple[list, list[str]]:
-    from accord.adapters.code.pool import build_pool
-    from accord.verify.tasks.humaneval import load_humaneval
-
     judges = [j.strip() for j in args.judges.split(",") if j.strip()]
     unknown = [j for j in judges if j not in JUDGES + ("llm",)]
     if unknown or not judges:
@@ -68,10 +73,6 @@ def _describe(panel) -> str:
 
 def make_panel(names, isolation: str = "auto", workers: int | None = None, probes: int = 12) -> list:
     """The judges named, sharing one sandboxed runner (each candidate executes once)."""
-    from accord.adapters.code.judges import ExecutionJudge, SelfConsistencyJudge
-    from accord.adapters.code.runner import CodeRunner
-    from accord.adapters.code.sandbox import Sandbox
-    from accord.adapters.code.static import StaticJudge
 
     try:
         runner = CodeRunner(Sandbox(isolation=isolation, workers=workers), n_probes=probes)
@@ -85,8 +86,6 @@ def make_panel(names, isolation: str = "auto", workers: int | None = None, probe
     panel = []
     for n in names:
         if n == "llm":
-            from accord.adapters.code.llm_judge import LLMCodeJudge
-
             panel.append(LLMCodeJudge())
         else:
             panel.append(make[n]())
@@ -94,8 +93,6 @@ def make_panel(names, isolation: str = "auto", workers: int | None = None, probe
 
 
 def run(args: argparse.Namespace) -> int:
-    from accord.adapters.code.pool import evaluate_policies, pool_from_json, pool_to_json
-
     _positive("limit", args.limit)
     _positive("probes", args.probes)
     if args.mutants < 1:
@@ -115,8 +112,6 @@ def run(args: argparse.Namespace) -> int:
     policies = [p.strip() for p in args.policies.split(",")] if args.policies else list_policies()
     lambdas = None
     if args.lambdas:
-        from accord.cli.commands.consensus import parse_lambdas
-
         lambdas = parse_lambdas(args.lambdas, len(judges))
     try:
         results = evaluate_policies(pool, policies, lambdas)

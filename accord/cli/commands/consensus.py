@@ -7,30 +7,13 @@ import json
 import math
 from dataclasses import fields
 
-import numpy as np
-
-from accord.consensus_core import Decision, default_lambdas, get_policy, list_policies
-from accord.verify.tables.streaming import streaming as tables
+from accord.cli.options import add_streaming_arguments, parse_lambdas, run_streaming, wants_streaming
+from accord.consensus_core import Decision, get_policy, list_policies
 from accord.errors import UserError
-from accord.verify.tables.streaming.score_table import ScoreTable, read_influence, read_score_table
+from accord.verify.tables.score_table import ScoreTable, read_influence, read_score_table
 
 NAME = "consensus"
 HELP = "Apply a decision policy to a table of raw judge scores (CSV, JSONL or Parquet)."
-
-
-def parse_lambdas(text: str | None, m: int) -> tuple[float, ...]:
-    if text is None:
-        return default_lambdas(m)
-    try:
-        values = tuple(float(x) for x in text.split(",") if x.strip())
-    except ValueError:
-        raise UserError(f"--lambdas: expected comma-separated numbers, got {text!r}") from None
-    if len(values) != m:
-        raise UserError(f"--lambdas: got {len(values)} values for {m} judges (give one per judge column, in order)")
-    bad = [v for v in values if not math.isfinite(v) or v <= 0]
-    if bad:
-        raise UserError(f"--lambdas: stubbornness values must be finite and > 0, got {bad}")
-    return values
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -43,7 +26,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--lambdas", default=None, help="stubbornness per judge in column order, e.g. 1.5,1.0,0.8")
     p.add_argument("--influence", default=None, help="CSV of an m x m row-stochastic influence matrix W (zero diagonal)")
     p.add_argument("--json", action="store_true", help="print one JSON document instead of tables")
-    tables.add_streaming_arguments(p)
+    add_streaming_arguments(p)
 
 
 def build_policy(args: argparse.Namespace, table: ScoreTable):
@@ -139,8 +122,8 @@ def print_tables(doc: dict) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    if tables.wants_streaming(args):
-        return tables.run_streaming(args, build_policy)
+    if wants_streaming(args):
+        return run_streaming(args, build_policy)
     table = read_score_table(args.file)
     policy = build_policy(args, table)
     try:

@@ -1,23 +1,24 @@
 """``accord ensemble FILE``: accuracy of reward models and of their ensembles on precomputed rewards.
 
 Small tables are read into memory; large ones (Parquet input, or --stream, --output,
---chunk-size, --backend ray) are streamed by :mod:`accord.verify.ensemble.rewards.streaming`.
+--chunk-size, --backend ray) are streamed by :mod:`accord.verify.ensemble.streaming`.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import math
-
 from pathlib import Path
 
 from accord.adapters.calibration import METHODS, fit_calibrators, load_calibrators, save_calibrators
+from accord.cli.options import add_streaming_arguments, parse_lambdas, wants_streaming
 from accord.consensus_core import default_lambdas
-from accord.verify.ensemble.rewards import streaming as es
-from accord.verify.tables.streaming import streaming as tables
-from accord.verify.ensemble.rewards import check_rules, default_rules, evaluate_ensemble, read_rewards
 from accord.errors import UserError
+from accord.verify.ensemble import streaming as es
+from accord.verify.ensemble.rewards import check_rules, default_rules, evaluate_ensemble, read_rewards
+from accord.verify.io.cluster import connect_ray
+from accord.verify.tables import streaming as tables
+from accord.verify.tables.rewards import open_rewards
 
 NAME = "ensemble"
 HELP = "Evaluate reward models and their ensembles (mean, min, mean-k*std, FJ consensus) on precomputed rewards (JSONL, CSV, Parquet)."
@@ -40,19 +41,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--json", action="store_true", help="print one JSON document instead of tables")
     p.add_argument("--stream", action="store_true", help="stream the table in chunks (implied by --output, --chunk-size, --backend ray, Parquet input)")
-    tables.add_streaming_arguments(p, item="response")
-
-
-def _lambdas(text: str | None, m: int):
-    if text is None:
-        return None
-    try:
-        vals = [float(x) for x in text.split(",") if x.strip()]
-    except ValueError:
-        raise UserError(f"--lambdas: expected comma-separated numbers, got {text!r}") from None
-    if len(vals) != m or any(not math.isfinite(v) or v <= 0 for v in vals):
-        raise UserError(f"--lambdas: need {m} finite values > 0 (one per model), got {text!r}")
-    return vals
+    add_streaming_arguments(p, item="response")
 
 
 def _calibrators(args, table, models=None, stream=None):
@@ -68,7 +57,7 @@ def _calibrators(args, table, models=None, stream=None):
             raise UserError(f"{args.load_calibration}: no calibration for model(s) {missing}")
         return cals
     if stream is not None and (args.calibration in es.STREAMED_FITS or not args.calibrate_on):
-        src = es.open_rewards(args.calibrate_on, models) if args.calibrate_on else stream
+        src = open_rewards(args.calibrate_on, models) if args.calibrate_on else stream
         return es.fit_streamed(src, args.calibration, args.chunk_size or tables.DEFAULT_CHUNK_SIZE)
     source = read_rewards(args.calibrate_on, models) if args.calibrate_on else table
     labels = source.flat_labels
@@ -112,7 +101,7 @@ def print_report(doc: dict) -> None:
 
 def _stream(args, models, rules, params) -> dict:
     """The streamed path: calibration from pass 1 (or loaded), then pass 2 locally or on Ray."""
-    src = es.open_rewards(args.file, models)
+    src = open_rewards(args.file, models)
     if args.output and Path(args.output).resolve() == src.path.resolve():
         raise UserError(f"--output {args.output} would overwrite the input")
     chunk = args.chunk_size or tables.DEFAULT_CHUNK_SIZE
@@ -120,15 +109,13 @@ def _stream(args, models, rules, params) -> dict:
         raise UserError(f"--chunk-size must be >= 1, got {chunk}")
     rules = rules or default_rules()
     check_rules(rules)
-    lam = _lambdas(args.lambdas, len(src.models))
+    lam = parse_lambdas(args.lambdas, len(src.models), default=False)
     cals = _calibrators(args, None, list(src.models), stream=src)
     if args.save_calibration:
         save_calibrators(args.save_calibration, {m: cals[m] for m in src.models})
     lam = tuple(lam) if lam is not None else default_lambdas(len(src.models))
     scorer = es.Scorer(src.models, {m: cals[m] for m in src.models}, tuple(rules), args.k, lam, params, src.label is not None)
     if args.backend == "ray":
-        from accord.verify.io.cluster import connect_ray
-
         connect_ray(args.address)
     return es.evaluate_streaming(src, scorer, args.output, chunk, args.backend, args.n_boot, args.seed)
 
@@ -139,14 +126,14 @@ def run(args: argparse.Namespace) -> int:
     models = [m.strip() for m in args.models.split(",") if m.strip()] if args.models else None
     rules = [r.strip() for r in args.rules.split(",") if r.strip()] if args.rules else None
     params = {k: v for k, v in (("tau", args.tau), ("eps", args.eps)) if v is not None}
-    if args.stream or tables.wants_streaming(args):
+    if args.stream or wants_streaming(args):
         doc = _stream(args, models, rules, params)
     else:
         table = read_rewards(args.file, models)
         cals = _calibrators(args, table)
         if args.save_calibration:
             save_calibrators(args.save_calibration, {m: cals[m] for m in table.models})
-        doc = evaluate_ensemble(table, cals, rules, args.k, _lambdas(args.lambdas, len(table.models)), params, args.n_boot, args.seed)
+        doc = evaluate_ensemble(table, cals, rules, args.k, parse_lambdas(args.lambdas, len(table.models), default=False), params, args.n_boot, args.seed)
     if args.json:
         print(json.dumps(doc, indent=1))
         return 0

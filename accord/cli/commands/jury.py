@@ -7,10 +7,12 @@ import json
 
 import numpy as np
 
+from accord.adapters.answer_equivalence import get_equivalence
 from accord.consensus_core.jury import MISSING, class_of, correctness, run_jury
 from accord.consensus_core.jury_estimate import check_law, estimate_law
 from accord.consensus_core.jury_law import predict
 from accord.consensus_core.jury_plan import plan_panel
+from accord.consensus_core.jury_weighted import dawid_skene, weighted_plurality
 from accord.errors import UserError
 from accord.verify.analysis.evaluation import bootstrap_ci
 from accord.verify.io.jury import PanelAnswers, read_panel_answers
@@ -36,8 +38,6 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def _equivalence(name: str):
-    from accord.adapters.answer_equivalence import get_equivalence
-
     return get_equivalence(name)
 
 
@@ -90,7 +90,6 @@ def _decide(args, codes: np.ndarray, res, members: list[str]):
     """(chosen class codes, confidence, tied, extra report) for the chosen method."""
     if args.method == "modal":
         return res.vote.chosen, res.agreement, res.vote.tied, {}
-    from accord.consensus_core.jury_weighted import dawid_skene, weighted_plurality
 
     if args.method == "dawid-skene":
         fit = dawid_skene(codes, seed=args.seed, n_boot=args.n_boot)

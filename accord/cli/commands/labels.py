@@ -8,14 +8,13 @@ import sys
 from pathlib import Path
 
 from accord.errors import UserError
+from accord.verify.labels.formats import FORMATS, detect_format, mmreason_step_score, read_labels, score_labels, write_labels
 
 NAME = "labels"
 HELP = "Step labels: convert between PRM800K, ProcessBench, MMReason and accord runs; score them."
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    from accord.verify.labels.formats import FORMATS
-
     sub = parser.add_subparsers(dest="labels_command", metavar="ACTION", required=True)
     conv = sub.add_parser("convert", help="rewrite step labels in another format")
     conv.add_argument("source", metavar="IN", help="labels file, or a run folder / trace.jsonl")
@@ -35,16 +34,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _read(path: str, fmt: str | None, args: argparse.Namespace):
-    from accord.verify.labels.formats import detect_format, read_labels
-
     fmt = fmt or detect_format(Path(path))
     opts = {"chain": args.chain, "tau": args.tau, "eps": args.eps} if fmt == "accord" else {}
     return read_labels(path, fmt, **opts)
 
 
 def run(args: argparse.Namespace) -> int:
-    from accord.verify.labels.formats import mmreason_step_score, score_labels, write_labels
-
     if args.labels_command == "convert":
         sols = _read(args.source, args.src_format, args)
         write_labels(sols, args.dest, args.dst_format)

@@ -6,6 +6,7 @@ import json
 import sys
 
 from accord.errors import UserError
+from accord.proofs import checks, report, run_all
 
 NAME = "prove"
 HELP = "Prove the consensus core's properties symbolically and audit the VERDICT paper's claims"
@@ -27,8 +28,6 @@ _STYLE = {"PROVED": "green", "REFUTED": "yellow", "CHECKED-NUMERICALLY": "cyan",
 
 
 def run(args) -> int:
-    from accord.proofs import checks, report, run_all
-
     try:
         selected = checks(args.check, args.group)
     except KeyError as exc:

@@ -8,6 +8,8 @@ import sys
 from pathlib import Path
 
 from accord.errors import UserError
+from accord.verify.analysis.replay import parse_policy_spec
+from accord.verify.analysis.report import write_run_report
 
 NAME = "report"
 HELP = "Evaluate a recorded run folder: accuracy with bootstrap intervals, diagnostics, replayed baselines."
@@ -24,14 +26,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from accord.verify.analysis.report import write_run_report
-
     run_dir = Path(args.run_dir)
     if not run_dir.is_dir():
         raise UserError(f"{run_dir}: not a run folder")
     if args.bootstrap < 100:
         raise UserError(f"--bootstrap must be at least 100, got {args.bootstrap}")
-    from accord.verify.analysis.replay import parse_policy_spec
 
     try:
         extra = [parse_policy_spec(text) for text in args.replay]

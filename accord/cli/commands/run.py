@@ -11,16 +11,22 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-import time
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
 from accord.errors import UserError
+from accord.verify.run import config as C
+from accord.verify.run import ray_backend
+from accord.verify.run.local import execute
+from accord.verify.run.setup import new_run_dir
+from accord.verify.tasks.humaneval import with_run_defaults
 
 NAME = "run"
 HELP = "Grow reasoning chains one verified step at a time and compare policies (default: built-in arithmetic run)."
-SUMMARY_FILE = "summary.json"
 
 # flag -> config key path
 FLAG_KEYS = {
@@ -81,15 +87,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--print-config", action="store_true", help="print the resolved config and exit")
     p.add_argument("--json", action="store_true", help="print summary.json instead of tables")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
-    from accord.verify.run import ray_backend
-
     ray_backend.add_arguments(p)
 
 
 def config_from_args(args: argparse.Namespace) -> dict[str, Any]:
     """The resolved config: defaults <- --config file <- flags <- --set."""
-    from accord.verify.run import config as C
-
     file_cfg = C.read_config_file(args.config) if args.config else {}
     overrides = []
     name = "jsonl" if args.tasks_file else args.task
@@ -126,8 +128,6 @@ def config_from_args(args: argparse.Namespace) -> dict[str, Any]:
 
 def _task_run_defaults(file_cfg: dict, overrides: list[dict]) -> dict:
     """HumanEval brings its own run defaults (code panel, one whole-program step); file and flags win."""
-    from accord.verify.run import config as C
-
     name = C.DEFAULTS["task"]["name"]
     for d in [file_cfg, *overrides]:
         task = d.get("task")
@@ -135,241 +135,35 @@ def _task_run_defaults(file_cfg: dict, overrides: list[dict]) -> dict:
             name = task["name"]
     if name != "humaneval":
         return file_cfg
-    from accord.verify.tasks.humaneval import with_run_defaults
-
     return with_run_defaults(file_cfg)
 
 
-def build_chains(cfg: dict[str, Any], lambdas) -> list:
-    """The verified chain, the baselines and (optionally) the base chain, in that order."""
-    from accord.consensus_core import get_policy
-    from accord.verify.loop.engine import BASE, Chain
-
-    def make(name: str, params: dict | None, label: str | None) -> Chain:
-        params = dict(params or {})
-        try:
-            import dataclasses
-
-            from accord.consensus_core.policies import _REGISTRY
-
-            cls = _REGISTRY.get(name.strip().lower().replace("-", "_"))
-            if cls is not None and "lambdas" in {f.name for f in dataclasses.fields(cls)}:
-                params.setdefault("lambdas", tuple(lambdas))
-            policy = get_policy(name, **params)
-        except ValueError as exc:
-            raise UserError(f"config: {exc}") from None
-        return Chain(label or policy.name, policy)
-
-    chains = [make(cfg["policy"]["name"], cfg["policy"].get("params"), None)]
-    for b in cfg["baselines"]:
-        chains.append(make(b, None, None) if isinstance(b, str) else make(b["name"], b.get("params"), b.get("label")))
-    if cfg["base_chain"]:
-        chains.append(Chain(BASE, None))
-    labels = [c.label for c in chains]
-    if len(set(labels)) != len(labels):
-        raise UserError(f"config: chain labels must be unique, got {labels} (give baselines a 'label')")
-    return chains
 
 
-def build_generator(cfg: dict[str, Any]):
-    from accord.adapters.llm import TransformersGenerator
-
-    g = cfg["generator"]
-    make = TransformersGenerator
-    if cfg["task"]["name"] == "humaneval":  # whole-program candidates for code
-        from accord.adapters.code.generator import CodeGenerator as make
-    if cfg["task"]["name"] == "images":  # (image, question) tasks: a vision-language generator
-        from accord.adapters.vlm import VLMGenerator, shared_vlm
-
-        try:
-            vlm = shared_vlm(g["model"], g["device"], g["dtype"])
-            return VLMGenerator(vlm, temperature=g["temperature"], top_p=g["top_p"], max_new_tokens=g["max_new_tokens"])
-        except (OSError, ValueError) as exc:
-            raise UserError(f"generator {g['model']!r}: {str(exc).splitlines()[0]}") from None
-    try:
-        return make(
-            model=g["model"], temperature=g["temperature"], top_p=g["top_p"], max_new_tokens=g["max_new_tokens"],
-            device=g["device"], dtype=g["dtype"],
-        )
-    except (OSError, ValueError) as exc:
-        raise UserError(f"generator {g['model']!r}: {str(exc).splitlines()[0]}") from None
 
 
-def build_panel_from(cfg: dict[str, Any]):
-    from accord.verify.loop.panel import build_panel
-
-    try:
-        return build_panel(cfg["judges"], influence=cfg["influence"], timeout_s=cfg["judge_timeout_s"],
-                           stubbornness=cfg["stubbornness"]["mode"], warmup=cfg["stubbornness"]["warmup"],
-                           calibrate_thresholds=cfg["thresholds"]["target_rate"] if cfg["thresholds"]["mode"] == "calibrated" else None)
-    except (OSError, ValueError, TypeError) as exc:
-        raise UserError(f"config: judges: {str(exc).splitlines()[0]}") from None
 
 
-def load_task_list(cfg: dict[str, Any]):
-    from accord.verify.tasks import load_tasks
-
-    try:
-        return load_tasks(cfg["task"]["name"], **cfg["task"]["options"])
-    except (ValueError, ModuleNotFoundError) as exc:
-        raise UserError(f"config: task: {exc}") from None
 
 
-def new_run_dir(cfg: dict[str, Any]) -> Path:
-    out = cfg["output"]["dir"]
-    if out:
-        return Path(out)
-    return Path("runs") / datetime.now(timezone.utc).strftime("%Y%m%d-%H%M%S")
 
 
-def execute(cfg: dict[str, Any], run_dir: Path, resume: bool = False, progress=None) -> dict[str, Any]:
-    """Runs (or resumes) the configured run in ``run_dir``; returns the summary it wrote."""
-    from accord.verify.run import config as C
-    from accord.verify.loop.engine import Budgets, StepLoop
-    from accord.verify.loop.trace import TRACE_FILE, TraceWriter, load_resume_state
-
-    t_start = time.perf_counter()
-    trace_path = run_dir / TRACE_FILE
-    if not resume:
-        if trace_path.exists() and trace_path.stat().st_size > 0:
-            raise UserError(f"{run_dir}: already holds a run (trace.jsonl); use --resume {run_dir} or another --out")
-        C.save_run_config(run_dir, cfg)
-    if cfg["threads"]:
-        import torch
-
-        torch.set_num_threads(int(cfg["threads"]))
-    say = progress.say if progress else (lambda text: None)
-    say("loading tasks")
-    tasks = load_task_list(cfg)
-    state = load_resume_state(trace_path) if resume else None
-    say(f"loading generator {cfg['generator']['model']}")
-    t0 = time.perf_counter()
-    generator = build_generator(cfg)
-    say("loading judges")
-    panel = build_panel_from(cfg)
-    load_s = time.perf_counter() - t0
-    chains = build_chains(cfg, panel.lambdas)
-    b = cfg["budgets"]
-    a = cfg["adaptive"]
-    writer = TraceWriter(trace_path)
-    try:
-        if not resume or not trace_path.stat().st_size:
-            writer.write({"type": "run", "seed": cfg["seed"], "judges": panel.names, "lambdas": list(panel.lambdas),
-                          "chains": [c.label for c in chains], "scoring": panel.describe(),
-                          "started": datetime.now(timezone.utc).isoformat()})
-        else:
-            writer.write({"type": "resume", "at_steps": state.n_steps, "finished_chains": len(state.ends),
-                          "notes": state.notes + ([writer.note] if writer.note else []),
-                          "started": datetime.now(timezone.utc).isoformat()})
-        try:
-            loop = StepLoop(
-                generator, panel, chains,
-                budgets=Budgets(b["n_candidates"], b["max_steps"], b["max_tokens"]),
-                seed=cfg["seed"],
-                adaptive=adaptive_settings(a),
-                writer=writer, resume=state,
-                on_event=progress.event if progress else None,
-            )
-            if progress:
-                progress.start(len(tasks), [c.label for c in chains])
-            ends = loop.run(tasks)
-        except ValueError as exc:
-            raise UserError(f"{run_dir}: {exc}") from None
-    finally:
-        writer.close()
-        if progress:
-            progress.stop()
-    summary = make_summary(cfg, ends, loop, [c.label for c in chains], load_s, time.perf_counter() - t_start)
-    (run_dir / SUMMARY_FILE).write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
-    if cfg["output"]["report"]:
-        say("writing report and plots")
-        summary["report"] = write_report(run_dir)
-    return summary
 
 
-def adaptive_settings(a: dict[str, Any]):
-    """The step loop's adaptive settings from the config's ``adaptive`` section."""
-    from accord.verify.loop.engine import Adaptive
-
-    calibrate = a["target_agreement"] if a["margin"] == "calibrated" else None
-    return Adaptive(a["enabled"], a["group"], a["min_mean"], a["max_dispersion"], calibrate, a["warmup_steps"])
 
 
-def make_summary(cfg, ends, loop, labels, load_s: float, wall_s: float) -> dict[str, Any]:
-    from accord.verify.analysis.evaluation import bootstrap_ci
-
-    by: dict[str, list[float]] = {lab: [] for lab in labels}
-    for e in ends:
-        by.setdefault(e["chain"], []).append(float(e["correct"]))
-    acc, ci = {}, {}
-    for lab, xs in by.items():
-        acc[lab] = sum(xs) / len(xs) if xs else None
-        lo, hi = bootstrap_ci(xs, 2000, seed=0) if xs else (None, None)
-        ci[lab] = [lo, hi]
-    t = loop.totals
-    work = t.generate_s + t.judge_s
-    return {
-        "accuracy": acc,
-        "accuracy_ci95": ci,
-        "n_problems": len({e["task_id"] for e in ends}),
-        "chains": labels,
-        "policy": cfg["policy"],
-        "timing": {
-            "generate_s": round(t.generate_s, 3),
-            "judge_s": round(t.judge_s, 3),
-            "decide_s": round(t.decide_s, 4),
-            "load_s": round(load_s, 3),
-            "wall_s": round(wall_s, 3),
-            "generate_share": round(t.generate_s / work, 4) if work else None,
-            "judge_share": round(t.judge_s / work, 4) if work else None,
-        },
-        "work": {
-            "generate_calls": t.generate_calls, "panel_calls": t.panel_calls,
-            "candidates_generated": t.candidates_generated, "candidates_scored": t.candidates_scored,
-            "generated_tokens": t.generated_tokens, "generator_prompt_tokens": t.prompt_tokens,
-            "judge_prompt_tokens": t.judge_tokens,
-            "resumed_steps": t.resumed_steps,
-        },
-        "stopped": {lab: _count([e["stopped"] for e in ends if e["chain"] == lab]) for lab in labels},
-        "stubbornness": _stubbornness(cfg, getattr(loop, "panel", None)),
-        "adaptive": {"enabled": cfg["adaptive"]["enabled"],
-                     **({"margin": loop.margin_record()} if cfg["adaptive"]["enabled"] and hasattr(loop, "margin_record") else {})},
-    }
 
 
-def _stubbornness(cfg, panel) -> dict[str, Any]:
-    """The λ the run ended with and, when estimated, the estimate with its intervals."""
-    out: dict[str, Any] = {"mode": cfg["stubbornness"]["mode"]}
-    if panel is not None:
-        out["lambdas"] = dict(zip(panel.names, panel.lambdas))
-        out["estimate"] = panel.stubbornness_estimate
-        out["thresholds"] = getattr(panel, "thresholds", None)
-    return out
 
 
-def _count(xs) -> dict[str, int]:
-    out: dict[str, int] = {}
-    for x in xs:
-        out[x] = out.get(x, 0) + 1
-    return out
 
 
-def write_report(run_dir: Path) -> str | None:
-    """report.json and plots from the evaluation module, when it is installed with accord."""
-    try:
-        from accord.verify.analysis.report import write_run_report
-    except ImportError:
-        return None
-    write_run_report(run_dir)
-    return "report.json"
 
 
 class RichProgress:
     """A rich progress bar over problems that says what the loop is doing."""
 
     def __init__(self, console):
-        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
         self.console = console
         self.bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                             console=console, transient=False)
@@ -408,8 +202,6 @@ class RichProgress:
 
 
 def print_summary(summary: dict[str, Any], run_dir: Path, console) -> None:
-    from rich.table import Table
-
     table = Table(title=f"Accuracy over {summary['n_problems']} problems (95% bootstrap interval)")
     for col in ("chain", "accuracy", "95% CI", "stopped"):
         table.add_column(col)
@@ -426,10 +218,6 @@ def print_summary(summary: dict[str, Any], run_dir: Path, console) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from rich.console import Console
-
-    from accord.verify.run import config as C
-
     if args.resume:
         run_dir = Path(args.resume)
         cfg = C.load_run_config(run_dir)
@@ -444,8 +232,6 @@ def run(args: argparse.Namespace) -> int:
     console = Console(stderr=True)
     progress = None if (args.quiet or args.json) else RichProgress(console)
     if getattr(args, "backend", "local") == "ray":
-        from accord.verify.run import ray_backend
-
         summary = ray_backend.execute(cfg, run_dir, bool(args.resume), progress, ray_backend.options_from(args))
     else:
         summary = execute(cfg, run_dir, resume=bool(args.resume), progress=progress)

@@ -16,8 +16,8 @@ from typing import Sequence
 import numpy as np
 
 from accord.consensus_core import get_policy
-from accord.verify.io.derivations import DerivationLine
 from accord.protocols import Judge, JudgeScore, StepContext
+from accord.verify.io.derivations import DerivationLine
 
 
 @dataclass(frozen=True)

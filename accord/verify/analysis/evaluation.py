@@ -18,22 +18,10 @@ import numpy as np
 from scipy.stats import binomtest
 
 from accord.consensus_core import DEFAULT_EPS, DEFAULT_TAU
+from accord.consensus_core.statistics import bootstrap_ci
 from accord.verify.analysis.diagnostics import CORRECT_AT, rank_flips
 from accord.verify.analysis.records import Trace
 from accord.verify.analysis.replay import ContextTree, PolicySpec, ReplayResult, make_spec, recorded_spec, replay
-
-
-def bootstrap_ci(x: Sequence[float], n_boot: int = 2000, level: float = 0.95, seed: int = 0) -> tuple[float, float]:
-    """Percentile bootstrap interval of the mean of x (resampling its entries)."""
-    x = np.asarray(x, dtype=float)
-    if x.size == 0:
-        return (float("nan"), float("nan"))
-    rng = np.random.default_rng(seed)
-    chunk = max(1, 2_000_000 // x.size)  # bounded memory for long runs
-    means = np.concatenate([x[rng.integers(0, x.size, size=(min(chunk, n_boot - i), x.size))].mean(axis=1)
-                            for i in range(0, n_boot, chunk)])
-    a = (1.0 - level) / 2.0
-    return float(np.quantile(means, a)), float(np.quantile(means, 1.0 - a))
 
 
 def accuracy_table(trace: Trace, n_boot: int = 2000, seed: int = 0) -> dict[str, dict[str, Any]]:

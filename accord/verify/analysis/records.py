@@ -10,7 +10,6 @@ without a trailing newline is skipped and noted in :attr:`Trace.notes`, never si
 
 from __future__ import annotations
 
-import hashlib
 import json
 import math
 from dataclasses import dataclass, field
@@ -20,16 +19,7 @@ from typing import Any
 import numpy as np
 
 from accord.errors import UserError
-
-TRACE_FILE = "trace.jsonl"
-SUMMARY_FILE = "summary.json"
-CONFIG_FILE = "config.yaml"
-
-
-def context_id(task_id: str, steps) -> str:
-    """sha1 hex of task_id + US + US.join(accepted steps): the key of a recorded context."""
-    text = task_id + "\x1f" + "\x1f".join(steps)
-    return hashlib.sha1(text.encode("utf-8")).hexdigest()
+from accord.verify.io.run_folder import CONFIG_FILE, SUMMARY_FILE, TRACE_FILE
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,8 @@ from typing import Any, Iterable
 import numpy as np
 
 from accord.consensus_core import get_policy, list_policies
-from accord.verify.analysis.records import RunSettings, StepRecord, TaskEnd, Trace, context_id, read_settings
+from accord.verify.analysis.records import RunSettings, StepRecord, TaskEnd, Trace, read_settings
+from accord.verify.loop.trace import context_id
 
 EXACT, DIVERGED = "exact", "diverged"
 

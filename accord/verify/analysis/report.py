@@ -15,9 +15,10 @@ from typing import Any
 
 import numpy as np
 
+from accord.errors import UserError
+from accord.verify.analysis import plots
 from accord.verify.analysis.diagnostics import ALL_CHAINS, candidate_table, dispersion_diagnostics
 from accord.verify.analysis.evaluation import accuracy_table, rates, replay_table, review_test, timing_shares, verdict_params
-from accord.errors import UserError
 from accord.verify.analysis.records import Trace, read_summary, read_trace, resolve_trace
 from accord.verify.analysis.replay import ContextTree, PolicySpec, fidelity, make_spec
 
@@ -85,7 +86,6 @@ def build_report(trace: Trace, summary: dict | None = None, *, n_boot: int = 200
 def write_run_report(run_dir: Path, *, n_boot: int = 2000, seed: int = 0,
                      extra_specs: list[PolicySpec] = ()) -> dict[str, Any]:
     """Read the run folder's trace and summary, write report.json and the plots there, return the report."""
-    from accord.verify.analysis import plots
 
     run_dir = Path(run_dir)
     trace = read_trace(resolve_trace(run_dir))

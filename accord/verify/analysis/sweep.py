@@ -14,6 +14,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from accord.verify.analysis import plots
 from accord.verify.analysis.evaluation import verdict_params
 from accord.verify.analysis.records import Trace, read_trace, resolve_trace
 from accord.verify.analysis.replay import ContextTree, make_spec, replay
@@ -95,7 +96,6 @@ def _matrix(res: dict[str, Any]) -> np.ndarray:
 def write_sweep(run_dir: Path, taus: Sequence[float] = DEFAULT_TAUS, epss: Sequence[float] = DEFAULT_EPS,
                 lambda_sets: Sequence[Sequence[float]] | None = None, policy: str = "verdict") -> dict[str, Any]:
     """Both sweeps of a run folder; writes sweep.json and the two heatmaps there, returns the results."""
-    from accord.verify.analysis import plots
 
     run_dir = Path(run_dir)
     trace = read_trace(resolve_trace(run_dir))

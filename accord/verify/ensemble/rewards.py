@@ -1,7 +1,7 @@
 """Reward-model ensembles on precomputed rewards: read, calibrate, combine, evaluate.
 
 Input: JSONL in one of two layouts, detected from the first line (CSV and Parquet hold the
-best-of-n layout as columns; large tables are streamed by :mod:`accord.verify.ensemble.rewards.streaming`):
+best-of-n layout as columns; large tables are streamed by :mod:`accord.verify.ensemble.streaming`):
 
 - best-of-n: ``{"prompt_id", "response_id", "label"?, "<model>": reward, ...}`` per response;
   ``label`` is 1 for a correct / good response and 0 otherwise.
@@ -22,7 +22,7 @@ pairwise Spearman correlations on raw rewards, Pearson on calibrated ones.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import fields
 from pathlib import Path
 from typing import Sequence
 
@@ -31,52 +31,12 @@ import numpy as np
 from accord.adapters.calibration import Calibrator, apply_calibrators
 from accord.consensus_core import consensus_stats, default_lambdas, get_policy, influence_report, list_policies
 from accord.errors import UserError
-from accord.verify.io.json_lines import json_objects
 from accord.verify.analysis.evaluation import bootstrap_ci
+from accord.verify.io.json_lines import json_objects
+from accord.verify.tables.rewards import RESERVED, RewardTable, label_value, read_columns, reward_value
 
-RESERVED = {"prompt_id", "response_id", "label", "correct", "id", "chosen", "rejected", "prompt", "response", "reference"}
 BASE_RULES = ("mean", "min", "uwo")
 TIE_TOL = 1e-12
-
-
-@dataclass(frozen=True)
-class RewardTable:
-    """Rewards as (prompts, responses, models); padding rows are all NaN with ``valid`` False."""
-
-    kind: str  # "best_of_n" or "pairs"
-    models: list[str]
-    prompt_ids: list[str]
-    response_ids: list[list[str]]
-    raw: np.ndarray  # (P, n, m)
-    labels: np.ndarray | None  # (P, n), NaN on padding
-    valid: np.ndarray  # (P, n)
-
-    @property
-    def flat_raw(self) -> np.ndarray:
-        return self.raw[self.valid]
-
-    @property
-    def flat_labels(self) -> np.ndarray | None:
-        return None if self.labels is None else self.labels[self.valid]
-
-
-def _number(v, where: str) -> float:
-    if v is None:
-        return float("nan")
-    if isinstance(v, bool) or not isinstance(v, (int, float)):
-        raise UserError(f"{where}: reward must be a number or null, got {v!r}")
-    x = float(v)
-    if np.isinf(x):
-        raise UserError(f"{where}: reward is infinite")
-    return x
-
-
-def _label(v, where: str) -> float:
-    if isinstance(v, bool):
-        return float(v)
-    if v in (0, 1):
-        return float(v)
-    raise UserError(f"{where}: label must be 0 or 1 (or true/false), got {v!r}")
 
 
 def read_rewards(path: str | Path, models: Sequence[str] | None = None) -> RewardTable:
@@ -85,8 +45,6 @@ def read_rewards(path: str | Path, models: Sequence[str] | None = None) -> Rewar
     if not p.exists():
         raise UserError(f"{p}: no such file")
     if p.suffix.lower() in (".csv", ".parquet", ".pq"):
-        from accord.verify.ensemble.rewards.streaming import read_columns
-
         return read_columns(p, models)
     with p.open(encoding="utf-8") as fh:
         rows = list(json_objects(fh, str(p)))
@@ -112,7 +70,7 @@ def _pairs(p: Path, rows, names) -> RewardTable:
             if not isinstance(d, dict):
                 raise UserError(f"{p}:{no}: a pair needs '{key}' as an object of model -> reward")
             for j, m in enumerate(names):
-                raw[k, side, j] = _number(d.get(m), f"{p}:{no}: {key}.{m}")
+                raw[k, side, j] = reward_value(d.get(m), f"{p}:{no}: {key}.{m}")
         ids.append(str(obj.get("prompt_id", obj.get("id", k + 1))))
     labels = np.tile(np.array([1.0, 0.0]), (len(rows), 1))
     return RewardTable("pairs", list(names), ids, [["chosen", "rejected"]] * len(rows), raw, labels, np.ones((len(rows), 2), dtype=bool))
@@ -135,11 +93,11 @@ def _best_of_n(p: Path, rows, names) -> RewardTable:
         ids = []
         for k, (no, obj) in enumerate(items):
             for j, mname in enumerate(names):
-                raw[i, k, j] = _number(obj.get(mname), f"{p}:{no}: {mname}")
+                raw[i, k, j] = reward_value(obj.get(mname), f"{p}:{no}: {mname}")
             valid[i, k] = True
             ids.append(str(obj.get("response_id", k + 1)))
             if labels is not None:
-                labels[i, k] = _label(obj.get("label", obj.get("correct")), f"{p}:{no}")
+                labels[i, k] = label_value(obj.get("label", obj.get("correct")), f"{p}:{no}")
         if len(set(ids)) != len(ids):
             raise UserError(f"{p}: prompt {pid!r} has repeated response ids")
         resp_ids.append(ids)

@@ -16,27 +16,18 @@ the bootstrap resamples) plus a fixed-size sample of raw rewards for the Spearma
 
 from __future__ import annotations
 
-import csv
-import json
 import logging
 import time
 from dataclasses import dataclass
-from pathlib import Path
-from typing import Iterator
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
-import pyarrow.parquet as pq
 
 from accord.adapters.calibration import Calibrator, apply_calibrators
 from accord.consensus_core import influence_report
-from accord.verify.tables.streaming import streaming as tables
+from accord.errors import UserError
 from accord.verify.ensemble.rewards import (
-    RESERVED,
-    RewardTable,
-    _label,
-    _number,
     accuracy_report,
     alpha_from_sums,
     alpha_sums,
@@ -46,230 +37,13 @@ from accord.verify.ensemble.rewards import (
     selector_keys,
     selectors,
 )
-from accord.errors import UserError
-from accord.verify.io.json_lines import json_objects
+from accord.verify.io.cluster import user_error_from
+from accord.verify.tables import streaming as tables
+from accord.verify.tables.rewards import COLS, LABEL, NOUNS, PROMPT, RESPONSE, RewardFile, block_rows, iter_rewards
 
-PROMPT, RESPONSE, LABEL, LINE = "prompt_id", "response_id", "label", tables.LINE
-COLS, NOUNS = (PROMPT, RESPONSE), ("prompt", "response")
 STAT_BLOCK = 4_096  # agreement sums are taken over fixed row blocks, so any chunking gives the same sums
 SPEARMAN_SAMPLE = 100_000  # rows kept for the Spearman correlations on raw rewards
 STREAMED_FITS = ("standardize", "sigmoid")
-
-
-@dataclass(frozen=True)
-class RewardSource:
-    """A best-of-n reward file: path, format, reward-model columns and its label column (or None)."""
-
-    path: Path
-    format: str
-    models: tuple[str, ...]
-    label: str | None
-
-    @property
-    def judges(self) -> tuple[str, ...]:  # what tables.ray_dataset sizes its blocks by
-        return self.models
-
-    def types(self) -> dict:
-        t = {PROMPT: pa.string(), RESPONSE: pa.string()}
-        if self.label:
-            t[self.label] = pa.float64()
-        return t | {m: pa.float64() for m in self.models}
-
-
-def _header(path: Path, fmt: str) -> tuple[list[str], list[str]]:
-    """(column names, numeric columns) from a Parquet schema, a CSV header or the first JSONL record."""
-    if fmt == "parquet":
-        try:
-            schema = pq.read_schema(path)
-        except (pa.ArrowInvalid, OSError) as exc:
-            raise UserError(f"{path}: not a readable Parquet file ({exc})") from None
-        num = [f.name for f in schema if pa.types.is_floating(f.type) or pa.types.is_integer(f.type) or pa.types.is_null(f.type) or pa.types.is_decimal(f.type)]
-        return schema.names, num
-    with path.open(encoding="utf-8", newline="") as fh:
-        if fmt == "csv":
-            names = [h.strip() for h in next(csv.reader(fh), [])]
-            return names, names
-        for _, obj in json_objects(fh, str(path)):
-                if "chosen" in obj:
-                    raise UserError(f"{path}: the pairs layout is evaluated in memory; drop --stream, --output, --chunk-size and --backend")
-                return list(obj), [k for k, v in obj.items() if v is None or (isinstance(v, (int, float)) and not isinstance(v, bool))]
-    raise UserError(f"{path}: no rows")
-
-
-def open_rewards(path, models=None) -> RewardSource:
-    """Format, models and label column of a best-of-n reward file, from its header."""
-    path = Path(path)
-    if not path.exists():
-        raise UserError(f"{path}: no such file")
-    fmt = tables.table_format(path)
-    names, numeric = _header(path, fmt)
-    if PROMPT not in names or RESPONSE not in names:
-        raise UserError(f"{path}: a streamed reward table needs prompt_id and response_id columns, got {names}")
-    label = LABEL if LABEL in names else ("correct" if "correct" in names else None)
-    chosen = list(models) if models else [n for n in numeric if n not in RESERVED]
-    unknown = [m for m in chosen if m not in numeric]
-    if unknown:
-        raise UserError(f"{path}: no numeric reward column(s) {unknown}; numeric columns are {numeric}")
-    if len(chosen) < 2:
-        raise UserError(f"{path}: an ensemble needs at least 2 reward models, found {chosen}")
-    return RewardSource(path, fmt, tuple(chosen), label)
-
-
-# --- reading -------------------------------------------------------------------------------
-
-
-def _normalized(src: RewardSource, col, lines) -> pa.Table:
-    """prompt_id, response_id (strings), label (float), models (float, NaN = failed), _line."""
-    cols = {PROMPT: pc.cast(col(PROMPT), pa.string()), RESPONSE: pc.cast(col(RESPONSE), pa.string())}
-    if src.label:
-        cols[LABEL] = pc.cast(col(src.label), pa.float64())
-    for m in src.models:
-        cols[m] = pc.fill_null(pc.cast(col(m), pa.float64()), np.nan)
-    cols[LINE] = pa.array(lines, pa.int64())
-    return pa.table(cols)
-
-
-def _from_batch(src: RewardSource, b, lines) -> pa.Table:
-    if src.format != "csv":
-        return _normalized(src, b.column, lines)
-    trim = {PROMPT, RESPONSE}
-    return _normalized(src, lambda c: pc.utf8_trim_whitespace(b.column(c)) if c in trim else b.column(c), lines)
-
-
-def _from_lines(src: RewardSource, items) -> pa.Table:
-    """JSONL records ``(line number or -1, text)``: validated like the in-memory reader."""
-    pids, rids, labels, x = [], [], [], np.full((len(items), len(src.models)), np.nan)
-    for i, (no, text) in enumerate(items):
-        at = f"{src.path}:{no}" if no >= 0 else f"{src.path}: {text[:80]!r}"
-        try:
-            obj = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise UserError(f"{at}: not valid JSON ({exc.msg})") from None
-        if not isinstance(obj, dict) or PROMPT not in obj or RESPONSE not in obj:
-            raise UserError(f"{at}: expected an object with prompt_id, response_id and rewards")
-        if no < 0:
-            at = f"{src.path}: prompt {obj[PROMPT]!r} response {obj[RESPONSE]!r}"
-        pids.append(str(obj[PROMPT]))
-        rids.append(str(obj[RESPONSE]))
-        if src.label:
-            labels.append(_label(obj.get(src.label), at))
-        for j, m in enumerate(src.models):
-            x[i, j] = _number(obj.get(m), f"{at}: {m}")
-    cols = {PROMPT: pa.array(pids, pa.string()), RESPONSE: pa.array(rids, pa.string()), src.label: pa.array(labels, pa.float64())}
-    cols.update({m: pa.array(x[:, j]) for j, m in enumerate(src.models)})
-    return _normalized(src, cols.__getitem__, [no for no, _ in items])
-
-
-def _parquet_chunks(src: RewardSource, chunk_size: int) -> Iterator[pa.Table]:
-    f = pq.ParquetFile(src.path, pre_buffer=False, buffer_size=1 << 20)
-    seen = 0
-    for b in f.iter_batches(batch_size=chunk_size, columns=list(src.types())):
-        yield _from_batch(src, b, np.arange(seen + 1, seen + 1 + b.num_rows))  # 1-based row numbers
-        seen += b.num_rows
-
-
-def _csv_chunks(src: RewardSource, chunk_size: int) -> Iterator[pa.Table]:
-    from pyarrow import csv as pacsv
-
-    types = src.types()
-    read = pacsv.ReadOptions(block_size=max(1 << 16, min(1 << 26, 64 * chunk_size)))
-    conv = pacsv.ConvertOptions(column_types=types, include_columns=list(types), null_values=tables.CSV_NULLS, strings_can_be_null=False)
-    seen = 0
-    try:
-        for batch in pacsv.open_csv(src.path, read_options=read, convert_options=conv):
-            for off in range(0, batch.num_rows, chunk_size):
-                b = batch.slice(off, chunk_size)
-                yield _from_batch(src, b, np.arange(seen + 2, seen + 2 + b.num_rows))  # line 1 is the header
-                seen += b.num_rows
-    except pa.ArrowInvalid as exc:
-        _locate_csv_error(src)
-        raise UserError(f"{src.path}: {exc}") from None
-
-
-def _locate_csv_error(src: RewardSource) -> None:
-    """Re-read the CSV row by row to name the line of a value that is not a number (error path only)."""
-    with src.path.open(encoding="utf-8", newline="") as fh:
-        reader = csv.DictReader(fh)
-        for row in reader:
-            for col in (src.label, *src.models) if src.label else src.models:
-                cell = (row.get(col) or "").strip()
-                try:
-                    float(cell) if cell not in tables.CSV_NULLS else None
-                except ValueError:
-                    what = "label must be 0 or 1" if col == src.label else "reward must be a number or null"
-                    raise UserError(f"{src.path}:{reader.line_num}: {col}: {what}, got {cell!r}") from None
-
-
-def _jsonl_chunks(src: RewardSource, chunk_size: int) -> Iterator[pa.Table]:
-    with src.path.open(encoding="utf-8") as fh:
-        buf = []
-        for no, text in enumerate(fh, 1):
-            if text.strip():
-                buf.append((no, text))
-            if len(buf) == chunk_size:
-                yield _from_lines(src, buf)
-                buf = []
-        if buf:
-            yield _from_lines(src, buf)
-
-
-def iter_rewards(src: RewardSource, chunk_size: int = tables.DEFAULT_CHUNK_SIZE) -> Iterator[pa.Table]:
-    """Validated, normalised chunks of at most ``chunk_size`` rows, in file order."""
-    return tables.iter_chunks(src, chunk_size, {"csv": _csv_chunks, "jsonl": _jsonl_chunks, "parquet": _parquet_chunks}, _check)
-
-
-def _check(src: RewardSource, t: pa.Table) -> None:
-    """Vectorised validation (ids present, rewards finite or null, labels 0/1); names the row."""
-    lines = t.column(LINE).to_numpy()
-
-    def where(i):
-        return tables._where(src, int(lines[i]), t.column(PROMPT)[i].as_py(), t.column(RESPONSE)[i].as_py(), NOUNS)
-
-    for col in COLS:
-        bad = pc.or_(pc.is_null(t.column(col)), pc.equal(pc.utf8_length(t.column(col)), 0))
-        idx = np.flatnonzero(bad.to_numpy(zero_copy_only=False))
-        if idx.size:
-            raise UserError(f"{where(idx[0])}: prompt_id and response_id must not be empty")
-    for m in src.models:
-        idx = np.flatnonzero(np.isinf(t.column(m).to_numpy()))
-        if idx.size:
-            raise UserError(f"{where(idx[0])}: {m}: reward is infinite")
-    if src.label:
-        y = t.column(LABEL).to_numpy(zero_copy_only=False)
-        idx = np.flatnonzero((y != 0) & (y != 1))
-        if idx.size:
-            v = None if np.isnan(y[idx[0]]) else y[idx[0]]
-            raise UserError(f"{where(idx[0])}: label must be 0 or 1 (or true/false), got {v!r}")
-
-
-def read_columns(path, models=None) -> RewardTable:
-    """A CSV or Parquet best-of-n table read whole (the in-memory path), as ``read_rewards`` does."""
-    src = open_rewards(path, models)
-    parts = list(iter_rewards(src))
-    if not parts or not sum(p.num_rows for p in parts):
-        raise UserError(f"{src.path}: no rows")
-    t = pa.concat_tables(parts)
-    enc = pc.dictionary_encode(t.column(PROMPT)).combine_chunks()
-    code, pids = enc.indices.to_numpy(), enc.dictionary.to_pylist()  # prompts in order of first appearance
-    order = np.argsort(code, kind="stable")
-    counts = np.bincount(code)
-    pos = np.empty(code.size, dtype=np.int64)
-    pos[order] = np.arange(code.size) - np.repeat(np.cumsum(counts) - counts, counts)
-    raw = np.full((len(pids), int(counts.max()), len(src.models)), np.nan)
-    raw[code, pos] = np.column_stack([t.column(m).to_numpy() for m in src.models])
-    valid = np.zeros(raw.shape[:2], dtype=bool)
-    valid[code, pos] = True
-    labels = None
-    if src.label:
-        labels = np.full(valid.shape, np.nan)
-        labels[code, pos] = t.column(LABEL).to_numpy()
-    rids = [[] for _ in pids]
-    for c, r in zip(code[order], np.asarray(t.column(RESPONSE).to_pylist(), dtype=object)[order]):
-        rids[c].append(r)
-    for pid, ids in zip(pids, rids):
-        if len(set(ids)) != len(ids):
-            raise UserError(f"{src.path}: prompt {pid!r} has repeated response ids")
-    return RewardTable("best_of_n", list(src.models), pids, rids, raw, labels, valid)
 
 
 # --- pass 1: calibration from streamed moments ----------------------------------------------
@@ -293,7 +67,7 @@ def _merge(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     return np.array([n, x[1] + da * y[0] / n, x[2] + db * y[0] / n, x[3] + y[3] + da * da * w, x[4] + y[4] + db * db * w, x[5] + y[5] + da * db * w])
 
 
-def fit_streamed(src: RewardSource, method: str, chunk_size: int = tables.DEFAULT_CHUNK_SIZE) -> dict[str, Calibrator]:
+def fit_streamed(src: RewardFile, method: str, chunk_size: int = tables.DEFAULT_CHUNK_SIZE) -> dict[str, Calibrator]:
     """One calibrator per model, fitted in one streamed pass (standardize) or none (sigmoid)."""
     if method == "sigmoid":
         return {m: Calibrator("sigmoid").fit([]) for m in src.models}
@@ -350,7 +124,7 @@ class Scorer:
         """One output row per row of ``t``, a table of complete prompts (rows of a prompt together)."""
         if t.num_rows == 0:
             return self.schema().empty_table()
-        starts = tables._run_starts(t.column(PROMPT))
+        starts = tables.run_starts(t.column(PROMPT))
         lengths = np.diff(np.append(starts, t.num_rows))
         run_id = np.repeat(np.arange(len(starts)), lengths)
         pos = np.arange(t.num_rows) - starts[run_id]
@@ -360,8 +134,8 @@ class Scorer:
         valid[run_id, pos] = True
         cal = apply_calibrators(raw, self.models, self.calibrators)
         cols = [t.column(c) for c in (PROMPT, RESPONSE, *([LABEL] if self.labelled else []))]
-        cols += [tables._float(raw[run_id, pos, j]) for j in range(len(self.models))]
-        cols += [tables._float(cal[run_id, pos, j]) for j in range(len(self.models))]
+        cols += [tables.float_array(raw[run_id, pos, j]) for j in range(len(self.models))]
+        cols += [tables.float_array(cal[run_id, pos, j]) for j in range(len(self.models))]
         keys, chosen = [], []
         for _, rule in self.selectors:
             key = selector_keys(cal, rule, self.k, self.lambdas, self.policy_params)
@@ -371,11 +145,11 @@ class Scorer:
         return pa.Table.from_arrays(cols + keys + chosen, schema=self.schema())
 
 
-def _scored(src: RewardSource, scorer: Scorer, t: pa.Table) -> pa.Table:
+def _scored(src: RewardFile, scorer: Scorer, t: pa.Table) -> pa.Table:
     """Check the grouping of complete prompts (together, no response twice), then score them."""
     if t.num_rows:
-        starts = tables._run_starts(t.column(PROMPT))
-        tables._check_groups(src, t, starts, np.repeat(np.arange(len(starts)), np.diff(np.append(starts, t.num_rows))), COLS, NOUNS)
+        starts = tables.run_starts(t.column(PROMPT))
+        tables.check_groups(src, t, starts, np.repeat(np.arange(len(starts)), np.diff(np.append(starts, t.num_rows))), COLS, NOUNS)
     return scorer.score(t)
 
 
@@ -419,7 +193,7 @@ class ReportAccumulator:
             return
         self.rows += n
         pid = out.column(PROMPT)
-        starts = tables._run_starts(pid)
+        starts = tables.run_starts(pid)
         lab = out.column(LABEL).to_numpy() if self.scorer.labelled else np.zeros(n)
         sel = np.column_stack([out.column(f"selected_{s}").to_numpy(zero_copy_only=False) for s in self.names]).astype(np.float64)
         sums = np.add.reduceat(np.column_stack([sel * lab[:, None], sel, lab, np.ones(n)]), starts, axis=0)
@@ -482,7 +256,6 @@ class ReportAccumulator:
             self._blocks(final=True)
         doc = {**head, "prompts": self.prompts, "responses": self.rows}
         if self.scorer.labelled:
-
             def column(s):  # one column at a time: no second copy of the whole per-prompt table
                 return np.concatenate([d[:, s] for d in self._done]) if self._done else np.zeros(0)
 
@@ -522,7 +295,7 @@ class _NoOutput:
 
 
 def evaluate_streaming(
-    src: RewardSource,
+    src: RewardFile,
     scorer: Scorer,
     output=None,
     chunk_size: int = tables.DEFAULT_CHUNK_SIZE,
@@ -554,19 +327,15 @@ def _pass_local(src, scorer, chunk_size, sink, acc) -> None:
             yield chunk
 
     def check(t, starts, run_id):
-        tables._check_groups(src, t, starts, run_id, COLS, NOUNS)
+        tables.check_groups(src, t, starts, run_id, COLS, NOUNS)
 
     for t in tables.whole_groups(counted(), check, key=PROMPT):
         sink.write(scorer.score(t), acc)
 
 
-def score_block(batch: pa.Table, src: RewardSource, scorer: Scorer) -> pa.Table:
+def score_block(batch: pa.Table, src: RewardFile, scorer: Scorer) -> pa.Table:
     """One Ray Data block: interior prompts scored, the first and last left to the driver."""
-    if src.format == "jsonl":
-        t = _from_lines(src, [(-1, s) for s in batch.column("text").to_pylist() if s.strip()])
-    else:
-        t = _from_batch(src, batch, np.full(batch.num_rows, -1))
-    _check(src, t)
+    t = block_rows(src, batch)
     return tables.split_block(t, lambda rows: _scored(src, scorer, rows), scorer.schema(), key=PROMPT)
 
 
@@ -584,4 +353,4 @@ def _pass_ray(src, scorer, chunk_size, sink, acc) -> None:
             merger.feed(batch, sink)
         merger.flush(sink)
     except ray.exceptions.RayError as exc:
-        raise tables._user_error(exc) from None
+        raise user_error_from(exc) from None

@@ -21,3 +21,18 @@ def connect_ray(address: str | None = None, num_cpus: int | None = None):
         else:
             ray.init(num_cpus=num_cpus, **kwargs)
     return ray
+
+
+def user_error_from(exc: BaseException) -> BaseException:
+    """The UserError raised inside a Ray task, if that is what failed; else the Ray error itself."""
+    seen = exc
+    while seen is not None:
+        if isinstance(seen, UserError):
+            return UserError(str(seen))
+        cause = getattr(seen, "cause", None)
+        seen = cause if isinstance(cause, BaseException) and cause is not seen else seen.__cause__
+    text = str(exc)
+    marker = "UserError: "
+    if marker in text:
+        return UserError(text.split(marker, 1)[1].strip().splitlines()[0])
+    return exc

@@ -35,6 +35,9 @@ import numpy as np
 
 from accord.consensus_core import get_policy
 from accord.errors import UserError
+from accord.verify.analysis.evaluation import verdict_params
+from accord.verify.analysis.records import read_settings, read_trace, resolve_trace
+from accord.verify.analysis.report import primary_chain
 from accord.verify.io.json_lines import json_objects
 
 CORRECT, UNVERIFIABLE, INCORRECT = 1.0, 0.5, 0.0
@@ -183,9 +186,6 @@ def read_mmreason(path: Path) -> list[LabeledSolution]:
 def read_accord(path: Path, chain: str | None = None, tau: float | None = None, eps: float | None = None
                 ) -> list[LabeledSolution]:
     """One solution per finished task of ``chain``; each chosen step labelled by the dual rule."""
-    from accord.verify.analysis.evaluation import verdict_params
-    from accord.verify.analysis.records import read_settings, read_trace, resolve_trace
-    from accord.verify.analysis.report import primary_chain
 
     trace = read_trace(resolve_trace(path))
     influence = read_settings(trace.path.parent).influence

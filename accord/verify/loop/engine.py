@@ -30,11 +30,10 @@ import numpy as np
 
 from accord.consensus_core import Policy, consensus_stats
 from accord.consensus_core.policies import Verdict
+from accord.protocols import Generator, StepContext, Task
 from accord.verify.loop.margin import Margin, calibrate_margin
 from accord.verify.loop.panel import Panel
-from accord.protocols import Generator, StepContext, Task
-from accord.verify.analysis.records import context_id
-from accord.verify.loop.trace import ResumeState, TraceWriter
+from accord.verify.loop.trace import ResumeState, TraceWriter, context_id
 
 BASE = "base"
 

@@ -20,6 +20,14 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from accord.adapters import llm, vlm
+from accord.adapters import math as mj
+from accord.adapters.code import panel_entry
+from accord.adapters.embedding import EmbeddingRelevanceJudge
+from accord.adapters.llm import LLMJudges
+from accord.adapters.vlm import VLMJudges, shared_vlm
+from accord.consensus_core import consensus
+from accord.consensus_core.reliability import calibrate_thresholds, estimate_stubbornness
 from accord.protocols import Judge, JudgeScore, StepContext
 
 
@@ -111,8 +119,6 @@ class Panel:
         self.lambdas = tuple(lam)
         self.influence = None if influence is None else np.asarray(influence, dtype=float)
         if self.influence is not None:
-            from accord.consensus_core import consensus
-
             consensus(np.full((1, len(lam)), 0.5), self.lambdas, self.influence)  # validates W
         if not timeout_s > 0:
             raise ValueError(f"judge timeout must be > 0 seconds, got {timeout_s}")
@@ -125,7 +131,6 @@ class Panel:
     def estimate_stubbornness(self, raw, **kwargs):
         """Set λ from a batch of scored steps (raw scores (..., m), no labels); the estimate and its
         intervals are kept for the run's record (see accord.consensus_core.reliability)."""
-        from accord.consensus_core.reliability import estimate_stubbornness
 
         kwargs.setdefault("groups", [k for k, g in enumerate(self.groups) for _ in g.names])  # one model's roles agree among themselves
         est = estimate_stubbornness(raw, **kwargs)
@@ -136,7 +141,6 @@ class Panel:
     def calibrate_thresholds(self, raw) -> dict:
         """Set VERDICT's τ and ε from a batch of scored steps (no labels) so that the target share
         of candidates is accepted (see accord.consensus_core.reliability.calibrate_thresholds)."""
-        from accord.consensus_core.reliability import calibrate_thresholds
 
         th = calibrate_thresholds(raw, self.lambdas, target_rate=self._target_rate or 0.5, influence=self.influence)
         self.thresholds = th.as_dict()
@@ -275,18 +279,15 @@ def build_panel(specs: Sequence[dict], influence=None, timeout_s: float = 120.0,
         lam = spec.pop("lambda", None)
         if kind in ("llm", "vlm"):  # prompted models: roles of one (model, mode, ...) share one group
             role = spec.pop("role", None)
+            roles, default_lambda = (llm.ROLES, llm.DEFAULT_LAMBDA) if kind == "llm" else (vlm.ROLES, vlm.DEFAULT_LAMBDA)
             if kind == "llm":
-                from accord.adapters.llm import DEFAULT_LAMBDA, ROLES
-
                 key = (kind, spec.pop("model", "smollm2"), spec.pop("mode", "yes_no"))
             else:
-                from accord.adapters.vlm import DEFAULT_LAMBDA, ROLES
-
                 key = (kind, spec.pop("model", None), spec.pop("mode", "yes_no"), spec.pop("device", "cpu"), spec.pop("dtype", "float32"))
                 if not isinstance(key[1], str) or not key[1]:
                     raise ValueError(f"judges[{k}]: vlm judge needs a 'model' (a local folder or a cached name)")
-            if role not in ROLES:
-                raise ValueError(f"judges[{k}]: {kind} judge needs a 'role' in {sorted(ROLES)}, got {role!r}")
+            if role not in roles:
+                raise ValueError(f"judges[{k}]: {kind} judge needs a 'role' in {sorted(roles)}, got {role!r}")
             name = spec.pop("name", f"{kind}_{role}")
             _no_extra(k, kind, spec)
             entry = llm_groups.get(key)
@@ -296,10 +297,9 @@ def build_panel(specs: Sequence[dict], influence=None, timeout_s: float = 120.0,
             entry["roles"].append(role)
             entry["names"].append(name)
             names.append(name)
-            lambdas.append(float(lam if lam is not None else DEFAULT_LAMBDA[role]))
+            lambdas.append(float(lam if lam is not None else default_lambda[role]))
             continue
         if kind.startswith("code_"):  # code judges (accord.adapters.code), possibly several columns
-            from accord.adapters.code import panel_entry
 
             try:
                 judge, lams = panel_entry(kind, spec, lam, models)
@@ -314,12 +314,9 @@ def build_panel(specs: Sequence[dict], influence=None, timeout_s: float = 120.0,
         lambdas.append(float(lam if lam is not None else 1.0))
     for key, entry in llm_groups.items():
         if key[0] == "vlm":
-            from accord.adapters.vlm import VLMJudges, shared_vlm
-
             _, model, mode, device, dtype = key
             groups[entry["slot"]] = VLMJudges(entry["roles"], mode=mode, names=entry["names"], vlm=shared_vlm(model, device, dtype))
             continue
-        from accord.adapters.llm import LLMJudges
 
         _, model, mode = key
         lm, tok = models.get(model, (None, None))
@@ -340,12 +337,9 @@ def _no_extra(k: int, kind: str, spec: dict) -> None:
 
 def _build_simple(k: int, kind: str, spec: dict):
     if kind == "embedding":
-        from accord.adapters.embedding import EmbeddingRelevanceJudge
-
         name = spec.pop("name", "minilm_relevance")
         _no_extra(k, kind, spec)
         return EmbeddingRelevanceJudge(name)
-    from accord.adapters import math as mj
 
     cls = {
         "arithmetic": mj.ArithmeticJudge,

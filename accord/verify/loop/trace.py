@@ -8,6 +8,7 @@ The record format is in docs/trace-format.md; :mod:`accord.verify.analysis.recor
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import os
@@ -18,7 +19,11 @@ from typing import Any
 
 import numpy as np
 
-TRACE_FILE = "trace.jsonl"
+
+def context_id(task_id: str, steps) -> str:
+    """sha1 hex of task_id + US + US.join(accepted steps): the key of a recorded context."""
+    text = task_id + "\x1f" + "\x1f".join(steps)
+    return hashlib.sha1(text.encode("utf-8")).hexdigest()
 
 
 def _json_safe(obj: Any) -> Any:

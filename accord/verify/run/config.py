@@ -20,13 +20,13 @@ from typing import Any
 
 import yaml
 
+from accord.consensus_core import get_policy
 from accord.errors import UserError
+from accord.verify.io.run_folder import CONFIG_FILE, VERSIONS_FILE
 
-CONFIG_FILE = "config.yaml"
 STUBBORNNESS_MODES = ("hand-set", "estimated")
 THRESHOLD_MODES = ("paper", "calibrated")
 ADAPTIVE_MARGINS = ("fixed", "calibrated")
-VERSIONS_FILE = "versions.json"
 
 DEFAULTS: dict[str, Any] = {
     "task": {"name": "basic_arithmetic", "options": {"size": 12, "seed": 0}},
@@ -148,7 +148,6 @@ def resolve(file_config: dict | None = None, overrides: list[dict] | None = None
 
 def fill_policy_params(cfg: dict[str, Any]) -> dict[str, Any]:
     """Writes the policy's full parameters (its defaults included) into the config."""
-    from accord.consensus_core import get_policy
 
     try:
         policy = get_policy(cfg["policy"]["name"], **(cfg["policy"].get("params") or {}))

@@ -34,6 +34,13 @@ from types import SimpleNamespace
 from typing import Any
 
 from accord.errors import UserError
+from accord.verify.io.cluster import connect_ray, user_error_from
+from accord.verify.io.run_folder import SUMMARY_FILE, TRACE_FILE
+from accord.verify.loop.engine import Budgets, StepLoop, Totals
+from accord.verify.loop.trace import ResumeState, TraceWriter, load_resume_state, read_records
+from accord.verify.run import config as C
+from accord.verify.run.setup import adaptive_settings, build_chains, build_generator, build_panel_from, load_task_list
+from accord.verify.run.summary import make_summary, write_report
 
 
 @dataclass(frozen=True)
@@ -87,8 +94,6 @@ class ModelServer:
     """Holds the generator and/or the panel of one run config; loads their models once."""
 
     def __init__(self, cfg: dict[str, Any], roles: tuple[str, ...]):
-        from accord.cli.commands.run import build_generator, build_panel_from
-
         if cfg.get("threads"):
             import torch
 
@@ -120,8 +125,6 @@ class TraceSink:
     """The run's only trace writer (an actor on the driver's node)."""
 
     def __init__(self, path: str):
-        from accord.verify.loop.trace import TraceWriter
-
         self.writer = TraceWriter(path)
 
     def note(self) -> str | None:
@@ -201,8 +204,6 @@ class SinkWriter:
 
 @functools.lru_cache(maxsize=4)
 def _tasks_for(task_json: str):
-    from accord.cli.commands.run import load_task_list
-
     return load_task_list({"task": json.loads(task_json)})
 
 
@@ -211,8 +212,6 @@ class ProblemWorker:
 
     def solve(self, cfg, index: int, chains, resume, generator_server, panel_server, panel_info, sink):
         """One problem, every chain: its task_end records and the work it did."""
-        from accord.cli.commands.run import adaptive_settings
-        from accord.verify.loop.engine import Budgets, StepLoop
 
         task = _tasks_for(json.dumps(cfg["task"], sort_keys=True))[index]
         b, a = cfg["budgets"], cfg["adaptive"]
@@ -231,7 +230,6 @@ class ProblemWorker:
 
 def resume_for(state, task_id: str):
     """The part of a resume state that concerns one problem (what its worker needs)."""
-    from accord.verify.loop.trace import ResumeState
 
     steps = {k: v for k, v in state.steps.items() if k[0] == task_id}
     cids = {r["context_id"] for r in steps.values()}
@@ -317,9 +315,7 @@ def server_pool(ray, cfg, opts: RayOptions, tag: str) -> ServerPool:
     try:
         pool = ServerPool(ray, cfg, opts, tag)
     except ray.exceptions.RayError as exc:
-        from accord.verify.tables.streaming import _user_error
-
-        err = _user_error(exc)
+        err = user_error_from(exc)
         raise (err if isinstance(err, UserError) else UserError(f"model servers failed to start: {_short(exc)}")) from None
     if opts.reuse_servers:
         _POOLS[key] = pool
@@ -336,10 +332,6 @@ def close_servers() -> None:
 
 def execute(cfg: dict[str, Any], run_dir: Path, resume: bool = False, progress=None, opts: RayOptions | None = None) -> dict[str, Any]:
     """Runs (or resumes) the configured run on Ray; writes the same run folder as a local run."""
-    from accord.verify.run import config as C
-    from accord.verify.io.cluster import connect_ray
-    from accord.cli.commands.run import SUMMARY_FILE, build_chains, load_task_list, make_summary, write_report
-    from accord.verify.loop.trace import TRACE_FILE, load_resume_state
 
     opts = opts or RayOptions()
     if cfg["stubbornness"]["mode"] == "estimated" or cfg["thresholds"]["mode"] == "calibrated":  # learned per process
@@ -416,15 +408,12 @@ def execute(cfg: dict[str, Any], run_dir: Path, resume: bool = False, progress=N
 
 def totals_retries(trace_path: Path) -> int:
     """Retry records in the trace (this attempt of the run and every earlier, resumed one)."""
-    from accord.verify.loop.trace import read_records
 
     return sum(1 for r in read_records(trace_path)[0] if r["type"] == "retry")
 
 
 def _drive(ray, cfg, tasks, chains, state, pool: ServerPool, sink, opts: RayOptions, trace_path: Path, progress):
     """Keeps ``workers`` problems in flight; retries a problem whose worker or server died."""
-    from accord.verify.loop.engine import Totals
-    from accord.verify.loop.trace import ResumeState, load_resume_state
 
     state = state or ResumeState()
     labels = [c.label for c in chains]

@@ -1,6 +1,6 @@
 """Score tables too large for memory: streaming readers, chunked decisions, Parquet output.
 
-The in-memory reader (:mod:`accord.verify.tables.streaming.score_table`) builds one (steps, n, m) array. Here a
+The in-memory reader (:mod:`accord.verify.tables.score_table`) builds one (steps, n, m) array. Here a
 table is read in chunks of at most ``chunk_size`` rows (CSV through pyarrow's streaming reader,
 Parquet by record batches, JSONL line by line), every complete step of a chunk is decided at once
 through the core's vectorised policy, and the rows of the step that may continue into the next
@@ -30,7 +30,8 @@ import pyarrow.parquet as pq
 
 from accord.consensus_core import Policy
 from accord.errors import UserError
-from accord.verify.tables.streaming.score_table import _score, iter_csv_rows, iter_jsonl_rows
+from accord.verify.io.cluster import user_error_from
+from accord.verify.tables.score_table import _score, iter_csv_rows, iter_jsonl_rows
 
 STEP, CANDIDATE, LINE = "step", "candidate", "_line"
 STATS = ("mean", "dispersion", "weighted_mean", "raw_mean", "raw_mad", "raw_var")
@@ -65,7 +66,7 @@ class TableSummary:
     def add(self, out: pa.Table) -> None:
         """Count a written piece; a step may be split over consecutive pieces."""
         steps = out.column(STEP)
-        new_steps = len(_run_starts(steps))
+        new_steps = len(run_starts(steps))
         if self._last is not None and steps[0].as_py() == self._last:
             new_steps -= 1
         self._last = steps[-1].as_py()
@@ -217,7 +218,7 @@ def iter_chunks(src: TableSource, chunk_size: int = DEFAULT_CHUNK_SIZE, readers:
         yield chunk
 
 
-def _where(src: TableSource, line: int | None, step=None, cand=None, nouns=("step", "candidate")) -> str:
+def where(src: TableSource, line: int | None, step=None, cand=None, nouns=("step", "candidate")) -> str:
     if line is not None and line >= 0:
         unit = "row " if src.format == "parquet" else ""
         return f"{src.path}:{unit}{line}"
@@ -231,7 +232,7 @@ def _check_chunk(src: TableSource, t: pa.Table) -> None:
         bad = pc.or_(pc.is_null(t.column(col)), pc.equal(pc.utf8_length(t.column(col)), 0))
         idx = np.flatnonzero(bad.to_numpy(zero_copy_only=False))
         if idx.size:
-            raise UserError(f"{_where(src, int(lines[idx[0]]))}: step and candidate must not be empty")
+            raise UserError(f"{where(src, int(lines[idx[0]]))}: step and candidate must not be empty")
     for j in src.judges:
         x = t.column(j).to_numpy()
         idx = np.flatnonzero(~np.isnan(x) & ((x < 0) | (x > 1)))
@@ -241,14 +242,14 @@ def _check_chunk(src: TableSource, t: pa.Table) -> None:
                 _locate_text_error(src)
             step, cand = t.column(STEP)[i].as_py(), t.column(CANDIDATE)[i].as_py()
             raise UserError(
-                f"{_where(src, int(lines[i]), step, cand)} ({j}): score {x[i]} is outside [0, 1] (null marks a failed judge)"
+                f"{where(src, int(lines[i]), step, cand)} ({j}): score {x[i]} is outside [0, 1] (null marks a failed judge)"
             )
 
 
 # --- grouping and deciding ------------------------------------------------------------------
 
 
-def _run_starts(steps: pa.Array | pa.ChunkedArray) -> np.ndarray:
+def run_starts(steps: pa.Array | pa.ChunkedArray) -> np.ndarray:
     """Row indices where a new step begins (rows of a step are contiguous)."""
     n = len(steps)
     if n == 0:
@@ -259,7 +260,7 @@ def _run_starts(steps: pa.Array | pa.ChunkedArray) -> np.ndarray:
     return np.concatenate([[0], np.flatnonzero(change) + 1]).astype(np.int64)
 
 
-def _check_groups(src, t: pa.Table, starts: np.ndarray, run_id: np.ndarray, cols=(STEP, CANDIDATE), nouns=("step", "candidate")) -> None:
+def check_groups(src, t: pa.Table, starts: np.ndarray, run_id: np.ndarray, cols=(STEP, CANDIDATE), nouns=("step", "candidate")) -> None:
     """A group's rows together and no item twice in a group; ``cols``/``nouns`` name the group and item."""
     unit, item = nouns
     steps = t.column(cols[0])
@@ -270,7 +271,7 @@ def _check_groups(src, t: pa.Table, starts: np.ndarray, run_id: np.ndarray, cols
         rows = np.flatnonzero(pc.equal(run_steps, again).to_numpy(zero_copy_only=False))
         line = int(t.column(LINE)[int(starts[rows[1]])].as_py()) if LINE in t.column_names else None
         raise UserError(
-            f"{_where(src, line, again, None, nouns)}: {unit} {again!r} appears again after other {unit}s; streaming needs "
+            f"{where(src, line, again, None, nouns)}: {unit} {again!r} appears again after other {unit}s; streaming needs "
             f"each {unit}'s rows together (sort or group the table by {cols[0]})"
         )
     codes = pc.dictionary_encode(t.column(cols[1])).combine_chunks().indices.to_numpy()
@@ -280,7 +281,7 @@ def _check_groups(src, t: pa.Table, starts: np.ndarray, run_id: np.ndarray, cols
         dup = np.setdiff1d(np.arange(keys.size), first)[0]
         line = int(t.column(LINE)[int(dup)].as_py()) if LINE in t.column_names else None
         step, cand = steps[int(dup)].as_py(), t.column(cols[1])[int(dup)].as_py()
-        raise UserError(f"{_where(src, line, step, cand, nouns)}: {item} {cand!r} of {unit} {step!r} appears twice")
+        raise UserError(f"{where(src, line, step, cand, nouns)}: {item} {cand!r} of {unit} {step!r} appears twice")
 
 
 def output_schema(judges) -> pa.Schema:
@@ -299,7 +300,7 @@ def _check_names(judges) -> None:
         raise UserError(f"judge names {clash} clash with output columns; rename those judges")
 
 
-def _float(x: np.ndarray) -> pa.Array:
+def float_array(x: np.ndarray) -> pa.Array:
     return pa.array(x, pa.float64(), mask=np.isnan(x))
 
 
@@ -312,11 +313,11 @@ def decide_rows(src: TableSource, t: pa.Table, policy: Policy, check: bool = Tru
     judges = src.judges
     if t.num_rows == 0:
         return output_schema(judges).empty_table()
-    starts = _run_starts(t.column(STEP))
+    starts = run_starts(t.column(STEP))
     lengths = np.diff(np.append(starts, t.num_rows))
     run_id = np.repeat(np.arange(len(starts)), lengths)
     if check:
-        _check_groups(src, t, starts, run_id)
+        check_groups(src, t, starts, run_id)
     pos = np.arange(t.num_rows) - starts[run_id]
     raw = np.full((len(starts), int(lengths.max()), len(judges)), np.nan)
     raw[run_id, pos] = np.column_stack([t.column(j).to_numpy() for j in judges])
@@ -327,9 +328,9 @@ def decide_rows(src: TableSource, t: pa.Table, policy: Policy, check: bool = Tru
     st = d.stats
     cons = st.consensus[run_id, pos]
     cols = [t.column(STEP), t.column(CANDIDATE)]
-    cols += [_float(raw[run_id, pos, i]) for i in range(len(judges))]
-    cols += [_float(cons[:, i]) for i in range(len(judges))]
-    cols += [_float(getattr(st, s)[run_id, pos]) for s in STATS]
+    cols += [float_array(raw[run_id, pos, i]) for i in range(len(judges))]
+    cols += [float_array(cons[:, i]) for i in range(len(judges))]
+    cols += [float_array(getattr(st, s)[run_id, pos]) for s in STATS]
     cols += [pa.array(st.n_scored[run_id, pos].astype(np.int64))]
     cols += [pa.array(d.accepted[run_id, pos]), pa.array(d.chosen[run_id] == pos), pa.array(d.fallback[run_id])]
     return pa.Table.from_arrays(cols, schema=output_schema(judges))
@@ -344,7 +345,7 @@ def whole_groups(chunks, check, key: str = STEP) -> Iterator[pa.Table]:
     carry: pa.Table | None = None
     for chunk in chunks:
         t = chunk if carry is None else pa.concat_tables([carry, chunk])
-        starts = _run_starts(t.column(key))
+        starts = run_starts(t.column(key))
         check(t, starts, np.repeat(np.arange(len(starts)), np.diff(np.append(starts, t.num_rows))))
         carry = t.slice(int(starts[-1]))
         yield t.slice(0, int(starts[-1]))
@@ -364,7 +365,7 @@ def decide_streaming(src: TableSource, policy: Policy, output, chunk_size: int =
             yield chunk
 
     with _Writer(output, src.judges) as writer:
-        for t in whole_groups(counted(), lambda t, starts, run_id: _check_groups(src, t, starts, run_id)):
+        for t in whole_groups(counted(), lambda t, starts, run_id: check_groups(src, t, starts, run_id)):
             writer.write(decide_rows(src, t, policy, check=False), summary)
     summary.seconds = time.perf_counter() - t0
     return summary
@@ -447,7 +448,7 @@ def split_block(t: pa.Table, decide, schema: pa.Schema, key: str = STEP) -> pa.T
     schema = schema.append(pa.field(_PART, pa.int8()))
     if t.num_rows == 0:
         return schema.empty_table()
-    starts = _run_starts(t.column(key))
+    starts = run_starts(t.column(key))
     if len(starts) == 1:
         return _pending(t, None, schema)
     head, tail = int(starts[1]), int(starts[-1])
@@ -541,7 +542,7 @@ def decide_with_ray(
                 merger.feed(batch, writer)
             merger.flush(writer)
     except ray.exceptions.RayError as exc:
-        raise _user_error(exc) from None
+        raise user_error_from(exc) from None
     summary.seconds = time.perf_counter() - t0
     return summary
 
@@ -576,7 +577,7 @@ class _EdgeMerger:
                 self.flush(writer)
                 writer.write(seg.drop_columns([_PART]), self.summary)
                 continue
-            starts = np.append(_run_starts(seg.column(self.key)), seg.num_rows)
+            starts = np.append(run_starts(seg.column(self.key)), seg.num_rows)
             for s, e in zip(starts[:-1], starts[1:]):
                 rows = seg.slice(int(s), int(e - s))
                 same = self.open is not None and self.open.column(self.key)[0].as_py() == rows.column(self.key)[0].as_py()
@@ -585,67 +586,3 @@ class _EdgeMerger:
                 else:
                     self.flush(writer)
                     self.open = rows
-
-
-def _user_error(exc: BaseException) -> BaseException:
-    """The UserError raised inside a Ray task, if that is what failed; else the Ray error itself."""
-    seen = exc
-    while seen is not None:
-        if isinstance(seen, UserError):
-            return UserError(str(seen))
-        cause = getattr(seen, "cause", None)
-        seen = cause if isinstance(cause, BaseException) and cause is not seen else seen.__cause__
-    text = str(exc)
-    marker = "UserError: "
-    if marker in text:
-        return UserError(text.split(marker, 1)[1].strip().splitlines()[0])
-    return exc
-
-
-# --- the command-line face (shared by the table commands) -----------------------------------
-
-
-def add_streaming_arguments(p, item: str = "candidate") -> None:
-    """--backend, --address, --chunk-size, --output: the large-table options of a table command."""
-    p.add_argument("--backend", choices=("local", "ray"), default="local", help="local (default) or ray: Ray Data over a cluster")
-    p.add_argument("--address", default=None, help="Ray cluster address (default: RAY_ADDRESS, else a local cluster)")
-    p.add_argument("--chunk-size", type=int, default=None, help=f"rows per chunk when streaming (default {DEFAULT_CHUNK_SIZE})")
-    p.add_argument("--output", default=None, help=f"write one row per {item} to this Parquet file (streams the input)")
-
-
-def wants_streaming(args) -> bool:
-    """Stream when asked to (Ray, a chunk size, a Parquet output) or when the input is Parquet."""
-    path = Path(args.file)
-    return args.backend == "ray" or args.chunk_size is not None or args.output is not None or path.suffix.lower() in (".parquet", ".pq")
-
-
-def run_streaming(args, build_policy) -> int:
-    """Decide a table of any size into ``--output``; print a summary (a table, or JSON with --json)."""
-    src = open_source(args.file)
-    if not args.output:
-        raise UserError(f"{src.path}: streaming (--backend ray, --chunk-size or a Parquet input) needs --output OUT.parquet")
-    if Path(args.output).resolve() == src.path.resolve():
-        raise UserError(f"--output {args.output} would overwrite the input")
-    policy = build_policy(args, src)
-    chunk = args.chunk_size or DEFAULT_CHUNK_SIZE
-    if chunk < 1:
-        raise UserError(f"--chunk-size must be >= 1, got {chunk}")
-    if args.backend == "ray":
-        from accord.verify.io.cluster import connect_ray
-
-        connect_ray(args.address)
-        summary = decide_with_ray(src, policy, args.output, chunk)
-    else:
-        summary = decide_streaming(src, policy, args.output, chunk)
-    doc = {"input": str(src.path), "output": str(args.output), "backend": args.backend, "policy": policy.name,
-           "judges": list(src.judges), **summary.as_dict()}
-    if getattr(args, "json", False):
-        print(json.dumps(doc, indent=1))
-    else:
-        rate = summary.rows / summary.seconds if summary.seconds > 0 else float("inf")
-        print(
-            f"{summary.rows} rows, {summary.steps} steps -> {args.output} ({args.backend}, {summary.seconds:.2f} s, "
-            f"{rate:,.0f} rows/s): {summary.accepted} accepted, {summary.fallback} by fallback, "
-            f"{summary.unchosen} with no scored candidate"
-        )
-    return 0

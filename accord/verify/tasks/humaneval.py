@@ -12,8 +12,10 @@ import functools
 from dataclasses import dataclass, field
 from typing import Sequence
 
+from accord.adapters.code.runner import CodeRunner
 from accord.adapters.code.spec import CodeSpec, visible_tests
 from accord.protocols import StepContext
+from accord.verify.tasks import register_task
 
 FINAL_MARK = "# end"
 
@@ -29,8 +31,6 @@ def _problems() -> dict[str, dict]:
 
 @functools.lru_cache(maxsize=1)
 def _runner():
-    from accord.adapters.code.runner import CodeRunner
-
     return CodeRunner()
 
 
@@ -90,11 +90,6 @@ def _task(p: dict) -> HumanEvalTask:
 
 
 def _register() -> None:
-    try:
-        from accord.verify.tasks import register_task
-    except ImportError:  # pragma: no cover - registry absent in a partial install
-        return
-
     @register_task("humaneval")
     def humaneval_tasks(size: int | None = None, ids: Sequence[str] | str | None = None, offset: int = 0, seed: int = 0):
         """The first ``size`` problems from ``offset`` (all 164 by default), or the ``ids`` named.

@@ -1,0 +1,79 @@
+"""Flags shared by several sub-commands, and the one λ check every command uses.
+
+λ (stubbornness) is validated by :func:`accord.consensus_core.validation.as_lambdas`: finite,
+> 0, one per judge. The run config and :class:`accord.verify.loop.panel.Panel` use the same check,
+so ``--lambdas`` means the same everywhere.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from accord.consensus_core import default_lambdas
+from accord.consensus_core.validation import as_lambdas
+from accord.errors import UserError
+from accord.verify.io.cluster import connect_ray
+from accord.verify.tables import streaming as tables
+
+
+def parse_lambdas(text: str | None, m: int, default: bool = True) -> tuple[float, ...] | None:
+    """``--lambdas`` as one finite value > 0 per judge; absent: the core's defaults (or None)."""
+    if text is None:
+        return default_lambdas(m) if default else None
+    try:
+        values = [float(x) for x in text.split(",") if x.strip()]
+    except ValueError:
+        raise UserError(f"--lambdas: expected comma-separated numbers, got {text!r}") from None
+    if len(values) != m:
+        raise UserError(f"--lambdas: got {len(values)} values for {m} judges (give one per judge, in order)")
+    try:
+        return tuple(float(x) for x in as_lambdas(values, m))
+    except ValueError:
+        bad = [v for v in values if not v > 0 or v == float("inf")]
+        raise UserError(f"--lambdas: stubbornness values must be finite and > 0, got {bad}") from None
+
+
+def add_streaming_arguments(p: argparse.ArgumentParser, item: str = "candidate") -> None:
+    """--backend, --address, --chunk-size, --output: the large-table options of a table command."""
+    p.add_argument("--backend", choices=("local", "ray"), default="local", help="local (default) or ray: Ray Data over a cluster")
+    p.add_argument("--address", default=None, help="Ray cluster address (default: RAY_ADDRESS, else a local cluster)")
+    p.add_argument("--chunk-size", type=int, default=None, help=f"rows per chunk when streaming (default {tables.DEFAULT_CHUNK_SIZE})")
+    p.add_argument("--output", default=None, help=f"write one row per {item} to this Parquet file (streams the input)")
+
+
+def wants_streaming(args: argparse.Namespace) -> bool:
+    """Stream when asked to (Ray, a chunk size, a Parquet output) or when the input is Parquet."""
+    path = Path(args.file)
+    return args.backend == "ray" or args.chunk_size is not None or args.output is not None or path.suffix.lower() in (".parquet", ".pq")
+
+
+def run_streaming(args: argparse.Namespace, build_policy) -> int:
+    """Decide a table of any size into ``--output``; print a summary (a table, or JSON with --json)."""
+    src = tables.open_source(args.file)
+    if not args.output:
+        raise UserError(f"{src.path}: streaming (--backend ray, --chunk-size or a Parquet input) needs --output OUT.parquet")
+    if Path(args.output).resolve() == src.path.resolve():
+        raise UserError(f"--output {args.output} would overwrite the input")
+    policy = build_policy(args, src)
+    chunk = args.chunk_size or tables.DEFAULT_CHUNK_SIZE
+    if chunk < 1:
+        raise UserError(f"--chunk-size must be >= 1, got {chunk}")
+    if args.backend == "ray":
+        connect_ray(args.address)
+        summary = tables.decide_with_ray(src, policy, args.output, chunk)
+    else:
+        summary = tables.decide_streaming(src, policy, args.output, chunk)
+    doc = {"input": str(src.path), "output": str(args.output), "backend": args.backend, "policy": policy.name,
+           "judges": list(src.judges), **summary.as_dict()}
+    if getattr(args, "json", False):
+        print(json.dumps(doc, indent=1))
+    else:
+        rate = summary.rows / summary.seconds if summary.seconds > 0 else float("inf")
+        print(
+            f"{summary.rows} rows, {summary.steps} steps -> {args.output} ({args.backend}, {summary.seconds:.2f} s, "
+            f"{rate:,.0f} rows/s): {summary.accepted} accepted, {summary.fallback} by fallback, "
+            f"{summary.unchosen} with no scored candidate"
+        )
+    return 0

@@ -1,0 +1,6 @@
+"""The file names of a run folder, in one place (writers and readers share them)."""
+
+TRACE_FILE = "trace.jsonl"
+SUMMARY_FILE = "summary.json"
+CONFIG_FILE = "config.yaml"
+VERSIONS_FILE = "versions.json"
