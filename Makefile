@@ -8,6 +8,7 @@ run: setup
 	.venv/bin/accord run
 
 test: setup
+	.venv/bin/lint-imports
 	.venv/bin/python -m pytest -q
 
 bench: setup

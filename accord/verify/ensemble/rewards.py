@@ -31,7 +31,7 @@ import numpy as np
 from accord.adapters.calibration import Calibrator, apply_calibrators
 from accord.consensus_core import consensus_stats, default_lambdas, get_policy, influence_report, list_policies
 from accord.errors import UserError
-from accord.verify.analysis.evaluation import bootstrap_ci
+from accord.consensus_core.statistics import bootstrap_ci
 from accord.verify.io.json_lines import json_objects
 from accord.verify.tables.rewards import RESERVED, RewardTable, label_value, read_columns, reward_value
 

@@ -28,6 +28,7 @@ from accord.adapters.llm import LLMJudges
 from accord.adapters.vlm import VLMJudges, shared_vlm
 from accord.consensus_core import consensus
 from accord.consensus_core.reliability import calibrate_thresholds, estimate_stubbornness
+from accord.consensus_core.validation import as_lambdas
 from accord.protocols import Judge, JudgeScore, StepContext
 
 
@@ -111,11 +112,7 @@ class Panel:
             if lambdas != "estimated":
                 raise ValueError(f"stubbornness must be one λ per judge or \"estimated\", got {lambdas!r}")
             lambdas = [1.0] * len(self.names)  # equal until estimate_stubbornness() has seen scored steps
-        lam = [float(x) for x in lambdas]
-        if len(lam) != len(self.names):
-            raise ValueError(f"{len(lam)} lambdas given for {len(self.names)} judges {self.names}")
-        if not all(math.isfinite(x) and x > 0 for x in lam):
-            raise ValueError(f"every lambda must be a finite number > 0, got {lam}")
+        lam = [float(x) for x in as_lambdas([float(x) for x in lambdas], len(self.names))]  # the core's one λ check
         self.lambdas = tuple(lam)
         self.influence = None if influence is None else np.asarray(influence, dtype=float)
         if self.influence is not None:
