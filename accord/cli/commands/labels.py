@@ -8,7 +8,8 @@ import sys
 from pathlib import Path
 
 from accord.errors import UserError
-from accord.verify.labels.formats import FORMATS, detect_format, mmreason_step_score, read_labels, score_labels, write_labels
+from accord.verify.labels.formats import FORMATS, detect_format, read_labels, write_labels
+from accord.verify.labels.metrics import mmreason_step_score, score_labels
 
 NAME = "labels"
 HELP = "Step labels: convert between PRM800K, ProcessBench, MMReason and accord runs; score them."

@@ -1,4 +1,4 @@
-"""Per-step labels in the common annotation formats, converters between them, and their metrics.
+"""Per-step labels in the common annotation formats and converters between them.
 
 Every format is read into :class:`LabeledSolution` with one value per step on MMReason's scale:
 correct = 1, unverifiable (neutral) = 0.5, incorrect = 0, ``None`` = not labelled.
@@ -18,10 +18,7 @@ accord          a run folder or ``trace.jsonl`` (read only): one solution per ta
 
 Conversions are lossy where a format cannot say something: ProcessBench keeps only the first
 wrong step (unverifiable steps are not errors); PRM800K and MMReason keep every step.
-
-Metrics: MMReason's step score (step values averaged per solution, then over solutions) and
-ProcessBench's first-wrong-step F1 (harmonic mean of the accuracy on solutions with an error and on
-solutions without one).
+The metrics on these labels are in :mod:`accord.verify.labels.metrics`.
 """
 
 from __future__ import annotations
@@ -296,64 +293,3 @@ def write_labels(solutions: Sequence[LabeledSolution], path: str | Path, fmt: st
     path = Path(path)
     path.write_text("".join(json.dumps(writers[fmt](s)) + "\n" for s in solutions), encoding="utf-8")
     return path
-
-
-# ---------------------------------------------------------------- metrics
-
-
-def mmreason_step_score(solutions: Sequence[LabeledSolution]) -> float | None:
-    """MMReason's step score: each solution's mean step value, averaged over solutions."""
-    scores = [s.step_score() for s in solutions]
-    scores = [x for x in scores if x is not None]
-    return float(np.mean(scores)) if scores else None
-
-
-def match(pred: Sequence[LabeledSolution], ref: Sequence[LabeledSolution]) -> tuple[list[tuple], dict[str, int]]:
-    """Pairs (pred, ref) with the same id and the same number of steps, and counts of what was skipped."""
-    by_id = {s.id: s for s in ref}
-    pairs, missing, mismatch = [], 0, 0
-    for p in pred:
-        r = by_id.get(p.id)
-        if r is None:
-            missing += 1
-        elif len(r.steps) != len(p.steps):
-            mismatch += 1
-        else:
-            pairs.append((p, r))
-    return pairs, {"matched": len(pairs), "not_in_reference": missing, "step_count_mismatch": mismatch,
-                   "reference_unmatched": len(ref) - len(pairs)}
-
-
-def first_wrong_f1(pairs: Sequence[tuple[LabeledSolution, LabeledSolution]]) -> dict[str, Any]:
-    """ProcessBench's metric: accuracy of the first-wrong index on erroneous and on correct solutions, F1."""
-    err = [(p.first_wrong(), r.first_wrong()) for p, r in pairs if r.first_wrong() >= 0]
-    ok = [(p.first_wrong(), r.first_wrong()) for p, r in pairs if r.first_wrong() < 0]
-    acc_err = float(np.mean([a == b for a, b in err])) if err else None
-    acc_ok = float(np.mean([a == b for a, b in ok])) if ok else None
-    if acc_err is None or acc_ok is None:
-        f1 = None  # undefined without both kinds of solution
-    else:
-        f1 = 2 * acc_err * acc_ok / (acc_err + acc_ok) if acc_err + acc_ok > 0 else 0.0
-    return {"error_accuracy": acc_err, "correct_accuracy": acc_ok, "f1": f1, "n_error": len(err), "n_correct": len(ok)}
-
-
-def step_agreement(pairs: Sequence[tuple[LabeledSolution, LabeledSolution]]) -> dict[str, Any]:
-    """Share of steps labelled in both where the labels agree, and the 3 × 3 confusion counts."""
-    keys = (CORRECT, UNVERIFIABLE, INCORRECT)
-    conf = np.zeros((3, 3), dtype=int)
-    for p, r in pairs:
-        for a, b in zip(p.labels, r.labels):
-            if a is not None and b is not None:
-                conf[keys.index(b), keys.index(a)] += 1
-    n = int(conf.sum())
-    return {"steps": n, "agreement": float(np.trace(conf) / n) if n else None,
-            "confusion": {"rows_reference": ["correct", "unverifiable", "incorrect"], "columns_predicted":
-                          ["correct", "unverifiable", "incorrect"], "counts": conf.tolist()}}
-
-
-def score_labels(pred: Sequence[LabeledSolution], ref: Sequence[LabeledSolution]) -> dict[str, Any]:
-    """Everything the step-label metrics say about predicted labels against reference labels."""
-    pairs, counts = match(pred, ref)
-    return {**counts, "first_wrong": first_wrong_f1(pairs), "steps": step_agreement(pairs),
-            "mmreason_step_score": {"predicted": mmreason_step_score([p for p, _ in pairs]),
-                                    "reference": mmreason_step_score([r for _, r in pairs])}}
