@@ -6,11 +6,12 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # The code sandbox prefers bubblewrap (Debian package). Installed only when running as root with
-# apt; otherwise the sandbox falls back to unshare or resource limits and says which is active.
+# apt; otherwise the sandbox uses unshare (util-linux), which builds the same private filesystem, and
+# says which level is active (rlimits, which shares the filesystem, only when asked for by name).
 if ! command -v bwrap >/dev/null 2>&1 && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
   apt-get install -y -q bubblewrap >/dev/null 2>&1 \
     || { apt-get update -q >/dev/null 2>&1 && apt-get install -y -q bubblewrap >/dev/null 2>&1; } \
-    || echo "setup: bubblewrap could not be installed; the code sandbox will use unshare or rlimits" >&2
+    || echo "setup: bubblewrap could not be installed; the code sandbox will use unshare" >&2
 fi
 PYTHON="${PYTHON:-python3.11}"
 command -v "$PYTHON" >/dev/null 2>&1 || PYTHON=python3

@@ -6,9 +6,11 @@ from __future__ import annotations
 
 import hashlib
 import os
+import shutil
 import signal
 import socket
 import sys
+import tempfile
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -74,6 +76,18 @@ def _cases(host: dict) -> dict[str, tuple[str, frozenset]]:
             f"import os\ndef f():\n    d = {str(Path.home() / '.ssh')!r}\n"
             "    return 'ok' if os.listdir(d) is not None else 'no'\n",
             FILES,
+        ),
+        "read_world_readable_host_tmp": (
+            f"def f():\n    return 'ok' if open({str(host['shared_path'])!r}).read() == {host['secret']!r} else 'no'\n",
+            frozenset({"fs"}),
+        ),
+        "write_world_writable_host_tmp": (
+            f"def f():\n    open({str(host['shared_path'].parent / 'drop' / 'left.txt')!r}, 'w').write('left')\n    return 'ok'\n",
+            frozenset({"fs"}),
+        ),
+        "list_working_tree": (
+            f"import os\ndef f():\n    return 'ok' if 'accord' in os.listdir({str(PROJECT_FILE.parents[3])!r}) else 'no'\n",
+            frozenset({"fs"}),
         ),
         "read_project_source": (
             f"def f():\n    return 'ok' if 'def _parse' in open({str(PROJECT_FILE)!r}).read() else 'no'\n",
@@ -142,6 +156,13 @@ def host(tmp_path_factory):
     secret_path.write_text(secret)
     os.chmod(secret_path, 0o600)
     os.environ["ACCORD_HOSTILE_SECRET"] = secret
+    shared_dir = Path(tempfile.mkdtemp(prefix="accord-hostile-"))  # the host's tmp, readable by anyone
+    shared_dir.chmod(0o755)
+    shared_path = shared_dir / "notes.txt"
+    shared_path.write_text(secret)
+    shared_path.chmod(0o644)
+    (shared_dir / "drop").mkdir(mode=0o777)
+    (shared_dir / "drop").chmod(0o1777)
     server = socket.socket()
     server.bind(("127.0.0.1", 0))
     server.listen(8)
@@ -152,6 +173,7 @@ def host(tmp_path_factory):
         "canary": canary,
         "secret": secret,
         "secret_path": secret_path,
+        "shared_path": shared_path,
         "port": server.getsockname()[1],
         "pid": os.getpid(),
         "server": server,
@@ -163,6 +185,7 @@ def host(tmp_path_factory):
         signal.signal(signal.SIGUSR1, old)
         server.close()
         secret_path.unlink(missing_ok=True)
+        shutil.rmtree(shared_dir)
         os.environ.pop("ACCORD_HOSTILE_SECRET", None)
 
 
@@ -171,6 +194,7 @@ def _snapshot(host) -> dict:
         "canary": host["canary"].read_text() if host["canary"].exists() else None,
         "dir": sorted(p.name for p in host["canary"].parent.iterdir()),
         "secret": host["secret_path"].read_text(),
+        "host_tmp": sorted(str(p.relative_to(host["shared_path"].parent)) for p in host["shared_path"].parent.rglob("*")),
         "project": hashlib.sha256(PROJECT_FILE.read_bytes()).hexdigest(),
         "cwd": os.getcwd(),
         "recursion": sys.getrecursionlimit(),
@@ -204,7 +228,7 @@ def _settled_sandbox_processes() -> list[str]:
 
 
 def _protections(iso) -> frozenset:
-    caps = {"bwrap": {"fs", "pid", "net"}, "unshare": {"pid", "net"}, "rlimits": set()}[iso.level]
+    caps = {"bwrap": {"fs", "pid", "net"}, "unshare": {"fs", "pid", "net"}, "rlimits": set()}[iso.level]
     return frozenset(caps | ({"uid"} if iso.drops_privileges else set()))
 
 
@@ -251,7 +275,7 @@ def test_at_least_twenty_cases(host):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("case", sorted(_cases({"canary": Path("/x/c"), "secret_path": Path("/x/s"), "secret": "", "port": 1, "pid": 1})))
+@pytest.mark.parametrize("case", sorted(_cases({"canary": Path("/x/c"), "secret_path": Path("/x/s"), "shared_path": Path("/x/t"), "secret": "", "port": 1, "pid": 1})))
 def test_hostile_case_fails_with_reason(outcome, case):
     iso = outcome["isolation"]
     if case not in outcome["scores"]:

@@ -2,9 +2,18 @@
 
 from __future__ import annotations
 
+import ast
+import os
+import shutil
+import signal
+import sys
+import tempfile
+import time
+from pathlib import Path
+
 import pytest
 
-from accord.adapters.code import isolation
+from accord.adapters.code import isolation, private_root
 from accord.adapters.code.limits import Limits
 from accord.adapters.code.sandbox import Sandbox, _parse
 
@@ -109,3 +118,138 @@ def test_forged_and_duplicate_records_are_detected():
     assert not res.completed and "forged" in res.reason and res.items[0].status == "not_run"
     dup = good + f'{{"i": 0, "status": "pass", "nonce": "{nonce}"}}\n'
     assert "duplicate" in _parse(dup.encode(), nonce, 1, None, 0, "").reason
+
+
+def _private_levels() -> list[str]:
+    return [iso.level for iso in isolation.candidates() if iso.private_filesystem and isolation._probe(iso) is None]
+
+
+def test_auto_never_shares_the_host_filesystem():
+    try:
+        sb = Sandbox(FAST)
+    except RuntimeError as exc:  # a machine without namespaces refuses untrusted code outright
+        assert "shared host filesystem" in str(exc) and "rlimits" in str(exc)
+        return
+    assert sb.isolation.private_filesystem and sb.isolation.level in isolation.PRIVATE_LEVELS
+    assert "private filesystem" in sb.describe()
+
+
+def test_rlimits_only_is_refused_unless_asked_for(monkeypatch):
+    only_rlimits = [iso for iso in isolation.candidates() if iso.level == "rlimits"]
+    monkeypatch.setattr(isolation, "candidates", lambda: only_rlimits)
+    with pytest.raises(RuntimeError, match="ask for it by name") as err:
+        isolation.detect.__wrapped__("auto")
+    assert "shared host filesystem" in str(err.value)
+    explicit = isolation.detect.__wrapped__("rlimits")
+    assert not explicit.private_filesystem and "host filesystem is shared" in explicit.description
+
+
+@pytest.fixture(params=_private_levels())
+def private_sandbox(request):
+    return Sandbox(FAST, isolation=request.param)
+
+
+def _probe_output(sb: Sandbox, program: str) -> str:
+    res = sb.run(program, [{"kind": "probe", "args": "()"}], "f")
+    assert res.completed and res.items[0].status == "ok", res
+    return res.items[0].output
+
+
+def test_candidate_cannot_read_a_world_readable_file_in_the_host_tmp(private_sandbox, tmp_path_factory):
+    shared = Path(tempfile.mkdtemp(prefix="accord-leak-"))
+    try:
+        shared.chmod(0o755)
+        leak = shared / "notes.txt"
+        leak.write_text("world-readable host secret")
+        leak.chmod(0o644)
+        program = (
+            "import os\ndef f():\n    found = []\n"
+            f"    for d in ({str(shared)!r}, {tempfile.gettempdir()!r}, '/var/tmp', '/dev/shm'):\n"
+            "        try:\n            found += [os.path.join(d, n) for n in os.listdir(d)]\n"
+            "        except OSError:\n            pass\n"
+            f"    try:\n        found.append(open({str(leak)!r}).read())\n    except OSError:\n        pass\n"
+            "    return found\n"
+        )
+        seen = _probe_output(private_sandbox, program)
+        assert "host secret" not in seen and "accord-leak-" not in seen and seen == "[]"
+    finally:
+        shutil.rmtree(shared)
+
+
+def test_candidate_cannot_see_the_working_tree_or_other_trees(private_sandbox):
+    project = Path(__file__).resolve().parents[1]
+    venv = Path(sys.prefix)
+    places = [project, project / "accord", project.parent, venv, Path(sys.executable).parent, Path.home(), "/home", "/work"]
+    program = (
+        "import os\ndef f():\n    seen = {}\n"
+        f"    for d in {[str(p) for p in places]!r}:\n"
+        "        try:\n            seen[d] = os.listdir(d)\n        except OSError:\n            pass\n"
+        f"    try:\n        seen['source'] = open({str(project / 'accord' / 'adapters' / 'code' / 'sandbox.py')!r}).read()[:40]\n"
+        "    except OSError:\n        pass\n"
+        "    return sorted((k, sorted(v) if isinstance(v, list) else v) for k, v in seen.items())\n"
+    )
+    seen = _probe_output(private_sandbox, program)
+    # all it may see there: the folders leading to the base interpreter's prefix, and its own home
+    prefix = Path(isolation.interpreter()[1])
+    allowed = {prefix, *prefix.parents, Path(private_root.SANDBOX_HOME)}
+    for name, entries in ast.literal_eval(seen):
+        assert name != "source", "project source readable"
+        assert all(Path(name) / e in allowed for e in entries), (name, entries)
+
+
+def test_candidate_leaves_no_file_behind(private_sandbox):
+    drop_box = Path(tempfile.mkdtemp(prefix="accord-dropbox-"))
+    marker = f"accord-left-{os.getpid()}-{private_sandbox.isolation.level}"
+    targets = [Path(tempfile.gettempdir()) / marker, Path("/var/tmp") / marker, Path("/dev/shm") / marker,
+               Path.home() / marker, drop_box / marker]
+    try:
+        drop_box.chmod(0o1777)  # world-writable: only a private filesystem keeps the candidate out
+        program = (
+            "import os\ndef f():\n    made = []\n"
+            f"    for p in {[str(t) for t in targets] + [marker]!r} + [os.path.join(os.environ['HOME'], {marker!r})]:\n"
+            "        try:\n            os.makedirs(os.path.dirname(p) or '.', exist_ok=True)\n"
+            "            open(p, 'w').write('left behind')\n            made.append(p)\n"
+            "        except OSError:\n            pass\n"
+            "    return len(made)\n"
+        )
+        assert int(_probe_output(private_sandbox, program)) >= 1  # it did write: into its own tmpfs
+        assert [t for t in targets if t.exists()] == []
+        assert list(drop_box.iterdir()) == []
+    finally:
+        for t in targets:
+            t.unlink(missing_ok=True)
+        shutil.rmtree(drop_box)
+
+
+def _processes_with(marker: str) -> list[int]:
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit() and entry != str(os.getpid()):
+            try:
+                if marker.encode() in Path(f"/proc/{entry}/cmdline").read_bytes():
+                    found.append(int(entry))
+            except OSError:
+                pass
+    return found
+
+
+def test_candidate_leaves_no_process_behind(private_sandbox):
+    marker = f"accord-daemon-{os.getpid()}-{private_sandbox.isolation.level}"
+    program = (
+        "import os, subprocess, sys\ndef f():\n"
+        f"    p = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(60)', {marker!r}],\n"
+        "                         start_new_session=True, stdin=subprocess.DEVNULL,\n"
+        "                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)\n"
+        "    return p.pid > 0\n"
+    )
+    try:
+        assert _probe_output(private_sandbox, program) == "True"  # the daemon was started
+        for _ in range(50):  # killed processes need a moment to be reaped
+            left = _processes_with(marker)
+            if not left:
+                break
+            time.sleep(0.1)
+        assert left == []
+    finally:
+        for pid in _processes_with(marker):
+            os.kill(pid, signal.SIGKILL)

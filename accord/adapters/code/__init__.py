@@ -1,7 +1,8 @@
 """Code verification: a sandbox for untrusted programs and the judges that use it.
 
 - :class:`Sandbox` runs one candidate and all its tests in one isolated, resource-limited process
-  (bubblewrap, unshare or rlimits: the strongest this machine allows, named by ``describe()``).
+  (bubblewrap or unshare, each with a private filesystem: the strongest this machine allows, named by
+  ``describe()``; ``rlimits``, which shares the host filesystem, only when asked for by name).
 - Judges: :class:`StaticJudge` (parse, entry point, pyflakes, forbidden imports),
   :class:`ExecutionJudge` (visible tests passed), :class:`SelfConsistencyJudge` (CodeT-style
   agreement on generated inputs), :class:`LLMCodeJudges` (a prompted LM in three code roles).

@@ -103,7 +103,7 @@ class Sandbox:
         iso = self.isolation
         with tempfile.TemporaryDirectory(prefix="accord-sandbox-") as tmp:
             workdir = Path(tmp)
-            if uid is not None:
+            if uid is not None and not iso.private_filesystem:  # else only a mount point, never entered
                 os.chown(workdir, uid, uid)
             os.chmod(workdir, 0o700)
             argv, cwd = iso.command(workdir, lim.file_mb << 20, uid)
@@ -115,8 +115,8 @@ class Sandbox:
             try:
                 proc = subprocess.Popen(
                     argv + ["-I", "-S", "-c", HARNESS],
-                    cwd=cwd if iso.level != "bwrap" else tmp,
-                    env={"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "HOME": cwd, "TMPDIR": cwd},
+                    cwd=tmp,
+                    env=iso.environment(cwd),
                     stdin=subprocess.PIPE,
                     stdout=subprocess.PIPE,
                     stderr=subprocess.STDOUT,

@@ -33,7 +33,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--policies", default=None, help="comma-separated policies (default: all)")
     p.add_argument("--lambdas", default=None, help="stubbornness per judge, in --judges order")
     p.add_argument("--probes", type=int, default=12, help="probe inputs per problem for the consistency judge")
-    p.add_argument("--isolation", default="auto", help="sandbox: auto, bwrap, unshare or rlimits")
+    p.add_argument("--isolation", default="auto", help="sandbox: auto (bwrap or unshare, private filesystem), bwrap, unshare, or rlimits (shares the host filesystem)")
     p.add_argument("--workers", type=int, default=None, help="candidates run in parallel (default: CPU count)")
     p.add_argument("--save", default=None, help="write the scored pool (every raw score and label) to this JSON file")
     p.add_argument("--load", default=None, help="replay the policies on a pool saved with --save (no execution)")
