@@ -45,7 +45,7 @@ def test_correct_derivation_has_no_invalid_step(capsys):
     claims = [s for s in doc["steps"] if s["kind"] == "claim"]
     assert claims and all(s["verdict"] == "valid" for s in claims)
     words = [s for s in claims if s["text"].startswith("The two roots")][0]
-    assert words["scores"] == {"symbolic": None, "numeric": None, "arithmetic": 1.0}  # decided by one judge
+    assert words["scores"] == {"symbolic": 1.0, "numeric": 1.0, "arithmetic": 1.0}  # prose read for its formulas
 
 
 @pytest.mark.slow
@@ -104,8 +104,6 @@ def test_table_output_names_the_first_invalid_step(capsys):
         ("x = x\n", ["--judges", "symbolic,final_answer"], "needs --answer"),
         ("x = x\n", ["--policy", "nope"], "unknown policy"),
         ("x = x\n", ["--lambdas", "1,0,1"], "must be finite and > 0"),
-        ("unknowns:\n", [], "names no symbols"),
-        ("given: x\n", [], "premise must be an equation"),
     ],
 )
 def test_bad_input_is_one_line_and_exit_2(tmp_path, capsys, content, args, message):
@@ -116,6 +114,38 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path, capsys, content, args, messa
     err = capsys.readouterr().err
     assert rc == 2
     assert message in err and len(err.strip().splitlines()) == 1
+
+
+def test_prose_and_unreadable_lines_are_reported_not_fatal(tmp_path, capsys):
+    path = tmp_path / "solution.txt"
+    path.write_text(
+        "Given the equation:\n"
+        "unknowns:\n"
+        "given: x\n"
+        "We have $2^2^2^2^2^2^2 = 1$, a tower.\n"
+        + "x = 1 " * 400 + "\n"
+        "Then 4 · 7 = 26 apples.\n"
+    )
+    rc, doc = run_json(capsys, str(path))
+    assert rc == 1 and doc["first_invalid"] == 6
+    by_line = {s["line"]: s for s in doc["steps"]}
+    assert by_line[1]["kind"] == "unread" and "premise must be an equation" in by_line[1]["reasons"]["symbolic"]
+    assert by_line[2]["kind"] == "unread" and "names no symbols" in by_line[2]["reasons"]["symbolic"]
+    assert by_line[3]["kind"] == "unread"
+    assert by_line[5]["kind"] == "unread" and "longer than 2000" in by_line[5]["reasons"]["symbolic"]
+    assert all(by_line[n]["verdict"] == "unchecked" for n in (1, 2, 3, 4, 5))
+    assert "refused to evaluate" in by_line[4]["reasons"]["symbolic"]
+    assert "the left side is 28" in by_line[6]["reasons"]["symbolic"]
+
+
+def test_solution_mode_reads_equations_as_statements(tmp_path, capsys):
+    path = tmp_path / "solution.txt"
+    path.write_text("f(1) = 3\nf(2) = 7\nf(3) = f(1) + 2f(2) = 3 + 14 = 17\n")
+    rc, doc = run_json(capsys, str(path), "--mode", "solution")
+    assert rc == 0 and doc["first_invalid"] is None
+    assert doc["steps"][-1]["verdict"] == "valid"
+    rc, doc = run_json(capsys, str(path), "--mode", "derivation")
+    assert rc == 1  # as a derivation, f(1) = 3 neither holds nor follows
 
 
 def test_non_utf8_file_names_the_line(tmp_path):

@@ -7,20 +7,24 @@ final answers (math-verify), with a time limit that holds in threads.
 1.0
 """
 
-from accord.adapters.math.judges import (
-    ArithmeticJudge,
-    FinalAnswerJudge,
-    NumericSamplingJudge,
-    SymbolicEquivalenceJudge,
-)
-from accord.adapters.math.timelimit import CheckError, CheckTimeout, call_with_limit
+from importlib import import_module
 
-__all__ = [
-    "ArithmeticJudge",
-    "CheckError",
-    "CheckTimeout",
-    "FinalAnswerJudge",
-    "NumericSamplingJudge",
-    "SymbolicEquivalenceJudge",
-    "call_with_limit",
-]
+_EXPORTS = {
+    "ArithmeticJudge": "judges",
+    "FinalAnswerJudge": "judges",
+    "NumericSamplingJudge": "judges",
+    "SymbolicEquivalenceJudge": "judges",
+    "CheckError": "timelimit",
+    "CheckTimeout": "timelimit",
+    "call_with_limit": "timelimit",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str):
+    """Exports load on first use: a check worker importing one light module (exact arithmetic)
+    does not import sympy and math-verify with the judges."""
+    if name in _EXPORTS:
+        return getattr(import_module(f"accord.adapters.math.{_EXPORTS[name]}"), name)
+    raise AttributeError(f"module 'accord.adapters.math' has no attribute {name!r}")

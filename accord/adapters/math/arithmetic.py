@@ -2,7 +2,10 @@
 
 Pure Python and exact (fractions), so it needs no time limit: only numbers, ``+ - * /`` and
 parentheses are evaluated (no powers, so no huge numbers). A claimed result written with d
-decimals counts as correct when it is the exact value rounded to d decimals.
+decimals counts as correct when it is the exact value rounded to d decimals. Numbers next to
+``mod``, ``choose``, ``!`` or ``^`` are not plain arithmetic and are skipped; a wrong equation that
+holds modulo a modulus the step mentions, or that the step calls a contradiction, is not reported
+(:mod:`accord.adapters.math.cues`).
 """
 
 from __future__ import annotations
@@ -10,6 +13,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from fractions import Fraction
+
+from accord.adapters.math.cues import moduli_in, speaks_of_contradiction
 
 _WORDS = [
     (r"\bmultiplied\s+by\b", "*"),
@@ -20,6 +25,7 @@ _WORDS = [
     (r"\bequals\b|\bis\s+equal\s+to\b", "="),
 ]
 _NUM = r"\d+(?:\.\d+)?"
+_NOT_ARITHMETIC = {"mod", "modulo", "pmod", "bmod", "choose", "binom", "equiv", "c", "p"}
 _SEGMENT = re.compile(r"[\d.\s+\-*/()]*\d[\d.\s+\-*/()]*(?:=[\d.\s+\-*/()]*\d[\d.\s+\-*/()]*)+")
 
 
@@ -135,11 +141,15 @@ def _algebra_around(s: str, start: int, end: int) -> bool:
     j = start + len(body.rstrip())
     before = s[i - 1] if i > 0 else " "
     after = s[j] if j < len(s) else " "
-    if before.isalnum() or before in "^_)!" or after.isalnum() or after in "^_(!":
+    if before.isalnum() or before in "^_)!]}\\" or after.isalnum() or after in "^_(!":
         return True
+    word_before = re.search(r"([A-Za-z]+)\W*$", s[:i])
+    word_after = re.match(r"\W*([A-Za-z]+)", s[j:])
+    if any(w and w.group(1).lower() in _NOT_ARITHMETIC for w in (word_before, word_after)):
+        return True  # "4 mod 11 = 1 + 1 mod 11", "101 choose 2"
     prev = s[:i].rstrip()[-1:]
     negative_number = body.lstrip()[1:2].isdigit()  # "-5", not "- 5"
-    return first in "+*/" or (first == "-" and not negative_number and (prev.isalnum() or prev == ")"))
+    return first in "+*/" or (first == "-" and not negative_number and (prev.isalnum() or prev in ")!]"))
 
 
 def find_equations(text: str) -> list[Equation]:
@@ -170,6 +180,13 @@ def find_equations(text: str) -> list[Equation]:
     return out
 
 
+def _congruent(e: Equation, moduli: frozenset[int]) -> bool:
+    """Every side equal modulo one modulus the text mentions ("10 = 2 modulo 8")."""
+    vals = e.values
+    return bool(vals) and all(v.denominator == 1 for v in vals) and any(
+        all((a - b) % m == 0 for a, b in zip(vals, vals[1:])) for m in moduli)
+
+
 def _fmt(v: Fraction) -> str:
     return str(v.numerator) if v.denominator == 1 else f"{float(v):.6g}"
 
@@ -179,7 +196,8 @@ def check_arithmetic(text: str) -> tuple[float | None, str]:
     eqs = find_equations(text)
     if not eqs:
         return None, "no arithmetic to check"
-    wrong = [e for e in eqs if not e.correct]
+    moduli, contradiction = moduli_in(text), speaks_of_contradiction(text)
+    wrong = [e for e in eqs if not e.correct and not contradiction and not _congruent(e, moduli)]
     if not wrong:
         return 1.0, f"{len(eqs)} equation(s) correct: " + "; ".join(e.text for e in eqs)
     e = wrong[0]

@@ -3,7 +3,9 @@
 Both functions take plain strings (the candidate step and the lines before it) and return a
 ``(score or None, reason)`` pair, so they can cross a process boundary. A step is valid when each
 equality in it is an identity, or follows from what came before: from the premises solved for the
-declared unknowns, or else from the previous equation (an inline ``P => Q`` uses P).
+declared unknowns, or else from the previous equation (an inline ``P => Q`` uses P). A line that
+is prose rather than an equation ("The roots multiply to 1 x 5 = 5") is read like a step of a
+solution (:mod:`accord.adapters.math.claims`): its formulas are found and checked.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import sympy as sp
 
+from accord.adapters.math.claims import solution_check
 from accord.adapters.math.expressions import MathParseError, parse_math
 from accord.adapters.math.steps import classify, is_equation
 
@@ -180,13 +183,26 @@ def _follows_from(diff: sp.Expr, ctx: Context, premise: sp.Expr | None, rng: ran
     return False, f"does not follow from the previous equation{failure}"
 
 
+def _as_prose(step: str, context: list[str], reason: str, real: bool) -> Result:
+    """A line that is not one equation, read as prose with formulas; the first reason if none."""
+    value, why = solution_check("", context, step, real)
+    found = value is not None or why.startswith("no checkable claim:")  # formulas were found
+    return (value, why) if found else (None, reason)
+
+
+def _show(v: sp.Expr) -> str:
+    """A number for a reason: exact when short, else 12 significant digits."""
+    text = str(v)
+    return text if len(text) <= 30 else str(sp.N(v, 12))
+
+
 def symbolic_check(step: str, context: list[str], seed: int = 0) -> Result:
     """1.0 if every equality of the step holds (identity or consequence), 0.0 if one does not."""
     line = classify(step)
     if line.kind != "claim":
         return None, f"a {line.kind}, not a claim to check"
     if not is_equation(line.sides):
-        return None, "no equation to check"
+        return _as_prose(step, context, "no equation to check", False)
     rng = random.Random(seed)
     ctx = build_context(context)
     try:
@@ -197,13 +213,17 @@ def symbolic_check(step: str, context: list[str], seed: int = 0) -> Result:
                 return None, "the premise before '=>' is not an equation"
             ps = _sides(line.premise, ctx.definitions)
             premise = ps[0] - ps[-1]
-    except MathParseError as exc:
+    except UndefinedExpression as exc:
         return None, str(exc)
+    except MathParseError as exc:
+        return _as_prose(step, context, str(exc), False)
     reasons = []
     for i, (a, b) in enumerate(zip(sides, sides[1:])):
         ok, pt = is_zero(a - b, rng)
         if ok is True:
             continue
+        if ok is False and not (a - b).free_symbols and premise is None:  # numbers: show the values
+            return 0.0, f"equality {i + 1} ({line.sides[i]} = {line.sides[i + 1]}) is false: the left side is {_show(a)}, the right side {_show(b)}"
         implied, why = _follows_from(a - b, ctx, premise, rng)
         if implied is True:
             reasons.append(why)
@@ -251,7 +271,7 @@ def numeric_check(step: str, context: list[str], seed: int = 0, n_points: int = 
     if line.kind != "claim":
         return None, f"a {line.kind}, not a claim to check"
     if not is_equation(line.sides):
-        return None, "no equation to check"
+        return _as_prose(step, context, "no equation to check", True)
     ctx = build_context(context)
     try:
         sides = _sides(line.sides, ctx.definitions)
@@ -259,10 +279,15 @@ def numeric_check(step: str, context: list[str], seed: int = 0, n_points: int = 
         if line.premise and is_equation(line.premise):
             ps = _sides(line.premise, ctx.definitions)
             premise = ps[0] - ps[-1]
-    except MathParseError as exc:
+    except UndefinedExpression as exc:
         return None, str(exc)
+    except MathParseError as exc:
+        return _as_prose(step, context, str(exc), True)
     rng = np.random.default_rng(seed)
-    frac, usable = _identity_fraction(sides, rng, n_points)
+    try:
+        frac, usable = _identity_fraction(sides, rng, n_points)
+    except OverflowError:
+        return None, "a value too large for floating point (the symbolic judge evaluates it exactly)"
     if frac == 1.0:
         return 1.0, f"both sides agree at {usable} random points" if usable > 1 else "holds exactly"
     via = _premise_substitutions(ctx, premise, sides)

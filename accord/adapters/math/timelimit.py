@@ -4,7 +4,8 @@ sympy cannot be interrupted inside a thread (signals only reach the main thread,
 call never checks a flag), so each limited call runs in a worker process. Workers are kept alive
 between calls (importing sympy costs about a second) and one is killed and replaced when a call
 runs past its limit. Any number of threads may call :func:`call_with_limit` at once; each call
-borrows its own worker.
+borrows its own worker. Idle workers are kept per module of the function they ran, so a light
+check (exact arithmetic) never waits for a worker to import sympy or math-verify.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from multiprocessing.connection import Connection
 from dataclasses import dataclass
 from typing import Any, Callable
 
-_MAX_IDLE = 4
+_MAX_IDLE = 8  # kept warm between calls (a panel may run several limited judges at once)
 _STARTUP_S = 120.0
 
 
@@ -38,6 +39,7 @@ class _Worker:
     process: subprocess.Popen
     inbox: Connection  # answers from the worker
     outbox: Connection  # requests to the worker
+    preload: tuple[str, ...] = ()
 
     @classmethod
     def start(cls, preload: tuple[str, ...]) -> "_Worker":
@@ -90,25 +92,29 @@ class _Worker:
         return self.process.poll() is None
 
 
-_idle: list[_Worker] = []
+_idle: dict[tuple[str, ...], list[_Worker]] = {}  # by the modules a worker was started for
 _live: set[_Worker] = set()  # every started worker, busy or idle, so that exit can stop them all
 _lock = threading.Lock()
 
 
 def _borrow(preload: tuple[str, ...]) -> _Worker:
     with _lock:
-        while _idle:
-            w = _idle.pop()
+        idle = _idle.get(preload, [])
+        while idle:
+            w = idle.pop()
             if w.alive():
                 return w
             w.kill()
-    return _Worker.start(preload)
+    w = _Worker.start(preload)
+    w.preload = preload
+    return w
 
 
 def _give_back(w: _Worker) -> None:
     with _lock:
-        if len(_idle) < _MAX_IDLE:
-            _idle.append(w)
+        idle = _idle.setdefault(w.preload, [])
+        if len(idle) < _MAX_IDLE:
+            idle.append(w)
             return
     w.kill()
 
@@ -147,6 +153,6 @@ def shutdown() -> None:
     """Stop every worker, idle or busy (also done at exit, so no sympy computation outlives us)."""
     with _lock:
         workers = list(_live)
-        _idle[:] = []
+        _idle.clear()
     for w in workers:
         w.kill()

@@ -31,6 +31,9 @@ def add_arguments(parser) -> None:
     parser.add_argument("--answer", default=None, help="reference final answer (adds the final_answer judge)")
     parser.add_argument("--timeout", type=float, default=10.0, help="seconds per symbolic/numeric check (default 10)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the numeric judge's sample points")
+    parser.add_argument("--mode", choices=("derivation", "solution"), default="derivation",
+                        help="derivation: every equation must hold or follow from the lines before (default); "
+                             "solution: read lines as a written solution, an equation may state a fact")
 
 
 def _judges(args):
@@ -40,8 +43,8 @@ def _judges(args):
     if args.answer is not None and "final_answer" not in names:
         names.append("final_answer")
     make = {
-        "symbolic": lambda: SymbolicEquivalenceJudge(timeout=args.timeout),
-        "numeric": lambda: NumericSamplingJudge(timeout=args.timeout, seed=args.seed),
+        "symbolic": lambda: SymbolicEquivalenceJudge(timeout=args.timeout, mode=args.mode),
+        "numeric": lambda: NumericSamplingJudge(timeout=args.timeout, seed=args.seed, mode=args.mode),
         "arithmetic": lambda: ArithmeticJudge(),
         "final_answer": lambda: FinalAnswerJudge(reference=args.answer, timeout=args.timeout),
     }
@@ -75,7 +78,8 @@ def _print_table(report) -> None:
     table.add_column("Δ*", justify="right")
     table.add_column("verdict")
     for s in report.steps:
-        row = [str(s.line), s.text] + [_fmt(s.scores[j]) for j in report.judges]
+        text = s.text if s.kind != "unread" else f"{s.text} [dim](not read: {next(iter(s.reasons.values()))})[/]"
+        row = [str(s.line), text] + [_fmt(s.scores[j]) for j in report.judges]
         row += [_fmt(s.mean), _fmt(s.dispersion), f"[{colour[s.verdict]}]{s.verdict}[/]"]
         table.add_row(*row)
     console = Console()

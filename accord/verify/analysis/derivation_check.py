@@ -3,8 +3,8 @@
 Each claim line is scored by every judge with the lines before it as context; the raw scores of
 all lines form one (lines x judges) matrix (NaN where a judge could not score) that the chosen
 policy decides in one vectorised call. A line scored by a single judge is decided by the same
-rule with that judge's score as s̄* and Δ* = 0. Premises, definitions and ``unknowns:`` lines
-are not claims: they are reported as unchecked.
+rule with that judge's score as s̄* and Δ* = 0. Premises, definitions, ``unknowns:`` lines and
+lines that could not be read (with the reason) are not claims: they are reported as unchecked.
 """
 
 from __future__ import annotations
@@ -127,7 +127,7 @@ def check_derivation(
         js = scored.get(i)
         k = int(stats.n_scored[i])
         if js is None:
-            reasons = {n: f"{ln.kind}, not a claim" for n in names}
+            reasons = {n: ln.note or f"{ln.kind}, not a claim" for n in names}
             js = [JudgeScore.failed(reasons[n]) for n in names]
         verdict = "unchecked" if k == 0 else ("valid" if accepted[i] else "invalid")
         steps.append(

@@ -3,8 +3,11 @@
 Text files: blank lines and lines starting with ``#`` are skipped; ``  # note`` ends a line.
 Markdown files: headings, blank lines and fence markers are skipped; inside a fenced code block
 every line is a step; outside one, list items and lines with ``=`` or ``=>`` are steps and other
-prose is skipped. Line syntax (premises, definitions, unknowns, claims) is
-:mod:`accord.adapters.math.steps`.
+prose is skipped (a Markdown file with no such line is read line by line). Line syntax (premises,
+definitions, unknowns, claims) is :mod:`accord.adapters.math.steps`; a claim in prose is read for
+its formulas by the judges. A line that cannot be read as written ("Given the equation:" is no
+premise, "unknowns:" names nothing, a line over 2000 characters) is kept as kind ``unread`` with
+the reason, and reported: only a file that cannot be read at all is an error.
 """
 
 from __future__ import annotations
@@ -24,7 +27,8 @@ _COMMENT = re.compile(r"\s+#\s.*$|\s+#$")
 class DerivationLine:
     line: int  # 1-based line number in the file
     text: str  # the step as written (comment stripped)
-    kind: str  # premise, definition, unknowns or claim
+    kind: str  # premise, definition, unknowns, claim, or unread
+    note: str | None = None  # why an unread line could not be read
 
 
 def _markdown_lines(lines: list[str]):
@@ -59,20 +63,25 @@ def parse_derivation(text: str, source: str = "<derivation>", markdown: bool = F
     """The steps of a derivation; :class:`UserError` naming ``source:line`` for bad input."""
     lines = text.splitlines()
     out = []
-    for n, s in (_markdown_lines if markdown else _text_lines)(lines):
+    found = list((_markdown_lines if markdown else _text_lines)(lines))
+    if markdown and not found:
+        found = [(n, s) for n, s in _text_lines(lines) if not s.startswith(("```", "~~~"))]
+    for n, s in found:
         s = _COMMENT.sub("", s).strip()
         if not s:
             continue
-        if len(s) > MAX_LINE:
-            raise UserError(f"{source}:{n}: line longer than {MAX_LINE} characters")
         if "\x00" in s:
             raise UserError(f"{source}:{n}: binary data in a text file")
+        if len(s) > MAX_LINE:
+            out.append(DerivationLine(n, s[:80] + "...", "unread", f"line longer than {MAX_LINE} characters"))
+            continue
         line = classify(s)
         if line.kind == "unknowns" and not line.names:
-            raise UserError(f"{source}:{n}: 'unknowns:' names no symbols")
-        if line.kind == "premise" and len(line.sides) < 2:
-            raise UserError(f"{source}:{n}: a premise must be an equation, got {s!r}")
-        out.append(DerivationLine(n, s, line.kind))
+            out.append(DerivationLine(n, s, "unread", "'unknowns:' names no symbols"))
+        elif line.kind == "premise" and len(line.sides) < 2:
+            out.append(DerivationLine(n, s, "unread", "a premise must be an equation (read as prose, not as a premise)"))
+        else:
+            out.append(DerivationLine(n, s, line.kind))
     if not out:
         raise UserError(f"{source}: no steps found (one step per line; see docs/proofs.md)")
     return out

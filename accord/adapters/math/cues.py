@@ -1,0 +1,34 @@
+"""Words around a formula that change what it claims.
+
+- moduli a step mentions ("mod 11", "modulo 8", "(mod 7)"): there ``=`` often means congruent
+  (``5 + 5 = 10 = 2 modulo 8``), so an equation that holds modulo one of them is not an error;
+- a contradiction spoken of in the step or the next one ("This is impossible", "a contradiction"):
+  a false equation derived on purpose is not an error;
+- an assumption or definition ("let", "suppose", "denote"): a formula there is supposed, not derived.
+"""
+
+from __future__ import annotations
+
+import re
+
+_MODULI = re.compile(r"(?:\b(?:mod(?:ulo)?|pmod|bmod)\b|\\pmod)\s*[{(]?\s*(\d+)")
+_CONTRADICTION = re.compile(
+    r"contradict|impossible|not possible|absurd|cannot be|can't be|is not true|not hold|false|"
+    r"not an integer|no (?:integer |positive |real )?solutions?|not (?:divisible|congruent|equal)|≢|\\not\\equiv|\\neq",
+    re.IGNORECASE)
+
+
+_ASSUMING = re.compile(r"\b(?:let|suppose|assume|assuming|define|denote|substitut\w*)\b", re.IGNORECASE)
+
+
+def moduli_in(text: str) -> frozenset[int]:
+    """Moduli a step mentions ("mod 11", "modulo 8", "(mod 7)"): there '=' may mean congruent."""
+    return frozenset(int(m) for m in _MODULI.findall(text) if 1 < int(m) < 10**12)
+
+
+def speaks_of_contradiction(text: str) -> bool:
+    return bool(_CONTRADICTION.search(text))
+
+
+def assumes(text: str) -> bool:
+    return bool(_ASSUMING.search(text))
