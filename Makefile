@@ -8,6 +8,7 @@ run: setup
 	.venv/bin/accord run
 
 test: setup
+	bash scripts/setup_test.sh
 	.venv/bin/lint-imports
 	.venv/bin/python -m pytest -q
 

@@ -35,3 +35,18 @@ def tiny_lm(smollm2):
         num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=1024,
     )
     return LlamaForCausalLM(cfg).eval(), tok
+
+
+@pytest.fixture(scope="session")
+def llama_server(tmp_path_factory):
+    """llama.cpp's OpenAI-compatible server with SmolLM2 on a free loopback port, for the session.
+    A missing llama-cpp-python[server] fails the tests that use it (it is part of the test setup)."""
+    from llama_server import LlamaServer
+
+    server = LlamaServer(log=tmp_path_factory.mktemp("llama") / "server.log")
+    try:
+        server.start()
+    except RuntimeError as exc:
+        pytest.fail(str(exc))
+    yield server
+    server.stop()

@@ -181,11 +181,11 @@ ROLES: dict[str, str] = {
     ),
 }
 DEFAULT_LAMBDA = {"grounding": 1.5, "logic": 1.0, "relevance": 0.8}  # the paper's V, L, C stubbornness
-_CLOSING = {
+CLOSING = {  # one check's closing question (judges that ask about one role per prompt)
     "yes_no": "Is the proposed step acceptable under this check? Answer yes or no.",
     "digits": "Rate the proposed step under this check from 0 (unacceptable) to 9 (fully acceptable). Answer with one digit.",
 }
-_JUDGE_SYSTEM = "You are a strict grader of reasoning steps. You answer only as instructed."
+JUDGE_SYSTEM = "You are a strict grader of reasoning steps. You answer only as instructed."
 _ANSWER_FORMAT = {
     "yes_no": "Judge the proposed step under each check separately: for each check write its name, a colon, "
     "and yes if the step passes it or no if it does not.",
@@ -200,26 +200,28 @@ def role_label(role: str) -> str:
     return m.group(1) if m else role.upper()
 
 
+def judge_body(mode: str, ctx: StepContext, candidate: str) -> str:
+    """The judge's user message for one candidate: every check's definition and the answer format,
+    the question, the earlier steps, then the candidate (the same for all roles)."""
+    earlier = "\n".join(f"{i + 1}. {s}" for i, s in enumerate(ctx.steps)) or "(none yet)"
+    checks = "\n".join(f"- {text}" for text in ROLES.values())
+    step = candidate if candidate.strip() else "(empty: the reasoning stops here)"
+    return (
+        f"Checks:\n{checks}\n\n{_ANSWER_FORMAT[mode]}\n\nQuestion: {ctx.question}\n\n"
+        f"Earlier steps:\n{earlier}\n\nProposed step: {step}"
+    )
+
+
 def judge_items(tokenizer, role: str, mode: str, ctx: StepContext, candidates: Sequence[str]) -> list[tuple[str, str]]:
     """(prefix, suffix) prompts for one role, laid out so that judging costs little.
 
-    The prefix holds every check's definition and the answer format, the question, the earlier
-    steps, then the candidate: it is the same for all roles of a candidate, and all candidates share
-    everything before the candidate (its key/value cache is computed once, and extended as the chain
-    grows), so each candidate costs only its own tokens. The suffix is only the role's label
-    ("LOGICAL VALIDITY:"), after which the yes/no (or digit) token is read.
+    The prefix is the chat prompt of :func:`judge_body`: it is the same for all roles of a
+    candidate, and all candidates share everything before the candidate (its key/value cache is
+    computed once, and extended as the chain grows), so each candidate costs only its own tokens.
+    The suffix is only the role's label ("LOGICAL VALIDITY:"), after which the yes/no (or digit)
+    token is read.
     """
-    earlier = "\n".join(f"{i + 1}. {s}" for i, s in enumerate(ctx.steps)) or "(none yet)"
-    checks = "\n".join(f"- {text}" for text in ROLES.values())
-    out = []
-    for c in candidates:
-        step = c if c.strip() else "(empty: the reasoning stops here)"
-        body = (
-            f"Checks:\n{checks}\n\n{_ANSWER_FORMAT[mode]}\n\nQuestion: {ctx.question}\n\n"
-            f"Earlier steps:\n{earlier}\n\nProposed step: {step}"
-        )
-        out.append((chat_prompt(tokenizer, _JUDGE_SYSTEM, body), f"{role_label(role)}:"))
-    return out
+    return [(chat_prompt(tokenizer, JUDGE_SYSTEM, judge_body(mode, ctx, c)), f"{role_label(role)}:") for c in candidates]
 
 
 class LLMJudges:

@@ -27,7 +27,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Sequence
 
-from accord.adapters.llm import _CLOSING, FINAL_PATTERN, StopWhen, check_sampling, ends_line, model_lock, steps_text
+from accord.adapters.llm import CLOSING, FINAL_PATTERN, StopWhen, check_sampling, ends_line, model_lock, steps_text
 from accord.adapters.scoring import MODES, answer_token_groups, scores_from_logits
 from accord.protocols import JudgeScore, StepContext
 
@@ -234,18 +234,20 @@ def shared_vlm(name_or_path: str, device: str = "cpu", dtype: str = "float32") -
 
 
 # ----------------------------------------------------------------- judges
-def judge_prompts(vlm: VLM, role: str, mode: str, ctx: StepContext, candidates: Sequence[str], n_images: int) -> list[str]:
-    """One prompt per candidate for one role: question and earlier steps first (shared), then the check."""
+def judge_user_text(role: str, mode: str, ctx: StepContext, candidate: str) -> str:
+    """The judge's question about one candidate under one role: question and earlier steps first
+    (shared), then the check, the candidate and the closing question."""
     earlier = "\n".join(f"{i + 1}. {s}" for i, s in enumerate(ctx.steps)) or "(none yet)"
-    out = []
-    for c in candidates:
-        step = c if c.strip() else "(empty: the reasoning stops here)"
-        user = (
-            f"Question: {ctx.question}\n\nEarlier steps:\n{earlier}\n\n{ROLES[role]}\n\n"
-            f"Proposed step: {step}\n\n{_CLOSING[mode]}"
-        )
-        out.append(vlm.chat(JUDGE_SYSTEM, user, n_images))
-    return out
+    step = candidate if candidate.strip() else "(empty: the reasoning stops here)"
+    return (
+        f"Question: {ctx.question}\n\nEarlier steps:\n{earlier}\n\n{ROLES[role]}\n\n"
+        f"Proposed step: {step}\n\n{CLOSING[mode]}"
+    )
+
+
+def judge_prompts(vlm: VLM, role: str, mode: str, ctx: StepContext, candidates: Sequence[str], n_images: int) -> list[str]:
+    """One prompt per candidate for one role (:func:`judge_user_text` in the model's chat layout)."""
+    return [vlm.chat(JUDGE_SYSTEM, judge_user_text(role, mode, ctx, c), n_images) for c in candidates]
 
 
 class VLMJudges:

@@ -8,6 +8,8 @@ import json
 import numpy as np
 
 from accord.adapters.answer_equivalence import get_equivalence
+from accord.cli.jury_collect import WORD as COLLECT
+from accord.cli.jury_collect import add_collect_arguments, run_collect
 from accord.consensus_core.jury import MISSING, class_of, correctness, run_jury
 from accord.consensus_core.jury_estimate import check_law, estimate_law
 from accord.consensus_core.jury_law import predict
@@ -23,7 +25,7 @@ METHODS = ("modal", "weighted", "dawid-skene")
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("file", help='JSONL: {"id", "answers": {member: answer}, "reference"?} per problem')
+    p.add_argument("file", help='JSONL: {"id", "answers": {member: answer}, "reference"?} per problem; or "collect" (below)')
     p.add_argument("--equivalence", choices=("text", "math"), default="text", help="answer classes: normalised text or math-verify (default text)")
     p.add_argument("--method", choices=METHODS, default="modal", help="modal vote, accuracy-weighted plurality, or Dawid-Skene EM (default modal)")
     p.add_argument("--min-agreement", type=float, default=0.0, help="abstain when the winning class has a smaller share of the votes (default 0)")
@@ -33,8 +35,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--plan", type=float, default=None, metavar="BUDGET", help="choose the members that maximise predicted accuracy within BUDGET (needs references)")
     p.add_argument("--costs", default=None, help="member costs for --plan, e.g. model_a=3,model_b=1 (default 1 each)")
     p.add_argument("--n-boot", type=int, default=200, help="bootstrap resamples for intervals (default 200)")
-    p.add_argument("--out", default=None, help="write one JSON line per problem (answer, agreement, abstained, tie) to this file")
+    p.add_argument("--out", default=None, help="write one JSON line per problem (answer, agreement, abstained, tie) to this file; with collect: the jury file to write (or resume)")
     p.add_argument("--json", action="store_true", help="print one JSON document instead of tables")
+    add_collect_arguments(p)  # accord jury collect QUESTIONS.jsonl --member ... --out FILE
 
 
 def _equivalence(name: str):
@@ -254,6 +257,10 @@ def print_report(doc: dict) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.file == COLLECT:
+        return run_collect(args)
+    if args.questions or args.member:
+        raise UserError("a second file and --member belong to 'accord jury collect QUESTIONS.jsonl --member ... --out FILE'")
     if not (0.0 <= args.min_agreement <= 1.0):
         raise UserError(f"--min-agreement must lie in [0, 1], got {args.min_agreement}")
     if args.n_boot < 0:

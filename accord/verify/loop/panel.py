@@ -25,6 +25,7 @@ from accord.adapters import math as mj
 from accord.adapters.code import panel_entry
 from accord.adapters.embedding import EmbeddingRelevanceJudge
 from accord.adapters.llm import LLMJudges
+from accord.adapters.served import build_judges, is_served, judge_group_key
 from accord.adapters.vlm import VLMJudges, shared_vlm
 from accord.consensus_core import consensus
 from accord.consensus_core.reliability import calibrate_thresholds, estimate_stubbornness
@@ -277,7 +278,9 @@ def build_panel(specs: Sequence[dict], influence=None, timeout_s: float = 120.0,
         if kind in ("llm", "vlm"):  # prompted models: roles of one (model, mode, ...) share one group
             role = spec.pop("role", None)
             roles, default_lambda = (llm.ROLES, llm.DEFAULT_LAMBDA) if kind == "llm" else (vlm.ROLES, vlm.DEFAULT_LAMBDA)
-            if kind == "llm":
+            if is_served(spec):  # one served group per (kind, endpoint, options)
+                key = ("served", kind, judge_group_key(spec, f"judges[{k}]"))
+            elif kind == "llm":
                 key = (kind, spec.pop("model", "smollm2"), spec.pop("mode", "yes_no"))
             else:
                 key = (kind, spec.pop("model", None), spec.pop("mode", "yes_no"), spec.pop("device", "cpu"), spec.pop("dtype", "float32"))
@@ -310,6 +313,9 @@ def build_panel(specs: Sequence[dict], influence=None, timeout_s: float = 120.0,
         names.extend(as_group(groups[-1]).names)
         lambdas.append(float(lam if lam is not None else 1.0))
     for key, entry in llm_groups.items():
+        if key[0] == "served":
+            groups[entry["slot"]] = build_judges(key[1], key[2], entry["roles"], entry["names"])
+            continue
         if key[0] == "vlm":
             _, model, mode, device, dtype = key
             groups[entry["slot"]] = VLMJudges(entry["roles"], mode=mode, names=entry["names"], vlm=shared_vlm(model, device, dtype))

