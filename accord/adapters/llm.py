@@ -181,7 +181,7 @@ ROLES: dict[str, str] = {
     ),
 }
 DEFAULT_LAMBDA = {"grounding": 1.5, "logic": 1.0, "relevance": 0.8}  # the paper's V, L, C stubbornness
-_CLOSING = {
+CLOSING = {
     "yes_no": "Is the proposed step acceptable under this check? Answer yes or no.",
     "digits": "Rate the proposed step under this check from 0 (unacceptable) to 9 (fully acceptable). Answer with one digit.",
 }

@@ -27,7 +27,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Sequence
 
-from accord.adapters.llm import _CLOSING, FINAL_PATTERN, StopWhen, check_sampling, ends_line, model_lock, steps_text
+from accord.adapters.llm import CLOSING, FINAL_PATTERN, StopWhen, check_sampling, ends_line, model_lock, steps_text
 from accord.adapters.scoring import MODES, answer_token_groups, scores_from_logits
 from accord.protocols import JudgeScore, StepContext
 
@@ -242,7 +242,7 @@ def judge_prompts(vlm: VLM, role: str, mode: str, ctx: StepContext, candidates: 
         step = c if c.strip() else "(empty: the reasoning stops here)"
         user = (
             f"Question: {ctx.question}\n\nEarlier steps:\n{earlier}\n\n{ROLES[role]}\n\n"
-            f"Proposed step: {step}\n\n{_CLOSING[mode]}"
+            f"Proposed step: {step}\n\n{CLOSING[mode]}"
         )
         out.append(vlm.chat(JUDGE_SYSTEM, user, n_images))
     return out
