@@ -21,7 +21,7 @@ Run: python benchmarks/step_loop.py [--tasks 12] [--part a|b|c|all] [--threads 1
 from __future__ import annotations
 
 import argparse
-import copy
+import dataclasses
 import re
 import sys
 import time
@@ -111,15 +111,15 @@ def cold_caches(generator, panel) -> None:
 
 
 def run_loop(cfg, tasks, generator, panel, adaptive: bool):
-    from accord.verify.loop.engine import Adaptive, Budgets, StepLoop, accuracy
+    from accord.verify.loop.engine import Adaptive, StepLoop, accuracy
     from accord.verify.run.setup import build_chains
 
     cold_caches(generator, panel)
-    b, a = cfg["budgets"], cfg["adaptive"]
-    chains = build_chains({**cfg, "baselines": [], "base_chain": False}, panel.lambdas)
+    a = cfg.adaptive
+    chains = build_chains(dataclasses.replace(cfg, baselines=(), base_chain=False), panel.lambdas)
     loop = StepLoop(
-        generator, panel, chains, Budgets(b["n_candidates"], b["max_steps"], b["max_tokens"]), seed=cfg["seed"],
-        adaptive=Adaptive(adaptive, a["group"], a["min_mean"], a["max_dispersion"]),
+        generator, panel, chains, cfg.budgets.budgets(), seed=cfg.seed,
+        adaptive=Adaptive(adaptive, a.group, a.min_mean, a.max_dispersion),
         writer=(records := _Records()),
         on_event=lambda kind, **kw: kind == "task_done" and print(
             f"    {'adaptive' if adaptive else 'full'}: task {kw['index'] + 1}/{kw['total']} done", file=sys.stderr, flush=True),
@@ -131,13 +131,13 @@ def run_loop(cfg, tasks, generator, panel, adaptive: bool):
 def part_bc(args, model, tokenizer, tasks, parts: str) -> dict[str, float]:
     from accord.adapters.llm import TransformersGenerator
     from accord.verify.loop.panel import build_panel
-    from accord.verify.run.config import DEFAULTS
+    from accord.verify.run.config import resolve
 
-    cfg = copy.deepcopy(DEFAULTS)
-    g = cfg["generator"]
-    gen = TransformersGenerator.from_loaded(model, tokenizer, temperature=g["temperature"], top_p=g["top_p"],
-                                            max_new_tokens=g["max_new_tokens"])
-    panel = build_panel(cfg["judges"], models={"smollm2": (model, tokenizer)})
+    cfg = resolve()  # the built-in run
+    g = cfg.generator
+    gen = TransformersGenerator.from_loaded(model, tokenizer, temperature=g.temperature, top_p=g.top_p,
+                                            max_new_tokens=g.max_new_tokens)
+    panel = build_panel([j.as_dict() for j in cfg.judges], models={"smollm2": (model, tokenizer)})
     out: dict[str, float] = {}
     if "c" in parts:
         out.update(part_c(args, cfg, tasks, gen, panel))
@@ -146,7 +146,7 @@ def part_bc(args, model, tokenizer, tasks, parts: str) -> dict[str, float]:
     full, acc_full, _ = run_loop(cfg, tasks, gen, panel, adaptive=False)
     print(f"    full run done: {full.panel_calls} steps, accuracy {acc_full:.3f}", file=sys.stderr, flush=True)
     steps = full.panel_calls
-    print(f"(b) default panel {panel.names}, {len(tasks)} tasks, {steps} steps, n = {cfg['budgets']['n_candidates']}")
+    print(f"(b) default panel {panel.names}, {len(tasks)} tasks, {steps} steps, n = {cfg.budgets.n_candidates}")
     print(f"    generation {full.generate_s:.2f} s ({full.generate_s / steps:.3f} s/step), "
           f"judging {full.judge_s:.2f} s ({full.judge_s / steps:.3f} s/step)")
     out["b_ratio"] = full.judge_s / full.generate_s
@@ -164,6 +164,7 @@ def part_c(args, cfg, tasks, gen, panel) -> dict[str, float]:
     from accord.consensus_core import get_policy
     from accord.consensus_core.reliability import calibrate_thresholds
     from accord.verify.loop.margin import calibrate_margin
+    from accord.verify.run.config import PolicyConfig
     from accord.verify.tasks import load_tasks
 
     calib_tasks = load_tasks("basic_arithmetic", size=args.calib_tasks, seed=args.calib_seed)
@@ -178,9 +179,8 @@ def part_c(args, cfg, tasks, gen, panel) -> dict[str, float]:
           f"{th.paper_acceptance_rate:.2f}); margin from {margin.steps} fully verified steps: mean >= {margin.min_mean:.3f}, "
           f"dispersion <= {margin.max_dispersion:.3f} (would stop at {100 * margin.stop_rate:.0f}% of them, agreeing with "
           f"full verification at {100 * margin.agreement:.0f}%; target {100 * args.target_agreement:.0f}%)")
-    c = copy.deepcopy(cfg)
-    c["policy"] = {"name": "verdict", "params": {"tau": th.tau, "eps": th.eps}}
-    c["adaptive"] = {**c["adaptive"], "min_mean": margin.min_mean, "max_dispersion": margin.max_dispersion}
+    c = dataclasses.replace(cfg, policy=PolicyConfig("verdict", {"tau": th.tau, "eps": th.eps}),
+                            adaptive=dataclasses.replace(cfg.adaptive, min_mean=margin.min_mean, max_dispersion=margin.max_dispersion))
     full, acc_full, full_steps = run_loop(c, tasks, gen, panel, adaptive=False)
     ada, acc_ada, ada_steps = run_loop(c, tasks, gen, panel, adaptive=True)
     (tok_f, sec_f), (tok_a, sec_a) = _cost(full), _cost(ada)

@@ -14,11 +14,11 @@ from accord.verify.run import config as C
 
 
 def cfg_from(argv: list[str]) -> dict:
-    return config_from_args(build_parser().parse_args(["run", *argv]))
+    return config_from_args(build_parser().parse_args(["run", *argv])).as_dict()
 
 
 def test_defaults_are_the_builtin_run():
-    cfg = C.resolve()
+    cfg = C.resolve().as_dict()
     assert cfg["task"]["name"] == "basic_arithmetic" and cfg["generator"]["model"] == "smollm2"
     assert (cfg["generator"]["temperature"], cfg["generator"]["top_p"]) == (0.8, 0.6)
     assert cfg["policy"] == {"name": "verdict", "params": {"tau": 0.6, "eps": 0.1}}  # filled from the policy
@@ -30,8 +30,8 @@ def test_defaults_are_the_builtin_run():
 def test_yaml_and_toml_files_give_the_same_config(tmp_path):
     (tmp_path / "a.yaml").write_text("policy:\n  name: verdict\n  params: {tau: 0.7}\nbudgets: {max_steps: 9}\n")
     (tmp_path / "a.toml").write_text("[policy]\nname = 'verdict'\n[policy.params]\ntau = 0.7\n[budgets]\nmax_steps = 9\n")
-    a = C.resolve(C.read_config_file(tmp_path / "a.yaml"))
-    b = C.resolve(C.read_config_file(tmp_path / "a.toml"))
+    a = C.resolve(C.read_config_file(tmp_path / "a.yaml")).as_dict()
+    b = C.resolve(C.read_config_file(tmp_path / "a.toml")).as_dict()
     assert a == b and a["policy"]["params"] == {"tau": 0.7, "eps": 0.1} and a["budgets"]["max_steps"] == 9
     assert a["budgets"]["n_candidates"] == 3  # untouched keys keep their defaults
 
@@ -120,6 +120,39 @@ def test_the_example_configs_resolve_and_the_default_one_is_the_builtin_run():
     default = C.resolve(C.read_config_file(root / "default.yaml"))
     assert default == C.resolve()
     adaptive = C.resolve(C.read_config_file(root / "adaptive.toml"))
-    assert adaptive["adaptive"]["enabled"] is True and adaptive["baselines"] == []
+    assert adaptive.adaptive.enabled is True and adaptive.baselines == ()
     own = C.resolve(C.read_config_file(root / "own_questions.yaml"))
-    assert own["task"] == {"name": "jsonl", "options": {"path": "examples/tasks/questions.jsonl"}}
+    assert own.task == C.TaskConfig("jsonl", {"path": "examples/tasks/questions.jsonl"})
+
+
+def test_the_config_is_typed_frozen_and_saved_as_written(tmp_path):
+    served = {"name": "big", "type": "served", "lambda": 2, "base_url": "http://127.0.0.1:9/v1", "model": "m",
+              "api_key_env": "KEY", "max_concurrency": 4, "timeout_s": 5.0, "max_retries": 1}
+    cfg = C.resolve({"judges": [served, {"type": "arithmetic", "lambda": 1.5}]})
+    j = cfg.judges[0]
+    assert (j.type, j.lam, j.model, j.name, j.role) == ("served", 2, "m", "big", None)
+    assert j.options == {"base_url": "http://127.0.0.1:9/v1", "api_key_env": "KEY", "max_concurrency": 4,
+                         "timeout_s": 5.0, "max_retries": 1}
+    assert list(cfg.as_dict()["judges"][0].items()) == list(served.items())  # same keys, same order
+    with pytest.raises(AttributeError):
+        cfg.seed = 3
+    assert cfg.budgets.budgets().n == 3 and cfg.adaptive.settings().calibrate is None
+    C.save_run_config(tmp_path, cfg)
+    assert yaml.safe_load((tmp_path / "config.yaml").read_text()) == cfg.as_dict()
+    assert C.load_run_config(tmp_path) == cfg
+
+
+@pytest.mark.parametrize("lam", [0, -1, float("inf"), float("nan"), True, "1"])
+def test_a_judge_lambda_passes_the_core_check(lam):
+    with pytest.raises(UserError, match=r"judges\[1\].lambda"):
+        C.resolve({"judges": [{"type": "arithmetic"}, {"type": "arithmetic", "name": "b", "lambda": lam}]})
+
+
+def test_policy_lambdas_must_match_the_panel(tmp_path):
+    from accord.verify.run.setup import build_chains
+
+    cfg = C.resolve({"policy": {"name": "verdict", "params": {"lambdas": [1.0, 2.0]}}, "baselines": ["mean"]})
+    chains = build_chains(cfg, (1.5, 1.0))
+    assert chains[0].policy.params()["lambdas"] == (1.0, 2.0) and chains[1].policy.params()["lambdas"] == (1.5, 1.0)
+    with pytest.raises(UserError, match="policy.params.lambdas"):
+        build_chains(cfg, (1.5, 1.0, 0.8))

@@ -94,7 +94,7 @@ def test_panel_from_specs_and_config_key():
     with pytest.raises(ValueError, match="stubbornness"):
         build_panel([{"type": "arithmetic"}, {"type": "arithmetic", "name": "b"}], stubbornness="learned")
     cfg = resolve({"stubbornness": {"mode": "estimated"}})
-    assert cfg["stubbornness"] == {"mode": "estimated", "warmup": 30}
+    assert (cfg.stubbornness.mode, cfg.stubbornness.warmup) == ("estimated", 30)
     with pytest.raises(UserError, match="stubbornness.mode"):
         resolve({"stubbornness": {"mode": "guessed"}})
     with pytest.raises(UserError, match="stubbornness.warmup"):
@@ -144,6 +144,6 @@ def test_calibrated_thresholds_are_set_after_the_warmup_and_used_by_verdict(tmp_
     with pytest.raises(ValueError, match="target acceptance rate"):
         Panel(judges(), [1.0] * 4, calibrate_thresholds=1.5)
     cfg = resolve({"thresholds": {"mode": "calibrated", "target_rate": 0.3}})
-    assert cfg["thresholds"] == {"mode": "calibrated", "target_rate": 0.3}
+    assert (cfg.thresholds.mode, cfg.thresholds.target_rate, cfg.thresholds.calibrate) == ("calibrated", 0.3, 0.3)
     with pytest.raises(UserError, match="thresholds.mode"):
         resolve({"thresholds": {"mode": "guessed"}})

@@ -71,12 +71,12 @@ def local_trace(cfg, smollm2, tmp_path_factory):
     import torch
 
     from accord.adapters.llm import TransformersGenerator
-    from accord.verify.loop.engine import Budgets, StepLoop
+    from accord.verify.loop.engine import StepLoop
     from accord.verify.loop.trace import TraceWriter
     from accord.verify.run.setup import build_chains, build_panel_from, load_task_list
 
-    g, b = cfg["generator"], cfg["budgets"]
-    generator = TransformersGenerator.from_loaded(*smollm2, temperature=g["temperature"], top_p=g["top_p"], max_new_tokens=g["max_new_tokens"])
+    g = cfg.generator
+    generator = TransformersGenerator.from_loaded(*smollm2, temperature=g.temperature, top_p=g.top_p, max_new_tokens=g.max_new_tokens)
     panel = build_panel_from(cfg)
     path = tmp_path_factory.mktemp("local") / "trace.jsonl"
     threads = torch.get_num_threads()
@@ -84,8 +84,8 @@ def local_trace(cfg, smollm2, tmp_path_factory):
     try:
         with TraceWriter(path) as writer:
             loop = StepLoop(generator, panel, build_chains(cfg, panel.lambdas),
-                            budgets=Budgets(b["n_candidates"], b["max_steps"], b["max_tokens"]), seed=cfg["seed"], writer=writer)
-            loop.run(load_task_list(cfg))
+                            budgets=cfg.budgets.budgets(), seed=cfg.seed, writer=writer)
+            loop.run(load_task_list(cfg.task))
     finally:
         torch.set_num_threads(threads)
     return path

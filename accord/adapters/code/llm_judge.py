@@ -30,7 +30,7 @@ CODE_ROLES: dict[str, str] = {
     ),
 }
 DEFAULT_CODE_LAMBDA = {"spec": 1.5, "correctness": 1.0, "focus": 0.8}
-_CLOSING = {
+_CODE_CLOSING = {
     "yes_no": "Is the proposed code acceptable under this check? Answer yes or no.",
     "digits": "Rate the proposed code under this check from 0 (unacceptable) to 9 (fully acceptable). Answer with one digit.",
 }
@@ -46,7 +46,7 @@ def code_judge_items(tokenizer, role: str, mode: str, ctx: StepContext, candidat
     out = []
     for c in candidates:
         shown = c.rstrip() if c.strip() else "(empty: no code)"
-        out.append((prefix, f"Proposed function body:\n```python\n{shown}\n```\n\n{_CLOSING[mode]}{tail}"))
+        out.append((prefix, f"Proposed function body:\n```python\n{shown}\n```\n\n{_CODE_CLOSING[mode]}{tail}"))
     return out
 
 

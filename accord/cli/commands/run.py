@@ -22,6 +22,7 @@ from accord.errors import UserError
 from accord.verify.run import config as C
 from accord.verify.run import ray_backend
 from accord.verify.run.local import execute
+from accord.verify.run.ray_backend import RayOptions
 from accord.verify.run.setup import new_run_dir
 from accord.verify.tasks.humaneval import with_run_defaults
 
@@ -87,10 +88,33 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--print-config", action="store_true", help="print the resolved config and exit")
     p.add_argument("--json", action="store_true", help="print summary.json instead of tables")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
-    ray_backend.add_arguments(p)
+    add_ray_arguments(p)
 
 
-def config_from_args(args: argparse.Namespace) -> dict[str, Any]:
+def add_ray_arguments(p: argparse.ArgumentParser) -> None:
+    """Flags of ``accord run`` for the Ray backend."""
+    p.add_argument("--backend", choices=("local", "ray"), default="local", help="local (default) or ray")
+    p.add_argument("--address", default=None, help="Ray cluster address (default: RAY_ADDRESS, else a local cluster)")
+    p.add_argument("--workers", type=int, default=2, help="ray: problems in flight at once (default 2)")
+    p.add_argument("--worker-cpus", type=float, default=0.5, help="ray: CPUs reserved per worker (default 0.5)")
+    p.add_argument("--servers", type=int, default=None, help="ray: model servers (default one per GPU, else 1)")
+    p.add_argument("--server-cpus", type=float, default=1.0, help="ray: CPUs per model server (default 1)")
+    p.add_argument("--server-gpus", type=float, default=None, help="ray: GPUs per model server (default 1 if the cluster has GPUs)")
+    p.add_argument("--separate-servers", action="store_true", help="ray: generator and judges in different servers")
+    p.add_argument("--pack", action="store_true", help="ray: pack servers on few nodes instead of spreading them")
+    p.add_argument("--max-retries", type=int, default=2, help="ray: retries per problem when a worker or server dies (default 2)")
+
+
+def ray_options(args: argparse.Namespace) -> RayOptions:
+    """The Ray backend's options from the flags above."""
+    return RayOptions(
+        address=args.address, workers=args.workers, worker_cpus=args.worker_cpus, servers=args.servers,
+        server_cpus=args.server_cpus, server_gpus=args.server_gpus, separate=args.separate_servers,
+        spread=not args.pack, max_retries=args.max_retries,
+    )
+
+
+def config_from_args(args: argparse.Namespace) -> C.RunConfig:
     """The resolved config: defaults <- --config file <- flags <- --set."""
     file_cfg = C.read_config_file(args.config) if args.config else {}
     overrides = []
@@ -227,12 +251,12 @@ def run(args: argparse.Namespace) -> int:
         cfg = config_from_args(args)
         run_dir = new_run_dir(cfg)
     if args.print_config:
-        print(json.dumps(cfg, indent=2))
+        print(json.dumps(cfg.as_dict(), indent=2))
         return 0
     console = Console(stderr=True)
     progress = None if (args.quiet or args.json) else RichProgress(console)
     if getattr(args, "backend", "local") == "ray":
-        summary = ray_backend.execute(cfg, run_dir, bool(args.resume), progress, ray_backend.options_from(args))
+        summary = ray_backend.execute(cfg, run_dir, bool(args.resume), progress, ray_options(args))
     else:
         summary = execute(cfg, run_dir, resume=bool(args.resume), progress=progress)
     if args.json:

@@ -15,6 +15,7 @@ import json
 import platform
 import sys
 import tomllib
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +23,9 @@ import yaml
 
 from accord.adapters.served import check_generator, is_served
 from accord.consensus_core import get_policy
+from accord.consensus_core.validation import as_lambdas
 from accord.errors import UserError
+from accord.verify.loop.engine import Adaptive, Budgets
 from accord.verify.io.run_folder import CONFIG_FILE, VERSIONS_FILE
 
 STUBBORNNESS_MODES = ("hand-set", "estimated")
@@ -134,8 +137,8 @@ def nested(parts: list[str], value: Any) -> dict[str, Any]:
     return out
 
 
-def resolve(file_config: dict | None = None, overrides: list[dict] | None = None) -> dict[str, Any]:
-    """Defaults, then the file, then each override (CLI flags), validated."""
+def resolve(file_config: dict | None = None, overrides: list[dict] | None = None) -> RunConfig:
+    """Defaults, then the file, then each override (CLI flags), validated: the run's one config object."""
     base = DEFAULTS
     task = (file_config or {}).get("task")
     if isinstance(task, dict) and task.get("name", DEFAULTS["task"]["name"]) != DEFAULTS["task"]["name"]:
@@ -144,7 +147,7 @@ def resolve(file_config: dict | None = None, overrides: list[dict] | None = None
     for o in overrides or []:
         cfg = _merge(cfg, o)
     validate(cfg)
-    return fill_policy_params(cfg)
+    return RunConfig.from_dict(fill_policy_params(cfg))
 
 
 def fill_policy_params(cfg: dict[str, Any]) -> dict[str, Any]:
@@ -214,8 +217,8 @@ def validate(cfg: dict[str, Any]) -> None:
         if not isinstance(j, dict) or not isinstance(j.get("type"), str):
             raise UserError(f"config key 'judges[{k}]' must be a mapping with a 'type'")
         lam = j.get("lambda")
-        if lam is not None and (isinstance(lam, bool) or not isinstance(lam, (int, float)) or not lam > 0):
-            raise UserError(f"config key 'judges[{k}].lambda' must be a number > 0, got {lam!r}")
+        if lam is not None:
+            check_lambdas([lam], 1, f"judges[{k}].lambda")
     pol = cfg["policy"]
     if not isinstance(pol.get("name"), str) or not isinstance(pol.get("params") or {}, dict):
         raise UserError("config key 'policy' needs a string 'name' and a mapping 'params'")
@@ -241,6 +244,16 @@ def check_generator_keys(g: dict[str, Any]) -> None:
         raise UserError(f"unknown config key 'generator.{unknown[0]}'; known keys here: {', '.join(sorted(DEFAULTS['generator']))}")
 
 
+def check_lambdas(values, m: int, key: str) -> tuple[float, ...]:
+    """λ through the consensus core's one check (finite, > 0, one per judge); errors name the key."""
+    if isinstance(values, bool) or any(isinstance(x, bool) or not isinstance(x, (int, float)) for x in values):
+        raise UserError(f"config key {key!r} must be a number > 0, got {values!r}")
+    try:
+        return tuple(float(x) for x in as_lambdas(list(values), m))
+    except ValueError as exc:
+        raise UserError(f"config key {key!r}: {exc}") from None
+
+
 def versions() -> dict[str, Any]:
     """Python, platform and installed versions of the packages a run depends on."""
     pk = {}
@@ -252,16 +265,207 @@ def versions() -> dict[str, Any]:
     return {"python": sys.version.split()[0], "platform": platform.platform(), "packages": pk}
 
 
-def save_run_config(run_dir: Path, cfg: dict[str, Any]) -> None:
+def save_run_config(run_dir: Path, cfg: RunConfig) -> None:
     """Writes config.yaml (resolved) and versions.json into the run folder."""
     run_dir.mkdir(parents=True, exist_ok=True)
-    (run_dir / CONFIG_FILE).write_text(yaml.safe_dump(cfg, sort_keys=False), encoding="utf-8")
+    (run_dir / CONFIG_FILE).write_text(yaml.safe_dump(cfg.as_dict(), sort_keys=False), encoding="utf-8")
     (run_dir / VERSIONS_FILE).write_text(json.dumps(versions(), indent=2) + "\n", encoding="utf-8")
 
 
-def load_run_config(run_dir: Path) -> dict[str, Any]:
+def load_run_config(run_dir: Path) -> RunConfig:
     """The resolved config a run folder was started with (validated again)."""
     path = Path(run_dir) / CONFIG_FILE
     if not path.is_file():
         raise UserError(f"{run_dir}: not a run folder (no {CONFIG_FILE})")
     return resolve(read_config_file(path))
+
+
+# ---------------------------------------------------------------- the typed config
+
+
+@dataclass(frozen=True)
+class TaskConfig:
+    name: str
+    options: dict[str, Any]  # the task source's keyword arguments
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"name": self.name, "options": copy.deepcopy(self.options)}
+
+
+@dataclass(frozen=True)
+class GeneratorConfig:
+    """The generator entry: the local generator's keys, typed; a served generator's own keys
+    (``base_url``, ``stop``, ``api_key_env``, ...) kept in ``options``."""
+
+    model: str
+    temperature: float
+    top_p: float
+    max_new_tokens: int
+    device: str
+    dtype: str
+    options: dict[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def from_dict(cls, entry: dict[str, Any]) -> GeneratorConfig:
+        typed = {k: entry[k] for k in DEFAULTS["generator"]}
+        return cls(**typed, options={k: copy.deepcopy(v) for k, v in entry.items() if k not in typed})
+
+    @property
+    def served(self) -> bool:
+        return is_served(self.options)
+
+    def as_dict(self) -> dict[str, Any]:
+        out = {k: getattr(self, k) for k in DEFAULTS["generator"]}
+        out.update(copy.deepcopy(self.options))
+        return out
+
+
+@dataclass(frozen=True)
+class JudgeSpec:
+    """One ``judges`` entry: the keys every judge kind shares, typed; any other key kept in ``options``.
+
+    A judge kind with keys of its own (a served model's ``base_url``, ``max_concurrency``, ...) passes
+    through unchanged: :meth:`as_dict` gives back the entry as written, in its key order.
+    """
+
+    type: str
+    role: str | None = None
+    lam: float | None = None  # the entry's ``lambda``; None: the judge kind's default
+    model: str | None = None
+    mode: str | None = None
+    name: str | None = None
+    options: dict[str, Any] = field(default_factory=dict)
+    keys: tuple[str, ...] = ()  # the entry's keys in the order written
+
+    _TYPED = {"type": "type", "role": "role", "lambda": "lam", "model": "model", "mode": "mode", "name": "name"}
+
+    @classmethod
+    def from_dict(cls, entry: dict[str, Any]) -> JudgeSpec:
+        typed = {attr: entry[key] for key, attr in cls._TYPED.items() if key in entry}
+        extra = {k: copy.deepcopy(v) for k, v in entry.items() if k not in cls._TYPED}
+        return cls(**typed, options=extra, keys=tuple(entry))
+
+    def as_dict(self) -> dict[str, Any]:
+        """The entry as written (the form :func:`accord.verify.loop.panel.build_panel` reads)."""
+        typed = {key: getattr(self, attr) for key, attr in self._TYPED.items()}
+        return {k: typed[k] if k in typed else copy.deepcopy(self.options[k]) for k in self.keys}
+
+
+@dataclass(frozen=True)
+class StubbornnessConfig:
+    mode: str  # STUBBORNNESS_MODES
+    warmup: int
+
+
+@dataclass(frozen=True)
+class ThresholdsConfig:
+    mode: str  # THRESHOLD_MODES
+    target_rate: float
+
+    @property
+    def calibrate(self) -> float | None:
+        """The target acceptance rate when τ, ε are calibrated, else None."""
+        return self.target_rate if self.mode == "calibrated" else None
+
+
+@dataclass(frozen=True)
+class PolicyConfig:
+    name: str
+    params: dict[str, Any]  # the policy's full parameters (its defaults filled in)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"name": self.name, "params": copy.deepcopy(self.params)}
+
+
+@dataclass(frozen=True)
+class AdaptiveConfig:
+    enabled: bool
+    group: int
+    min_mean: float
+    max_dispersion: float | None
+    margin: str  # ADAPTIVE_MARGINS
+    target_agreement: float
+    warmup_steps: int
+
+    def settings(self) -> Adaptive:
+        """The step loop's adaptive settings."""
+        calibrate = self.target_agreement if self.margin == "calibrated" else None
+        return Adaptive(self.enabled, self.group, self.min_mean, self.max_dispersion, calibrate, self.warmup_steps)
+
+
+@dataclass(frozen=True)
+class BudgetsConfig:
+    n_candidates: int
+    max_steps: int
+    max_tokens: int
+
+    def budgets(self) -> Budgets:
+        return Budgets(self.n_candidates, self.max_steps, self.max_tokens)
+
+
+@dataclass(frozen=True)
+class OutputConfig:
+    dir: str | None
+    report: bool
+
+
+@dataclass(frozen=True)
+class RunConfig:
+    """A resolved, validated run config; :meth:`as_dict` is the saved ``config.yaml`` (same keys, same order)."""
+
+    task: TaskConfig
+    generator: GeneratorConfig
+    judges: tuple[JudgeSpec, ...]
+    influence: Any  # None, a matrix (list of rows) or a file path, as build_panel takes it
+    stubbornness: StubbornnessConfig
+    thresholds: ThresholdsConfig
+    policy: PolicyConfig
+    baselines: tuple[str | dict[str, Any], ...]  # a policy name or {name, params, label}
+    base_chain: bool
+    budgets: BudgetsConfig
+    adaptive: AdaptiveConfig
+    seed: int
+    judge_timeout_s: float
+    threads: int | None
+    output: OutputConfig
+
+    @classmethod
+    def from_dict(cls, cfg: dict[str, Any]) -> RunConfig:
+        """From a merged and validated mapping (see :func:`resolve`)."""
+        return cls(
+            task=TaskConfig(cfg["task"]["name"], copy.deepcopy(cfg["task"]["options"])),
+            generator=GeneratorConfig.from_dict(cfg["generator"]),
+            judges=tuple(JudgeSpec.from_dict(j) for j in cfg["judges"]),
+            influence=copy.deepcopy(cfg["influence"]),
+            stubbornness=StubbornnessConfig(**cfg["stubbornness"]),
+            thresholds=ThresholdsConfig(**cfg["thresholds"]),
+            policy=PolicyConfig(cfg["policy"]["name"], copy.deepcopy(cfg["policy"]["params"])),
+            baselines=tuple(copy.deepcopy(cfg["baselines"])),
+            base_chain=cfg["base_chain"],
+            budgets=BudgetsConfig(**cfg["budgets"]),
+            adaptive=AdaptiveConfig(**cfg["adaptive"]),
+            seed=cfg["seed"],
+            judge_timeout_s=cfg["judge_timeout_s"],
+            threads=cfg["threads"],
+            output=OutputConfig(**cfg["output"]),
+        )
+
+    def as_dict(self) -> dict[str, Any]:
+        """The plain mapping: what ``config.yaml`` holds and ``--print-config`` prints."""
+        return {
+            "task": self.task.as_dict(),
+            "generator": self.generator.as_dict(),
+            "judges": [j.as_dict() for j in self.judges],
+            "influence": copy.deepcopy(self.influence),
+            "stubbornness": dict(vars(self.stubbornness)),
+            "thresholds": dict(vars(self.thresholds)),
+            "policy": self.policy.as_dict(),
+            "baselines": copy.deepcopy(list(self.baselines)),
+            "base_chain": self.base_chain,
+            "budgets": dict(vars(self.budgets)),
+            "adaptive": dict(vars(self.adaptive)),
+            "seed": self.seed,
+            "judge_timeout_s": self.judge_timeout_s,
+            "threads": self.threads,
+            "output": dict(vars(self.output)),
+        }

@@ -10,45 +10,39 @@ from typing import Any
 
 from accord.adapters.served import Recorder
 from accord.errors import UserError
-from accord.verify.io.run_folder import SUMMARY_FILE, TRACE_FILE
-from accord.verify.loop.engine import Budgets, StepLoop
+from accord.verify.io.run_folder import SUMMARY_FILE
+from accord.verify.loop.engine import StepLoop
 from accord.verify.loop.outage import resume_after_outage
 from accord.verify.loop.trace import TraceWriter
-from accord.verify.run import config as C
-from accord.verify.run.setup import adaptive_settings, build_chains, build_generator, build_panel_from, load_task_list
+from accord.verify.run.config import RunConfig
+from accord.verify.run.setup import build_chains, build_generator, build_panel_from, load_task_list, start_run_folder
 from accord.verify.run.summary import make_summary, write_report
 
 
-def execute(cfg: dict[str, Any], run_dir: Path, resume: bool = False, progress=None) -> dict[str, Any]:
+def execute(cfg: RunConfig, run_dir: Path, resume: bool = False, progress=None) -> dict[str, Any]:
     """Runs (or resumes) the configured run in ``run_dir``; returns the summary it wrote."""
     t_start = time.perf_counter()
-    trace_path = run_dir / TRACE_FILE
-    if not resume:
-        if trace_path.exists() and trace_path.stat().st_size > 0:
-            raise UserError(f"{run_dir}: already holds a run (trace.jsonl); use --resume {run_dir} or another --out")
-        C.save_run_config(run_dir, cfg)
-    if cfg["threads"]:
+    trace_path = start_run_folder(cfg, run_dir, resume)
+    if cfg.threads:
         import torch  # heavy optional dependency: only when a thread count is set
 
-        torch.set_num_threads(int(cfg["threads"]))
+        torch.set_num_threads(int(cfg.threads))
     say = progress.say if progress else (lambda text: None)
     say("loading tasks")
-    tasks = load_task_list(cfg)
+    tasks = load_task_list(cfg.task)
     state = resume_after_outage(trace_path) if resume else None  # steps an endpoint outage left unscored are redone
-    say(f"loading generator {cfg['generator']['model']}")
+    say(f"loading generator {cfg.generator.model}")
     t0 = time.perf_counter()
     generator = build_generator(cfg)
     say("loading judges")
     panel = build_panel_from(cfg)
     load_s = time.perf_counter() - t0
     chains = build_chains(cfg, panel.lambdas)
-    b = cfg["budgets"]
-    a = cfg["adaptive"]
     writer = TraceWriter(trace_path)
     served = Recorder(writer.write)  # every served call: one trace line, summed in the summary
     try:
         if not resume or not trace_path.stat().st_size:
-            writer.write({"type": "run", "seed": cfg["seed"], "judges": panel.names, "lambdas": list(panel.lambdas),
+            writer.write({"type": "run", "seed": cfg.seed, "judges": panel.names, "lambdas": list(panel.lambdas),
                           "chains": [c.label for c in chains], "scoring": panel.describe(),
                           "started": datetime.now(timezone.utc).isoformat()})
         else:
@@ -58,9 +52,9 @@ def execute(cfg: dict[str, Any], run_dir: Path, resume: bool = False, progress=N
         try:
             loop = StepLoop(
                 generator, panel, chains,
-                budgets=Budgets(b["n_candidates"], b["max_steps"], b["max_tokens"]),
-                seed=cfg["seed"],
-                adaptive=adaptive_settings(a),
+                budgets=cfg.budgets.budgets(),
+                seed=cfg.seed,
+                adaptive=cfg.adaptive.settings(),
                 writer=writer, resume=state,
                 on_event=progress.event if progress else None,
             )
@@ -78,7 +72,7 @@ def execute(cfg: dict[str, Any], run_dir: Path, resume: bool = False, progress=N
     if served.tally.requests or served.tally.cached:
         summary["served"] = served.tally.as_dict()
     (run_dir / SUMMARY_FILE).write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
-    if cfg["output"]["report"]:
+    if cfg.output.report:
         say("writing report and plots")
         summary["report"] = write_report(run_dir)
     return summary

@@ -35,11 +35,11 @@ from typing import Any
 
 from accord.errors import UserError
 from accord.verify.io.cluster import connect_ray, user_error_from
-from accord.verify.io.run_folder import SUMMARY_FILE, TRACE_FILE
-from accord.verify.loop.engine import Budgets, StepLoop, Totals
+from accord.verify.io.run_folder import SUMMARY_FILE
+from accord.verify.loop.engine import StepLoop, Totals
 from accord.verify.loop.trace import ResumeState, TraceWriter, load_resume_state, read_records
-from accord.verify.run import config as C
-from accord.verify.run.setup import adaptive_settings, build_chains, build_generator, build_panel_from, load_task_list
+from accord.verify.run.config import RunConfig, TaskConfig
+from accord.verify.run.setup import build_chains, build_generator, build_panel_from, load_task_list, start_run_folder
 from accord.verify.run.summary import make_summary, write_report
 
 
@@ -65,39 +65,17 @@ class RayOptions:
             raise UserError("ray options: CPU and GPU amounts must be >= 0")
 
 
-def add_arguments(p) -> None:
-    """Flags of ``accord run`` for the Ray backend."""
-    p.add_argument("--backend", choices=("local", "ray"), default="local", help="local (default) or ray")
-    p.add_argument("--address", default=None, help="Ray cluster address (default: RAY_ADDRESS, else a local cluster)")
-    p.add_argument("--workers", type=int, default=2, help="ray: problems in flight at once (default 2)")
-    p.add_argument("--worker-cpus", type=float, default=0.5, help="ray: CPUs reserved per worker (default 0.5)")
-    p.add_argument("--servers", type=int, default=None, help="ray: model servers (default one per GPU, else 1)")
-    p.add_argument("--server-cpus", type=float, default=1.0, help="ray: CPUs per model server (default 1)")
-    p.add_argument("--server-gpus", type=float, default=None, help="ray: GPUs per model server (default 1 if the cluster has GPUs)")
-    p.add_argument("--separate-servers", action="store_true", help="ray: generator and judges in different servers")
-    p.add_argument("--pack", action="store_true", help="ray: pack servers on few nodes instead of spreading them")
-    p.add_argument("--max-retries", type=int, default=2, help="ray: retries per problem when a worker or server dies (default 2)")
-
-
-def options_from(args) -> RayOptions:
-    return RayOptions(
-        address=args.address, workers=args.workers, worker_cpus=args.worker_cpus, servers=args.servers,
-        server_cpus=args.server_cpus, server_gpus=args.server_gpus, separate=args.separate_servers,
-        spread=not args.pack, max_retries=args.max_retries,
-    )
-
-
 # --------------------------------------------------------------------------- actors
 
 
 class ModelServer:
     """Holds the generator and/or the panel of one run config; loads their models once."""
 
-    def __init__(self, cfg: dict[str, Any], roles: tuple[str, ...]):
-        if cfg.get("threads"):
-            import torch
+    def __init__(self, cfg: RunConfig, roles: tuple[str, ...]):
+        if cfg.threads:
+            import torch  # heavy optional dependency: only when a thread count is set
 
-            torch.set_num_threads(int(cfg["threads"]))
+            torch.set_num_threads(int(cfg.threads))
         self.generator = build_generator(cfg) if "generator" in roles else None
         self.panel = build_panel_from(cfg) if "panel" in roles else None
 
@@ -204,7 +182,8 @@ class SinkWriter:
 
 @functools.lru_cache(maxsize=4)
 def _tasks_for(task_json: str):
-    return load_task_list({"task": json.loads(task_json)})
+    task = json.loads(task_json)
+    return load_task_list(TaskConfig(task["name"], task["options"]))
 
 
 class ProblemWorker:
@@ -213,12 +192,10 @@ class ProblemWorker:
     def solve(self, cfg, index: int, chains, resume, generator_server, panel_server, panel_info, sink):
         """One problem, every chain: its task_end records and the work it did."""
 
-        task = _tasks_for(json.dumps(cfg["task"], sort_keys=True))[index]
-        b, a = cfg["budgets"], cfg["adaptive"]
+        task = _tasks_for(json.dumps(cfg.task.as_dict(), sort_keys=True))[index]
         loop = StepLoop(
             RemoteGenerator(generator_server), RemotePanel(panel_server, panel_info), chains,
-            budgets=Budgets(b["n_candidates"], b["max_steps"], b["max_tokens"]), seed=cfg["seed"],
-            adaptive=adaptive_settings(a),
+            budgets=cfg.budgets.budgets(), seed=cfg.seed, adaptive=cfg.adaptive.settings(),
             writer=SinkWriter(sink), resume=resume,
         )
         ends = [loop.run_chain(task, chain) for chain in chains]
@@ -302,12 +279,13 @@ def _check_fits(ray, opts: RayOptions, servers: int, gpus_each: float) -> None:
 _POOLS: dict[str, ServerPool] = {}
 
 
-def _pool_key(cfg, opts: RayOptions) -> str:
+def _pool_key(cfg: RunConfig, opts: RayOptions) -> str:
     model_keys = ("generator", "judges", "influence", "judge_timeout_s", "threads")
-    return json.dumps([{k: cfg.get(k) for k in model_keys}, {**opts.__dict__, "address": None, "workers": None}], sort_keys=True)
+    models = {k: v for k, v in cfg.as_dict().items() if k in model_keys}
+    return json.dumps([models, {**opts.__dict__, "address": None, "workers": None}], sort_keys=True)
 
 
-def server_pool(ray, cfg, opts: RayOptions, tag: str) -> ServerPool:
+def server_pool(ray, cfg: RunConfig, opts: RayOptions, tag: str) -> ServerPool:
     """The run's servers: new ones, or with ``reuse_servers`` those of an earlier run of the same models."""
     key = _pool_key(cfg, opts)
     if opts.reuse_servers and key in _POOLS:
@@ -330,28 +308,24 @@ def close_servers() -> None:
         _POOLS.popitem()[1].close(ray)
 
 
-def execute(cfg: dict[str, Any], run_dir: Path, resume: bool = False, progress=None, opts: RayOptions | None = None) -> dict[str, Any]:
+def execute(cfg: RunConfig, run_dir: Path, resume: bool = False, progress=None, opts: RayOptions | None = None) -> dict[str, Any]:
     """Runs (or resumes) the configured run on Ray; writes the same run folder as a local run."""
 
     opts = opts or RayOptions()
-    if cfg["stubbornness"]["mode"] == "estimated" or cfg["thresholds"]["mode"] == "calibrated":  # learned per process
+    if cfg.stubbornness.mode == "estimated" or cfg.thresholds.mode == "calibrated":  # learned per process
         raise UserError("--backend ray needs hand-set stubbornness and fixed thresholds: estimated λ and calibrated "
                         "τ, ε are learned per process; run locally first, then set the values from its summary.json")
-    if cfg["adaptive"]["enabled"] and cfg["adaptive"]["margin"] == "calibrated":
+    if cfg.adaptive.enabled and cfg.adaptive.margin == "calibrated":
         raise UserError("--backend ray needs a fixed adaptive margin: a calibrated one is learned per process; run "
                         "locally first, then set adaptive.min_mean and adaptive.max_dispersion from its summary.json")
     t_start = time.perf_counter()
-    trace_path = run_dir / TRACE_FILE
-    if not resume:
-        if trace_path.exists() and trace_path.stat().st_size > 0:
-            raise UserError(f"{run_dir}: already holds a run (trace.jsonl); use --resume {run_dir} or another --out")
-        C.save_run_config(run_dir, cfg)
+    trace_path = start_run_folder(cfg, run_dir, resume)
     say = progress.say if progress else (lambda text: None)
     say("connecting to Ray")
     ray = connect_ray(opts.address)
     from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
-    tasks = load_task_list(cfg)
+    tasks = load_task_list(cfg.task)
     state = load_resume_state(trace_path) if resume else None
     tag = uuid.uuid4().hex[:8]
     here = NodeAffinitySchedulingStrategy(ray.get_runtime_context().get_node_id(), soft=False)
@@ -372,7 +346,7 @@ def execute(cfg: dict[str, Any], run_dir: Path, resume: bool = False, progress=N
                    "separate": opts.separate, "max_retries": opts.max_retries}
         note = ray.get(sink.note.remote())
         if not resume or not trace_path.stat().st_size:
-            header = {"type": "run", "seed": cfg["seed"], "judges": info["names"], "lambdas": info["lambdas"],
+            header = {"type": "run", "seed": cfg.seed, "judges": info["names"], "lambdas": info["lambdas"],
                       "chains": labels, "scoring": info["scoring"], "backend": backend,
                       "started": datetime.now(timezone.utc).isoformat()}
         else:
@@ -395,7 +369,7 @@ def execute(cfg: dict[str, Any], run_dir: Path, resume: bool = False, progress=N
     summary = make_summary(cfg, ends, SimpleNamespace(totals=totals), labels, load_s, time.perf_counter() - t_start)
     summary["backend"] = {**backend, "retries": totals_retries(trace_path), "failed_problems": failed}
     (run_dir / SUMMARY_FILE).write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
-    if cfg["output"]["report"]:
+    if cfg.output.report:
         say("writing report and plots")
         summary["report"] = write_report(run_dir)
     if failed:

@@ -4,35 +4,42 @@ from __future__ import annotations
 
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import Sequence
 
 from accord.adapters.code.generator import CodeGenerator
 from accord.adapters.llm import TransformersGenerator
 from accord.adapters.served import build_generator as served_generator
-from accord.adapters.served import is_served
 from accord.adapters.vlm import VLMGenerator, shared_vlm
 from accord.consensus_core import get_policy
 from accord.errors import UserError
-from accord.verify.loop.engine import BASE, Adaptive, Chain
+from accord.verify.io.run_folder import TRACE_FILE
+from accord.verify.loop.engine import BASE, Chain
 from accord.verify.loop.panel import build_panel
+from accord.verify.run.config import RunConfig, TaskConfig, check_lambdas, save_run_config
 from accord.verify.tasks import load_tasks
 
 
-def build_chains(cfg: dict[str, Any], lambdas) -> list:
-    """The verified chain, the baselines and (optionally) the base chain, in that order."""
-    def make(name: str, params: dict | None, label: str | None) -> Chain:
+def build_chains(cfg: RunConfig, lambdas: Sequence[float]) -> list[Chain]:
+    """The verified chain, the baselines and (optionally) the base chain, in that order.
+
+    Every policy takes the panel's λ (``lambdas``, already checked by the panel), unless its own
+    ``params`` name ``lambdas``, which then pass the same check.
+    """
+    def make(name: str, params: dict | None, label: str | None, key: str) -> Chain:
         params = dict(params or {})
-        params.setdefault("lambdas", tuple(lambdas))  # every policy takes the panel's λ unless its params set them
+        own = params.pop("lambdas", None)
+        lam = tuple(lambdas) if own is None else check_lambdas(own, len(lambdas), f"{key}.params.lambdas")
         try:
-            policy = get_policy(name, **params)
+            policy = get_policy(name, lambdas=lam, **params)
         except ValueError as exc:
             raise UserError(f"config: {exc}") from None
         return Chain(label or policy.name, policy)
 
-    chains = [make(cfg["policy"]["name"], cfg["policy"].get("params"), None)]
-    for b in cfg["baselines"]:
-        chains.append(make(b, None, None) if isinstance(b, str) else make(b["name"], b.get("params"), b.get("label")))
-    if cfg["base_chain"]:
+    chains = [make(cfg.policy.name, cfg.policy.params, None, "policy")]
+    for k, b in enumerate(cfg.baselines):
+        key = f"baselines[{k}]"
+        chains.append(make(b, None, None, key) if isinstance(b, str) else make(b["name"], b.get("params"), b.get("label"), key))
+    if cfg.base_chain:
         chains.append(Chain(BASE, None))
     labels = [c.label for c in chains]
     if len(set(labels)) != len(labels):
@@ -40,55 +47,58 @@ def build_chains(cfg: dict[str, Any], lambdas) -> list:
     return chains
 
 
-def build_generator(cfg: dict[str, Any]):
-    g = cfg["generator"]
-    if is_served(g):  # an OpenAI-compatible endpoint
+def build_generator(cfg: RunConfig):
+    g = cfg.generator
+    if g.served:  # an OpenAI-compatible endpoint
         try:
-            return served_generator(g)
+            return served_generator(g.as_dict())
         except ValueError as exc:
             raise UserError(f"generator: {exc}") from None
     make = TransformersGenerator
-    if cfg["task"]["name"] == "humaneval":  # whole-program candidates for code
+    if cfg.task.name == "humaneval":  # whole-program candidates for code
         make = CodeGenerator
-    if cfg["task"]["name"] == "images":  # (image, question) tasks: a vision-language generator
+    if cfg.task.name == "images":  # (image, question) tasks: a vision-language generator
         try:
-            vlm = shared_vlm(g["model"], g["device"], g["dtype"])
-            return VLMGenerator(vlm, temperature=g["temperature"], top_p=g["top_p"], max_new_tokens=g["max_new_tokens"])
+            vlm = shared_vlm(g.model, g.device, g.dtype)
+            return VLMGenerator(vlm, temperature=g.temperature, top_p=g.top_p, max_new_tokens=g.max_new_tokens)
         except (OSError, ValueError) as exc:
-            raise UserError(f"generator {g['model']!r}: {str(exc).splitlines()[0]}") from None
+            raise UserError(f"generator {g.model!r}: {str(exc).splitlines()[0]}") from None
     try:
         return make(
-            model=g["model"], temperature=g["temperature"], top_p=g["top_p"], max_new_tokens=g["max_new_tokens"],
-            device=g["device"], dtype=g["dtype"],
+            model=g.model, temperature=g.temperature, top_p=g.top_p, max_new_tokens=g.max_new_tokens,
+            device=g.device, dtype=g.dtype,
         )
     except (OSError, ValueError) as exc:
-        raise UserError(f"generator {g['model']!r}: {str(exc).splitlines()[0]}") from None
+        raise UserError(f"generator {g.model!r}: {str(exc).splitlines()[0]}") from None
 
 
-def build_panel_from(cfg: dict[str, Any]):
+def build_panel_from(cfg: RunConfig):
     try:
-        return build_panel(cfg["judges"], influence=cfg["influence"], timeout_s=cfg["judge_timeout_s"],
-                           stubbornness=cfg["stubbornness"]["mode"], warmup=cfg["stubbornness"]["warmup"],
-                           calibrate_thresholds=cfg["thresholds"]["target_rate"] if cfg["thresholds"]["mode"] == "calibrated" else None)
+        return build_panel([j.as_dict() for j in cfg.judges], influence=cfg.influence, timeout_s=cfg.judge_timeout_s,
+                           stubbornness=cfg.stubbornness.mode, warmup=cfg.stubbornness.warmup,
+                           calibrate_thresholds=cfg.thresholds.calibrate)
     except (OSError, ValueError, TypeError) as exc:
         raise UserError(f"config: judges: {str(exc).splitlines()[0]}") from None
 
 
-def load_task_list(cfg: dict[str, Any]):
+def load_task_list(task: TaskConfig):
     try:
-        return load_tasks(cfg["task"]["name"], **cfg["task"]["options"])
+        return load_tasks(task.name, **task.options)
     except (ValueError, ModuleNotFoundError) as exc:
         raise UserError(f"config: task: {exc}") from None
 
 
-def new_run_dir(cfg: dict[str, Any]) -> Path:
-    out = cfg["output"]["dir"]
-    if out:
-        return Path(out)
+def new_run_dir(cfg: RunConfig) -> Path:
+    if cfg.output.dir:
+        return Path(cfg.output.dir)
     return Path("runs") / datetime.now(timezone.utc).strftime("%Y%m%d-%H%M%S")
 
 
-def adaptive_settings(a: dict[str, Any]):
-    """The step loop's adaptive settings from the config's ``adaptive`` section."""
-    calibrate = a["target_agreement"] if a["margin"] == "calibrated" else None
-    return Adaptive(a["enabled"], a["group"], a["min_mean"], a["max_dispersion"], calibrate, a["warmup_steps"])
+def start_run_folder(cfg: RunConfig, run_dir: Path, resume: bool) -> Path:
+    """The run folder's trace path; a new run first refuses a folder holding one, then saves its config."""
+    trace_path = run_dir / TRACE_FILE
+    if not resume:
+        if trace_path.exists() and trace_path.stat().st_size > 0:
+            raise UserError(f"{run_dir}: already holds a run (trace.jsonl); use --resume {run_dir} or another --out")
+        save_run_config(run_dir, cfg)
+    return trace_path

@@ -7,9 +7,10 @@ from typing import Any
 
 from accord.consensus_core.statistics import bootstrap_ci
 from accord.verify.analysis.report import write_run_report
+from accord.verify.run.config import RunConfig
 
 
-def make_summary(cfg, ends, loop, labels, load_s: float, wall_s: float) -> dict[str, Any]:
+def make_summary(cfg: RunConfig, ends, loop, labels, load_s: float, wall_s: float) -> dict[str, Any]:
     by: dict[str, list[float]] = {lab: [] for lab in labels}
     for e in ends:
         by.setdefault(e["chain"], []).append(float(e["correct"]))
@@ -25,7 +26,7 @@ def make_summary(cfg, ends, loop, labels, load_s: float, wall_s: float) -> dict[
         "accuracy_ci95": ci,
         "n_problems": len({e["task_id"] for e in ends}),
         "chains": labels,
-        "policy": cfg["policy"],
+        "policy": cfg.policy.as_dict(),
         "timing": {
             "generate_s": round(t.generate_s, 3),
             "judge_s": round(t.judge_s, 3),
@@ -44,14 +45,14 @@ def make_summary(cfg, ends, loop, labels, load_s: float, wall_s: float) -> dict[
         },
         "stopped": {lab: _count([e["stopped"] for e in ends if e["chain"] == lab]) for lab in labels},
         "stubbornness": _stubbornness(cfg, getattr(loop, "panel", None)),
-        "adaptive": {"enabled": cfg["adaptive"]["enabled"],
-                     **({"margin": loop.margin_record()} if cfg["adaptive"]["enabled"] and hasattr(loop, "margin_record") else {})},
+        "adaptive": {"enabled": cfg.adaptive.enabled,
+                     **({"margin": loop.margin_record()} if cfg.adaptive.enabled and hasattr(loop, "margin_record") else {})},
     }
 
 
-def _stubbornness(cfg, panel) -> dict[str, Any]:
+def _stubbornness(cfg: RunConfig, panel) -> dict[str, Any]:
     """The λ the run ended with and, when estimated, the estimate with its intervals."""
-    out: dict[str, Any] = {"mode": cfg["stubbornness"]["mode"]}
+    out: dict[str, Any] = {"mode": cfg.stubbornness.mode}
     if panel is not None:
         out["lambdas"] = dict(zip(panel.names, panel.lambdas))
         out["estimate"] = panel.stubbornness_estimate
