@@ -81,7 +81,9 @@ def _merge(base: dict, over: dict, path: tuple[str, ...] = ()) -> dict:
     out = copy.deepcopy(base)
     for key, value in over.items():
         here = path + (key,)
-        if here in _FREE and isinstance(base.get(key), dict) and isinstance(value, dict):
+        if here in _FREE and isinstance(base.get(key), dict):
+            if not isinstance(value, dict):
+                raise UserError(f"config key {'.'.join(here)!r} must be a mapping, got {type(value).__name__}")
             out[key] = {**copy.deepcopy(base[key]), **copy.deepcopy(value)}  # free-form mapping: merged
             continue
         if key not in base:
