@@ -6,6 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from accord.consensus_core import consensus, influence_report
+from accord.consensus_core.influence import all_to_all_shares
 
 
 @settings(max_examples=40, deadline=None)
@@ -27,3 +28,15 @@ def test_stubborn_judge_has_largest_share():
     assert share["visual"] > share["logical"] > share["contextual"]
     equal = influence_report((1.0, 1.0, 1.0))
     np.testing.assert_allclose(equal.share, 1 / 3)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.floats(0.05, 10), min_size=2, max_size=40))
+def test_all_to_all_shares_match_the_matrix(lams):
+    np.testing.assert_allclose(all_to_all_shares(lams), influence_report(lams).share, rtol=1e-10, atol=1e-14)
+
+
+def test_all_to_all_shares_for_thousands_of_judges():
+    lam = np.linspace(0.5, 2.0, 20_000)
+    share = all_to_all_shares(lam)
+    assert share.sum() == pytest.approx(1.0) and np.all(np.diff(share) > 0)  # stubborner, larger share

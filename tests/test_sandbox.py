@@ -253,3 +253,17 @@ def test_candidate_leaves_no_process_behind(private_sandbox):
     finally:
         for pid in _processes_with(marker):
             os.kill(pid, signal.SIGKILL)
+
+
+def test_codepool_refuses_a_shared_filesystem_unless_asked(monkeypatch, capsys):
+    from accord.verify.cli import main
+
+    only_rlimits = [iso for iso in isolation.candidates() if iso.level == "rlimits"]
+    monkeypatch.setattr(isolation, "candidates", lambda: only_rlimits)
+    isolation.detect.cache_clear()
+    try:
+        assert main(["codepool", "--ids", "HumanEval/0", "--mutants", "1", "--probes", "1"]) == 2
+        err = capsys.readouterr().err
+        assert "shared host filesystem" in err and "ask for it by name" in err and "Traceback" not in err
+    finally:
+        isolation.detect.cache_clear()

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from accord.consensus_core.equilibrium import influence_matrix
+from accord.consensus_core.validation import as_lambdas
 
 
 @dataclass(frozen=True)
@@ -39,3 +40,17 @@ def influence_report(lambdas, influence=None, judges=None) -> InfluenceReport:
     if len(names) != m:
         raise ValueError(f"got {len(names)} judge names for {m} judges")
     return InfluenceReport(names, lam, M, M.mean(axis=0))
+
+
+def all_to_all_shares(lambdas) -> np.ndarray:
+    """Each judge's share of the consensus mean for the paper's all-to-all W, in O(m), no matrix.
+
+    From the closed form (:func:`~accord.consensus_core.equilibrium.closed_form_all_to_all`) with
+    w_i = 1 / (m + (m - 1) lambda_i): M = diag((m-1) lambda w) + w ((m-1) lambda w)^T / (1 - sum w),
+    so the column means are share_j = (m - 1) lambda_j w_j / (m (1 - sum w)). Equals
+    ``influence_report(lambdas).share`` for m judges where the m x m matrix would be too large.
+    """
+    lam = as_lambdas(np.asarray(lambdas, dtype=np.float64), len(lambdas))
+    m = lam.shape[0]
+    w = 1.0 / (m + (m - 1) * lam)
+    return (m - 1) * lam * w / (m * (1.0 - w.sum()))

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Iterable, Sequence
 
 import numpy as np
 
@@ -77,14 +77,53 @@ def consensus_stats(raw, lambdas, influence=None) -> ConsensusStats:
     return summarize(r, consensus(r, lam, influence), lam)
 
 
+BOOTSTRAP_BATCH = 1 << 15  # values of the samples bootstrapped together
+
+
 def bootstrap_ci(x: Sequence[float], n_boot: int = 2000, level: float = 0.95, seed: int = 0) -> tuple[float, float]:
     """Percentile bootstrap interval of the mean of x (resampling its entries)."""
-    x = np.asarray(x, dtype=float)
-    if x.size == 0:
-        return (float("nan"), float("nan"))
-    rng = np.random.default_rng(seed)
-    chunk = max(1, 2_000_000 // x.size)  # bounded memory for long runs
-    means = np.concatenate([x[rng.integers(0, x.size, size=(min(chunk, n_boot - i), x.size))].mean(axis=1)
-                            for i in range(0, n_boot, chunk)])
+    return bootstrap_cis([x], n_boot, level, seed)[0]
+
+
+def bootstrap_cis(samples: Iterable[Sequence[float]], n_boot: int = 2000, level: float = 0.95, seed: int = 0) -> list[tuple[float, float]]:
+    """``bootstrap_ci`` of each sample, the same numbers, computed together: thousands of small samples
+    cost a few array passes instead of thousands of calls. Samples are taken from the iterable a
+    batch of at most ``BOOTSTRAP_BATCH`` values at a time (a larger one alone), so a generator keeps
+    memory bounded; in a batch, samples of one size share the resampling indices each would draw alone."""
+    out: list[tuple[float, float]] = []
+    batch: list[np.ndarray] = []
+    held = 0
+    for x in samples:
+        x = np.asarray(x, dtype=float)
+        if batch and held + x.size > BOOTSTRAP_BATCH:
+            out += _bootstrap_batch(batch, n_boot, level, seed)
+            batch, held = [], 0
+        batch.append(x)
+        held += x.size
+    return out + (_bootstrap_batch(batch, n_boot, level, seed) if batch else [])
+
+
+def _bootstrap_batch(arrays: list[np.ndarray], n_boot: int, level: float, seed: int) -> list[tuple[float, float]]:
+    out: list[tuple[float, float]] = [(float("nan"), float("nan"))] * len(arrays)
+    by_size: dict[int, list[int]] = {}
+    for i, x in enumerate(arrays):
+        by_size.setdefault(x.size, []).append(i)
     a = (1.0 - level) / 2.0
-    return float(np.quantile(means, a)), float(np.quantile(means, 1.0 - a))
+    for size, same in by_size.items():
+        if size == 0:
+            continue
+        chunk = max(1, 2_000_000 // size)  # bounded memory for long runs
+        rows = max(1, min(2_000_000 // (size * min(chunk, n_boot)), 2_000_000 // n_boot))  # and for many samples
+        for r in range(0, len(same), rows):
+            which = same[r : r + rows]
+            x = arrays[which[0]][None] if len(which) == 1 else np.stack([arrays[i] for i in which])
+            rng = np.random.default_rng(seed)
+            means = np.empty((len(which), n_boot))
+            for i in range(0, n_boot, chunk):
+                draw = rng.integers(0, size, size=(min(chunk, n_boot - i), size))
+                means[:, i : i + len(draw)] = x[:, draw].mean(axis=-1)
+            lo, hi = np.quantile(means, a, axis=1), np.quantile(means, 1.0 - a, axis=1)
+            for k, i in enumerate(which):
+                out[i] = (float(lo[k]), float(hi[k]))
+    return out
+

@@ -87,13 +87,15 @@ def print_report(doc: dict) -> None:
         con.print(f"baselines: random {b['random']:.3f}, oracle {b['oracle']:.3f}")
     ag = doc["agreement"]
     con.print(f"Krippendorff's alpha (interval, calibrated): {ag['krippendorff_alpha']:.3f}")
-    t = Table(title="pairwise correlations", title_justify="left")
+    wide = "spearman_raw_vs_rest" in ag  # many models: each against the mean of the others, not every pair
+    t = Table(title="correlation with the mean of the other models" if wide else "pairwise correlations", title_justify="left")
     sample = doc.get("spearman_sample", {"exact": True})
     spearman = "Spearman (raw)" if sample["exact"] else f"Spearman (raw, sample of {sample['rows']:,})"
-    for col in ("pair", spearman, "Pearson (calibrated)"):
+    for col in ("model" if wide else "pair", spearman, "Pearson (calibrated)"):
         t.add_column(col)
-    for pair, r in ag["spearman_raw"].items():
-        t.add_row(pair, f"{r:.3f}", f"{ag['pearson_calibrated'][pair]:.3f}")
+    sp, pe = (ag["spearman_raw_vs_rest"], ag["pearson_calibrated_vs_rest"]) if wide else (ag["spearman_raw"], ag["pearson_calibrated"])
+    for pair, r in sp.items():
+        t.add_row(pair, f"{r:.3f}", f"{pe[pair]:.3f}")
     con.print(t)
     inf = doc["influence"]
     con.print("FJ share of the consensus mean: " + ", ".join(f"{j} {s:.3f} (λ={lam:g})" for (j, s), lam in zip(inf["share_of_mean"].items(), inf["lambdas"])))

@@ -31,9 +31,10 @@ import numpy as np
 from accord.adapters.calibration import Calibrator, apply_calibrators
 from accord.consensus_core import consensus_stats, default_lambdas, get_policy, influence_report, list_policies
 from accord.errors import UserError
-from accord.consensus_core.statistics import bootstrap_ci
+from accord.consensus_core.statistics import bootstrap_cis
 from accord.verify.io.json_lines import json_objects
 from accord.verify.tables.rewards import RESERVED, RewardTable, label_value, read_columns, reward_value
+from accord.verify.ensemble.wide import is_wide, wide_report
 
 BASE_RULES = ("mean", "min", "uwo")
 TIE_TOL = 1e-12
@@ -216,12 +217,13 @@ def pairwise_correlations(x: np.ndarray, names: Sequence[str], method: str = "sp
 
 
 def report_head(kind: str, models, prompts: int, responses: int, calibrators, lam, k: float) -> dict:
+    used = set(models)
     return {
         "kind": kind,
         "models": list(models),
         "prompts": prompts,
         "responses": responses,
-        "calibration": {n: c.as_dict() for n, c in calibrators.items() if n in models},
+        "calibration": {n: c.as_dict() for n, c in calibrators.items() if n in used},
         "lambdas": list(lam),
         "k": k,
     }
@@ -231,9 +233,9 @@ def accuracy_report(hits: dict[str, np.ndarray], label_mean: np.ndarray, label_m
     """Accuracy with a bootstrap CI per selector from per-prompt hits (NaN = no selection), and
     the random / oracle baselines from each prompt's mean and best label."""
     acc: dict[str, dict] = {}
-    for name, h in hits.items():
+    cis = bootstrap_cis((h[~np.isnan(h)] for h in hits.values()), n_boot=n_boot, seed=seed)
+    for (name, h), (lo, hi) in zip(hits.items(), cis):
         h = h[~np.isnan(h)]
-        lo, hi = bootstrap_ci(h, n_boot=n_boot, seed=seed)
         acc[name] = {"accuracy": float(h.mean()) if h.size else float("nan"), "ci": [lo, hi], "n": int(h.size)}
     return {"accuracy": acc, "baselines": {"random": float(np.nanmean(label_mean)), "oracle": float(np.nanmean(label_max))}}
 
@@ -266,6 +268,8 @@ def evaluate_ensemble(
         lab = np.where(table.valid, table.labels, np.nan)
         doc.update(accuracy_report(hits, np.nanmean(lab, axis=1), np.nanmax(lab, axis=1), n_boot, seed))
     flat_cal = cal[table.valid]
+    if is_wide(m):  # every pair and the m x m influence matrix would grow with m^2
+        return doc | wide_report(krippendorff_alpha(flat_cal), table.flat_raw, flat_cal, lam, table.models)
     doc["agreement"] = {
         "krippendorff_alpha": krippendorff_alpha(flat_cal),
         "spearman_raw": pairwise_correlations(table.flat_raw, table.models, "spearman"),

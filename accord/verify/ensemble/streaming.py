@@ -37,12 +37,14 @@ from accord.verify.ensemble.rewards import (
     selector_keys,
     selectors,
 )
+from accord.verify.ensemble.wide import RestMoments, is_wide, spearman_vs_rest, wide_agreement, wide_influence
 from accord.verify.io.cluster import user_error_from
 from accord.verify.tables import streaming as tables
 from accord.verify.tables.rewards import COLS, LABEL, NOUNS, PROMPT, RESPONSE, RewardFile, block_rows, iter_rewards
 
 STAT_BLOCK = 4_096  # agreement sums are taken over fixed row blocks, so any chunking gives the same sums
 SPEARMAN_SAMPLE = 100_000  # rows kept for the Spearman correlations on raw rewards
+WIDE_SAMPLE_CELLS = 10_000_000  # for wide tables: at most this many rewards kept (rows x models)
 STREAMED_FITS = ("standardize", "sigmoid")
 
 
@@ -176,7 +178,11 @@ class ReportAccumulator:
         self.scorer, self.sample_size, self.seed = scorer, sample_size, seed
         self.names = [n for n, _ in scorer.selectors]
         self.m = len(scorer.models)
-        self.pairs = [(i, j) for i in range(self.m) for j in range(i + 1, self.m)]
+        self.wide = is_wide(self.m)  # then per-model moments against the rest instead of every pair
+        self.pairs = [] if self.wide else [(i, j) for i in range(self.m) for j in range(i + 1, self.m)]
+        self._rest = RestMoments(self.m) if self.wide else None
+        if self.wide:  # the sample holds whole rows: keep it to a fixed number of cells
+            self.sample_size = max(1, min(sample_size, WIDE_SAMPLE_CELLS // self.m))
         self.rows = self.prompts = self.chunks = 0
         self._open = None  # (prompt id, sums, best label) of the prompt that may continue
         self._done: list[np.ndarray] = []  # (prompts, S + 2): hits, mean label, best label
@@ -230,6 +236,8 @@ class ReportAccumulator:
     def _stats(self, block: np.ndarray) -> None:
         raw, cal = block[:, : self.m], block[:, self.m :]
         self._alpha += alpha_sums(cal)
+        if self._rest is not None:
+            self._rest.add(cal)
         for p, (i, j) in enumerate(self.pairs):
             both = ~np.isnan(cal[:, i]) & ~np.isnan(cal[:, j])
             a, b = cal[both, i], cal[both, j]
@@ -268,11 +276,16 @@ class ReportAccumulator:
             const = not (self._const[p, 2] and self._const[p, 3])
             pearson[f"{names[i]}~{names[j]}"] = float("nan") if n < 3 or const else float(np.clip(c / np.sqrt(m2a * m2b), -1, 1))
         _, idx, x = self._sample
-        doc["agreement"] = {
-            "krippendorff_alpha": alpha_from_sums(self._alpha),
-            "spearman_raw": pairwise_correlations(x[np.argsort(idx)], names, "spearman"),
-            "pearson_calibrated": pearson,
-        }
+        if self.wide:
+            x = x[np.argsort(idx)]
+            cal = apply_calibrators(x, names, self.scorer.calibrators)
+            doc["agreement"] = wide_agreement(alpha_from_sums(self._alpha), spearman_vs_rest(x, cal), self._rest.pearson(), names)
+        else:
+            doc["agreement"] = {
+                "krippendorff_alpha": alpha_from_sums(self._alpha),
+                "spearman_raw": pairwise_correlations(x[np.argsort(idx)], names, "spearman"),
+                "pearson_calibrated": pearson,
+            }
         doc["spearman_sample"] = {"rows": int(idx.size), "of": self.rows, "exact": idx.size == self.rows, "seed": self.seed}
         return doc
 
@@ -314,7 +327,10 @@ def evaluate_streaming(
         (_pass_ray if backend == "ray" else _pass_local)(src, scorer, chunk_size, sink, acc)
     head = report_head("best_of_n", scorer.models, 0, 0, scorer.calibrators, scorer.lambdas, scorer.k)
     doc = acc.report(head, n_boot, seed)
-    doc["influence"] = influence_report(scorer.lambdas, judges=list(scorer.models)).as_dict()
+    if acc.wide:  # the m x m matrix would grow with m^2
+        doc["influence"] = wide_influence(scorer.lambdas, scorer.models)
+    else:
+        doc["influence"] = influence_report(scorer.lambdas, judges=list(scorer.models)).as_dict()
     doc["stream"] = {"backend": backend, "chunk_size": chunk_size, "chunks": acc.chunks, "output": str(output) if output else None,
                      "seconds": time.perf_counter() - t0}
     return doc

@@ -121,7 +121,8 @@ def open_rewards(path, models=None) -> RewardFile:
         raise UserError(f"{path}: a streamed reward table needs prompt_id and response_id columns, got {names}")
     label = LABEL if LABEL in names else ("correct" if "correct" in names else None)
     chosen = list(models) if models else [n for n in numeric if n not in RESERVED]
-    unknown = [m for m in chosen if m not in numeric]
+    numeric_set = set(numeric)
+    unknown = [m for m in chosen if m not in numeric_set]
     if unknown:
         raise UserError(f"{path}: no numeric reward column(s) {unknown}; numeric columns are {numeric}")
     if len(chosen) < 2:
