@@ -16,6 +16,7 @@ import pytest
 from accord.adapters.code import isolation, private_root
 from accord.adapters.code.limits import Limits
 from accord.adapters.code.sandbox import Sandbox, _parse
+from accord.cli.main import main
 
 FAST = Limits(wall_s=4.0, item_s=1.0, cpu_s=3, memory_mb=512, output_bytes=4096)
 ADD = "def f(x, y):\n    return x + y\n"
@@ -256,8 +257,6 @@ def test_candidate_leaves_no_process_behind(private_sandbox):
 
 
 def test_codepool_refuses_a_shared_filesystem_unless_asked(monkeypatch, capsys):
-    from accord.verify.cli import main
-
     only_rlimits = [iso for iso in isolation.candidates() if iso.level == "rlimits"]
     monkeypatch.setattr(isolation, "candidates", lambda: only_rlimits)
     isolation.detect.cache_clear()
