@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import os
 import signal
-from typing import Callable
+from collections.abc import Callable
 
 ENV = "ACCORD_FAULT"
 ACTIONS = {"kill": signal.SIGKILL, "torn": signal.SIGKILL, "stop": signal.SIGSTOP}
