@@ -74,13 +74,13 @@ def kill_points(records: list[dict]) -> dict[str, str]:
     """Faults named by where they hit, as record counts of the uninterrupted trace (header = 1)."""
     kinds = [r["type"] for r in records]
     step_before_end = next(i for i in range(1, len(kinds) - 1) if kinds[i] == "step" and kinds[i + 1] == "task_end")
-    mid_step = next(i for i in range(len(kinds) // 2, len(kinds)) if kinds[i] == "step")
+    mid_step = next(i for i in range(len(kinds) // 2, len(kinds)) if kinds[i] == "step" and records[i]["step"] >= 1)
     end = next(i for i in range(len(kinds) // 3, len(kinds) - 1) if kinds[i] == "task_end")
     return {
         "after the header": "trace:1",
         "between a step and its task end": f"trace:{step_before_end + 1}",
         "after a task end": f"trace:{end + 1}",
-        "torn step line": f"trace:{mid_step + 1}:torn",
+        "torn step line": f"trace:{mid_step + 1}:torn",  # mid-chain: the chain's earlier steps are reused
         "torn task-end line": f"trace:{end + 1}:torn",
     }
 

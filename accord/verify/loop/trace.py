@@ -110,7 +110,7 @@ class TraceWriter:
 
     def write(self, record: dict[str, Any]) -> None:
         with self._lock:
-            stamped = {"type": record.get("type"), "run_id": self.run_id, "writer": self.writer_id, "seq": self.seq, **record}
+            stamped = {**record, "run_id": self.run_id, "writer": self.writer_id, "seq": self.seq}  # ours win
             line = json.dumps(_json_safe(stamped), ensure_ascii=False, allow_nan=False) + "\n"
             self._written += 1
             faults.before_write("trace", self._written, lambda: self._put(line[: len(line) // 2]))
