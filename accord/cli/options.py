@@ -9,12 +9,15 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from pathlib import Path
 
 from accord.consensus_core import default_lambdas
 from accord.consensus_core.validation import as_lambdas
 from accord.errors import UserError
 from accord.verify.io.cluster import connect_ray
+from accord.verify.io.lock import is_live, writer_lock
+from accord.verify.io.run_folder import TRACE_FILE
 from accord.verify.tables import streaming as tables
 
 
@@ -60,11 +63,12 @@ def run_streaming(args: argparse.Namespace, build_policy) -> int:
     chunk = args.chunk_size or tables.DEFAULT_CHUNK_SIZE
     if chunk < 1:
         raise UserError(f"--chunk-size must be >= 1, got {chunk}")
-    if args.backend == "ray":
-        connect_ray(args.address)
-        summary = tables.decide_with_ray(src, policy, args.output, chunk)
-    else:
-        summary = tables.decide_streaming(src, policy, args.output, chunk)
+    with writer_lock(args.output):  # one writer per output file, taken before anything is written
+        if args.backend == "ray":
+            connect_ray(args.address)
+            summary = tables.decide_with_ray(src, policy, args.output, chunk)
+        else:
+            summary = tables.decide_streaming(src, policy, args.output, chunk)
     doc = {"input": str(src.path), "output": str(args.output), "backend": args.backend, "policy": policy.name,
            "judges": list(src.judges), **summary.as_dict()}
     if getattr(args, "json", False):
@@ -77,3 +81,17 @@ def run_streaming(args: argparse.Namespace, build_policy) -> int:
             f"{summary.unchosen} with no scored candidate"
         )
     return 0
+
+
+def note_if_live(run: str | Path, command: str) -> int | None:
+    """Says on stderr (one line) that a run folder is still being written; the writer's PID, or None.
+
+    Readers of a live folder see the records written so far (a half-written last line is skipped)."""
+    path = Path(run)
+    folder = path.parent if path.is_file() and path.name == TRACE_FILE else path
+    pid = is_live(folder)
+    if pid is not None:
+        who = f"PID {pid}" if pid else "another process"
+        print(f"accord {command}: note: {folder} is live (being written by {who}); "
+              f"this reads the records written so far", file=sys.stderr)
+    return pid

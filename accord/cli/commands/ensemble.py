@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from contextlib import nullcontext
 from pathlib import Path
 
 from accord.adapters.calibration import METHODS, fit_calibrators, load_calibrators, save_calibrators
@@ -17,6 +18,7 @@ from accord.errors import UserError
 from accord.verify.ensemble import streaming as es
 from accord.verify.ensemble.rewards import check_rules, default_rules, evaluate_ensemble, read_rewards
 from accord.verify.io.cluster import connect_ray
+from accord.verify.io.lock import writer_lock
 from accord.verify.tables import streaming as tables
 from accord.verify.tables.rewards import open_rewards
 
@@ -129,7 +131,8 @@ def run(args: argparse.Namespace) -> int:
     rules = [r.strip() for r in args.rules.split(",") if r.strip()] if args.rules else None
     params = {k: v for k, v in (("tau", args.tau), ("eps", args.eps)) if v is not None}
     if args.stream or wants_streaming(args):
-        doc = _stream(args, models, rules, params)
+        with writer_lock(args.output) if args.output else nullcontext():  # one writer per output file
+            doc = _stream(args, models, rules, params)
     else:
         table = read_rewards(args.file, models)
         cals = _calibrators(args, table)

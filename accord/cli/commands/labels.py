@@ -7,6 +7,7 @@ import json
 import sys
 from pathlib import Path
 
+from accord.cli.options import note_if_live
 from accord.errors import UserError
 from accord.verify.labels.formats import FORMATS, detect_format, read_labels, write_labels
 from accord.verify.labels.metrics import mmreason_step_score, score_labels
@@ -41,6 +42,8 @@ def _read(path: str, fmt: str | None, args: argparse.Namespace):
 
 
 def run(args: argparse.Namespace) -> int:
+    inputs = [args.source] if args.labels_command == "convert" else [p for p in (args.pred, args.ref) if p]
+    live = next((pid for pid in (note_if_live(p, NAME) for p in inputs) if pid is not None), None)
     if args.labels_command == "convert":
         sols = _read(args.source, args.src_format, args)
         write_labels(sols, args.dest, args.dst_format)
@@ -56,7 +59,7 @@ def run(args: argparse.Namespace) -> int:
         if result["matched"] == 0:
             raise UserError(f"{args.pred}: no solution id matches one in {args.ref} with the same number of steps")
     if args.json:
-        print(json.dumps(result, indent=2))
+        print(json.dumps({**result, "live": None if live is None else {"pid": live}}, indent=2))
         return 0
     _print(result)
     return 0

@@ -7,6 +7,7 @@ import json
 import sys
 from pathlib import Path
 
+from accord.cli.options import note_if_live
 from accord.errors import UserError
 from accord.verify.analysis.replay import parse_policy_spec
 from accord.verify.analysis.report import write_run_report
@@ -36,12 +37,13 @@ def run(args: argparse.Namespace) -> int:
         extra = [parse_policy_spec(text) for text in args.replay]
     except ValueError as exc:
         raise UserError(f"--replay: {exc}") from None
+    live = note_if_live(run_dir, NAME)
     try:
         report = write_run_report(run_dir, n_boot=args.bootstrap, seed=args.seed, extra_specs=extra)
     except ValueError as exc:
         raise UserError(f"{run_dir}: {exc}") from None
     if args.json:
-        print(json.dumps(report, indent=2))
+        print(json.dumps({**report, "live": None if live is None else {"pid": live}}, indent=2))
     else:
         print_report(report, run_dir)
     return 0

@@ -19,6 +19,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from accord.errors import UserError
+from accord.verify.io.lock import writer_lock
 from accord.verify.run import config as C
 from accord.verify.run import ray_backend
 from accord.verify.run.local import execute
@@ -255,10 +256,11 @@ def run(args: argparse.Namespace) -> int:
         return 0
     console = Console(stderr=True)
     progress = None if (args.quiet or args.json) else RichProgress(console)
-    if getattr(args, "backend", "local") == "ray":
-        summary = ray_backend.execute(cfg, run_dir, bool(args.resume), progress, ray_options(args))
-    else:
-        summary = execute(cfg, run_dir, resume=bool(args.resume), progress=progress)
+    with writer_lock(run_dir):  # one writer per run folder, taken before anything is written
+        if getattr(args, "backend", "local") == "ray":
+            summary = ray_backend.execute(cfg, run_dir, bool(args.resume), progress, ray_options(args))
+        else:
+            summary = execute(cfg, run_dir, resume=bool(args.resume), progress=progress)
     if args.json:
         print(json.dumps(summary, indent=2))
     else:

@@ -7,6 +7,7 @@ import json
 import sys
 from pathlib import Path
 
+from accord.cli.options import note_if_live
 from accord.errors import UserError
 from accord.verify.analysis.sweep import DEFAULT_EPS, DEFAULT_TAUS, write_sweep
 
@@ -46,12 +47,13 @@ def run(args: argparse.Namespace) -> int:
     taus = _floats(args.tau, "--tau") or list(DEFAULT_TAUS)
     epss = _floats(args.eps, "--eps") or list(DEFAULT_EPS)
     lams = [_floats([v], "--lambdas") for v in args.lambdas] if args.lambdas else None
+    live = note_if_live(run_dir, NAME)
     try:
         res = write_sweep(run_dir, taus, epss, lams, args.policy)
     except ValueError as exc:
         raise UserError(f"{run_dir}: {exc}") from None
     if args.json:
-        print(json.dumps(res, indent=2))
+        print(json.dumps({**res, "live": None if live is None else {"pid": live}}, indent=2))
         return 0
     from rich.console import Console
     from rich.table import Table

@@ -5,7 +5,8 @@ checks a trace against the run-folder contract, so that a malformed line is repo
 ``file:line: problem``, and never surfaces later as a confusing numpy error.
 
 A trace may end in a half-written line when a run was killed mid-write: an unparseable *last* line
-without a trailing newline is skipped and noted in :attr:`Trace.notes`, never silently.
+without a trailing newline is skipped and noted in :attr:`Trace.notes`, never silently. A trace
+written by two processes at once (its ``seq`` numbers off their positions) is refused.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ import numpy as np
 
 from accord.errors import UserError
 from accord.verify.io.run_folder import CONFIG_FILE, SUMMARY_FILE, TRACE_FILE
+from accord.verify.loop.trace import one_writer_problem
 
 
 @dataclass(frozen=True)
@@ -216,6 +218,7 @@ def read_trace(path: str | Path) -> Trace:
     lines = text.split("\n")
     trace = Trace(path=path, steps=[], ends=[])
     last = max((i for i, ln in enumerate(lines) if ln.strip()), default=-1)
+    numbered: list[tuple[int, dict]] = []
     for i, line in enumerate(lines):
         if not line.strip():
             continue
@@ -229,6 +232,7 @@ def read_trace(path: str | Path) -> Trace:
             raise UserError(f"{where}: not valid JSON ({exc.msg})") from None
         if not isinstance(obj, dict):
             raise UserError(f"{where}: a trace record must be a JSON object")
+        numbered.append((i + 1, obj))
         kind = obj.get("type")
         if kind == "step":
             rec = _parse_step(_Line(where, obj, "step"))
@@ -239,6 +243,9 @@ def read_trace(path: str | Path) -> Trace:
         elif not isinstance(kind, str):
             raise UserError(f"{where}: a trace record needs a string field 'type'")
         # other record types (run headers, notes) are allowed and ignored
+    problem = one_writer_problem(numbered)
+    if problem:
+        raise UserError(f"{path}:{problem}")
     return trace
 
 

@@ -3,6 +3,11 @@
 Every record is one JSON line, written and flushed at once, so a run killed at any moment keeps
 everything up to the step in flight. A kill can leave a half-written last line: on resume it is
 cut off (and noted) before anything is appended, so the file stays valid JSONL.
+
+Every record carries ``run_id`` (the same for a run and all its resumes), ``writer`` (one per
+process that appended to the file) and ``seq``, its 0-based position in the file. Two processes
+appending at once cannot both keep ``seq`` equal to the position, so :func:`one_writer_problem`
+finds a trace they wrote together, and readers refuse it rather than pick one of its duplicates.
 The record format is in docs/trace-format.md; :mod:`accord.verify.analysis.records` validates it for readers.
 """
 
@@ -13,11 +18,15 @@ import json
 import math
 import os
 import threading
+import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+
+from accord.errors import UserError
+from accord.verify.io import faults
 
 
 def context_id(task_id: str, steps) -> str:
@@ -74,24 +83,46 @@ def cut_partial_line(path: Path) -> str | None:
     return f"{path}: cut a half-written last line ({size - keep} bytes) left by an interrupted run"
 
 
+def new_id() -> str:
+    return uuid.uuid4().hex[:12]
+
+
 class TraceWriter:
-    """Appends records to a trace file, flushing (and fsync-ing) each one."""
+    """Appends records to a trace file, flushing (and fsync-ing) each one.
+
+    Each record gets ``run_id`` (the trace's own, or a new one for a new trace), ``writer`` (new for
+    this writer) and ``seq`` (its position in the file, continued from the records already there).
+    The caller holds the folder's writer lock (:mod:`accord.verify.io.lock`).
+    """
 
     def __init__(self, path: str | Path, fsync: bool = True):
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self.note = cut_partial_line(self.path)
+        existing, _ = read_records(self.path)
+        self.run_id = next((r["run_id"] for r in existing if isinstance(r.get("run_id"), str)), None) or new_id()
+        self.writer_id = new_id()
+        self.seq = len(existing)
+        self._written = 0
         self._fh = open(self.path, "a", encoding="utf-8")
         self._fsync = fsync
         self._lock = threading.Lock()
 
     def write(self, record: dict[str, Any]) -> None:
-        line = json.dumps(_json_safe(record), ensure_ascii=False, allow_nan=False)
         with self._lock:
-            self._fh.write(line + "\n")
-            self._fh.flush()
-            if self._fsync:
-                os.fsync(self._fh.fileno())
+            stamped = {**record, "run_id": self.run_id, "writer": self.writer_id, "seq": self.seq}  # ours win
+            line = json.dumps(_json_safe(stamped), ensure_ascii=False, allow_nan=False) + "\n"
+            self._written += 1
+            faults.before_write("trace", self._written, lambda: self._put(line[: len(line) // 2]))
+            self._put(line)
+            self.seq += 1
+            faults.after_write("trace", self._written)
+
+    def _put(self, text: str) -> None:
+        self._fh.write(text)
+        self._fh.flush()
+        if self._fsync:
+            os.fsync(self._fh.fileno())
 
     def close(self) -> None:
         with self._lock:
@@ -106,9 +137,11 @@ class TraceWriter:
 
 
 def read_records(path: str | Path) -> tuple[list[dict[str, Any]], list[str]]:
-    """All complete records of a trace (a half-written last line is skipped and noted)."""
+    """All complete records of a trace (a half-written last line is skipped and noted); a trace
+    written by two processes at once is a UserError naming the first line that shows it."""
     path = Path(path)
     records: list[dict[str, Any]] = []
+    lines_of: list[int] = []
     notes: list[str] = []
     if not path.exists():
         return records, notes
@@ -127,7 +160,29 @@ def read_records(path: str | Path) -> tuple[list[dict[str, Any]], list[str]]:
         if not isinstance(obj, dict) or not isinstance(obj.get("type"), str):
             raise ValueError(f"{path}:{i + 1}: a trace record must be a JSON object with a string 'type'")
         records.append(obj)
+        lines_of.append(i + 1)
+    problem = one_writer_problem(zip(lines_of, records))
+    if problem:
+        raise UserError(f"{path}:{problem}")
     return records, notes
+
+
+def one_writer_problem(numbered) -> str | None:
+    """``"line: why"`` when ``(line, record)`` pairs in file order were not written by one writer
+    at a time (a ``seq`` off its position, or two run ids); None for a sound trace.
+    Records without ``seq`` (older traces) are not checked."""
+    run_id = None
+    for position, (line, rec) in enumerate(numbered):
+        seq = rec.get("seq")
+        if seq is None:
+            continue
+        if seq != position:
+            return (f"{line}: record numbered {seq!r} sits at position {position}: two processes wrote this trace at once; "
+                    f"its records cannot be trusted (rerun into a new folder)")
+        if run_id is not None and rec.get("run_id") != run_id:
+            return f"{line}: records of two runs ({run_id}, {rec.get('run_id')}) in one trace"
+        run_id = rec.get("run_id")
+    return None
 
 
 @dataclass

@@ -30,6 +30,7 @@ import pyarrow.parquet as pq
 
 from accord.consensus_core import Policy
 from accord.errors import UserError
+from accord.verify.io import faults
 from accord.verify.io.cluster import user_error_from
 from accord.verify.tables.score_table import _score, iter_csv_rows, iter_jsonl_rows
 
@@ -379,6 +380,7 @@ class _Writer:
         self.tmp = self.path.with_name(self.path.name + ".partial")
         self.schema = schema if schema is not None else output_schema(judges)
         self.writer = None
+        self.parts = 0
 
     def __enter__(self):
         self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -389,6 +391,8 @@ class _Writer:
         if out.num_rows:
             self.writer.write_table(out)
             summary.add(out)
+            self.parts += 1
+            faults.after_write("parquet", self.parts)
 
     def __exit__(self, exc_type, exc, tb):
         self.writer.close()
