@@ -208,13 +208,16 @@ class _Point:
     """A random point: free names and unknown applied values get random numbers, memoised."""
 
     def __init__(self, facts: Facts, rng: random.Random, real: bool, fixed: dict | None = None,
-                 definitions: bool = False, depth: int = 0):
+                 definitions: bool = False, depth: int = 0, integers: bool = False):
         self.facts, self.rng, self.real = facts, rng, real
         self.assigned: dict[str, object] = dict(fixed or {})
         self.definitions = definitions
         self.depth = depth
+        self.integers = integers  # factorials, binomials, mod: random positive integers
 
     def draw(self):
+        if self.integers:
+            return Fraction(self.rng.randint(2, 60))
         if self.real:
             return mpmath.mpf(self.rng.choice([-1, 1]) * self.rng.uniform(0.3, 3.0))
         return Fraction(self.rng.choice([-1, 1]) * self.rng.randint(11, 97), self.rng.randint(7, 31))
@@ -227,7 +230,7 @@ class _Point:
         except Unknown:
             pass
         if self.definitions and name in self.facts.definitions and self.depth < 4:
-            inner = _Point(self.facts, self.rng, self.real, self.assigned, True, self.depth + 1)
+            inner = _Point(self.facts, self.rng, self.real, self.assigned, True, self.depth + 1, self.integers)
             v = _value(self.facts.definitions[name], inner)
             self.assigned.update(inner.assigned)
         else:
@@ -266,14 +269,27 @@ def _agree(a, b, real: bool) -> bool:
     return _close(a, b, 9 if real else _TOL_DIGITS) is True
 
 
+_INTEGER_ONLY = {"fact", "mod"}
+_INTEGER_CALLS = {"binom", "factorial", "gcd", "lcm"}
+
+
+def integer_only(tree) -> bool:
+    """The tree uses an operation defined on integers only (n!, binomials, mod, gcd)."""
+    if tree[0] in _INTEGER_ONLY or tree[0] == "call" and tree[1] in _INTEGER_CALLS:
+        return True
+    return any(integer_only(c) for c in children(tree))
+
+
 def _holds_at_points(ta, tb, facts: Facts, seed: int, real: bool, definitions: bool, solve=None, n=N_POINTS,
                      stop: bool = False):
-    """(agreeing points, defined points, first disagreeing point) of ``a = b`` at random points;
-    with ``stop``, it returns at the first disagreement."""
+    """(agreeing points, defined points, first disagreeing point) of ``a = b`` at random points
+    (random positive integers when a side needs integers); with ``stop``, it returns at the first
+    disagreement."""
     rng = random.Random(seed)
     good, defined, witness = 0, 0, None
+    integers = integer_only(ta) or integer_only(tb)
     for _ in range(n):
-        look = _Point(facts, rng, real, definitions=definitions)
+        look = _Point(facts, rng, real and not integers, definitions=definitions, integers=integers)
         try:
             if solve is not None and not solve(look):
                 continue
@@ -508,6 +524,8 @@ def _check_link(rel, ta, tb, left, right, facts, rewriting, real, modulus_tree, 
     except Undefined as exc:
         return Link(left, rel, right, None, f"undefined: {exc}")
     except Unknown:
+        if rel == "≡" and modulus_tree is not None:
+            return _congruence_identity(ta, tb, left, right, modulus_tree, facts, text)
         if rel != "=":
             return Link(left, rel, right, None, "a relation between expressions with free names: not checked")
         try:
@@ -534,6 +552,27 @@ def _check_link(rel, ta, tb, left, right, facts, rewriting, real, modulus_tree, 
         if contradiction:
             return Link(left, rel, right, None, f"false as the step itself says (a contradiction): {reason}")
     return Link(left, rel, right, holds, reason, None if holds is None else float(holds))
+
+
+def _congruence_identity(ta, tb, left, right, modulus_tree, facts: Facts, text: str) -> Link:
+    """``a ≡ b (mod n)`` with free names: valid when it holds at random integers (Fermat's
+    ``a^5 ≡ a (mod 5)``); otherwise a statement about the names in the solution: not checked."""
+    rng = random.Random(_seed(text))
+    tried = 0
+    for _ in range(N_POINTS):
+        look = _Point(facts, rng, False, integers=True)
+        try:
+            a, b, m = exact(ta, look), exact(tb, look), exact(modulus_tree, look)
+        except (EvaluationError, ArithmeticError, ValueError):
+            continue
+        if not all(v.denominator == 1 for v in (a, b, m)) or m == 0:
+            continue
+        tried += 1
+        if (a - b) % m:
+            return Link(left, "≡", right, None, "a congruence stating something about its names: not checked")
+    if tried < 3:
+        return Link(left, "≡", right, None, "a congruence accord could not evaluate at integers")
+    return Link(left, "≡", right, True, f"holds at {tried} random integers", 1.0)
 
 
 def check_step(question: str, steps: tuple[str, ...], step: str, real: bool = False, following: str = "") -> list[Link]:
