@@ -166,7 +166,6 @@ def test_a_config_sets_the_panel(pb, tmp_path, capsys):
     (["{pb}", "--judges", "symbolic,oracle"], "unknown judge 'oracle'"),
     (["{pb}", "--judges", "symbolic"], "at least two judges"),
     (["{pb}", "--config", "{bad_cfg}"], "unknown config key(s) panel"),
-    (["{pb}", "--backend", "ray"], "--backend ray is not available"),
     (["{bad_json}"], "bad.jsonl:2: not valid JSON"),
 ])
 def test_bad_input_is_one_line_and_exit_2(pb, tmp_path, capsys, args, message):
@@ -225,3 +224,23 @@ def test_an_llm_judge_joins_the_panel_through_the_config(pb, tmp_path, capsys):
     assert doc["predictions"]["committee"] in (-1, 0, 1, 2, 3)
     rec_scores = [s for s in doc["metrics"]["rules"]]
     assert "llm_logic" in rec_scores and doc["metrics"]["rules"]["llm_logic"]["step_auc"] is not None
+
+
+@pytest.mark.slow
+def test_ray_backend_writes_the_same_lines_and_resumes(pb, tmp_path):
+    pytest.importorskip("ray")
+    from accord.verify.backends import connect_ray
+
+    connect_ray(num_cpus=2)
+    sols = read_solutions(pb)
+    settings = resolve_settings(with_reference=True)
+    local = verify_solutions(sols, settings, progress=False, n_boot=0)
+    out, cache = tmp_path / "ray.jsonl", tmp_path / "ray.cache"
+    remote = verify_solutions(sols, settings, out=out, cache=cache, progress=False, n_boot=0, backend="ray", workers=1)
+    assert remote.records == local.records and lines(out) == local.records
+    full = out.read_text().splitlines(keepends=True)
+    out.write_text("".join(full[:3]) + full[3][:10])  # interrupted in the fourth line
+    again = verify_solutions(sols, settings, out=out, cache=cache, resume=True, progress=False, n_boot=0,
+                             backend="ray", workers=1)
+    assert again.resumed == 3 and again.cache["misses"] == 0  # the rest came from the judge-call cache
+    assert out.read_text().splitlines(keepends=True) == full

@@ -30,15 +30,15 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--workers", type=int, default=2, help="solutions judged at once (default 2)")
     p.add_argument("--judge-timeout", type=float, help="seconds per judge call (default 120)")
     p.add_argument("--bootstrap", type=int, default=1000, help="bootstrap resamples for the intervals (default 1000)")
-    p.add_argument("--backend", choices=("local", "ray"), default="local", help="where solutions are judged")
+    p.add_argument("--backend", choices=("local", "ray"), default="local",
+                   help="local threads, or Ray actors (each builds the panel once; --workers of them)")
+    p.add_argument("--ray-address", help="Ray cluster to join (default: RAY_ADDRESS, else a local cluster)")
     p.add_argument("--json", action="store_true", help="print a JSON document instead of tables")
 
 
 def run(args: argparse.Namespace) -> int:
     from accord.verify.solutions import read_solutions, resolve_settings, verify_solutions
 
-    if args.backend == "ray":
-        raise UserError("--backend ray is not available for verify yet; use --backend local with --workers")
     if args.bootstrap < 0:
         raise UserError(f"--bootstrap must be >= 0, got {args.bootstrap}")
     sols = read_solutions(args.solutions, args.format)
@@ -47,7 +47,8 @@ def run(args: argparse.Namespace) -> int:
     out = Path(args.out) if args.out else None
     cache = Path(args.cache) if args.cache else (out.with_name(out.name + ".cache") if out else None)
     result = verify_solutions(sols, settings, out=out, resume=args.resume, workers=args.workers, cache=cache,
-                              progress=not args.json, n_boot=args.bootstrap)
+                              progress=not args.json, n_boot=args.bootstrap, backend=args.backend,
+                              address=args.ray_address)
     doc = summary(result)
     if args.json:
         json.dump(doc, sys.stdout, indent=2, ensure_ascii=False)

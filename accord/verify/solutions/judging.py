@@ -17,10 +17,12 @@ from typing import Sequence
 import numpy as np
 
 from accord.adapters.cache import JudgeCache
-from accord.verify.panel import Panel
+from accord.verify.errors import UserError
+from accord.verify.panel import Panel, build_panel
 from accord.verify.protocols import StepContext
 from accord.verify.solutions.labelling import explain, prediction, rule_stats, three_way
 from accord.verify.solutions.reading import Solution
+from accord.verify.solutions.settings import VerifySettings
 
 
 @dataclass(frozen=True)
@@ -29,10 +31,61 @@ class StepScores:
     reasons: dict[str, str | None]
 
 
+def make_panel(settings: VerifySettings) -> Panel:
+    """The panel the settings describe (a UserError naming what is wrong in them)."""
+    try:
+        return build_panel(list(settings.judges), influence=settings.influence, timeout_s=settings.judge_timeout_s)
+    except (TypeError, ValueError) as exc:
+        raise UserError(f"judges: {exc}") from None
+
+
 def step_context(sol: Solution, k: int) -> StepContext:
     nxt = sol.steps[k + 1] if k + 1 < len(sol.steps) else ""
     return StepContext(sol.problem, tuple(sol.steps[:k]), reference=sol.reference,
                        metadata={"final": k == len(sol.steps) - 1, "next_step": nxt})
+
+
+class ScoreCache:
+    """Judge calls by (column, judge settings, whole context), in a :class:`JudgeCache`."""
+
+    def __init__(self, names: Sequence[str], info: dict, cache: JudgeCache | None):
+        self.names = list(names)
+        self.cache = cache
+        self.settings = {n: json.dumps(info.get(n, {}), sort_keys=True, default=str) for n in self.names}
+
+    @staticmethod
+    def prompt(ctx: StepContext, step: str) -> str:
+        meta = {k: ctx.metadata.get(k) for k in ("final", "next_step")}
+        return json.dumps([ctx.question, list(ctx.steps), step, ctx.reference, meta], ensure_ascii=False)
+
+    def get(self, ctx: StepContext, step: str) -> StepScores | None:
+        if self.cache is None:
+            return None
+        prompt = self.prompt(ctx, step)
+        hits = [self.cache.get(n, self.settings[n], prompt) for n in self.names]
+        if any(h is None for h in hits):
+            return None
+        return StepScores({n: h.value for n, h in zip(self.names, hits)}, {n: h.reason for n, h in zip(self.names, hits)})
+
+    def put(self, ctx: StepContext, step: str, scored: StepScores) -> None:
+        if self.cache is not None:
+            prompt = self.prompt(ctx, step)
+            for n in self.names:
+                self.cache.put(n, self.settings[n], prompt, scored.scores[n], scored.reasons[n])
+
+    def get_solution(self, sol: Solution) -> list[StepScores] | None:
+        """Every step's scores from the cache, or None if one is missing."""
+        out = []
+        for k, step in enumerate(sol.steps):
+            hit = self.get(step_context(sol, k), step)
+            if hit is None:
+                return None
+            out.append(hit)
+        return out
+
+    def put_solution(self, sol: Solution, scored: Sequence[StepScores]) -> None:
+        for k, (step, sc) in enumerate(zip(sol.steps, scored)):
+            self.put(step_context(sol, k), step, sc)
 
 
 class PanelScorer:
@@ -40,31 +93,19 @@ class PanelScorer:
 
     def __init__(self, panel: Panel, cache: JudgeCache | None = None):
         self.panel = panel
-        self.cache = cache
-        info = panel.describe()
-        self.settings = {n: json.dumps(info.get(n, {}), sort_keys=True, default=str) for n in panel.names}
-        self.calls = 0
-
-    @staticmethod
-    def prompt(ctx: StepContext, step: str) -> str:
-        meta = {k: ctx.metadata.get(k) for k in ("final", "next_step")}
-        return json.dumps([ctx.question, list(ctx.steps), step, ctx.reference, meta], ensure_ascii=False)
+        self.cached = ScoreCache(panel.names, panel.describe(), cache)
 
     def score(self, ctx: StepContext, step: str) -> StepScores:
+        hit = self.cached.get(ctx, step)
+        if hit is not None:
+            return hit
         names = self.panel.names
-        prompt = self.prompt(ctx, step) if self.cache is not None else ""
-        if self.cache is not None:
-            hits = [self.cache.get(n, self.settings[n], prompt) for n in names]
-            if all(h is not None for h in hits):
-                return StepScores({n: h.value for n, h in zip(names, hits)}, {n: h.reason for n, h in zip(names, hits)})
         ps = self.panel.score(ctx, [step])
-        self.calls += 1
         scores = {n: (None if np.isnan(v) else float(v)) for n, v in zip(names, ps.raw[0])}
         reasons = dict(zip(names, ps.reasons[0] if ps.reasons is not None else ps.failures[0]))
-        if self.cache is not None:
-            for n in names:
-                self.cache.put(n, self.settings[n], prompt, scores[n], reasons[n])
-        return StepScores(scores, reasons)
+        out = StepScores(scores, reasons)
+        self.cached.put(ctx, step, out)
+        return out
 
 
 def judge_solution(sol: Solution, scorer: PanelScorer, progress=None) -> list[StepScores]:
