@@ -5,8 +5,13 @@ from __future__ import annotations
 
 import argparse
 import json
+from pathlib import Path
+
+from rich.console import Console
+from rich.progress import Progress
 
 from accord.errors import UserError
+from accord.verify.io.lock import writer_lock
 from accord.verify.jury_collect import collect, parse_member, read_questions
 
 WORD = "collect"
@@ -29,9 +34,6 @@ def add_collect_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run_collect(args: argparse.Namespace) -> int:
-    from rich.console import Console
-    from rich.progress import Progress
-
     if not args.questions or not args.out or not args.member:
         raise UserError("collect needs QUESTIONS.jsonl, at least two --member NAME=BASE_URL,MODEL and --out FILE")
     options = {"api_key_env": args.api_key_env, "max_concurrency": args.max_concurrency, "timeout_s": args.request_timeout,
@@ -39,7 +41,7 @@ def run_collect(args: argparse.Namespace) -> int:
     members = [parse_member(text, **options) for text in args.member]
     questions = read_questions(args.questions)
     console = Console(stderr=True)
-    with Progress(console=console, transient=True, disable=args.json) as bar:
+    with writer_lock(Path(args.out)), Progress(console=console, transient=True, disable=args.json) as bar:
         task = bar.add_task("asking", total=len(questions))
         result = collect(questions, members, args.out, max_tokens=args.max_tokens, temperature=args.temperature,
                          seed=args.seed, on_done=lambda k, n: bar.update(task, completed=k))

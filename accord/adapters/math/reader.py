@@ -177,7 +177,7 @@ def _runs(prose: str, whole_line: bool = False) -> list[tuple[int, str]]:
     out: list[tuple[int, str]] = []
     cur: list[int] = []  # indices of the current run's words
     for i, k in enumerate(kinds + [True]):
-        if k is not True:
+        if k is not True and not (words[i].endswith(":") and not _RELATION.search(words[i])):
             cur.append(i)
             continue
         if cur and any(_RELATION.search(words[j]) for j in cur):
@@ -230,9 +230,10 @@ def _converted(text: str, expressions: bool) -> list[tuple[bool, str]]:
     out = []
     for first, f in _located_formulas(text, expressions):
         try:
-            out.append((first, from_latex(f) if ("\\" in f or "{" in f) else f))
+            f = from_latex(f) if ("\\" in f or "{" in f) else f.replace("&", " ")  # & aligns, in LaTeX or not
         except LatexError:
             continue
+        out.append((first, f))
     return out
 
 

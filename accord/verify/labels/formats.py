@@ -7,7 +7,8 @@ correct = 1, unverifiable (neutral) = 0.5, incorrect = 0, ``None`` = not labelle
 prm800k         JSONL in PRM800K's layout: ``label.steps[k].completions[c].rating`` in {-1, 0, +1}
                 (0 = neutral -> 0.5), the chosen completion's text is the step
 processbench    JSON list or JSONL: ``steps`` and ``label`` = index of the first wrong step, -1 if
-                none; steps before it are correct, steps after it are unlabelled
+                none; steps before it are correct, steps after it are unlabelled (no ``label``:
+                no step is labelled)
 mmreason        JSONL: ``steps`` and ``labels`` of "correct" / "unverifiable" / "incorrect"
                 (or 1 / 0.5 / 0)
 accord          a run folder or ``trace.jsonl`` (read only): one solution per task for one chain,
@@ -138,6 +139,8 @@ def read_prm800k(path: Path) -> list[LabeledSolution]:
         q = obj.get("question")
         problem = q.get("problem", "") if isinstance(q, dict) else ""
         meta = {"finish_reason": label.get("finish_reason")} if label.get("finish_reason") else {}
+        if isinstance(q, dict) and isinstance(q.get("ground_truth_answer"), str):
+            meta["reference"] = q["ground_truth_answer"]
         out.append(LabeledSolution(_ident(obj, where, line, path), tuple(steps), tuple(labels), problem, meta))
     return out
 
@@ -148,10 +151,13 @@ def read_processbench(path: Path) -> list[LabeledSolution]:
         where = f"{path}:{line}"
         steps = _str_list(obj, "steps", where)
         first = obj.get("label")
-        if not isinstance(first, int) or isinstance(first, bool) or not -1 <= first < len(steps):
+        if first is None and "label" not in obj:
+            labels = [None] * len(steps)  # not annotated (e.g. solutions to verify)
+        elif not isinstance(first, int) or isinstance(first, bool) or not -1 <= first < len(steps):
             raise UserError(f"{where}: 'label' must be -1 or a step index in [0, {len(steps)}), got {first!r}")
-        labels = [CORRECT] * len(steps) if first == -1 else [CORRECT] * first + [INCORRECT] + [None] * (len(steps) - first - 1)
-        meta = {k: obj[k] for k in ("generator", "final_answer_correct") if k in obj}
+        else:
+            labels = [CORRECT] * len(steps) if first == -1 else [CORRECT] * first + [INCORRECT] + [None] * (len(steps) - first - 1)
+        meta = {k: obj[k] for k in ("generator", "final_answer_correct", "reference") if k in obj}
         out.append(LabeledSolution(_ident(obj, where, line, path), tuple(steps), tuple(labels),
                                    str(obj.get("problem", "")), meta))
     return out
@@ -176,7 +182,8 @@ def read_mmreason(path: Path) -> list[LabeledSolution]:
         if not isinstance(labels, list) or len(labels) != len(steps):
             raise UserError(f"{where}: 'labels' must be a list with one label per step ({len(steps)})")
         vals = tuple(_mmr_value(x, where, k) for k, x in enumerate(labels))
-        out.append(LabeledSolution(_ident(obj, where, line, path), tuple(steps), vals, str(obj.get("question", ""))))
+        meta = {"reference": obj["reference"]} if isinstance(obj.get("reference"), str) else {}
+        out.append(LabeledSolution(_ident(obj, where, line, path), tuple(steps), vals, str(obj.get("question", "")), meta))
     return out
 
 

@@ -85,6 +85,7 @@ class PanelScores:
     judge_s: dict[str, float]  # wall time per column (a group's time split evenly over its columns)
     wall_s: float  # the whole panel (judges run concurrently)
     tokens: int  # judge prompt tokens computed
+    reasons: list[list[str | None]] | None = None  # (n, m): every judge's reason, scored or not
 
 
 class Panel:
@@ -180,6 +181,7 @@ class Panel:
 
         raw = np.full((n, self.m), np.nan)
         failures: list[list[str | None]] = [[None] * self.m for _ in range(n)]
+        reasons: list[list[str | None]] = [[None] * self.m for _ in range(n)]
         judge_s: dict[str, float] = {}
         tokens = 0
         col = 0
@@ -201,9 +203,10 @@ class Panel:
                     s = _coerce(cols[j][i])
                     raw[i, col + j] = np.nan if s.value is None else s.value
                     failures[i][col + j] = None if s.value is not None else (s.reason or "no score")
+                    reasons[i][col + j] = s.reason if s.value is not None else failures[i][col + j]
             col += width
         self.observe(raw)
-        return PanelScores(raw, failures, judge_s, wall, tokens)
+        return PanelScores(raw, failures, judge_s, wall, tokens, reasons)
 
     @property
     def estimating(self) -> bool:

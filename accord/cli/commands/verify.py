@@ -1,0 +1,128 @@
+"""``accord verify SOLUTIONS``: find the first wrong step of existing solutions (see docs/verify.md)."""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import sys
+from pathlib import Path
+
+from accord.errors import UserError
+from accord.verify.io.lock import writer_lock
+from accord.verify.solutions import read_solutions, resolve_settings, verify_solutions
+from accord.verify.solutions.reading import FORMATS
+from accord.verify.solutions.settings import LABELLED_POLICIES
+
+NAME = "verify"
+HELP = "Judge existing solutions step by step: valid / invalid / uncertain, the first wrong step, metrics"
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("solutions", metavar="SOLUTIONS", help="JSONL/JSON file, a .txt/.md solution, or a folder of them")
+    p.add_argument("--format", choices=FORMATS, help="input format (default: detected)")
+    p.add_argument("--config", metavar="FILE", help="YAML/TOML config: judges, influence, policy, judge_timeout_s")
+    p.add_argument("--judges", help="comma-separated judges by type or name (default: the config's, else the math panel)")
+    p.add_argument("--policy", choices=LABELLED_POLICIES, help="rule that labels the steps (default verdict)")
+    p.add_argument("--tau", type=float, help="valid above tau, invalid below 1 - tau (default 0.6)")
+    p.add_argument("--eps", type=float, help="dispersion below which the panel agrees (default 0.1)")
+    p.add_argument("--out", metavar="PRED.jsonl", help="write one JSON line per solution (flushed as it goes)")
+    p.add_argument("--resume", action="store_true", help="continue an interrupted --out file")
+    p.add_argument("--cache", metavar="FILE", help="judge-call cache file (default: PRED.jsonl.cache next to --out)")
+    p.add_argument("--workers", type=int, default=2, help="solutions judged at once (default 2)")
+    p.add_argument("--judge-timeout", type=float, help="seconds per judge call (default 120)")
+    p.add_argument("--bootstrap", type=int, default=1000, help="bootstrap resamples for the intervals (default 1000)")
+    p.add_argument("--backend", choices=("local", "ray"), default="local",
+                   help="local threads, or Ray actors (each builds the panel once; --workers of them)")
+    p.add_argument("--ray-address", help="Ray cluster to join (default: RAY_ADDRESS, else a local cluster)")
+    p.add_argument("--json", action="store_true", help="print a JSON document instead of tables")
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.bootstrap < 0:
+        raise UserError(f"--bootstrap must be >= 0, got {args.bootstrap}")
+    sols = read_solutions(args.solutions, args.format)
+    settings = resolve_settings(args.config, args.judges, args.policy, args.tau, args.eps,
+                                with_reference=any(s.reference for s in sols), judge_timeout_s=args.judge_timeout)
+    out = Path(args.out) if args.out else None
+    cache = Path(args.cache) if args.cache else (out.with_name(out.name + ".cache") if out else None)
+    with writer_lock(out) if out else contextlib.nullcontext():  # one writer per --out file
+        result = verify_solutions(sols, settings, out=out, resume=args.resume, workers=args.workers, cache=cache,
+                                  progress=not args.json, n_boot=args.bootstrap, backend=args.backend,
+                                  address=args.ray_address)
+    doc = summary(result)
+    if args.json:
+        json.dump(doc, sys.stdout, indent=2, ensure_ascii=False)
+        sys.stdout.write("\n")
+    else:
+        print_tables(result, doc)
+    return 0
+
+
+def summary(result) -> dict:
+    preds = [r["prediction"] for r in result.records]
+    return {
+        "solutions": len(result.records),
+        "with_invalid_step": sum(p >= 0 for p in preds),
+        "steps": sum(len(r["steps"]) for r in result.records),
+        "judges": result.judges,
+        "lambdas": result.lambdas,
+        "policy": result.settings.policy,
+        "tau": result.settings.tau,
+        "eps": result.settings.eps,
+        "resumed": result.resumed,
+        "steps_judged": result.steps_judged,
+        "seconds": round(result.seconds, 3),
+        "steps_per_second": None if result.steps_per_second is None else round(result.steps_per_second, 2),
+        "cache": result.cache,
+        "metrics": result.metrics,
+        "predictions": {r["id"]: r["prediction"] for r in result.records} if len(result.records) <= 50 else None,
+    }
+
+
+def _f(x, digits: int = 3) -> str:
+    return "–" if x is None else f"{x:.{digits}f}"
+
+
+def _ci(point, interval) -> str:
+    if point is None:
+        return "–"
+    return f"{point:.3f}" + (f" [{interval[0]:.2f}, {interval[1]:.2f}]" if interval else "")
+
+
+def print_tables(result, doc: dict) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    con = Console(width=None if sys.stdout.isatty() else 160)
+    t = Table(title=f"accord verify — {doc['solutions']} solutions, policy {doc['policy']} (tau {doc['tau']:g}, eps {doc['eps']:g})")
+    for col in ("id", "steps", "first invalid", "valid / invalid / uncertain", "evidence"):
+        t.add_column(col, overflow="fold", max_width=70 if col == "evidence" else None)
+    for r in result.records[:20]:
+        labels = r["step_labels"]
+        p = r["prediction"]
+        ev = r["steps"][p].get("reason", "") if p >= 0 else ""
+        t.add_row(str(r["id"]), str(len(labels)), "–" if p < 0 else str(p),
+                  f"{labels.count('valid')} / {labels.count('invalid')} / {labels.count('uncertain')}", ev)
+    if len(result.records) > 20:
+        t.caption = f"first 20 of {len(result.records)} solutions; all of them in --out / --json"
+    con.print(t)
+    m = result.metrics
+    if m:
+        mt = Table(title=f"against the annotation: {m['n_solutions']} solutions ({m['n_erroneous']} with an error), "
+                         f"{m['n_steps_labelled']} labelled steps; 95% bootstrap intervals")
+        for col in ("rule", "acc. erroneous", "acc. correct", "F1", "step AUC", "invalid at/after error",
+                    "correct sol. with invalid", "invalid labels"):
+            mt.add_column(col, justify="right" if col != "rule" else "left")
+        for rule, f in m["rules"].items():
+            iv = f["intervals"]
+            mt.add_row(rule, _ci(f["error_accuracy"], iv["error_accuracy"]), _ci(f["correct_accuracy"], iv["correct_accuracy"]),
+                       _ci(f["f1"], iv["f1"]), _ci(f["step_auc"], iv["step_auc"]),
+                       _ci(f["invalid_at_or_after"], iv["invalid_at_or_after"]),
+                       _ci(f["correct_with_invalid"], iv["correct_with_invalid"]), str(f["n_invalid"]))
+        con.print(mt)
+    rate = doc["steps_per_second"]
+    con.print(f"{doc['steps_judged']} steps judged in {doc['seconds']:.1f} s"
+              + (f" ({rate:.1f} steps/s)" if rate else "")
+              + (f"; {doc['resumed']} solutions kept from the --out file" if doc["resumed"] else "")
+              + f"; judge cache {doc['cache'].get('hits', 0)} hits, {doc['cache'].get('misses', 0)} misses")
