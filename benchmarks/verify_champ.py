@@ -10,11 +10,12 @@ process, so start-up is included) with the default deterministic math panel, and
   and for the rules mean, verdict, mean_preserving, with 95% bootstrap intervals;
 - speed: wall time of the whole command, its CPU time (worker processes included), steps/s.
 
-``--llm N`` then judges a seeded random sample of N solutions (chosen without looking at labels)
-twice — the math panel alone, and the math panel plus SmolLM2-135M judges in the logic and
-grounding roles — and prints the same figures for both on that sample: what the LLM judges add.
+``--llm N`` then judges a seeded random sample of N solutions (chosen without looking at labels,
+among those with at most ``--llm-max-steps`` steps, so that a CPU run stays short) twice — the
+math panel alone, and the math panel plus SmolLM2-135M judges in the logic and grounding roles
+(examples/configs/verify_llm.yaml) — and prints the same figures for both on that sample.
 
-Run: python benchmarks/verify_champ.py [--data ../shared/data/champ-dev/steps.jsonl] [--llm 20]
+Run: python benchmarks/verify_champ.py [--data ../shared/data/champ-dev/steps.jsonl] [--llm 20 [--llm-max-steps 10]]
 """
 
 from __future__ import annotations
@@ -76,12 +77,22 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--data", type=Path, default=DEFAULT_DATA)
     ap.add_argument("--llm", type=int, default=0, metavar="N", help="also compare SmolLM2 judges on N solutions")
+    ap.add_argument("--llm-max-steps", type=int, default=10, help="LLM sample: solutions with at most this many steps")
     ap.add_argument("--seed", type=int, default=0, help="seed of the LLM sample")
+    ap.add_argument("--skip-full", action="store_true", help="only the LLM comparison")
     ap.add_argument("--bootstrap", type=int, default=1000)
     args = ap.parse_args()
     if not args.data.is_file():
         sys.exit(f"{args.data}: not found (the CHAMP dev split lives in ../shared/data/champ-dev/)")
     rows = [json.loads(x) for x in args.data.read_text().splitlines() if x.strip()]
+    if not args.skip_full:
+        full_run(args, rows)
+    if args.llm:
+        llm_comparison(args, rows)
+    return 0
+
+
+def full_run(args, rows: list[dict]) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "pred.jsonl"
         doc, wall, cpu = accord_verify(args.data, out, "--bootstrap", str(args.bootstrap))
@@ -99,19 +110,24 @@ def main() -> int:
     print(f"speed: {doc['steps']} steps, whole command {wall:.1f} s wall ({cpu:.1f} s CPU incl. worker processes); "
           f"judging {doc['seconds']:.1f} s = {doc['steps_per_second']:.1f} steps/s")
     print_metrics(doc, "against the annotation")
-    if args.llm:
-        sample = random.Random(args.seed).sample(rows, min(args.llm, len(rows)))
-        with tempfile.TemporaryDirectory() as tmp:
-            data = Path(tmp) / "sample.jsonl"
-            data.write_text("".join(json.dumps(r) + "\n" for r in sample))
-            math_doc, w1, c1 = accord_verify(data, Path(tmp) / "math.jsonl", "--bootstrap", str(args.bootstrap))
-            llm_doc, w2, c2 = accord_verify(data, Path(tmp) / "llm.jsonl", "--config", str(LLM_PANEL),
-                                            "--bootstrap", str(args.bootstrap))
-        print(f"\nLLM judges on a seeded sample of {len(sample)} solutions ({sum(len(r['steps']) for r in sample)} steps)")
-        print(f"math panel: {w1:.1f} s wall; with SmolLM2 judges: {w2:.1f} s wall ({llm_doc['steps_per_second']:.2f} steps/s)")
-        print_metrics(math_doc, "math panel alone")
-        print_metrics(llm_doc, "math panel + SmolLM2 logic and grounding judges")
-    return 0
+
+
+def llm_comparison(args, rows: list[dict]) -> None:
+    """The math panel alone and with SmolLM2 judges, on the same seeded sample."""
+    pool = [r for r in rows if len(r["steps"]) <= args.llm_max_steps]
+    sample = random.Random(args.seed).sample(pool, min(args.llm, len(pool)))
+    with tempfile.TemporaryDirectory() as tmp:
+        data = Path(tmp) / "sample.jsonl"
+        data.write_text("".join(json.dumps(r) + "\n" for r in sample))
+        math_doc, w1, c1 = accord_verify(data, Path(tmp) / "math.jsonl", "--bootstrap", str(args.bootstrap))
+        llm_doc, w2, c2 = accord_verify(data, Path(tmp) / "llm.jsonl", "--config", str(LLM_PANEL),
+                                        "--bootstrap", str(args.bootstrap))
+    print(f"\nLLM judges on a seeded sample of {len(sample)} of the {len(pool)} solutions with at most "
+          f"{args.llm_max_steps} steps ({sum(len(r['steps']) for r in sample)} steps, "
+          f"{sum(r['label'] == -1 for r in sample)} correct solutions)")
+    print(f"math panel: {w1:.1f} s wall; with SmolLM2 judges: {w2:.1f} s wall ({llm_doc['steps_per_second']:.2f} steps/s)")
+    print_metrics(math_doc, "math panel alone")
+    print_metrics(llm_doc, "math panel + SmolLM2 logic and grounding judges")
 
 
 if __name__ == "__main__":

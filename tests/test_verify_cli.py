@@ -244,3 +244,13 @@ def test_ray_backend_writes_the_same_lines_and_resumes(pb, tmp_path):
                              backend="ray", workers=1)
     assert again.resumed == 3 and again.cache["misses"] == 0  # the rest came from the judge-call cache
     assert out.read_text().splitlines(keepends=True) == full
+
+
+def test_odd_steps_get_labels_not_crashes(tmp_path, capsys):
+    odd = {"id": "odd", "problem": "?", "steps": ["", "$$", "\\[", "{{{{ = }}", "(" * 5000 + "1 = 1", "x = " + "9^" * 300 + "9",
+                                                   "\\frac{1}{0} = 2", "$f(x) = $", "≈≈ ≡ ≤", "1/0 = 1/0"], "label": -1}
+    path = tmp_path / "odd.jsonl"
+    path.write_text(json.dumps(odd) + "\n")
+    rc, cap = run(capsys, str(path), "--json", "--bootstrap", "0", "--judge-timeout", "60")
+    doc = json.loads(cap.out)
+    assert rc == 0 and doc["predictions"] == {"odd": 9}  # only the division by zero is an error

@@ -148,7 +148,10 @@ def _closed_link(rel, ta, tb, va, vb, used, facts, modulus_tree, alternative) ->
     if ok is None:
         return None, "the two sides are too close to tell apart at 50 digits" if rel != "≡" else "a congruence of non-integers"
     if ok:
-        return True, f"holds: both sides are {show(va)}" if rel == "=" else "holds"
+        if rel != "=":
+            return True, "holds"
+        return True, f"holds: both sides are {show(va)}" if va == vb else \
+            f"holds at the precision written ({show(va)} and {show(vb)})"
     if alternative is not None and alternative():
         return True, "holds when read the other way (1/2x as 1/(2x), x^1/3 as x^(1/3), log as log base 10)"
     lhs, rhs = to_text(ta), to_text(tb)

@@ -21,12 +21,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import lru_cache
+from itertools import takewhile
 
 from accord.adapters.math.evaluate import EvaluationError, NotExact, Unknown, approx, exact, key
 from accord.adapters.math.parser import MathParseError, names, parse
 from accord.adapters.math.reader import Chain, applied_names, ends_with_formula, read_chains
 
 KEEP_EQUATIONS = 8
+_STOP = object()  # the end of a chain's leading run of '='
 
 
 @dataclass
@@ -106,7 +108,7 @@ def record(chain: Chain, trees: list, facts: Facts) -> None:
         subject = subject_key(trees[0], facts)
     if subject is not None:
         value = None
-        run = [t for t, r in zip(trees[1:], chain.relations) if r == "="]
+        run = list(takewhile(lambda t: t is not _STOP, (t if r == "=" else _STOP for t, r in zip(trees[1:], chain.relations))))
         for t in reversed(run):
             if t is None:
                 continue

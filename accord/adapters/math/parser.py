@@ -406,7 +406,10 @@ def to_text(tree) -> str:
     """A compact plain rendering (for reasons and evidence)."""
     kind = tree[0]
     if kind == "num":
-        v = tree[1]
+        v, decimals = tree[1], tree[2]
+        if decimals:  # as written: 2.818, not 1409/500
+            whole, frac = divmod(v.numerator * 10**decimals // v.denominator, 10**decimals)
+            return f"{whole}.{frac:0{decimals}d}"
         return str(v) if v.denominator == 1 else f"{v.numerator}/{v.denominator}"
     if kind == "name":
         return tree[1]
@@ -428,6 +431,6 @@ def to_text(tree) -> str:
 def _wrap(tree, ctx: str) -> str:
     text = to_text(tree)
     tight = {"add": ("add", "mod"), "mul": ("add", "neg", "mod", "div"), "pow": ("add", "mul", "div", "neg", "pow", "mod", "fact")}
-    if tree[0] in tight[ctx] or (tree[0] == "num" and ctx == "pow" and tree[1].denominator != 1):
+    if tree[0] in tight[ctx] or (tree[0] == "num" and ctx == "pow" and tree[1].denominator != 1 and not tree[2]):
         return f"({text})"
     return text

@@ -27,14 +27,20 @@ def value_of(tree, look):
 
 
 def show(v) -> str:
-    if isinstance(v, Fraction):
-        if max(v.numerator.bit_length(), v.denominator.bit_length()) > 100:  # over 30 digits
-            digits = len(str(abs(v.numerator)))
-            return f"{mpmath.nstr(as_mp(v), 8)} (a {digits}-digit number)" if v.denominator == 1 else mpmath.nstr(as_mp(v), 12)
-        return str(v.numerator) if v.denominator == 1 else f"{v.numerator}/{v.denominator}"
-    return mpmath.nstr(v, 12)
-
-
+    """A value for a reason: an integer, a terminating decimal, or a fraction with its decimal value."""
+    if not isinstance(v, Fraction):
+        return mpmath.nstr(v, 12)
+    if max(v.numerator.bit_length(), v.denominator.bit_length()) > 100:  # over 30 digits
+        if v.denominator == 1:
+            return f"{mpmath.nstr(as_mp(v), 8)} (a {len(str(abs(v.numerator)))}-digit number)"
+        return mpmath.nstr(as_mp(v), 12)
+    if v.denominator == 1:
+        return str(v.numerator)
+    d = v.denominator
+    for p in (2, 5):
+        while d % p == 0:
+            d //= p
+    return mpmath.nstr(as_mp(v), 15) if d == 1 else f"{v.numerator}/{v.denominator} (≈ {mpmath.nstr(as_mp(v), 8)})"
 
 
 def written_decimals(tree) -> int:
