@@ -32,6 +32,7 @@ import numpy as np
 
 from accord.consensus_core import get_policy
 from accord.errors import UserError
+from accord.verify.io.inputs import parse_json, read_text
 from accord.verify.analysis.evaluation import verdict_params
 from accord.verify.analysis.records import read_settings, read_trace, resolve_trace
 from accord.verify.analysis.report import primary_chain
@@ -75,12 +76,9 @@ class LabeledSolution:
 
 def _records(path: Path) -> Iterable[tuple[int, dict]]:
     """(line number, object) for a JSONL file or a JSON array; errors name the file and line."""
-    text = path.read_text(encoding="utf-8")
+    text = read_text(path, "label file")
     if text.lstrip().startswith("["):
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise UserError(f"{path}:{exc.lineno}: not valid JSON ({exc.msg})") from None
+        data = parse_json(text, str(path))
         for i, obj in enumerate(data):
             if not isinstance(obj, dict):
                 raise UserError(f"{path}:1: item {i} of the JSON list must be an object")

@@ -30,6 +30,7 @@ import pyarrow.parquet as pq
 
 from accord.consensus_core import Policy
 from accord.errors import UserError
+from accord.verify.io.inputs import input_file
 from accord.verify.io.cluster import user_error_from
 from accord.verify.tables.score_table import _score, iter_csv_rows, iter_jsonl_rows
 
@@ -97,9 +98,7 @@ def table_format(path: Path) -> str:
 
 def open_source(path) -> TableSource:
     """Format and judges of a score file, read from its header (CSV), first record or schema."""
-    path = Path(path)
-    if not path.exists():
-        raise UserError(f"{path}: no such file")
+    path = input_file(path, "score table")
     fmt = table_format(path)
     if fmt == "csv":
         judges, rows = iter_csv_rows(path)
@@ -410,8 +409,8 @@ def _jsonl_block(src: TableSource, lines: list[str]) -> pa.Table:
     for text in lines:
         try:
             obj = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise UserError(f"{src.path}: not valid JSON ({exc.msg}): {text[:80]!r}") from None
+        except (json.JSONDecodeError, RecursionError) as exc:
+            raise UserError(f"{src.path}: not valid JSON ({getattr(exc, 'msg', 'nested too deeply')}): {text[:80]!r}") from None
         if not isinstance(obj, dict) or not isinstance(obj.get("scores"), dict) or not {"step", "candidate"} <= obj.keys():
             raise UserError(f"{src.path}: expected an object with keys step, candidate, scores: {text[:80]!r}")
         where = f"{src.path}: step {obj['step']!r} candidate {obj['candidate']!r}"
