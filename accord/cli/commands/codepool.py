@@ -14,7 +14,7 @@ from accord.adapters.code.pool import build_pool, evaluate_policies, pool_from_j
 from accord.adapters.code.runner import CodeRunner
 from accord.adapters.code.sandbox import Sandbox
 from accord.adapters.code.static import StaticJudge
-from accord.cli.options import parse_lambdas
+from accord.cli.options import parse_lambdas, positive_int
 from accord.consensus_core import list_policies
 from accord.errors import UserError
 from accord.verify.tasks.humaneval import load_humaneval
@@ -25,16 +25,16 @@ JUDGES = ("static", "execution", "consistency")
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--limit", type=int, default=None, help="first N problems (default: all 164)")
+    p.add_argument("--limit", type=positive_int, default=None, help="first N problems (default: all 164)")
     p.add_argument("--ids", default=None, help="comma-separated problem ids, e.g. HumanEval/0,HumanEval/5")
-    p.add_argument("--mutants", type=int, default=5, help="mutants per problem (default 5)")
+    p.add_argument("--mutants", type=positive_int, default=5, help="mutants per problem (default 5)")
     p.add_argument("--seed", type=int, default=0, help="seed of the mutant choice and candidate order")
     p.add_argument("--judges", default=",".join(JUDGES), help=f"panel, from {', '.join(JUDGES)}, llm (default: the first three)")
     p.add_argument("--policies", default=None, help="comma-separated policies (default: all)")
     p.add_argument("--lambdas", default=None, help="stubbornness per judge, in --judges order")
-    p.add_argument("--probes", type=int, default=12, help="probe inputs per problem for the consistency judge")
+    p.add_argument("--probes", type=positive_int, default=12, help="probe inputs per problem for the consistency judge")
     p.add_argument("--isolation", default="auto", help="sandbox: auto (bwrap or unshare, private filesystem), bwrap, unshare, or rlimits (shares the host filesystem)")
-    p.add_argument("--workers", type=int, default=None, help="candidates run in parallel (default: CPU count)")
+    p.add_argument("--workers", type=positive_int, default=None, help="candidates run in parallel (default: CPU count)")
     p.add_argument("--save", default=None, help="write the scored pool (every raw score and label) to this JSON file")
     p.add_argument("--load", default=None, help="replay the policies on a pool saved with --save (no execution)")
     p.add_argument("--json", action="store_true", help="print one JSON document instead of a table")

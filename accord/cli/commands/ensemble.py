@@ -11,7 +11,7 @@ import json
 from pathlib import Path
 
 from accord.adapters.calibration import METHODS, fit_calibrators, load_calibrators, save_calibrators
-from accord.cli.options import add_streaming_arguments, parse_lambdas, wants_streaming
+from accord.cli.options import add_streaming_arguments, nonnegative_float, parse_lambdas, positive_int, unit_interval, wants_streaming
 from accord.consensus_core import default_lambdas
 from accord.errors import UserError
 from accord.verify.ensemble import streaming as es
@@ -33,11 +33,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--load-calibration", default=None, help="reapply a saved calibration (JSON) instead of fitting")
     p.add_argument("--save-calibration", default=None, help="write the fitted calibration to this JSON file")
     p.add_argument("--rules", default=None, help="comma-separated: mean, min, uwo, fj:<policy> (default mean,min,uwo,fj:verdict,fj:no_rejection)")
-    p.add_argument("--k", type=float, default=1.0, help="uncertainty penalty of the uwo rule: mean - k * std (default 1)")
+    p.add_argument("--k", type=nonnegative_float, default=1.0, help="uncertainty penalty of the uwo rule: mean - k * std (default 1)")
     p.add_argument("--lambdas", default=None, help="stubbornness per model for the FJ rules, comma-separated (default: the core's)")
-    p.add_argument("--tau", type=float, default=None, help="FJ verdict rule: confidence threshold")
-    p.add_argument("--eps", type=float, default=None, help="FJ verdict rule: dispersion tolerance")
-    p.add_argument("--n-boot", type=int, default=2000, help="bootstrap resamples for intervals (default 2000)")
+    p.add_argument("--tau", type=unit_interval, default=None, help="FJ verdict rule: confidence threshold")
+    p.add_argument("--eps", type=unit_interval, default=None, help="FJ verdict rule: dispersion tolerance")
+    p.add_argument("--n-boot", type=positive_int, default=2000, help="bootstrap resamples for intervals (default 2000)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--json", action="store_true", help="print one JSON document instead of tables")
     p.add_argument("--stream", action="store_true", help="stream the table in chunks (implied by --output, --chunk-size, --backend ray, Parquet input)")

@@ -18,6 +18,7 @@ from accord.consensus_core.jury_weighted import dawid_skene, weighted_plurality
 from accord.errors import UserError
 from accord.verify.analysis.evaluation import bootstrap_ci
 from accord.verify.io.jury import PanelAnswers, read_panel_answers
+from accord.cli.options import positive_float, positive_int, unit_interval
 
 NAME = "jury"
 HELP = "Modal-vote jury over a panel's answers (JSONL); accuracy, the jury law and panel planning."
@@ -28,13 +29,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("file", help='JSONL: {"id", "answers": {member: answer}, "reference"?} per problem; or "collect" (below)')
     p.add_argument("--equivalence", choices=("text", "math"), default="text", help="answer classes: normalised text or math-verify (default text)")
     p.add_argument("--method", choices=METHODS, default="modal", help="modal vote, accuracy-weighted plurality, or Dawid-Skene EM (default modal)")
-    p.add_argument("--min-agreement", type=float, default=0.0, help="abstain when the winning class has a smaller share of the votes (default 0)")
+    p.add_argument("--min-agreement", type=unit_interval, default=0.0, help="abstain when the winning class has a smaller share of the votes (default 0)")
     p.add_argument("--seed", type=int, default=0, help="seed of the tie-break rule and the bootstraps (default 0)")
     p.add_argument("--check-law", action="store_true", help="estimate (a, rho, s), compare the law with the panel and test its fit (needs references)")
-    p.add_argument("--attractors", type=int, default=1, help="number of shared wrong-answer attractors in the law (default 1)")
-    p.add_argument("--plan", type=float, default=None, metavar="BUDGET", help="choose the members that maximise predicted accuracy within BUDGET (needs references)")
+    p.add_argument("--attractors", type=positive_int, default=1, help="number of shared wrong-answer attractors in the law (default 1)")
+    p.add_argument("--plan", type=positive_float, default=None, metavar="BUDGET", help="choose the members that maximise predicted accuracy within BUDGET (needs references)")
     p.add_argument("--costs", default=None, help="member costs for --plan, e.g. model_a=3,model_b=1 (default 1 each)")
-    p.add_argument("--n-boot", type=int, default=200, help="bootstrap resamples for intervals (default 200)")
+    p.add_argument("--n-boot", type=positive_int, default=200, help="bootstrap resamples for intervals (default 200)")
     p.add_argument("--out", default=None, help="write one JSON line per problem (answer, agreement, abstained, tie) to this file; with collect: the jury file to write (or resume)")
     p.add_argument("--json", action="store_true", help="print one JSON document instead of tables")
     add_collect_arguments(p)  # accord jury collect QUESTIONS.jsonl --member ... --out FILE

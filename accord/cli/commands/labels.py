@@ -10,6 +10,7 @@ from pathlib import Path
 from accord.errors import UserError
 from accord.verify.labels.formats import FORMATS, detect_format, read_labels, write_labels
 from accord.verify.labels.metrics import mmreason_step_score, score_labels
+from accord.cli.options import unit_interval
 
 NAME = "labels"
 HELP = "Step labels: convert between PRM800K, ProcessBench, MMReason and accord runs; score them."
@@ -30,8 +31,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     score.add_argument("--json", action="store_true", help="print JSON instead of a table")
     for p in (conv, score):
         p.add_argument("--chain", help="chain of a run to read (default: verdict, else the first verified chain)")
-        p.add_argument("--tau", type=float, help="confidence threshold for labelling a run's steps (default: the run's)")
-        p.add_argument("--eps", type=float, help="dispersion limit for labelling a run's steps (default: the run's)")
+        p.add_argument("--tau", type=unit_interval, help="confidence threshold for labelling a run's steps (default: the run's)")
+        p.add_argument("--eps", type=unit_interval, help="dispersion limit for labelling a run's steps (default: the run's)")
 
 
 def _read(path: str, fmt: str | None, args: argparse.Namespace):

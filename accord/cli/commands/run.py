@@ -25,6 +25,7 @@ from accord.verify.run.local import execute
 from accord.verify.run.ray_backend import RayOptions
 from accord.verify.run.setup import new_run_dir
 from accord.verify.tasks.humaneval import with_run_defaults
+from accord.cli.options import nonnegative_float, nonnegative_int, positive_float, positive_int, unit_interval
 
 NAME = "run"
 HELP = "Grow reasoning chains one verified step at a time and compare policies (default: built-in arithmetic run)."
@@ -58,18 +59,18 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--out", metavar="RUN_DIR", help="run folder to write (default runs/<time>); output.dir")
     p.add_argument("--task", help="task source: basic_arithmetic, gsm_symbolic, reasoning_gym, jsonl, ...")
     p.add_argument("--tasks-file", metavar="JSONL", help="your own questions (sets --task jsonl)")
-    p.add_argument("--problems", type=int, help="number of problems (task.options.size)")
+    p.add_argument("--problems", type=positive_int, help="number of problems (task.options.size)")
     p.add_argument("--task-seed", type=int, help="seed that draws the problems (task.options.seed)")
     p.add_argument("--model", help="generator causal LM: smollm2, a local path or a name")
-    p.add_argument("--temperature", type=float)
-    p.add_argument("--top-p", type=float)
-    p.add_argument("--max-new-tokens", type=int, help="tokens per generated step")
-    p.add_argument("-n", "--n", type=int, help="candidates per step (budgets.n_candidates)")
-    p.add_argument("--max-steps", type=int, help="step budget per chain")
-    p.add_argument("--max-tokens", type=int, help="generated-token budget per chain")
+    p.add_argument("--temperature", type=nonnegative_float)
+    p.add_argument("--top-p", type=unit_interval)
+    p.add_argument("--max-new-tokens", type=positive_int, help="tokens per generated step")
+    p.add_argument("-n", "--n", type=positive_int, help="candidates per step (budgets.n_candidates)")
+    p.add_argument("--max-steps", type=positive_int, help="step budget per chain")
+    p.add_argument("--max-tokens", type=positive_int, help="generated-token budget per chain")
     p.add_argument("--policy", help="policy of the verified chain (default verdict)")
-    p.add_argument("--tau", type=float, help="acceptance threshold on the mean")
-    p.add_argument("--eps", type=float, help="acceptance threshold on the dispersion")
+    p.add_argument("--tau", type=unit_interval, help="acceptance threshold on the mean")
+    p.add_argument("--eps", type=unit_interval, help="acceptance threshold on the dispersion")
     p.add_argument("--baselines", help="comma-separated policies run as extra chains ('' for none)")
     p.add_argument("--no-base", action="store_true", help="do not run the unverified base chain")
     p.add_argument("--stubbornness", choices=("hand-set", "estimated"),
@@ -81,8 +82,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="adaptive verification's margin: as configured, or learned label-free after adaptive.warmup_steps "
                         "fully verified steps (implies --adaptive)")
     p.add_argument("--seed", type=int, help="run seed (candidate sampling)")
-    p.add_argument("--threads", type=int, help="torch CPU threads")
-    p.add_argument("--judge-timeout", type=float, help="seconds per judge call")
+    p.add_argument("--threads", type=positive_int, help="torch CPU threads")
+    p.add_argument("--judge-timeout", type=positive_float, help="seconds per judge call")
     p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="any config key, e.g. budgets.max_steps=6 (repeatable)")
     p.add_argument("--no-report", action="store_true", help="skip report.json and plots")
     p.add_argument("--print-config", action="store_true", help="print the resolved config and exit")
@@ -95,14 +96,14 @@ def add_ray_arguments(p: argparse.ArgumentParser) -> None:
     """Flags of ``accord run`` for the Ray backend."""
     p.add_argument("--backend", choices=("local", "ray"), default="local", help="local (default) or ray")
     p.add_argument("--address", default=None, help="Ray cluster address (default: RAY_ADDRESS, else a local cluster)")
-    p.add_argument("--workers", type=int, default=2, help="ray: problems in flight at once (default 2)")
-    p.add_argument("--worker-cpus", type=float, default=0.5, help="ray: CPUs reserved per worker (default 0.5)")
-    p.add_argument("--servers", type=int, default=None, help="ray: model servers (default one per GPU, else 1)")
-    p.add_argument("--server-cpus", type=float, default=1.0, help="ray: CPUs per model server (default 1)")
-    p.add_argument("--server-gpus", type=float, default=None, help="ray: GPUs per model server (default 1 if the cluster has GPUs)")
+    p.add_argument("--workers", type=positive_int, default=2, help="ray: problems in flight at once (default 2)")
+    p.add_argument("--worker-cpus", type=positive_float, default=0.5, help="ray: CPUs reserved per worker (default 0.5)")
+    p.add_argument("--servers", type=positive_int, default=None, help="ray: model servers (default one per GPU, else 1)")
+    p.add_argument("--server-cpus", type=positive_float, default=1.0, help="ray: CPUs per model server (default 1)")
+    p.add_argument("--server-gpus", type=nonnegative_float, default=None, help="ray: GPUs per model server (default 1 if the cluster has GPUs)")
     p.add_argument("--separate-servers", action="store_true", help="ray: generator and judges in different servers")
     p.add_argument("--pack", action="store_true", help="ray: pack servers on few nodes instead of spreading them")
-    p.add_argument("--max-retries", type=int, default=2, help="ray: retries per problem when a worker or server dies (default 2)")
+    p.add_argument("--max-retries", type=nonnegative_int, default=2, help="ray: retries per problem when a worker or server dies (default 2)")
 
 
 def ray_options(args: argparse.Namespace) -> RayOptions:

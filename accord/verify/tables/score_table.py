@@ -1,7 +1,9 @@
 """Reading tables of raw judge scores (CSV or JSONL) into a (steps, candidates, judges) array.
 
 CSV: header ``step,candidate,<judge 1>,<judge 2>,...``; one row per candidate; an empty cell is a
-failed judge. JSONL: one object per candidate,
+failed judge. A literal NaN (``nan`` in CSV, ``NaN`` in JSONL) is a failed judge too, on the
+in-memory and the streaming path alike; any other number outside [0, 1], infinities included, is
+rejected. JSONL: one object per candidate,
 ``{"step": ..., "candidate": ..., "scores": {"<judge>": value-or-null, ...}}``; the first record
 fixes the judges and every record must name the same ones. Steps keep their order of first
 appearance; candidates keep theirs within a step. Problems raise :class:`UserError` naming the
