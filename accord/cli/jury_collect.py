@@ -7,6 +7,7 @@ import argparse
 import json
 
 from accord.errors import UserError
+from accord.verify.io.outputs import writable_output
 from accord.verify.jury_collect import collect, parse_member, read_questions
 from accord.cli.options import nonnegative_float, nonnegative_int, positive_float, positive_int
 
@@ -35,6 +36,7 @@ def run_collect(args: argparse.Namespace) -> int:
 
     if not args.questions or not args.out or not args.member:
         raise UserError("collect needs QUESTIONS.jsonl, at least two --member NAME=BASE_URL,MODEL and --out FILE")
+    writable_output(args.out, "--out")
     options = {"api_key_env": args.api_key_env, "max_concurrency": args.max_concurrency, "timeout_s": args.request_timeout,
                "max_retries": args.max_retries, "cache": args.cache}
     members = [parse_member(text, **options) for text in args.member]

@@ -16,6 +16,7 @@ from accord.consensus_core import default_lambdas
 from accord.consensus_core.validation import as_lambdas
 from accord.errors import UserError
 from accord.verify.io.cluster import connect_ray
+from accord.verify.io.outputs import writable_output
 from accord.verify.tables import streaming as tables
 
 
@@ -107,6 +108,7 @@ def run_streaming(args: argparse.Namespace, build_policy) -> int:
         raise UserError(f"{src.path}: streaming (--backend ray, --chunk-size or a Parquet input) needs --output OUT.parquet")
     if Path(args.output).resolve() == src.path.resolve():
         raise UserError(f"--output {args.output} would overwrite the input")
+    writable_output(args.output, "--output")
     policy = build_policy(args, src)
     chunk = args.chunk_size or tables.DEFAULT_CHUNK_SIZE
     if chunk < 1:

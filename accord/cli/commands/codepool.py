@@ -17,6 +17,8 @@ from accord.adapters.code.static import StaticJudge
 from accord.cli.options import parse_lambdas, positive_int
 from accord.consensus_core import list_policies
 from accord.errors import UserError
+from accord.verify.io.inputs import parse_json, read_text
+from accord.verify.io.outputs import writable_output, write_text_atomic
 from accord.verify.tasks.humaneval import load_humaneval
 
 NAME = "codepool"
@@ -97,18 +99,18 @@ def run(args: argparse.Namespace) -> int:
     _positive("probes", args.probes)
     if args.mutants < 1:
         raise UserError(f"--mutants must be >= 1, got {args.mutants}")
+    if args.save:
+        writable_output(args.save, "--save")
     if args.load:
         path = Path(args.load)
-        if not path.exists():
-            raise UserError(f"{path}: no such file")
         try:
-            pool, judges = pool_from_json(json.loads(path.read_text()))
+            pool, judges = pool_from_json(parse_json(read_text(path, "pool file"), str(path)))
         except (ValueError, json.JSONDecodeError) as exc:
             raise UserError(f"{path}: {exc}") from None
     else:
         pool, judges = _build(args)
         if args.save:
-            Path(args.save).write_text(json.dumps(pool_to_json(pool, judges)))
+            write_text_atomic(args.save, json.dumps(pool_to_json(pool, judges)), "--save")
     policies = [p.strip() for p in args.policies.split(",")] if args.policies else list_policies()
     lambdas = None
     if args.lambdas:

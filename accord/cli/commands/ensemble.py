@@ -17,6 +17,7 @@ from accord.errors import UserError
 from accord.verify.ensemble import streaming as es
 from accord.verify.ensemble.rewards import check_rules, default_rules, evaluate_ensemble, read_rewards
 from accord.verify.io.cluster import connect_ray
+from accord.verify.io.outputs import writable_output
 from accord.verify.tables import streaming as tables
 from accord.verify.tables.rewards import open_rewards
 
@@ -106,6 +107,8 @@ def _stream(args, models, rules, params) -> dict:
     src = open_rewards(args.file, models)
     if args.output and Path(args.output).resolve() == src.path.resolve():
         raise UserError(f"--output {args.output} would overwrite the input")
+    if args.output:
+        writable_output(args.output, "--output")
     chunk = args.chunk_size or tables.DEFAULT_CHUNK_SIZE
     if chunk < 1:
         raise UserError(f"--chunk-size must be >= 1, got {chunk}")
@@ -123,8 +126,9 @@ def _stream(args, models, rules, params) -> dict:
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.n_boot < 1:
-        raise UserError(f"--n-boot must be >= 1, got {args.n_boot}")
+    for flag, out in (("--output", args.output), ("--save-calibration", args.save_calibration)):
+        if out:
+            writable_output(out, flag)
     models = [m.strip() for m in args.models.split(",") if m.strip()] if args.models else None
     rules = [r.strip() for r in args.rules.split(",") if r.strip()] if args.rules else None
     params = {k: v for k, v in (("tau", args.tau), ("eps", args.eps)) if v is not None}

@@ -11,6 +11,7 @@ from accord.errors import UserError
 from accord.verify.labels.formats import FORMATS, detect_format, read_labels, write_labels
 from accord.verify.labels.metrics import mmreason_step_score, score_labels
 from accord.cli.options import unit_interval
+from accord.verify.io.outputs import writable_output
 
 NAME = "labels"
 HELP = "Step labels: convert between PRM800K, ProcessBench, MMReason and accord runs; score them."
@@ -43,6 +44,7 @@ def _read(path: str, fmt: str | None, args: argparse.Namespace):
 
 def run(args: argparse.Namespace) -> int:
     if args.labels_command == "convert":
+        writable_output(args.dest, "OUT")
         sols = _read(args.source, args.src_format, args)
         write_labels(sols, args.dest, args.dst_format)
         print(f"wrote {len(sols)} solutions to {args.dest} ({args.dst_format})")

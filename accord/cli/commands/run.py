@@ -19,6 +19,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from accord.errors import UserError
+from accord.verify.io.run_folder import CONFIG_FILE
 from accord.verify.run import config as C
 from accord.verify.run import ray_backend
 from accord.verify.run.local import execute
@@ -151,6 +152,37 @@ def config_from_args(args: argparse.Namespace) -> C.RunConfig:
     return C.resolve(file_cfg, overrides)
 
 
+RESUME_FIXED_FLAGS = ("config", "set", "tasks_file", "baselines", "no_base", "adaptive", "adaptive_margin", "no_report", "out")
+
+
+def resumed_config(args: argparse.Namespace) -> tuple[Path, C.RunConfig]:
+    """The folder's recorded config, exactly; refused when flags given with --resume disagree with it.
+
+    Checked before anything is written, so a refused resume leaves the folder as it was."""
+    run_dir = Path(args.resume)
+    if not run_dir.is_dir():
+        raise UserError(f"--resume {run_dir}: not a run folder")
+    cfg = C.load_run_config(run_dir)
+    fixed = [f for f in RESUME_FIXED_FLAGS if getattr(args, f, None) not in (None, False, [])]
+    if fixed:
+        names = ", ".join("--" + f.replace("_", "-") for f in fixed)
+        raise UserError(f"--resume {run_dir}: continues the recorded config; drop {names}")
+    recorded = cfg.as_dict()
+    for flag, key in FLAG_KEYS.items():
+        value = getattr(args, flag, None)
+        if value is None:
+            continue
+        have = recorded
+        for part in key.split("."):
+            have = have.get(part) if isinstance(have, dict) else None
+        if have != value:
+            raise UserError(
+                f"--resume {run_dir}: --{flag.replace('_', '-')} {value} differs from the recorded {key} = {have!r} "
+                f"in {run_dir / CONFIG_FILE}; drop the flag to continue the recorded run"
+            )
+    return run_dir, cfg
+
+
 def _task_run_defaults(file_cfg: dict, overrides: list[dict]) -> dict:
     """HumanEval brings its own run defaults (code panel, one whole-program step); file and flags win."""
     name = C.DEFAULTS["task"]["name"]
@@ -244,10 +276,7 @@ def print_summary(summary: dict[str, Any], run_dir: Path, console) -> None:
 
 def run(args: argparse.Namespace) -> int:
     if args.resume:
-        run_dir = Path(args.resume)
-        cfg = C.load_run_config(run_dir)
-        if args.config or args.set:
-            raise UserError("--resume uses the run folder's own config; drop --config/--set")
+        run_dir, cfg = resumed_config(args)
     else:
         cfg = config_from_args(args)
         run_dir = new_run_dir(cfg)

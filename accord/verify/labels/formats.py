@@ -33,6 +33,7 @@ import numpy as np
 from accord.consensus_core import get_policy
 from accord.errors import UserError
 from accord.verify.io.inputs import parse_json, read_text
+from accord.verify.io.outputs import write_text_atomic
 from accord.verify.analysis.evaluation import verdict_params
 from accord.verify.analysis.records import read_settings, read_trace, resolve_trace
 from accord.verify.analysis.report import primary_chain
@@ -289,5 +290,5 @@ def write_labels(solutions: Sequence[LabeledSolution], path: str | Path, fmt: st
         raise UserError(f"cannot write step labels as {fmt!r}; choose one of {', '.join(writers)} "
                         "(accord traces are written by runs)")
     path = Path(path)
-    path.write_text("".join(json.dumps(writers[fmt](s)) + "\n" for s in solutions), encoding="utf-8")
+    write_text_atomic(path, "".join(json.dumps(writers[fmt](s)) + "\n" for s in solutions), "OUT")
     return path

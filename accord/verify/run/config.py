@@ -278,9 +278,12 @@ def save_run_config(run_dir: Path, cfg: RunConfig) -> None:
 def load_run_config(run_dir: Path) -> RunConfig:
     """The resolved config a run folder was started with (validated again)."""
     path = Path(run_dir) / CONFIG_FILE
-    if not path.is_file():
+    if not path.exists():
         raise UserError(f"{run_dir}: not a run folder (no {CONFIG_FILE})")
-    return resolve(read_config_file(path))
+    recorded = read_config_file(path)
+    if not recorded:
+        raise UserError(f"{path}: empty config; the run's settings are unknown, so it cannot be resumed")
+    return resolve(recorded)
 
 
 # ---------------------------------------------------------------- the typed config

@@ -31,6 +31,7 @@ import pyarrow.parquet as pq
 from accord.consensus_core import Policy
 from accord.errors import UserError
 from accord.verify.io.inputs import input_file
+from accord.verify.io.outputs import atomic_output
 from accord.verify.io.cluster import user_error_from
 from accord.verify.tables.score_table import _score, iter_csv_rows, iter_jsonl_rows
 
@@ -374,14 +375,13 @@ class _Writer:
     """The single writer of the output file; a failed run leaves no half-written file behind."""
 
     def __init__(self, output, judges, schema: pa.Schema | None = None):
-        self.path = Path(output)
-        self.tmp = self.path.with_name(self.path.name + ".partial")
+        self.target = atomic_output(output, "--output")
         self.schema = schema if schema is not None else output_schema(judges)
         self.writer = None
 
     def __enter__(self):
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self.writer = pq.ParquetWriter(self.tmp, self.schema)
+        tmp = self.target.__enter__()
+        self.writer = pq.ParquetWriter(tmp, self.schema)
         return self
 
     def write(self, out: pa.Table, summary: TableSummary) -> None:
@@ -391,11 +391,7 @@ class _Writer:
 
     def __exit__(self, exc_type, exc, tb):
         self.writer.close()
-        if exc_type is None:
-            self.tmp.replace(self.path)
-        else:
-            self.tmp.unlink(missing_ok=True)
-        return False
+        return self.target.__exit__(exc_type, exc, tb)
 
 
 # --- Ray Data ------------------------------------------------------------------------------
