@@ -90,7 +90,7 @@ def test_unparseable_and_missing_files(tmp_path):
     (tmp_path / "list.yaml").write_text("- 1\n")
     with pytest.raises(UserError, match="must be a mapping"):
         C.read_config_file(tmp_path / "list.yaml")
-    with pytest.raises(UserError, match="no such config file"):
+    with pytest.raises(UserError, match="none.toml: no such file"):
         C.read_config_file(tmp_path / "none.toml")
 
 

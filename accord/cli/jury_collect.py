@@ -12,7 +12,9 @@ from rich.progress import Progress
 
 from accord.errors import UserError
 from accord.verify.io.lock import writer_lock
+from accord.verify.io.outputs import writable_output
 from accord.verify.jury_collect import collect, parse_member, read_questions
+from accord.cli.options import nonnegative_float, nonnegative_int, positive_float, positive_int
 
 WORD = "collect"
 
@@ -25,17 +27,18 @@ def add_collect_arguments(p: argparse.ArgumentParser) -> None:
     g.add_argument("questions", nargs="?", help=argparse.SUPPRESS)
     g.add_argument("--member", action="append", default=[], metavar="NAME=BASE_URL,MODEL", help="a served jury member (repeat)")
     g.add_argument("--api-key-env", default=None, metavar="VAR", help="environment variable holding the members' API key")
-    g.add_argument("--max-concurrency", type=int, default=4, help="requests in flight per endpoint (default 4)")
-    g.add_argument("--request-timeout", type=float, default=120.0, metavar="S", help="seconds per request (default 120)")
-    g.add_argument("--max-retries", type=int, default=3, help="retries on 429, 5xx and connection errors (default 3)")
-    g.add_argument("--max-tokens", type=int, default=256, help="tokens per answer (default 256)")
-    g.add_argument("--temperature", type=float, default=0.0, help="sampling temperature (default 0)")
+    g.add_argument("--max-concurrency", type=positive_int, default=4, help="requests in flight per endpoint (default 4)")
+    g.add_argument("--request-timeout", type=positive_float, default=120.0, metavar="S", help="seconds per request (default 120)")
+    g.add_argument("--max-retries", type=nonnegative_int, default=3, help="retries on 429, 5xx and connection errors (default 3)")
+    g.add_argument("--max-tokens", type=positive_int, default=256, help="tokens per answer (default 256)")
+    g.add_argument("--temperature", type=nonnegative_float, default=0.0, help="sampling temperature (default 0)")
     g.add_argument("--cache", default=None, metavar="FILE", help="call cache file (default ~/.cache/accord/served-calls.sqlite)")
 
 
 def run_collect(args: argparse.Namespace) -> int:
     if not args.questions or not args.out or not args.member:
         raise UserError("collect needs QUESTIONS.jsonl, at least two --member NAME=BASE_URL,MODEL and --out FILE")
+    writable_output(args.out, "--out")
     options = {"api_key_env": args.api_key_env, "max_concurrency": args.max_concurrency, "timeout_s": args.request_timeout,
                "max_retries": args.max_retries, "cache": args.cache}
     members = [parse_member(text, **options) for text in args.member]

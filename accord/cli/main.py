@@ -25,8 +25,15 @@ def _command_modules():
         yield importlib.import_module(f"{commands.__name__}.{info.name}")
 
 
+class OneLineParser(argparse.ArgumentParser):
+    """A bad flag or option value is one line on stderr and exit code 2, like every other user error."""
+
+    def error(self, message: str):
+        self.exit(2, f"{self.prog}: error: {message}\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="accord", description="Verify reasoning with a panel of judges.")
+    parser = OneLineParser(prog="accord", description="Verify reasoning with a panel of judges.")
 
     parser.add_argument("--version", action="version", version=f"accord {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 from pathlib import Path
 
@@ -17,6 +18,7 @@ from accord.consensus_core.validation import as_lambdas
 from accord.errors import UserError
 from accord.verify.io.cluster import connect_ray
 from accord.verify.io.lock import is_live, writer_lock
+from accord.verify.io.outputs import writable_output
 from accord.verify.io.run_folder import TRACE_FILE
 from accord.verify.tables import streaming as tables
 
@@ -38,11 +40,61 @@ def parse_lambdas(text: str | None, m: int, default: bool = True) -> tuple[float
         raise UserError(f"--lambdas: stubbornness values must be finite and > 0, got {bad}") from None
 
 
+def _number(text: str, kind) -> float:
+    try:
+        x = kind(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected {'an integer' if kind is int else 'a number'}, got {text!r}") from None
+    if not math.isfinite(x):
+        raise argparse.ArgumentTypeError(f"must be finite, got {text!r}")
+    return x
+
+
+def unit_interval(text: str) -> float:
+    """A threshold on [0, 1] scores (τ, ε, agreement shares, top-p): finite and in [0, 1]."""
+    x = _number(text, float)
+    if not 0.0 <= x <= 1.0:
+        raise argparse.ArgumentTypeError(f"must be in [0, 1], got {text}")
+    return x
+
+
+def positive_int(text: str) -> int:
+    """A count or size (k, chunk size, resamples, budgets in steps or tokens, workers): >= 1."""
+    x = _number(text, int)
+    if x < 1:
+        raise argparse.ArgumentTypeError(f"must be >= 1, got {text}")
+    return x
+
+
+def nonnegative_int(text: str) -> int:
+    """A count that may be zero (retries)."""
+    x = _number(text, int)
+    if x < 0:
+        raise argparse.ArgumentTypeError(f"must be >= 0, got {text}")
+    return x
+
+
+def positive_float(text: str) -> float:
+    """Seconds, CPUs or a cost budget: finite and > 0."""
+    x = _number(text, float)
+    if not x > 0:
+        raise argparse.ArgumentTypeError(f"must be > 0, got {text}")
+    return x
+
+
+def nonnegative_float(text: str) -> float:
+    """A penalty, temperature or variance limit: finite and >= 0."""
+    x = _number(text, float)
+    if x < 0:
+        raise argparse.ArgumentTypeError(f"must be >= 0, got {text}")
+    return x
+
+
 def add_streaming_arguments(p: argparse.ArgumentParser, item: str = "candidate") -> None:
     """--backend, --address, --chunk-size, --output: the large-table options of a table command."""
     p.add_argument("--backend", choices=("local", "ray"), default="local", help="local (default) or ray: Ray Data over a cluster")
     p.add_argument("--address", default=None, help="Ray cluster address (default: RAY_ADDRESS, else a local cluster)")
-    p.add_argument("--chunk-size", type=int, default=None, help=f"rows per chunk when streaming (default {tables.DEFAULT_CHUNK_SIZE})")
+    p.add_argument("--chunk-size", type=positive_int, default=None, help=f"rows per chunk when streaming (default {tables.DEFAULT_CHUNK_SIZE})")
     p.add_argument("--output", default=None, help=f"write one row per {item} to this Parquet file (streams the input)")
 
 
@@ -59,6 +111,7 @@ def run_streaming(args: argparse.Namespace, build_policy) -> int:
         raise UserError(f"{src.path}: streaming (--backend ray, --chunk-size or a Parquet input) needs --output OUT.parquet")
     if Path(args.output).resolve() == src.path.resolve():
         raise UserError(f"--output {args.output} would overwrite the input")
+    writable_output(args.output, "--output")
     policy = build_policy(args, src)
     chunk = args.chunk_size or tables.DEFAULT_CHUNK_SIZE
     if chunk < 1:

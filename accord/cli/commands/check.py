@@ -6,7 +6,7 @@ import json
 import sys
 
 from accord.adapters.math import ArithmeticJudge, FinalAnswerJudge, NumericSamplingJudge, SymbolicEquivalenceJudge
-from accord.cli.options import parse_lambdas
+from accord.cli.options import parse_lambdas, positive_float, unit_interval
 from accord.errors import UserError
 from accord.verify.analysis.derivation_check import check_derivation
 from accord.verify.io.derivations import read_derivation
@@ -26,10 +26,10 @@ def add_arguments(parser) -> None:
         help=f"comma-separated judges from {', '.join(JUDGES)}, final_answer (default: all but final_answer)",
     )
     parser.add_argument("--lambdas", default=None, help="stubbornness per judge, comma-separated (default: 1 each)")
-    parser.add_argument("--tau", type=float, default=None, help="confidence threshold (policies with tau)")
-    parser.add_argument("--eps", type=float, default=None, help="dispersion tolerance (policies with eps)")
+    parser.add_argument("--tau", type=unit_interval, default=None, help="confidence threshold (policies with tau)")
+    parser.add_argument("--eps", type=unit_interval, default=None, help="dispersion tolerance (policies with eps)")
     parser.add_argument("--answer", default=None, help="reference final answer (adds the final_answer judge)")
-    parser.add_argument("--timeout", type=float, default=10.0, help="seconds per symbolic/numeric check (default 10)")
+    parser.add_argument("--timeout", type=positive_float, default=10.0, help="seconds per symbolic/numeric check (default 10)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the numeric judge's sample points")
     parser.add_argument("--mode", choices=("derivation", "solution"), default="derivation",
                         help="derivation: every equation must hold or follow from the lines before (default); "

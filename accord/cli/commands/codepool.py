@@ -14,9 +14,11 @@ from accord.adapters.code.pool import build_pool, evaluate_policies, pool_from_j
 from accord.adapters.code.runner import CodeRunner
 from accord.adapters.code.sandbox import Sandbox
 from accord.adapters.code.static import StaticJudge
-from accord.cli.options import parse_lambdas
+from accord.cli.options import parse_lambdas, positive_int
 from accord.consensus_core import list_policies
 from accord.errors import UserError
+from accord.verify.io.inputs import parse_json, read_text
+from accord.verify.io.outputs import writable_output, write_text_atomic
 from accord.verify.tasks.humaneval import load_humaneval
 
 NAME = "codepool"
@@ -25,16 +27,16 @@ JUDGES = ("static", "execution", "consistency")
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--limit", type=int, default=None, help="first N problems (default: all 164)")
+    p.add_argument("--limit", type=positive_int, default=None, help="first N problems (default: all 164)")
     p.add_argument("--ids", default=None, help="comma-separated problem ids, e.g. HumanEval/0,HumanEval/5")
-    p.add_argument("--mutants", type=int, default=5, help="mutants per problem (default 5)")
+    p.add_argument("--mutants", type=positive_int, default=5, help="mutants per problem (default 5)")
     p.add_argument("--seed", type=int, default=0, help="seed of the mutant choice and candidate order")
     p.add_argument("--judges", default=",".join(JUDGES), help=f"panel, from {', '.join(JUDGES)}, llm (default: the first three)")
     p.add_argument("--policies", default=None, help="comma-separated policies (default: all)")
     p.add_argument("--lambdas", default=None, help="stubbornness per judge, in --judges order")
-    p.add_argument("--probes", type=int, default=12, help="probe inputs per problem for the consistency judge")
+    p.add_argument("--probes", type=positive_int, default=12, help="probe inputs per problem for the consistency judge")
     p.add_argument("--isolation", default="auto", help="sandbox: auto (bwrap or unshare, private filesystem), bwrap, unshare, or rlimits (shares the host filesystem)")
-    p.add_argument("--workers", type=int, default=None, help="candidates run in parallel (default: CPU count)")
+    p.add_argument("--workers", type=positive_int, default=None, help="candidates run in parallel (default: CPU count)")
     p.add_argument("--save", default=None, help="write the scored pool (every raw score and label) to this JSON file")
     p.add_argument("--load", default=None, help="replay the policies on a pool saved with --save (no execution)")
     p.add_argument("--json", action="store_true", help="print one JSON document instead of a table")
@@ -97,18 +99,18 @@ def run(args: argparse.Namespace) -> int:
     _positive("probes", args.probes)
     if args.mutants < 1:
         raise UserError(f"--mutants must be >= 1, got {args.mutants}")
+    if args.save:
+        writable_output(args.save, "--save")
     if args.load:
         path = Path(args.load)
-        if not path.exists():
-            raise UserError(f"{path}: no such file")
         try:
-            pool, judges = pool_from_json(json.loads(path.read_text()))
+            pool, judges = pool_from_json(parse_json(read_text(path, "pool file"), str(path)))
         except (ValueError, json.JSONDecodeError) as exc:
             raise UserError(f"{path}: {exc}") from None
     else:
         pool, judges = _build(args)
         if args.save:
-            Path(args.save).write_text(json.dumps(pool_to_json(pool, judges)))
+            write_text_atomic(args.save, json.dumps(pool_to_json(pool, judges)), "--save")
     policies = [p.strip() for p in args.policies.split(",")] if args.policies else list_policies()
     lambdas = None
     if args.lambdas:

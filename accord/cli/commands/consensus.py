@@ -7,7 +7,7 @@ import json
 import math
 from dataclasses import fields
 
-from accord.cli.options import add_streaming_arguments, parse_lambdas, run_streaming, wants_streaming
+from accord.cli.options import add_streaming_arguments, nonnegative_float, parse_lambdas, run_streaming, unit_interval, wants_streaming
 from accord.consensus_core import Decision, get_policy, list_policies
 from accord.errors import UserError
 from accord.verify.tables.score_table import ScoreTable, read_influence, read_score_table
@@ -19,9 +19,9 @@ HELP = "Apply a decision policy to a table of raw judge scores (CSV, JSONL or Pa
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("file", help="CSV (step,candidate,<judge>...) or JSONL ({step, candidate, scores}) of raw scores")
     p.add_argument("--policy", default="verdict", help=f"decision rule: {', '.join(list_policies())} (default verdict)")
-    p.add_argument("--tau", type=float, default=None, help="confidence threshold (default 0.6)")
-    p.add_argument("--eps", type=float, default=None, help="dispersion tolerance (default 0.1)")
-    p.add_argument("--max-var", type=float, default=None, help="variance policy: largest raw variance accepted (default 0.01)")
+    p.add_argument("--tau", type=unit_interval, default=None, help="confidence threshold (default 0.6)")
+    p.add_argument("--eps", type=unit_interval, default=None, help="dispersion tolerance (default 0.1)")
+    p.add_argument("--max-var", type=nonnegative_float, default=None, help="variance policy: largest raw variance accepted (default 0.01)")
     p.add_argument("--seed", type=int, default=None, help="seed of the random and no_selection policies")
     p.add_argument("--lambdas", default=None, help="stubbornness per judge in column order, e.g. 1.5,1.0,0.8")
     p.add_argument("--influence", default=None, help="CSV of an m x m row-stochastic influence matrix W (zero diagonal)")

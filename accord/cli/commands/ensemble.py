@@ -12,13 +12,14 @@ from contextlib import nullcontext
 from pathlib import Path
 
 from accord.adapters.calibration import METHODS, fit_calibrators, load_calibrators, save_calibrators
-from accord.cli.options import add_streaming_arguments, parse_lambdas, wants_streaming
+from accord.cli.options import add_streaming_arguments, nonnegative_float, parse_lambdas, positive_int, unit_interval, wants_streaming
 from accord.consensus_core import default_lambdas
 from accord.errors import UserError
 from accord.verify.ensemble import streaming as es
 from accord.verify.ensemble.rewards import check_rules, default_rules, evaluate_ensemble, read_rewards
 from accord.verify.io.cluster import connect_ray
 from accord.verify.io.lock import writer_lock
+from accord.verify.io.outputs import writable_output
 from accord.verify.tables import streaming as tables
 from accord.verify.tables.rewards import open_rewards
 
@@ -35,11 +36,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--load-calibration", default=None, help="reapply a saved calibration (JSON) instead of fitting")
     p.add_argument("--save-calibration", default=None, help="write the fitted calibration to this JSON file")
     p.add_argument("--rules", default=None, help="comma-separated: mean, min, uwo, fj:<policy> (default mean,min,uwo,fj:verdict,fj:no_rejection)")
-    p.add_argument("--k", type=float, default=1.0, help="uncertainty penalty of the uwo rule: mean - k * std (default 1)")
+    p.add_argument("--k", type=nonnegative_float, default=1.0, help="uncertainty penalty of the uwo rule: mean - k * std (default 1)")
     p.add_argument("--lambdas", default=None, help="stubbornness per model for the FJ rules, comma-separated (default: the core's)")
-    p.add_argument("--tau", type=float, default=None, help="FJ verdict rule: confidence threshold")
-    p.add_argument("--eps", type=float, default=None, help="FJ verdict rule: dispersion tolerance")
-    p.add_argument("--n-boot", type=int, default=2000, help="bootstrap resamples for intervals (default 2000)")
+    p.add_argument("--tau", type=unit_interval, default=None, help="FJ verdict rule: confidence threshold")
+    p.add_argument("--eps", type=unit_interval, default=None, help="FJ verdict rule: dispersion tolerance")
+    p.add_argument("--n-boot", type=positive_int, default=2000, help="bootstrap resamples for intervals (default 2000)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--json", action="store_true", help="print one JSON document instead of tables")
     p.add_argument("--stream", action="store_true", help="stream the table in chunks (implied by --output, --chunk-size, --backend ray, Parquet input)")
@@ -108,6 +109,8 @@ def _stream(args, models, rules, params) -> dict:
     src = open_rewards(args.file, models)
     if args.output and Path(args.output).resolve() == src.path.resolve():
         raise UserError(f"--output {args.output} would overwrite the input")
+    if args.output:
+        writable_output(args.output, "--output")
     chunk = args.chunk_size or tables.DEFAULT_CHUNK_SIZE
     if chunk < 1:
         raise UserError(f"--chunk-size must be >= 1, got {chunk}")
@@ -125,8 +128,9 @@ def _stream(args, models, rules, params) -> dict:
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.n_boot < 1:
-        raise UserError(f"--n-boot must be >= 1, got {args.n_boot}")
+    for flag, out in (("--output", args.output), ("--save-calibration", args.save_calibration)):
+        if out:
+            writable_output(out, flag)
     models = [m.strip() for m in args.models.split(",") if m.strip()] if args.models else None
     rules = [r.strip() for r in args.rules.split(",") if r.strip()] if args.rules else None
     params = {k: v for k, v in (("tau", args.tau), ("eps", args.eps)) if v is not None}

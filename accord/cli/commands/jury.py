@@ -18,6 +18,8 @@ from accord.consensus_core.jury_weighted import dawid_skene, weighted_plurality
 from accord.errors import UserError
 from accord.verify.analysis.evaluation import bootstrap_ci
 from accord.verify.io.jury import PanelAnswers, read_panel_answers
+from accord.verify.io.outputs import writable_output, write_text_atomic
+from accord.cli.options import nonnegative_int, positive_float, positive_int, unit_interval
 
 NAME = "jury"
 HELP = "Modal-vote jury over a panel's answers (JSONL); accuracy, the jury law and panel planning."
@@ -28,13 +30,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("file", help='JSONL: {"id", "answers": {member: answer}, "reference"?} per problem; or "collect" (below)')
     p.add_argument("--equivalence", choices=("text", "math"), default="text", help="answer classes: normalised text or math-verify (default text)")
     p.add_argument("--method", choices=METHODS, default="modal", help="modal vote, accuracy-weighted plurality, or Dawid-Skene EM (default modal)")
-    p.add_argument("--min-agreement", type=float, default=0.0, help="abstain when the winning class has a smaller share of the votes (default 0)")
+    p.add_argument("--min-agreement", type=unit_interval, default=0.0, help="abstain when the winning class has a smaller share of the votes (default 0)")
     p.add_argument("--seed", type=int, default=0, help="seed of the tie-break rule and the bootstraps (default 0)")
     p.add_argument("--check-law", action="store_true", help="estimate (a, rho, s), compare the law with the panel and test its fit (needs references)")
-    p.add_argument("--attractors", type=int, default=1, help="number of shared wrong-answer attractors in the law (default 1)")
-    p.add_argument("--plan", type=float, default=None, metavar="BUDGET", help="choose the members that maximise predicted accuracy within BUDGET (needs references)")
+    p.add_argument("--attractors", type=positive_int, default=1, help="number of shared wrong-answer attractors in the law (default 1)")
+    p.add_argument("--plan", type=positive_float, default=None, metavar="BUDGET", help="choose the members that maximise predicted accuracy within BUDGET (needs references)")
     p.add_argument("--costs", default=None, help="member costs for --plan, e.g. model_a=3,model_b=1 (default 1 each)")
-    p.add_argument("--n-boot", type=int, default=200, help="bootstrap resamples for intervals (default 200)")
+    p.add_argument("--n-boot", type=nonnegative_int, default=200, help="bootstrap resamples for intervals (default 200)")
     p.add_argument("--out", default=None, help="write one JSON line per problem (answer, agreement, abstained, tie) to this file; with collect: the jury file to write (or resume)")
     p.add_argument("--json", action="store_true", help="print one JSON document instead of tables")
     add_collect_arguments(p)  # accord jury collect QUESTIONS.jsonl --member ... --out FILE
@@ -261,16 +263,12 @@ def run(args: argparse.Namespace) -> int:
         return run_collect(args)
     if args.questions or args.member:
         raise UserError("a second file and --member belong to 'accord jury collect QUESTIONS.jsonl --member ... --out FILE'")
-    if not (0.0 <= args.min_agreement <= 1.0):
-        raise UserError(f"--min-agreement must lie in [0, 1], got {args.min_agreement}")
-    if args.n_boot < 0:
-        raise UserError(f"--n-boot must be >= 0, got {args.n_boot}")
+    if args.out:
+        writable_output(args.out, "--out")
     panel = read_panel_answers(args.file)
     doc = build_document(args, panel)
     if args.out:
-        with open(args.out, "w", encoding="utf-8") as fh:
-            for v in doc["verdicts"]:
-                fh.write(json.dumps(v) + "\n")
+        write_text_atomic(args.out, "".join(json.dumps(v) + "\n" for v in doc["verdicts"]), "--out")
     if args.json:
         print(json.dumps(doc, indent=1))
     else:

@@ -11,6 +11,8 @@ from accord.cli.options import note_if_live
 from accord.errors import UserError
 from accord.verify.labels.formats import FORMATS, detect_format, read_labels, write_labels
 from accord.verify.labels.metrics import mmreason_step_score, score_labels
+from accord.cli.options import unit_interval
+from accord.verify.io.outputs import writable_output
 
 NAME = "labels"
 HELP = "Step labels: convert between PRM800K, ProcessBench, MMReason and accord runs; score them."
@@ -31,8 +33,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     score.add_argument("--json", action="store_true", help="print JSON instead of a table")
     for p in (conv, score):
         p.add_argument("--chain", help="chain of a run to read (default: verdict, else the first verified chain)")
-        p.add_argument("--tau", type=float, help="confidence threshold for labelling a run's steps (default: the run's)")
-        p.add_argument("--eps", type=float, help="dispersion limit for labelling a run's steps (default: the run's)")
+        p.add_argument("--tau", type=unit_interval, help="confidence threshold for labelling a run's steps (default: the run's)")
+        p.add_argument("--eps", type=unit_interval, help="dispersion limit for labelling a run's steps (default: the run's)")
 
 
 def _read(path: str, fmt: str | None, args: argparse.Namespace):
@@ -45,6 +47,7 @@ def run(args: argparse.Namespace) -> int:
     inputs = [args.source] if args.labels_command == "convert" else [p for p in (args.pred, args.ref) if p]
     live = next((pid for pid in (note_if_live(p, NAME) for p in inputs) if pid is not None), None)
     if args.labels_command == "convert":
+        writable_output(args.dest, "OUT")
         sols = _read(args.source, args.src_format, args)
         write_labels(sols, args.dest, args.dst_format)
         print(f"wrote {len(sols)} solutions to {args.dest} ({args.dst_format})")

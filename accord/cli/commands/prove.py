@@ -7,6 +7,7 @@ import sys
 
 from accord.errors import UserError
 from accord.proofs import checks, report, run_all
+from accord.cli.options import positive_float
 
 NAME = "prove"
 HELP = "Prove the consensus core's properties symbolically and audit the VERDICT paper's claims"
@@ -19,7 +20,7 @@ def add_arguments(parser) -> None:
     parser.add_argument("--list", action="store_true", help="list the registered checks and exit")
     parser.add_argument("--verbose", "-v", action="store_true", help="show each check's evidence")
     parser.add_argument(
-        "--timeout", type=float, default=None, metavar="SECONDS",
+        "--timeout", type=positive_float, default=None, metavar="SECONDS",
         help="run each check in a worker process killed after SECONDS (a check past it is FAILED)",
     )
 

@@ -11,6 +11,7 @@ from accord.cli.options import note_if_live
 from accord.errors import UserError
 from accord.verify.analysis.replay import parse_policy_spec
 from accord.verify.analysis.report import write_run_report
+from accord.cli.options import positive_int
 
 NAME = "report"
 HELP = "Evaluate a recorded run folder: accuracy with bootstrap intervals, diagnostics, replayed baselines."
@@ -19,7 +20,7 @@ HELP = "Evaluate a recorded run folder: accuracy with bootstrap intervals, diagn
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("run_dir", metavar="RUN_DIR", help="run folder holding trace.jsonl (and summary.json)")
     parser.add_argument("--json", action="store_true", help="print the report as JSON instead of tables")
-    parser.add_argument("--bootstrap", type=int, default=2000, metavar="B", help="bootstrap resamples (default 2000)")
+    parser.add_argument("--bootstrap", type=positive_int, default=2000, metavar="B", help="bootstrap resamples (default 2000)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the bootstrap (default 0)")
     parser.add_argument("--replay", action="append", default=[], metavar="POLICY",
                         help="also replay this policy, e.g. verdict:tau=0.5,eps=0.2 or mean_preserving:lambdas=1/1/1 "

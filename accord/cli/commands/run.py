@@ -20,12 +20,14 @@ from rich.table import Table
 
 from accord.errors import UserError
 from accord.verify.io.lock import writer_lock
+from accord.verify.io.run_folder import CONFIG_FILE
 from accord.verify.run import config as C
 from accord.verify.run import ray_backend
 from accord.verify.run.local import execute
 from accord.verify.run.ray_backend import RayOptions
 from accord.verify.run.setup import new_run_dir
 from accord.verify.tasks.humaneval import with_run_defaults
+from accord.cli.options import nonnegative_float, nonnegative_int, positive_float, positive_int, unit_interval
 
 NAME = "run"
 HELP = "Grow reasoning chains one verified step at a time and compare policies (default: built-in arithmetic run)."
@@ -59,18 +61,18 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--out", metavar="RUN_DIR", help="run folder to write (default runs/<time>); output.dir")
     p.add_argument("--task", help="task source: basic_arithmetic, gsm_symbolic, reasoning_gym, jsonl, ...")
     p.add_argument("--tasks-file", metavar="JSONL", help="your own questions (sets --task jsonl)")
-    p.add_argument("--problems", type=int, help="number of problems (task.options.size)")
+    p.add_argument("--problems", type=positive_int, help="number of problems (task.options.size)")
     p.add_argument("--task-seed", type=int, help="seed that draws the problems (task.options.seed)")
     p.add_argument("--model", help="generator causal LM: smollm2, a local path or a name")
-    p.add_argument("--temperature", type=float)
-    p.add_argument("--top-p", type=float)
-    p.add_argument("--max-new-tokens", type=int, help="tokens per generated step")
-    p.add_argument("-n", "--n", type=int, help="candidates per step (budgets.n_candidates)")
-    p.add_argument("--max-steps", type=int, help="step budget per chain")
-    p.add_argument("--max-tokens", type=int, help="generated-token budget per chain")
+    p.add_argument("--temperature", type=nonnegative_float)
+    p.add_argument("--top-p", type=unit_interval)
+    p.add_argument("--max-new-tokens", type=positive_int, help="tokens per generated step")
+    p.add_argument("-n", "--n", type=positive_int, help="candidates per step (budgets.n_candidates)")
+    p.add_argument("--max-steps", type=positive_int, help="step budget per chain")
+    p.add_argument("--max-tokens", type=positive_int, help="generated-token budget per chain")
     p.add_argument("--policy", help="policy of the verified chain (default verdict)")
-    p.add_argument("--tau", type=float, help="acceptance threshold on the mean")
-    p.add_argument("--eps", type=float, help="acceptance threshold on the dispersion")
+    p.add_argument("--tau", type=unit_interval, help="acceptance threshold on the mean")
+    p.add_argument("--eps", type=unit_interval, help="acceptance threshold on the dispersion")
     p.add_argument("--baselines", help="comma-separated policies run as extra chains ('' for none)")
     p.add_argument("--no-base", action="store_true", help="do not run the unverified base chain")
     p.add_argument("--stubbornness", choices=("hand-set", "estimated"),
@@ -82,8 +84,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="adaptive verification's margin: as configured, or learned label-free after adaptive.warmup_steps "
                         "fully verified steps (implies --adaptive)")
     p.add_argument("--seed", type=int, help="run seed (candidate sampling)")
-    p.add_argument("--threads", type=int, help="torch CPU threads")
-    p.add_argument("--judge-timeout", type=float, help="seconds per judge call")
+    p.add_argument("--threads", type=positive_int, help="torch CPU threads")
+    p.add_argument("--judge-timeout", type=positive_float, help="seconds per judge call")
     p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="any config key, e.g. budgets.max_steps=6 (repeatable)")
     p.add_argument("--no-report", action="store_true", help="skip report.json and plots")
     p.add_argument("--print-config", action="store_true", help="print the resolved config and exit")
@@ -96,14 +98,14 @@ def add_ray_arguments(p: argparse.ArgumentParser) -> None:
     """Flags of ``accord run`` for the Ray backend."""
     p.add_argument("--backend", choices=("local", "ray"), default="local", help="local (default) or ray")
     p.add_argument("--address", default=None, help="Ray cluster address (default: RAY_ADDRESS, else a local cluster)")
-    p.add_argument("--workers", type=int, default=2, help="ray: problems in flight at once (default 2)")
-    p.add_argument("--worker-cpus", type=float, default=0.5, help="ray: CPUs reserved per worker (default 0.5)")
-    p.add_argument("--servers", type=int, default=None, help="ray: model servers (default one per GPU, else 1)")
-    p.add_argument("--server-cpus", type=float, default=1.0, help="ray: CPUs per model server (default 1)")
-    p.add_argument("--server-gpus", type=float, default=None, help="ray: GPUs per model server (default 1 if the cluster has GPUs)")
+    p.add_argument("--workers", type=positive_int, default=2, help="ray: problems in flight at once (default 2)")
+    p.add_argument("--worker-cpus", type=positive_float, default=0.5, help="ray: CPUs reserved per worker (default 0.5)")
+    p.add_argument("--servers", type=positive_int, default=None, help="ray: model servers (default one per GPU, else 1)")
+    p.add_argument("--server-cpus", type=positive_float, default=1.0, help="ray: CPUs per model server (default 1)")
+    p.add_argument("--server-gpus", type=nonnegative_float, default=None, help="ray: GPUs per model server (default 1 if the cluster has GPUs)")
     p.add_argument("--separate-servers", action="store_true", help="ray: generator and judges in different servers")
     p.add_argument("--pack", action="store_true", help="ray: pack servers on few nodes instead of spreading them")
-    p.add_argument("--max-retries", type=int, default=2, help="ray: retries per problem when a worker or server dies (default 2)")
+    p.add_argument("--max-retries", type=nonnegative_int, default=2, help="ray: retries per problem when a worker or server dies (default 2)")
 
 
 def ray_options(args: argparse.Namespace) -> RayOptions:
@@ -149,6 +151,37 @@ def config_from_args(args: argparse.Namespace) -> C.RunConfig:
         overrides.append(C.nested(*C.parse_assignment(text)))
     file_cfg = _task_run_defaults(file_cfg, overrides)
     return C.resolve(file_cfg, overrides)
+
+
+RESUME_FIXED_FLAGS = ("config", "set", "tasks_file", "baselines", "no_base", "adaptive", "adaptive_margin", "no_report", "out")
+
+
+def resumed_config(args: argparse.Namespace) -> tuple[Path, C.RunConfig]:
+    """The folder's recorded config, exactly; refused when flags given with --resume disagree with it.
+
+    Checked before anything is written, so a refused resume leaves the folder as it was."""
+    run_dir = Path(args.resume)
+    if not run_dir.is_dir():
+        raise UserError(f"--resume {run_dir}: not a run folder")
+    cfg = C.load_run_config(run_dir)
+    fixed = [f for f in RESUME_FIXED_FLAGS if getattr(args, f, None) not in (None, False, [])]
+    if fixed:
+        names = ", ".join("--" + f.replace("_", "-") for f in fixed)
+        raise UserError(f"--resume {run_dir}: continues the recorded config; drop {names}")
+    recorded = cfg.as_dict()
+    for flag, key in FLAG_KEYS.items():
+        value = getattr(args, flag, None)
+        if value is None:
+            continue
+        have = recorded
+        for part in key.split("."):
+            have = have.get(part) if isinstance(have, dict) else None
+        if have != value:
+            raise UserError(
+                f"--resume {run_dir}: --{flag.replace('_', '-')} {value} differs from the recorded {key} = {have!r} "
+                f"in {run_dir / CONFIG_FILE}; drop the flag to continue the recorded run"
+            )
+    return run_dir, cfg
 
 
 def _task_run_defaults(file_cfg: dict, overrides: list[dict]) -> dict:
@@ -244,10 +277,7 @@ def print_summary(summary: dict[str, Any], run_dir: Path, console) -> None:
 
 def run(args: argparse.Namespace) -> int:
     if args.resume:
-        run_dir = Path(args.resume)
-        cfg = C.load_run_config(run_dir)
-        if args.config or args.set:
-            raise UserError("--resume uses the run folder's own config; drop --config/--set")
+        run_dir, cfg = resumed_config(args)
     else:
         cfg = config_from_args(args)
         run_dir = new_run_dir(cfg)

@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from accord.errors import UserError
+from accord.verify.io.inputs import parse_json, parse_yaml, read_text
 from accord.verify.io.run_folder import CONFIG_FILE, SUMMARY_FILE, TRACE_FILE
 from accord.verify.loop.trace import one_writer_problem
 
@@ -212,9 +213,7 @@ def _parse_end(rec: _Line) -> TaskEnd:
 def read_trace(path: str | Path) -> Trace:
     """Parse and validate a ``trace.jsonl``; a malformed line is a UserError naming file and line."""
     path = Path(path)
-    if not path.is_file():
-        raise UserError(f"{path}: no such trace file")
-    text = path.read_text(encoding="utf-8")
+    text = read_text(path, "trace file")
     lines = text.split("\n")
     trace = Trace(path=path, steps=[], ends=[])
     last = max((i for i, ln in enumerate(lines) if ln.strip()), default=-1)
@@ -225,6 +224,8 @@ def read_trace(path: str | Path) -> Trace:
         where = f"{path}:{i + 1}"
         try:
             obj = json.loads(line)
+        except RecursionError:
+            raise UserError(f"{where}: JSON nested too deeply") from None
         except json.JSONDecodeError as exc:
             if i == last and not text.endswith("\n"):
                 trace.notes.append(f"{where}: skipped a half-written last line (the run was interrupted)")
@@ -271,10 +272,7 @@ def read_summary(run_dir: str | Path) -> dict | None:
     p = Path(run_dir) / SUMMARY_FILE
     if not p.is_file():
         return None
-    try:
-        data = json.loads(p.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise UserError(f"{p}:{exc.lineno}: not valid JSON ({exc.msg})") from None
+    data = parse_json(read_text(p, "summary"), str(p))
     if not isinstance(data, dict):
         raise UserError(f"{p}:1: summary must be a JSON object")
     return data
@@ -294,13 +292,7 @@ def read_settings(run_dir: str | Path) -> RunSettings:
     p = Path(run_dir) / CONFIG_FILE
     if not p.is_file():
         return RunSettings()
-    import yaml
-
-    try:
-        cfg = yaml.safe_load(p.read_text(encoding="utf-8")) or {}
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        raise UserError(f"{p}:{mark.line + 1 if mark else 1}: not valid YAML") from None
+    cfg = parse_yaml(read_text(p, "run config"), str(p)) or {}
     if not isinstance(cfg, dict):
         raise UserError(f"{p}:1: the config must be a mapping")
     budgets = cfg.get("budgets") if isinstance(cfg.get("budgets"), dict) else {}

@@ -31,6 +31,7 @@ import numpy as np
 from accord.adapters.calibration import Calibrator, apply_calibrators
 from accord.consensus_core import consensus_stats, default_lambdas, get_policy, influence_report, list_policies
 from accord.errors import UserError
+from accord.verify.io.inputs import input_file, text_lines
 from accord.consensus_core.statistics import bootstrap_cis
 from accord.verify.io.json_lines import json_objects
 from accord.verify.tables.rewards import RESERVED, RewardTable, label_value, read_columns, reward_value
@@ -42,13 +43,10 @@ TIE_TOL = 1e-12
 
 def read_rewards(path: str | Path, models: Sequence[str] | None = None) -> RewardTable:
     """Parse a reward file (see the module doc); every problem is a UserError naming file:line."""
-    p = Path(path)
-    if not p.exists():
-        raise UserError(f"{p}: no such file")
+    p = input_file(path, "reward table")
     if p.suffix.lower() in (".csv", ".parquet", ".pq"):
         return read_columns(p, models)
-    with p.open(encoding="utf-8") as fh:
-        rows = list(json_objects(fh, str(p)))
+    rows = list(json_objects(text_lines(p), str(p)))
     if not rows:
         raise UserError(f"{p}: no rows")
     pairs = "chosen" in rows[0][1]

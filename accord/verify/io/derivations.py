@@ -18,6 +18,7 @@ from pathlib import Path
 
 from accord.adapters.math.steps import classify
 from accord.errors import UserError
+from accord.verify.io.inputs import read_text
 
 MAX_LINE = 2000
 _COMMENT = re.compile(r"\s+#\s.*$|\s+#$")
@@ -89,14 +90,5 @@ def parse_derivation(text: str, source: str = "<derivation>", markdown: bool = F
 
 def read_derivation(path: str | Path) -> list[DerivationLine]:
     p = Path(path)
-    if not p.exists():
-        raise UserError(f"{p}: no such file")
-    if p.is_dir():
-        raise UserError(f"{p}: is a directory, expected a derivation file")
-    raw = p.read_bytes()
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        line = raw[: exc.start].count(b"\n") + 1
-        raise UserError(f"{p}:{line}: not UTF-8 text") from exc
+    text = read_text(p, "derivation file")
     return parse_derivation(text, str(p), markdown=p.suffix.lower() in (".md", ".markdown"))

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import json
 from typing import Iterable, Iterator
 
 from accord.errors import UserError
+from accord.verify.io.inputs import parse_json
 
 
 def json_objects(lines: Iterable[str], where: str, expect: str = "expected a JSON object", comments: bool = False) -> Iterator[tuple[int, dict]]:
@@ -14,10 +14,7 @@ def json_objects(lines: Iterable[str], where: str, expect: str = "expected a JSO
     for no, line in enumerate(lines, 1):
         if not line.strip() or (comments and line.lstrip().startswith("#")):
             continue
-        try:
-            obj = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise UserError(f"{where}:{no}: not valid JSON ({exc.msg})") from None
+        obj = parse_json(line, f"{where}:{no}")
         if not isinstance(obj, dict):
             raise UserError(f"{where}:{no}: {expect}")
         yield no, obj

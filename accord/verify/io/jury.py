@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from accord.errors import UserError
+from accord.verify.io.inputs import input_file, text_lines
 from accord.verify.io.json_lines import json_objects
 
 
@@ -30,40 +31,37 @@ class PanelAnswers:
 
 
 def read_panel_answers(path: str | Path) -> PanelAnswers:
-    p = Path(path)
-    if not p.exists():
-        raise UserError(f"{p}: no such file")
+    p = input_file(path, "jury file")
     ids: list[str] = []
     rows: list[dict | list] = []
     refs: list[str | None] = []
     members: list[str] | None = None
     lines: list[int] = []
-    with p.open(encoding="utf-8") as fh:
-        for no, obj in json_objects(fh, str(p), expect="expected an object with an 'answers' field"):
-            if "answers" not in obj:
-                raise UserError(f"{p}:{no}: expected an object with an 'answers' field")
-            ans = obj["answers"]
-            if isinstance(ans, list):
-                names = [f"member{i + 1}" for i in range(len(ans))]
-                ans = dict(zip(names, ans))
-            if not isinstance(ans, dict) or not ans:
-                raise UserError(f"{p}:{no}: 'answers' must be a non-empty object (member -> answer) or list")
-            for k, v in ans.items():
-                if v is not None and not isinstance(v, (str, int, float)):
-                    raise UserError(f"{p}:{no}: answer of {k!r} must be text, a number or null")
-            if members is None:
-                members = list(ans)
-            else:
-                extra = [k for k in ans if k not in members]
-                if extra:
-                    raise UserError(f"{p}:{no}: member(s) {extra} not on the first line (members: {members})")
-            ref = obj.get("reference")
-            if ref is not None and not isinstance(ref, (str, int, float)):
-                raise UserError(f"{p}:{no}: 'reference' must be text or a number")
-            ids.append(str(obj.get("id", len(ids) + 1)))
-            rows.append(ans)
-            refs.append(None if ref is None else str(ref))
-            lines.append(no)
+    for no, obj in json_objects(text_lines(p), str(p), expect="expected an object with an 'answers' field"):
+        if "answers" not in obj:
+            raise UserError(f"{p}:{no}: expected an object with an 'answers' field")
+        ans = obj["answers"]
+        if isinstance(ans, list):
+            names = [f"member{i + 1}" for i in range(len(ans))]
+            ans = dict(zip(names, ans))
+        if not isinstance(ans, dict) or not ans:
+            raise UserError(f"{p}:{no}: 'answers' must be a non-empty object (member -> answer) or list")
+        for k, v in ans.items():
+            if v is not None and not isinstance(v, (str, int, float)):
+                raise UserError(f"{p}:{no}: answer of {k!r} must be text, a number or null")
+        if members is None:
+            members = list(ans)
+        else:
+            extra = [k for k in ans if k not in members]
+            if extra:
+                raise UserError(f"{p}:{no}: member(s) {extra} not on the first line (members: {members})")
+        ref = obj.get("reference")
+        if ref is not None and not isinstance(ref, (str, int, float)):
+            raise UserError(f"{p}:{no}: 'reference' must be text or a number")
+        ids.append(str(obj.get("id", len(ids) + 1)))
+        rows.append(ans)
+        refs.append(None if ref is None else str(ref))
+        lines.append(no)
     if members is None:
         raise UserError(f"{p}: no problems in the file")
     if len(members) < 2:

@@ -33,6 +33,8 @@ import numpy as np
 
 from accord.consensus_core import get_policy
 from accord.errors import UserError
+from accord.verify.io.inputs import parse_json, read_text
+from accord.verify.io.outputs import write_text_atomic
 from accord.verify.analysis.evaluation import verdict_params
 from accord.verify.analysis.records import read_settings, read_trace, resolve_trace
 from accord.verify.analysis.report import primary_chain
@@ -76,12 +78,9 @@ class LabeledSolution:
 
 def _records(path: Path) -> Iterable[tuple[int, dict]]:
     """(line number, object) for a JSONL file or a JSON array; errors name the file and line."""
-    text = path.read_text(encoding="utf-8")
+    text = read_text(path, "label file")
     if text.lstrip().startswith("["):
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise UserError(f"{path}:{exc.lineno}: not valid JSON ({exc.msg})") from None
+        data = parse_json(text, str(path))
         for i, obj in enumerate(data):
             if not isinstance(obj, dict):
                 raise UserError(f"{path}:1: item {i} of the JSON list must be an object")
@@ -298,5 +297,5 @@ def write_labels(solutions: Sequence[LabeledSolution], path: str | Path, fmt: st
         raise UserError(f"cannot write step labels as {fmt!r}; choose one of {', '.join(writers)} "
                         "(accord traces are written by runs)")
     path = Path(path)
-    path.write_text("".join(json.dumps(writers[fmt](s)) + "\n" for s in solutions), encoding="utf-8")
+    write_text_atomic(path, "".join(json.dumps(writers[fmt](s)) + "\n" for s in solutions), "OUT")
     return path

@@ -25,6 +25,7 @@ from accord.adapters.served import check_generator, is_served
 from accord.consensus_core import get_policy
 from accord.consensus_core.validation import as_lambdas
 from accord.errors import UserError
+from accord.verify.io.inputs import read_text
 from accord.verify.loop.engine import Adaptive, Budgets
 from accord.verify.io.run_folder import CONFIG_FILE, VERSIONS_FILE
 
@@ -101,11 +102,11 @@ def _merge(base: dict, over: dict, path: tuple[str, ...] = ()) -> dict:
 def read_config_file(path: str | Path) -> dict[str, Any]:
     """The mapping in a YAML (.yaml/.yml) or TOML (.toml) file."""
     path = Path(path)
-    if not path.is_file():
-        raise UserError(f"{path}: no such config file")
-    text = path.read_text(encoding="utf-8")
+    text = read_text(path, "config file")
     try:
         data = tomllib.loads(text) if path.suffix == ".toml" else yaml.safe_load(text)
+    except RecursionError:
+        raise UserError(f"{path}: config nested too deeply") from None
     except (tomllib.TOMLDecodeError, yaml.YAMLError) as exc:
         line = getattr(getattr(exc, "problem_mark", None), "line", None)
         where = f"{path}:{line + 1}" if line is not None else str(path)
@@ -277,9 +278,12 @@ def save_run_config(run_dir: Path, cfg: RunConfig) -> None:
 def load_run_config(run_dir: Path) -> RunConfig:
     """The resolved config a run folder was started with (validated again)."""
     path = Path(run_dir) / CONFIG_FILE
-    if not path.is_file():
+    if not path.exists():
         raise UserError(f"{run_dir}: not a run folder (no {CONFIG_FILE})")
-    return resolve(read_config_file(path))
+    recorded = read_config_file(path)
+    if not recorded:
+        raise UserError(f"{path}: empty config; the run's settings are unknown, so it cannot be resumed")
+    return resolve(recorded)
 
 
 # ---------------------------------------------------------------- the typed config

@@ -7,8 +7,6 @@ validated and normalised to ``prompt_id, response_id, label?, <model>..., _line`
 
 from __future__ import annotations
 
-import csv
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator
@@ -20,6 +18,7 @@ import pyarrow.parquet as pq
 from pyarrow import csv as pacsv
 
 from accord.errors import UserError
+from accord.verify.io.inputs import csv_rows, input_file, parse_json, text_lines
 from accord.verify.io.json_lines import json_objects
 from accord.verify.tables import streaming
 
@@ -99,22 +98,20 @@ def _header(path: Path, fmt: str) -> tuple[list[str], list[str]]:
             raise UserError(f"{path}: not a readable Parquet file ({exc})") from None
         num = [f.name for f in schema if pa.types.is_floating(f.type) or pa.types.is_integer(f.type) or pa.types.is_null(f.type) or pa.types.is_decimal(f.type)]
         return schema.names, num
-    with path.open(encoding="utf-8", newline="") as fh:
-        if fmt == "csv":
-            names = [h.strip() for h in next(csv.reader(fh), [])]
-            return names, names
-        for _, obj in json_objects(fh, str(path)):
-                if "chosen" in obj:
-                    raise UserError(f"{path}: the pairs layout is evaluated in memory; drop --stream, --output, --chunk-size and --backend")
-                return list(obj), [k for k, v in obj.items() if v is None or (isinstance(v, (int, float)) and not isinstance(v, bool))]
+    lines = text_lines(path, "reward table")
+    if fmt == "csv":
+        names = [h.strip() for h in next((row for _, row in csv_rows(lines, str(path))), [])]
+        return names, names
+    for _, obj in json_objects(lines, str(path)):
+            if "chosen" in obj:
+                raise UserError(f"{path}: the pairs layout is evaluated in memory; drop --stream, --output, --chunk-size and --backend")
+            return list(obj), [k for k, v in obj.items() if v is None or (isinstance(v, (int, float)) and not isinstance(v, bool))]
     raise UserError(f"{path}: no rows")
 
 
 def open_rewards(path, models=None) -> RewardFile:
     """Format, models and label column of a best-of-n reward file, from its header."""
-    path = Path(path)
-    if not path.exists():
-        raise UserError(f"{path}: no such file")
+    path = input_file(path, "reward table")
     fmt = streaming.table_format(path)
     names, numeric = _header(path, fmt)
     if PROMPT not in names or RESPONSE not in names:
@@ -156,10 +153,7 @@ def _from_lines(src: RewardFile, items) -> pa.Table:
     pids, rids, labels, x = [], [], [], np.full((len(items), len(src.models)), np.nan)
     for i, (no, text) in enumerate(items):
         at = f"{src.path}:{no}" if no >= 0 else f"{src.path}: {text[:80]!r}"
-        try:
-            obj = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise UserError(f"{at}: not valid JSON ({exc.msg})") from None
+        obj = parse_json(text, at)
         if not isinstance(obj, dict) or PROMPT not in obj or RESPONSE not in obj:
             raise UserError(f"{at}: expected an object with prompt_id, response_id and rewards")
         if no < 0:
@@ -201,29 +195,26 @@ def _csv_chunks(src: RewardFile, chunk_size: int) -> Iterator[pa.Table]:
 
 def _locate_csv_error(src: RewardFile) -> None:
     """Re-read the CSV row by row to name the line of a value that is not a number (error path only)."""
-    with src.path.open(encoding="utf-8", newline="") as fh:
-        reader = csv.DictReader(fh)
-        for row in reader:
-            for col in (src.label, *src.models) if src.label else src.models:
-                cell = (row.get(col) or "").strip()
-                try:
-                    float(cell) if cell not in streaming.CSV_NULLS else None
-                except ValueError:
-                    what = "label must be 0 or 1" if col == src.label else "reward must be a number or null"
-                    raise UserError(f"{src.path}:{reader.line_num}: {col}: {what}, got {cell!r}") from None
+    for line, row in csv_rows(text_lines(src.path), str(src.path), dict_rows=True):
+        for col in (src.label, *src.models) if src.label else src.models:
+            cell = (row.get(col) or "").strip()
+            try:
+                float(cell) if cell not in streaming.CSV_NULLS else None
+            except ValueError:
+                what = "label must be 0 or 1" if col == src.label else "reward must be a number or null"
+                raise UserError(f"{src.path}:{line}: {col}: {what}, got {cell!r}") from None
 
 
 def _jsonl_chunks(src: RewardFile, chunk_size: int) -> Iterator[pa.Table]:
-    with src.path.open(encoding="utf-8") as fh:
-        buf = []
-        for no, text in enumerate(fh, 1):
-            if text.strip():
-                buf.append((no, text))
-            if len(buf) == chunk_size:
-                yield _from_lines(src, buf)
-                buf = []
-        if buf:
+    buf = []
+    for no, text in enumerate(text_lines(src.path), 1):
+        if text.strip():
+            buf.append((no, text))
+        if len(buf) == chunk_size:
             yield _from_lines(src, buf)
+            buf = []
+    if buf:
+        yield _from_lines(src, buf)
 
 
 def iter_rewards(src: RewardFile, chunk_size: int = streaming.DEFAULT_CHUNK_SIZE) -> Iterator[pa.Table]:

@@ -1,7 +1,9 @@
 """Reading tables of raw judge scores (CSV or JSONL) into a (steps, candidates, judges) array.
 
 CSV: header ``step,candidate,<judge 1>,<judge 2>,...``; one row per candidate; an empty cell is a
-failed judge. JSONL: one object per candidate,
+failed judge. A literal NaN (``nan`` in CSV, ``NaN`` in JSONL) is a failed judge too, on the
+in-memory and the streaming path alike; any other number outside [0, 1], infinities included, is
+rejected. JSONL: one object per candidate,
 ``{"step": ..., "candidate": ..., "scores": {"<judge>": value-or-null, ...}}``; the first record
 fixes the judges and every record must name the same ones. Steps keep their order of first
 appearance; candidates keep theirs within a step. Problems raise :class:`UserError` naming the
@@ -10,8 +12,6 @@ file, the line and the problem.
 
 from __future__ import annotations
 
-import csv
-import json
 import math
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,6 +20,7 @@ from typing import Iterable
 import numpy as np
 
 from accord.errors import UserError
+from accord.verify.io.inputs import csv_rows, input_file, parse_json, text_lines
 
 
 @dataclass(frozen=True)
@@ -56,56 +57,46 @@ def _score(value, where: str) -> float:
 
 
 def iter_csv_rows(path: Path) -> tuple[tuple[str, ...], Iterable[ScoreRow]]:
-    handle = path.open(newline="", encoding="utf-8")
-    reader = csv.reader(handle)
+    handle = text_lines(path, "score table")
+    reader = csv_rows(handle, str(path))
     try:
-        header = next(reader)
+        _, header = next(reader)
     except StopIteration:
-        handle.close()
         raise UserError(f"{path}:1: empty file, expected a header step,candidate,<judge>,...") from None
     header = [h.strip() for h in header]
     if len(header) < 4 or header[0] != "step" or header[1] != "candidate":
-        handle.close()
         raise UserError(f"{path}:1: header must be step,candidate,<judge 1>,<judge 2>,... (at least two judges), got {','.join(header)}")
     judges = tuple(header[2:])
     if len(set(judges)) != len(judges) or any(not j for j in judges):
-        handle.close()
         raise UserError(f"{path}:1: judge names must be non-empty and distinct, got {list(judges)}")
 
     def rows():
-        with handle:
-            for cells in reader:
-                line = reader.line_num
-                if not cells or all(not c.strip() for c in cells):
-                    continue
-                if len(cells) != len(header):
-                    raise UserError(f"{path}:{line}: expected {len(header)} columns, got {len(cells)}")
-                step, cand = cells[0].strip(), cells[1].strip()
-                if not step or not cand:
-                    raise UserError(f"{path}:{line}: step and candidate must not be empty")
-                where = f"{path}:{line}"
-                yield ScoreRow(line, step, cand, tuple(_score(c, f"{where} ({j})") for c, j in zip(cells[2:], judges)))
+        for line, cells in reader:
+            if not cells or all(not c.strip() for c in cells):
+                continue
+            if len(cells) != len(header):
+                raise UserError(f"{path}:{line}: expected {len(header)} columns, got {len(cells)}")
+            step, cand = cells[0].strip(), cells[1].strip()
+            if not step or not cand:
+                raise UserError(f"{path}:{line}: step and candidate must not be empty")
+            where = f"{path}:{line}"
+            yield ScoreRow(line, step, cand, tuple(_score(c, f"{where} ({j})") for c, j in zip(cells[2:], judges)))
 
     return judges, rows()
 
 
 def iter_jsonl_rows(path: Path) -> tuple[tuple[str, ...], Iterable[ScoreRow]]:
-    handle = path.open(encoding="utf-8")
-    lines = enumerate(handle, start=1)
+    lines = enumerate(text_lines(path, "score table"), start=1)
     first = None
     for line, text in lines:
         if text.strip():
             first = (line, text)
             break
     if first is None:
-        handle.close()
         raise UserError(f"{path}:1: empty file, expected one JSON object per candidate")
 
     def parse(line: int, text: str) -> dict:
-        try:
-            obj = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise UserError(f"{path}:{line}: not valid JSON ({exc.msg})") from None
+        obj = parse_json(text, f"{path}:{line}")
         if not isinstance(obj, dict) or not {"step", "candidate", "scores"} <= obj.keys():
             raise UserError(f"{path}:{line}: expected an object with keys step, candidate, scores")
         if not isinstance(obj["scores"], dict):
@@ -115,7 +106,6 @@ def iter_jsonl_rows(path: Path) -> tuple[tuple[str, ...], Iterable[ScoreRow]]:
     head = parse(*first)
     judges = tuple(str(k) for k in head["scores"])
     if len(judges) < 2:
-        handle.close()
         raise UserError(f"{path}:{first[0]}: a panel needs at least two judges, got {list(judges)}")
 
     def row(line: int, obj: dict) -> ScoreRow:
@@ -127,20 +117,17 @@ def iter_jsonl_rows(path: Path) -> tuple[tuple[str, ...], Iterable[ScoreRow]]:
         return ScoreRow(line, str(obj["step"]), str(obj["candidate"]), scores)
 
     def rows():
-        with handle:
-            yield row(first[0], head)
-            for line, text in lines:
-                if text.strip():
-                    yield row(line, parse(line, text))
+        yield row(first[0], head)
+        for line, text in lines:
+            if text.strip():
+                yield row(line, parse(line, text))
 
     return judges, rows()
 
 
 def iter_rows(path: Path) -> tuple[tuple[str, ...], Iterable[ScoreRow]]:
     """(judges, rows) for a CSV or JSONL score file, by extension (.csv, .jsonl/.json)."""
-    path = Path(path)
-    if not path.exists():
-        raise UserError(f"{path}: no such file")
+    path = input_file(path, "score table")
     suffix = path.suffix.lower()
     if suffix == ".csv":
         return iter_csv_rows(path)
@@ -175,10 +162,7 @@ def read_score_table(path) -> ScoreTable:
 def read_influence(path, judges: tuple[str, ...]) -> np.ndarray:
     """An m x m influence matrix from CSV; an optional header row of judge names reorders it."""
     path = Path(path)
-    if not path.exists():
-        raise UserError(f"{path}: no such file")
-    with path.open(newline="", encoding="utf-8") as handle:
-        rows = [r for r in csv.reader(handle) if r and any(c.strip() for c in r)]
+    rows = [r for _, r in csv_rows(text_lines(path, "influence matrix"), str(path)) if r and any(c.strip() for c in r)]
     if not rows:
         raise UserError(f"{path}:1: empty influence matrix")
     names = None

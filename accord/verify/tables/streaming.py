@@ -31,6 +31,8 @@ import pyarrow.parquet as pq
 from accord.consensus_core import Policy
 from accord.errors import UserError
 from accord.verify.io import faults
+from accord.verify.io.inputs import input_file
+from accord.verify.io.outputs import atomic_output
 from accord.verify.io.cluster import user_error_from
 from accord.verify.tables.score_table import _score, iter_csv_rows, iter_jsonl_rows
 
@@ -98,9 +100,7 @@ def table_format(path: Path) -> str:
 
 def open_source(path) -> TableSource:
     """Format and judges of a score file, read from its header (CSV), first record or schema."""
-    path = Path(path)
-    if not path.exists():
-        raise UserError(f"{path}: no such file")
+    path = input_file(path, "score table")
     fmt = table_format(path)
     if fmt == "csv":
         judges, rows = iter_csv_rows(path)
@@ -376,15 +376,14 @@ class _Writer:
     """The single writer of the output file; a failed run leaves no half-written file behind."""
 
     def __init__(self, output, judges, schema: pa.Schema | None = None):
-        self.path = Path(output)
-        self.tmp = self.path.with_name(self.path.name + ".partial")
+        self.target = atomic_output(output, "--output")
         self.schema = schema if schema is not None else output_schema(judges)
         self.writer = None
         self.parts = 0
 
     def __enter__(self):
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self.writer = pq.ParquetWriter(self.tmp, self.schema)
+        tmp = self.target.__enter__()
+        self.writer = pq.ParquetWriter(tmp, self.schema)
         return self
 
     def write(self, out: pa.Table, summary: TableSummary) -> None:
@@ -396,11 +395,7 @@ class _Writer:
 
     def __exit__(self, exc_type, exc, tb):
         self.writer.close()
-        if exc_type is None:
-            self.tmp.replace(self.path)
-        else:
-            self.tmp.unlink(missing_ok=True)
-        return False
+        return self.target.__exit__(exc_type, exc, tb)
 
 
 # --- Ray Data ------------------------------------------------------------------------------
@@ -414,8 +409,8 @@ def _jsonl_block(src: TableSource, lines: list[str]) -> pa.Table:
     for text in lines:
         try:
             obj = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise UserError(f"{src.path}: not valid JSON ({exc.msg}): {text[:80]!r}") from None
+        except (json.JSONDecodeError, RecursionError) as exc:
+            raise UserError(f"{src.path}: not valid JSON ({getattr(exc, 'msg', 'nested too deeply')}): {text[:80]!r}") from None
         if not isinstance(obj, dict) or not isinstance(obj.get("scores"), dict) or not {"step", "candidate"} <= obj.keys():
             raise UserError(f"{src.path}: expected an object with keys step, candidate, scores: {text[:80]!r}")
         where = f"{src.path}: step {obj['step']!r} candidate {obj['candidate']!r}"

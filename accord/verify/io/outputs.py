@@ -1,0 +1,59 @@
+"""Every file a command writes goes through here: checked before the work, renamed into place after it.
+
+:func:`writable_output` runs before any work, so a bad path (a missing folder, a directory, a
+read-only place such as /proc) costs nothing. :func:`atomic_output` writes to a temporary file in
+the target folder and renames it over the target only on success, so a failure leaves neither a
+half-written file nor a stray temporary one.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import tempfile
+from pathlib import Path
+from typing import Iterator
+
+from accord.errors import UserError
+
+
+def writable_output(path, flag: str = "output") -> Path:
+    """``path`` as a file this process can create or replace, or a UserError naming it and why."""
+    p = Path(path)
+    parent = p.parent
+    if p.is_dir():
+        raise UserError(f"{flag} {p}: is a directory, expected a file path")
+    if not parent.is_dir():
+        raise UserError(f"{flag} {p}: folder {parent} does not exist")
+    try:
+        fd, probe = tempfile.mkstemp(dir=parent, prefix=f".{p.name}.", suffix=".probe")
+    except OSError as exc:
+        raise UserError(f"{flag} {p}: cannot write in {parent} ({exc.strerror})") from None
+    os.close(fd)
+    os.unlink(probe)
+    if p.exists() and not os.access(p, os.W_OK):
+        raise UserError(f"{flag} {p}: exists and is not writable")
+    return p
+
+
+@contextlib.contextmanager
+def atomic_output(path, flag: str = "output") -> Iterator[Path]:
+    """A temporary path next to ``path``; renamed onto ``path`` when the block ends without error."""
+    target = writable_output(path, flag)
+    # one fixed name per target (one writer holds it: io.lock), so a killed writer's leftover is
+    # overwritten by the next run instead of piling up
+    tmp_path = target.with_name(f".{target.name}.partial")
+    try:
+        yield tmp_path
+        try:
+            os.replace(tmp_path, target)
+        except OSError as exc:
+            raise UserError(f"{flag} {target}: cannot replace ({exc.strerror})") from None
+    finally:
+        tmp_path.unlink(missing_ok=True)
+
+
+def write_text_atomic(path, text: str, flag: str = "output") -> None:
+    """Write a whole text file in one rename."""
+    with atomic_output(path, flag) as tmp:
+        tmp.write_text(text, encoding="utf-8")
