@@ -22,7 +22,7 @@ def test_print_config_shows_the_resolved_defaults(capsys):
     [
         (["--set", "budgets.nope=1"], "unknown config key 'budgets.nope'"),
         (["--policy", "nope"], "unknown policy 'nope'"),
-        (["--config", "/nonexistent.yaml"], "no such config file"),
+        (["--config", "/nonexistent.yaml"], "no such file"),
         (["--resume", "/nonexistent-run"], "not a run folder"),
     ],
 )

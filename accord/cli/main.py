@@ -53,7 +53,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return int(args._run(args) or 0)
     except UserError as exc:
-        print(f"accord {args.command}: error: {exc}", file=sys.stderr)
+        message = " ".join(str(exc).splitlines())  # a control character from the input stays on one line
+        print(f"accord {args.command}: error: {message}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print(f"accord {args.command}: interrupted", file=sys.stderr)

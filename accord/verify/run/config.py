@@ -283,7 +283,12 @@ def load_run_config(run_dir: Path) -> RunConfig:
     recorded = read_config_file(path)
     if not recorded:
         raise UserError(f"{path}: empty config; the run's settings are unknown, so it cannot be resumed")
-    return resolve(recorded)
+    try:
+        return resolve(recorded)
+    except UserError as exc:
+        raise UserError(f"{path}: {exc}") from None
+    except (TypeError, ValueError) as exc:  # keys or values of a type no config has
+        raise UserError(f"{path}: not a run config ({exc})") from None
 
 
 # ---------------------------------------------------------------- the typed config

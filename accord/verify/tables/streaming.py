@@ -31,9 +31,9 @@ import pyarrow.parquet as pq
 from accord.consensus_core import Policy
 from accord.errors import UserError
 from accord.verify.io import faults
-from accord.verify.io.inputs import input_file
-from accord.verify.io.outputs import atomic_output
 from accord.verify.io.cluster import user_error_from
+from accord.verify.io.inputs import csv_rows, input_file, text_lines
+from accord.verify.io.outputs import atomic_output
 from accord.verify.tables.score_table import _score, iter_csv_rows, iter_jsonl_rows
 
 STEP, CANDIDATE, LINE = "step", "candidate", "_line"
@@ -103,6 +103,9 @@ def open_source(path) -> TableSource:
     path = input_file(path, "score table")
     fmt = table_format(path)
     if fmt == "csv":
+        header = next((row for _, row in csv_rows(text_lines(path), str(path))), [])
+        if any(name != name.strip() for name in header):
+            raise UserError(f"{path}:1: column names must not start or end with spaces when streaming, got {header}")
         judges, rows = iter_csv_rows(path)
     elif fmt == "jsonl":
         judges, rows = iter_jsonl_rows(path)
