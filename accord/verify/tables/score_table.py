@@ -40,7 +40,7 @@ class ScoreRow:
     scores: tuple[float, ...]  # NaN = failed judge
 
 
-def _score(value, where: str) -> float:
+def score_cell(value, where: str) -> float:
     if value is None or (isinstance(value, str) and value.strip() == ""):
         return math.nan
     if isinstance(value, bool):
@@ -80,7 +80,7 @@ def iter_csv_rows(path: Path) -> tuple[tuple[str, ...], Iterable[ScoreRow]]:
             if not step or not cand:
                 raise UserError(f"{path}:{line}: step and candidate must not be empty")
             where = f"{path}:{line}"
-            yield ScoreRow(line, step, cand, tuple(_score(c, f"{where} ({j})") for c, j in zip(cells[2:], judges)))
+            yield ScoreRow(line, step, cand, tuple(score_cell(c, f"{where} ({j})") for c, j in zip(cells[2:], judges)))
 
     return judges, rows()
 
@@ -113,7 +113,7 @@ def iter_jsonl_rows(path: Path) -> tuple[tuple[str, ...], Iterable[ScoreRow]]:
         if set(keys) != set(judges):
             raise UserError(f"{path}:{line}: judges {sorted(keys)} differ from the first record's {sorted(judges)}")
         where = f"{path}:{line}"
-        scores = tuple(_score(obj["scores"][j], f"{where} ({j})") for j in judges)
+        scores = tuple(score_cell(obj["scores"][j], f"{where} ({j})") for j in judges)
         return ScoreRow(line, str(obj["step"]), str(obj["candidate"]), scores)
 
     def rows():

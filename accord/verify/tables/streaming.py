@@ -34,7 +34,7 @@ from accord.verify.io import faults
 from accord.verify.io.cluster import user_error_from
 from accord.verify.io.inputs import csv_rows, input_file, text_lines
 from accord.verify.io.outputs import atomic_output
-from accord.verify.tables.score_table import _score, iter_csv_rows, iter_jsonl_rows
+from accord.verify.tables.score_table import score_cell, iter_csv_rows, iter_jsonl_rows
 
 STEP, CANDIDATE, LINE = "step", "candidate", "_line"
 STATS = ("mean", "dispersion", "weighted_mean", "raw_mean", "raw_mad", "raw_var")
@@ -421,7 +421,7 @@ def _jsonl_block(src: TableSource, lines: list[str]) -> pa.Table:
             raise UserError(f"{where}: judges {sorted(obj['scores'])} differ from the first record's {sorted(src.judges)}")
         steps.append(str(obj["step"]))
         cands.append(str(obj["candidate"]))
-        scores.append([_score(obj["scores"][j], f"{where} ({j})") for j in src.judges])
+        scores.append([score_cell(obj["scores"][j], f"{where} ({j})") for j in src.judges])
     x = np.array(scores, dtype=np.float64).reshape(len(lines), len(src.judges))
     cols = {j: pa.array(x[:, i]) for i, j in enumerate(src.judges)}
     return _normalized(pa.array(steps), pa.array(cands), cols, src.judges, np.full(len(lines), -1))
