@@ -78,8 +78,10 @@ def test_io_tests_round_trip(args, expected):
 
 def test_static_judge():
     ctx = _ctx()
-    s = StaticJudge().score(ctx, [GOOD, "    return (\n", "    import os\n    return os.listdir('.')\n", "    return ys\n"])
-    assert s[0].value == 1.0 and s[0].reason == "clean"
+    s = StaticJudge().score(ctx, [GOOD, "    return (\n", "    import os\n    return os.listdir('.')\n", "    return ys\n",
+                                  "    unused = 1\n    return eval('xs')\n"])
+    assert s[0].value is None and "no static defect found" in s[0].reason  # nothing found is no evidence of correctness
+    assert s[4].value is None and "eval" in s[4].reason and "unused" in s[4].reason
     assert s[1].value == 0.0 and "does not parse" in s[1].reason
     assert s[2].value == 0.0 and "import os" in s[2].reason
     assert s[3].value == 0.25 and "ys" in s[3].reason

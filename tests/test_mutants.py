@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from accord.adapters.code.mutants import KINDS, mutate
 from accord.adapters.code.pool import PoolProblem, evaluate_policies, expected_pick, pool_from_json, pool_to_json
+from accord.adapters.code.static import analyse
 
 SRC = '''def clip_sum(xs, lo):
     total = 0
@@ -86,7 +87,8 @@ def test_ties_count_as_uniform_choice():
     share, tied, mixed = expected_pick(key, np.array([True, False, True, False]))
     assert share == pytest.approx(1 / 3) and tied and mixed
     assert expected_pick(np.array([0.2, 0.8]), np.array([False, True])) == (1.0, False, False)
-    assert expected_pick(np.array([-np.inf, -np.inf]), np.array([True, True])) == (0.0, False, False)
+    # no candidate could be ranked (no judge scored any): all of them tie
+    assert expected_pick(np.array([-np.inf, -np.inf, -np.inf]), np.array([True, False, False])) == (pytest.approx(1 / 3), True, True)
 
 
 def _pool():
@@ -107,6 +109,24 @@ def test_policy_evaluation_on_a_known_pool():
     assert res["pool"].accuracy == pytest.approx((1 / 3 + 1 / 2 + 1 / 2) / 3)
     assert res["oracle"].accuracy == 1.0
     assert res["mean"].ci_low <= res["mean"].accuracy <= res["mean"].ci_high
+
+
+def test_a_clean_static_check_does_not_vote_for_a_wrong_program():
+    """HumanEval/33's pattern: the canonical solution passes every visible test but agrees with few
+    mutants; a mutant the other judges rate as mediocre passed VERDICT's filter only because a clean
+    static check counted as a score of 1.0 for it."""
+    nan = float("nan")
+    scores = [[1.0, 1.0, 0.3], [1.0, 0.5, 0.517], [1.0, 0.0, 0.417]]  # static, execution, consistency
+    correct = [True, False, False]
+    scored_clean = [PoolProblem("p", ["canonical", "m1", "m2"], ["", "", ""], scores, [[None] * 3] * 3, correct)]
+    res = {r.policy: r.accuracy for r in evaluate_policies(scored_clean, ["verdict", "mean"])}
+    assert (res["verdict"], res["mean"]) == (0.0, 1.0)  # the defect: the mediocre mutant is accepted, the canonical is not
+    clean = analyse("def f(x):\n    return x + 1\n", "f").score()
+    assert clean.value is None  # a clean program gets no static score
+    abstained = [[clean.value if clean.value is not None else nan] + row[1:] for row in scores]
+    fixed = [PoolProblem("p", ["canonical", "m1", "m2"], ["", "", ""], abstained, [[None] * 3] * 3, correct)]
+    res = {r.policy: r.accuracy for r in evaluate_policies(fixed, ["verdict", "mean"])}
+    assert (res["verdict"], res["mean"]) == (1.0, 1.0)
 
 
 def test_pool_json_round_trip_and_errors():

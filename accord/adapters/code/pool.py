@@ -20,6 +20,7 @@ from accord.consensus_core import get_policy
 from accord.consensus_core.statistics import bootstrap_ci
 
 TIE_TOL = 1e-9
+CODE_JUDGE_LAMBDA = 1.0
 
 
 @dataclass
@@ -72,19 +73,26 @@ def build_pool(tasks, judges, n_mutants: int = 5, seed: int = 0, progress: Calla
 
 
 def expected_pick(rank_key: np.ndarray, correct: np.ndarray) -> tuple[float, bool, bool]:
-    """(expected correctness of a uniform pick among the best-ranked, tied?, tie mixes labels?)."""
+    """(expected correctness of a uniform pick among the best-ranked, tied?, tie mixes labels?).
+
+    When no candidate could be ranked (no judge scored any), all of them tie."""
     finite = np.isfinite(rank_key)
     if not finite.any():
-        return 0.0, False, False
-    best = np.max(rank_key[finite])
-    tied = finite & (np.abs(rank_key - best) <= TIE_TOL)
+        tied = np.ones(rank_key.shape, dtype=bool)
+    else:
+        best = np.max(rank_key[finite])
+        tied = finite & (np.abs(rank_key - best) <= TIE_TOL)
     share = float(np.mean(correct[tied]))
     return share, bool(tied.sum() > 1), bool(0.0 < share < 1.0)
 
 
 def evaluate_policies(pool: Sequence[PoolProblem], policies: Sequence[str], lambdas=None) -> list[PolicyResult]:
     """Every policy on every problem, plus the references ``pool`` (a random candidate) and
-    ``oracle`` (a correct candidate whenever there is one)."""
+    ``oracle`` (a correct candidate whenever there is one). ``lambdas`` defaults to the code
+    judges' stubbornness in a run config, 1.0 each (not the paper's LLM roles, which would be
+    given by position to whichever three judges the panel has)."""
+    if lambdas is None and pool:
+        lambdas = (CODE_JUDGE_LAMBDA,) * len(pool[0].scores[0])
     results = []
     for name in policies:
         policy = get_policy(name, lambdas=lambdas) if lambdas is not None else get_policy(name)

@@ -1,9 +1,13 @@
 """Static checks on a candidate program: cheap, no execution, run before anything is sandboxed.
 
-Score 0 when the program does not parse, does not define the entry point as a top-level function,
-or imports/calls something a solution has no business using (processes, files, sockets, the
-interpreter's internals). Otherwise 1, less 0.75 if pyflakes finds an undefined name (it would raise
-NameError), 0.5 per eval/exec/compile call and 0.1 per other pyflakes warning, floored at 0.5.
+A static check can refute a program but never confirm one, so the judge only scores what it finds:
+0 when the program does not parse, does not define the entry point as a top-level function, or
+imports/calls something a solution has no business using (processes, files, sockets, the
+interpreter's internals); 0.25 when pyflakes finds an undefined name (it would raise NameError).
+A program with no such defect gets no score (``None``, with any warnings and eval/exec/compile
+calls as the reason): "nothing found" is no evidence of correctness, and scoring it 1.0 would lift
+every candidate's consensus mean alike (on HumanEval mutants 98.7% of the candidates, right or
+wrong, were clean).
 """
 
 from __future__ import annotations
@@ -24,6 +28,8 @@ FORBIDDEN_MODULES = frozenset(
 FORBIDDEN_CALLS = frozenset("open __import__ breakpoint input exit quit globals".split())
 RISKY_CALLS = frozenset("eval exec compile".split())  # sometimes legitimate (HumanEval/160 uses eval)
 _IGNORED = ("RedefinedWhileUnused", "UnusedImport", "ImportStarUsed", "ImportStarUsage")
+UNDEFINED_NAME_SCORE = 0.25  # would raise NameError, unless only on a path never taken
+NOTHING_FOUND = "no static defect found (static checks cannot confirm a program)"
 
 
 @dataclass(frozen=True)
@@ -36,7 +42,7 @@ class StaticReport:
     undefined: tuple[str, ...]
     warnings: tuple[str, ...]
     error: str | None = None
-    risky: tuple[str, ...] = ()  # eval/exec/compile: legitimate at times, so a penalty, not a veto
+    risky: tuple[str, ...] = ()  # eval/exec/compile: legitimate at times, so noted, not a veto
 
     @property
     def runnable(self) -> bool:
@@ -50,12 +56,10 @@ class StaticReport:
             return JudgeScore(0.0, self.error or "entry point not defined")
         if self.forbidden:
             return JudgeScore(0.0, "forbidden: " + ", ".join(self.forbidden))
-        s = 1.0 - (0.75 if self.undefined else 0.0)
         if self.undefined:
-            return JudgeScore(max(0.0, s), "undefined names: " + ", ".join(self.undefined))
-        s = max(0.5, 1.0 - 0.1 * len(self.warnings) - 0.5 * len(self.risky))
+            return JudgeScore(UNDEFINED_NAME_SCORE, "undefined names: " + ", ".join(self.undefined))
         notes = self.risky + self.warnings
-        return JudgeScore(s, "; ".join(notes[:3]) if notes else "clean")
+        return JudgeScore.failed(NOTHING_FOUND + (": " + "; ".join(notes[:3]) if notes else ""))
 
 
 def analyse(program: str, entry_point: str) -> StaticReport:
