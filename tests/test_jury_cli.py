@@ -96,5 +96,7 @@ def test_table_output_runs_as_a_program(tmp_path, panel_file):
         capture_output=True, text=True, timeout=300,
     )
     assert proc.returncode == 0, proc.stderr
-    assert "jury (modal)" in proc.stdout
-    assert len(out.read_text().splitlines()) == 150
+    assert "label-free: estimated best member" in proc.stdout and "jury (" in proc.stdout
+    rows = [json.loads(line) for line in out.read_text().splitlines()]
+    assert len(rows) == 150
+    assert {"members", "member_correct", "labeled"} <= set(rows[0])

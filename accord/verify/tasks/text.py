@@ -11,6 +11,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
+from accord.adapters.answers import normalize_text
 from accord.verify.protocols import StepContext
 
 _STATED = re.compile(
@@ -64,8 +65,6 @@ def answers_match(answer: str | None, reference: str) -> float:
     a, r = _number(answer), _number(reference.strip())
     if a is not None and r is not None:
         return 1.0 if abs(a - r) <= 1e-6 * max(1.0, abs(r)) else 0.0
-    from accord.adapters.answer_equivalence import normalize_text
-
     return 1.0 if normalize_text(answer) == normalize_text(reference) else 0.0
 
 
