@@ -3,7 +3,7 @@
 Rules, in the order they apply (each documented in docs/jury.md):
 
 - cleaning: Unicode NFKC; ≤ ≥ ≠ − × · ∞ √ as ASCII; a final \\boxed{...}, $...$, \\(...\\) or
-  \\text{...} unwrapped; a trailing period dropped; white space collapsed.
+  \\text{...} unwrapped; a trailing period, quotes and * (bold) dropped; white space collapsed.
 - alternatives: "A, or equivalently B", "A, or approximately B", "A, or an equivalent form such
   as B", "A (i.e., B)", "A (e.g. B)": each part is read and the answer matches if any part does.
 - keywords: yes / no; non-existence ("none", "no solutions", "no such n exists", "there is no
@@ -122,7 +122,7 @@ def clean(text: str) -> str:
     changed = True
     while changed:
         changed = False
-        t = t.strip().rstrip(".").strip()
+        t = t.strip().rstrip(".").strip().strip("\"'`*").strip()
         for a, b in _WRAPPERS:
             if len(t) > len(a) + len(b) and t.startswith(a) and t.endswith(b) and a not in t[len(a) : -len(b)]:
                 t, changed = t[len(a) : -len(b)], True
