@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from accord.adapters.answer_equivalence import math_equivalent, normalize_text, text_equivalent
+from accord.adapters.answers import MATH, AnswerGrader, normalize_text, text_equivalent
 from accord.consensus_core.jury import MISSING, classify, run_jury, vote_codes
 
 
@@ -60,6 +60,7 @@ def test_bad_input_is_named():
 
 
 def test_math_equivalence_merges_equal_values_and_keeps_words_apart():
+    math_equivalent = AnswerGrader(MATH)
     assert math_equivalent("\\boxed{\\frac12}", "0.5")
     assert math_equivalent("1/2", "0.5")
     assert math_equivalent("2\\sqrt{2}", "\\sqrt{8}")

@@ -96,5 +96,51 @@ def test_table_output_runs_as_a_program(tmp_path, panel_file):
         capture_output=True, text=True, timeout=300,
     )
     assert proc.returncode == 0, proc.stderr
-    assert "jury (modal)" in proc.stdout
-    assert len(out.read_text().splitlines()) == 150
+    assert "label-free: estimated best member" in proc.stdout and "jury (" in proc.stdout
+    rows = [json.loads(line) for line in out.read_text().splitlines()]
+    assert len(rows) == 150
+    assert {"members", "member_correct", "labeled"} <= set(rows[0])
+
+
+def test_label_budget_measures_on_the_rows_it_did_not_read(capsys, panel_file):
+    doc = _json(capsys, panel_file, "--label-budget", "40", "--label-choice", "random")
+    assert doc["labeled"] == 40 and sum(v["labeled"] for v in doc["verdicts"]) == 40
+    un = doc["unlabeled"]
+    assert un["rows"] == 110
+    for key in ("jury", "best_member", "best_member_on_labels", "modal", "weighted", "label_free"):
+        lo, hi = un[key]["ci"]
+        assert 0 <= lo <= un[key]["accuracy"] <= hi <= 1
+    assert doc["few_label"]["rules"] and set(doc["few_label"]["member_accuracy"]) == {"alpha", "bravo", "charlie", "delta"}
+    row = next(v for v in doc["verdicts"] if not v["abstained"])
+    assert set(row["member_correct"]) == {"alpha", "bravo", "charlie", "delta"} and row["members"]
+    assert row["correct"] == any(row["member_correct"][m] for m in row["members"])
+
+
+def test_rows_with_a_reference_teach_the_rest(capsys, tmp_path, panel_file):
+    lines = [json.loads(x) for x in panel_file.read_text().splitlines()]
+    for i, obj in enumerate(lines):
+        if i % 3:
+            obj.pop("reference")
+    partial = tmp_path / "partial.jsonl"
+    partial.write_text("".join(json.dumps(o) + "\n" for o in lines))
+    doc = _json(capsys, partial)
+    assert doc["method"].startswith("few-label") and doc["labeled"] == 50
+    assert [v["labeled"] for v in doc["verdicts"]] == [i % 3 == 0 for i in range(150)]
+    assert "jury" not in doc  # nothing to measure the unreferenced rows against
+    assert main(["jury", str(partial), "--label-budget", "10"]) == 2
+    assert "reference" in capsys.readouterr().err
+
+
+def test_textual_answers_form_one_class(capsys, tmp_path):
+    rows = [
+        {"id": "a", "answers": {"m1": "The limit exists and is equal to 2", "m2": "2", "m3": "3"}, "reference": "2"},
+        {"id": "b", "answers": {"m1": "no such n exists", "m2": "None", "m3": "n = 4"}, "reference": "No integer solutions"},
+        {"id": "c", "answers": {"m1": "n!", "m2": "factorial(n)", "m3": ""}, "reference": "n!"},
+    ]
+    path = tmp_path / "textual.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    doc = _json(capsys, path, "--method", "modal")
+    assert [v["correct"] for v in doc["verdicts"]] == [True, True, True]
+    assert doc["verdicts"][0]["members"] == ["m1", "m2"] and doc["verdicts"][2]["member_correct"]["m3"] is False
+    assert _json(capsys, path, "--method", "modal", "--equivalence", "text")["jury"]["accuracy"] < 1
+    assert main(["jury", str(path), "--label-budget", "-1"]) == 2

@@ -22,6 +22,7 @@ from typing import Protocol, Sequence
 
 import numpy as np
 
+from accord.adapters.answers import MATH, AnswerGrader
 from accord.adapters.calibration import Calibrator
 from accord.protocols import JudgeScore, StepContext
 
@@ -195,12 +196,12 @@ class CorrectnessReward:
         self.name = name
 
     def rewards(self, prompts, responses, references=None) -> np.ndarray:
-        from accord.adapters.answer_equivalence import math_equivalent
-
         _check_pairs(prompts, responses)
         if references is None or any(r is None for r in references):
             raise ValueError("correctness rewards need a reference answer for every response")
-        return np.array([1.0 if math_equivalent(r, t) else 0.0 for r, t in zip(responses, references)])
+        grader = AnswerGrader(MATH)
+        grader.prepare(list(responses) + list(references))
+        return np.array([1.0 if grader.equivalent(r, t) else 0.0 for r, t in zip(responses, references)])
 
 
 class JudgeReward:

@@ -56,7 +56,8 @@ class WeightedVote:
         }
 
 
-def _codes(codes) -> np.ndarray:
+def check_codes(codes) -> np.ndarray:
+    """``codes`` as an integer array (problems, members >= 2), or ValueError."""
     c = np.asarray(codes)
     if c.ndim != 2 or not np.issubdtype(c.dtype, np.integer):
         raise ValueError(f"class codes must be an integer array of shape (problems, members), got {c.dtype} {c.shape}")
@@ -79,7 +80,7 @@ def _weights(acc: np.ndarray, g: float) -> np.ndarray:
     return np.log(a / ((1 - a) * max(g, G_MIN)))
 
 
-def _pick(score: np.ndarray, first: np.ndarray, c: np.ndarray, seed: int):
+def pick_slot(score: np.ndarray, first: np.ndarray, c: np.ndarray, seed: int):
     """Best hypothesis slot by score, ties (to 1e-9) broken by the jury's seeded keys."""
     n, M = c.shape
     s = np.where(first, score, -np.inf)
@@ -95,7 +96,7 @@ def _pick(score: np.ndarray, first: np.ndarray, c: np.ndarray, seed: int):
 
 
 @dataclass(frozen=True)
-class _Hypotheses:
+class Hypotheses:
     """Per problem and hypothesis h (slot j's class is right, or h = M: none is), what is fixed by
     the answers: who is right, who is wrong, and the wrong classes' first slots and sizes."""
 
@@ -109,7 +110,8 @@ class _Hypotheses:
     valid: np.ndarray  # (n, H) bool
 
 
-def _hypotheses(c: np.ndarray) -> _Hypotheses:
+def hypotheses(c: np.ndarray) -> Hypotheses:
+    """Everything the answers fix under each hypothesis (see :class:`Hypotheses`)."""
     present, same, first = _structure(c)
     n, M = c.shape
     right = np.concatenate([same.transpose(0, 2, 1), np.zeros((n, 1, M), dtype=bool)], axis=1)  # (n, H, i)
@@ -119,11 +121,12 @@ def _hypotheses(c: np.ndarray) -> _Hypotheses:
     wrong_slot = first[:, None, :] & ~right_first
     size = np.where(wrong_slot, same.sum(axis=1)[:, None, :], 0).astype(np.float64)
     valid = np.concatenate([first, present.any(axis=1, keepdims=True)], axis=1)
-    return _Hypotheses(present, same, first, right.astype(np.float64), wrong.astype(np.float64), wrong_slot, size, valid)
+    return Hypotheses(present, same, first, right.astype(np.float64), wrong.astype(np.float64), wrong_slot, size, valid)
 
 
-def _log_posterior_h(h: _Hypotheses, acc: np.ndarray, s: float):
-    """Unnormalised log posterior (n, M + 1) of each hypothesis, and E[# wrong on the attractor].
+def log_joint(h: Hypotheses, acc: np.ndarray, s: float):
+    """Log joint probability (n, M + 1) of the answers and each hypothesis (the unnormalised log
+    posterior), and E[# wrong on the attractor] under each hypothesis.
 
     Wrong answers land on one shared attractor with probability s, else on an answer of their own;
     so a wrong class of two or more members must be the attractor (a second such class has the
@@ -144,8 +147,8 @@ def _log_posterior_h(h: _Hypotheses, acc: np.ndarray, s: float):
 
 
 def _log_posterior(c: np.ndarray, acc: np.ndarray, s: float):
-    h = _hypotheses(c)
-    score, att = _log_posterior_h(h, acc, s)
+    h = hypotheses(c)
+    score, att = log_joint(h, acc, s)
     return score, att, h.present, h.same, h.first
 
 
@@ -158,12 +161,12 @@ def weighted_vote(codes, accuracy, coincidence: float = 0.0, seed: int = 0, meth
 
     With equal accuracies and no attractor this is exactly the modal vote (same tie keys).
     """
-    c = _codes(codes)
+    c = check_codes(codes)
     acc = np.asarray(accuracy, dtype=np.float64)
     if acc.shape != (c.shape[1],):
         raise ValueError(f"got {acc.size} accuracies for {c.shape[1]} members")
     score, _, present, same, first = _log_posterior(c, acc, coincidence)
-    chosen, pick, tied = _pick(score[:, :-1], first, c, seed)
+    chosen, pick, tied = pick_slot(score[:, :-1], first, c, seed)
     post = _posterior(score, _with_none(first))
     conf = np.where(chosen != MISSING, post[np.arange(c.shape[0]), pick], 0.0)
     w = _weights(acc, 1.0)
@@ -187,7 +190,7 @@ def agreement_accuracy(codes) -> tuple[np.ndarray, float]:
     """
     from scipy.optimize import least_squares
 
-    c = _codes(codes)
+    c = check_codes(codes)
     present, same, _ = _structure(c)
     M = c.shape[1]
     if M < 3:
@@ -209,14 +212,14 @@ def agreement_accuracy(codes) -> tuple[np.ndarray, float]:
     return np.clip(fit.x[:M], A_MIN, A_MAX), float(fit.x[M])
 
 
-def _em_run(h: _Hypotheses, acc: np.ndarray, s: float, max_iter: int, tol: float):
+def _em_run(h: Hypotheses, acc: np.ndarray, s: float, max_iter: int, tol: float):
     samef = h.same.astype(np.float64)
     n_ans = np.maximum(h.present.sum(axis=0), 1)
     n_wrong_h = h.wrong.sum(axis=2)  # (n, H)
     it = 0
     loglik = -np.inf
     for it in range(1, max_iter + 1):
-        score, att = _log_posterior_h(h, acc, s)
+        score, att = log_joint(h, acc, s)
         top = np.max(score, axis=1)
         top = np.where(np.isfinite(top), top, 0.0)
         e = np.where(h.valid, np.exp(score - top[:, None]), 0.0)
@@ -249,7 +252,7 @@ def _em_one_coin(c: np.ndarray, max_iter: int, tol: float):
         acc0, s0 = agreement_accuracy(c)
         starts.append((np.clip(acc0, 0.05, 0.95), float(np.clip(s0, 0.05, 0.95))))
     best = None
-    h = _hypotheses(c)
+    h = hypotheses(c)
     for acc0, s0 in starts:
         run = _em_run(h, acc0, s0, max_iter, tol)
         if best is None or run[3] > best[3]:
@@ -296,7 +299,7 @@ def dawid_skene(
     level: float = 0.95,
 ) -> WeightedVote:
     """Dawid-Skene EM; each member's estimated accuracy with a bootstrap interval over problems."""
-    c = _codes(codes)
+    c = check_codes(codes)
     if global_labels:
         T, _, _, acc, it = _em_confusion(c, max_iter, tol)
         present = c != MISSING
@@ -321,7 +324,7 @@ def dawid_skene(
             if global_labels:
                 boots[b] = _em_confusion(c[idx], max_iter, tol)[3]
             else:
-                boots[b] = _em_run(_hypotheses(c[idx]), acc, g, max_iter, tol)[0]  # started at the fit
+                boots[b] = _em_run(hypotheses(c[idx]), acc, g, max_iter, tol)[0]  # started at the fit
         lo, hi = (1 - level) / 2 * 100, (1 + level) / 2 * 100
         ci = np.stack([np.percentile(boots, lo, axis=0), np.percentile(boots, hi, axis=0)], axis=1)
         vote = WeightedVote(vote.method, vote.chosen, vote.confidence, vote.tied, vote.accuracy, ci, vote.coincidence, vote.weights, vote.iterations)
@@ -330,7 +333,7 @@ def dawid_skene(
 
 def weighted_plurality(codes, seed: int = 0, n_boot: int = 0, level: float = 0.95) -> WeightedVote:
     """Accuracy-weighted plurality with agreement-rate accuracies (label-free, no EM)."""
-    c = _codes(codes)
+    c = check_codes(codes)
     acc, s = agreement_accuracy(c)
     v = weighted_vote(c, acc, s, seed, method="weighted")
     if n_boot:
@@ -344,7 +347,7 @@ def weighted_plurality(codes, seed: int = 0, n_boot: int = 0, level: float = 0.9
 
 def supervised_accuracy(codes, correct) -> tuple[np.ndarray, float]:
     """Member accuracies and the wrong-answer coincidence g measured against labels."""
-    c = _codes(codes)
+    c = check_codes(codes)
     ok = np.asarray(correct, dtype=bool)
     present, same, _ = _structure(c)
     acc = np.clip((ok & present).sum(axis=0) / np.maximum(present.sum(axis=0), 1), A_MIN, A_MAX)

@@ -7,29 +7,29 @@ import json
 
 import numpy as np
 
-from accord.adapters.answer_equivalence import get_equivalence
-from accord.cli.jury_collect import WORD as COLLECT
-from accord.cli.jury_collect import add_collect_arguments, run_collect
-from accord.consensus_core.jury import MISSING, class_of, correctness, run_jury
+from accord.consensus_core.jury import MISSING, correctness
 from accord.consensus_core.jury_estimate import check_law, estimate_law
 from accord.consensus_core.jury_law import predict
 from accord.consensus_core.jury_plan import plan_panel
-from accord.consensus_core.jury_weighted import dawid_skene, weighted_plurality
+from accord.cli.jury_collect import WORD as COLLECT
+from accord.cli.jury_collect import add_collect_arguments, run_collect
+from accord.cli.options import nonnegative_int, positive_float, positive_int, unit_interval
 from accord.errors import UserError
-from accord.verify.analysis.evaluation import bootstrap_ci
+from accord.consensus_core.statistics import bootstrap_ci
 from accord.verify.io.jury import PanelAnswers, read_panel_answers
 from accord.verify.io.outputs import writable_output, write_text_atomic
-from accord.cli.options import nonnegative_int, positive_float, positive_int, unit_interval
+from accord.verify.jury_methods import METHODS, chosen_members, decide, panel_classes, unlabeled_comparison
 
 NAME = "jury"
-HELP = "Modal-vote jury over a panel's answers (JSONL); accuracy, the jury law and panel planning."
-METHODS = ("modal", "weighted", "dawid-skene")
+HELP = "Jury over a panel's answers (JSONL): answer classes, label-free or few-label decisions, accuracy, the jury law."
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("file", help='JSONL: {"id", "answers": {member: answer}, "reference"?} per problem; or "collect" (below)')
-    p.add_argument("--equivalence", choices=("text", "math"), default="text", help="answer classes: normalised text or math-verify (default text)")
-    p.add_argument("--method", choices=METHODS, default="modal", help="modal vote, accuracy-weighted plurality, or Dawid-Skene EM (default modal)")
+    p.add_argument("--equivalence", choices=("auto", "math", "text"), default="auto", help="answer classes: math where answers parse as math and textual forms otherwise (auto), math only, or normalised text (default auto)")
+    p.add_argument("--method", choices=METHODS, default="auto", help="auto: the label-free default, or the few-label jury when only some rows have a reference (default auto)")
+    p.add_argument("--label-budget", type=nonnegative_int, default=None, metavar="N", help="read the references of only N rows, learn from them, measure on the rest")
+    p.add_argument("--label-choice", choices=("active", "random"), default="active", help="which rows --label-budget reads (default active)")
     p.add_argument("--min-agreement", type=unit_interval, default=0.0, help="abstain when the winning class has a smaller share of the votes (default 0)")
     p.add_argument("--seed", type=int, default=0, help="seed of the tie-break rule and the bootstraps (default 0)")
     p.add_argument("--check-law", action="store_true", help="estimate (a, rho, s), compare the law with the panel and test its fit (needs references)")
@@ -40,14 +40,6 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--out", default=None, help="write one JSON line per problem (answer, agreement, abstained, tie) to this file; with collect: the jury file to write (or resume)")
     p.add_argument("--json", action="store_true", help="print one JSON document instead of tables")
     add_collect_arguments(p)  # accord jury collect QUESTIONS.jsonl --member ... --out FILE
-
-
-def _equivalence(name: str):
-    return get_equivalence(name)
-
-
-def _truth(panel: PanelAnswers, codes: np.ndarray, eq) -> np.ndarray:
-    return np.array([class_of(r, a, c, eq) for r, a, c in zip(panel.references, panel.answers, codes)])
 
 
 def _acc_entry(hits: np.ndarray, n_boot: int, seed: int) -> dict:
@@ -91,35 +83,21 @@ def error_correlations(correct: np.ndarray, present: np.ndarray) -> np.ndarray:
     return R
 
 
-def _decide(args, codes: np.ndarray, res, members: list[str]):
-    """(chosen class codes, confidence, tied, extra report) for the chosen method."""
-    if args.method == "modal":
-        return res.vote.chosen, res.agreement, res.vote.tied, {}
-
-    if args.method == "dawid-skene":
-        fit = dawid_skene(codes, seed=args.seed, n_boot=args.n_boot)
-    else:
-        fit = weighted_plurality(codes, seed=args.seed, n_boot=args.n_boot)
-    extra = {
-        "estimated_accuracy": {
-            m: {"value": float(v), "ci": [float(ci[0]), float(ci[1])]} for m, v, ci in zip(members, fit.accuracy, fit.accuracy_ci)
-        }
-    }
-    return fit.chosen, fit.confidence, fit.tied, extra
-
-
 def build_document(args: argparse.Namespace, panel: PanelAnswers) -> dict:
-    eq = _equivalence(args.equivalence)
-    res = run_jury(panel.answers, eq, args.min_agreement, args.seed)
+    if (args.check_law or args.plan is not None) and not panel.labelled:
+        missing = [pid for pid, r in zip(panel.ids, panel.references) if r is None][:3]
+        raise UserError(f"{args.file}: --check-law and --plan need a 'reference' on every line (missing for {missing})")
+    classes = panel_classes(panel.answers, panel.references, args.equivalence)
+    codes, truth = classes.codes, classes.truth
     try:
-        chosen, conf, tied, extra = _decide(args, res.codes, res, panel.members)
+        dec = decide(args.method, classes, panel.members, args.seed, min(args.n_boot, 40), args.label_budget, args.label_choice)
     except ValueError as exc:
-        raise UserError(f"{args.file}: --method {args.method}: {exc}") from None
-    codes = res.codes
+        raise UserError(f"{args.file}: {exc}") from None
+    chosen, conf, tied = dec.chosen, dec.confidence, dec.tied
     abstain = (chosen == MISSING) | (conf < args.min_agreement)
     doc: dict = {
         "file": str(args.file),
-        "method": args.method,
+        "method": dec.method,
         "equivalence": args.equivalence,
         "members": panel.members,
         "problems": len(panel.ids),
@@ -128,17 +106,21 @@ def build_document(args: argparse.Namespace, panel: PanelAnswers) -> dict:
         "answered": int((~abstain).sum()),
         "coverage": float((~abstain).mean()),
         "ties": int(np.sum(tied)),
-        **extra,
+        "labeled": int(dec.labeled.sum()),
+        **({"answers_read": classes.parse} if classes.parse else {}),
+        **dec.report,
     }
     verdicts = []
     labelled = panel.labelled
-    truth = _truth(panel, codes, eq) if labelled else None
+    who = chosen_members(codes, chosen)
+    right = (codes == truth[:, None]) & (codes != MISSING)
     for i, pid in enumerate(panel.ids):
-        row_codes = codes[i]
-        ans = None if abstain[i] else panel.answers[i][int(np.argmax(row_codes == chosen[i]))]
-        v = {"id": pid, "answer": ans, "agreement": float(conf[i]), "abstained": bool(abstain[i]), "tie": bool(tied[i])}
-        if labelled:
+        ans = None if abstain[i] else panel.answers[i][who[i][0]]
+        v = {"id": pid, "answer": ans, "agreement": float(conf[i]), "abstained": bool(abstain[i]), "tie": bool(tied[i]),
+             "members": [] if abstain[i] else [panel.members[j] for j in who[i]], "labeled": bool(dec.labeled[i])}
+        if classes.has_reference[i]:
             v["correct"] = bool(not abstain[i] and chosen[i] == truth[i])
+            v["member_correct"] = {m: bool(right[i, j]) for j, m in enumerate(panel.members)}
         verdicts.append(v)
     doc["verdicts"] = verdicts
     if labelled:
@@ -147,20 +129,19 @@ def build_document(args: argparse.Namespace, panel: PanelAnswers) -> dict:
         hit = (chosen == truth) & ~abstain
         doc["jury"] = _acc_entry(hit, args.n_boot, args.seed)
         doc["jury_answered"] = _acc_entry(hit[~abstain], args.n_boot, args.seed)
-        doc["member_accuracy"] = {m: _acc_entry(ok[present[:, j], j], args.n_boot, args.seed) for j, m in enumerate(panel.members)}
+        doc["member_accuracy"] = {m: _acc_entry(ok[:, j], args.n_boot, args.seed) for j, m in enumerate(panel.members)}
         best = max(doc["member_accuracy"].items(), key=lambda kv: kv[1]["accuracy"])
         doc["best_member"] = {"name": best[0], **best[1]}
         j = panel.members.index(best[0])
         diff = hit.astype(float) - ok[:, j].astype(float)  # paired, per problem (no answer = wrong)
         lo, hi = bootstrap_ci(diff, n_boot=max(args.n_boot, 1), seed=args.seed)
         doc["vs_best_member"] = {"difference": float(diff.mean()), "ci": [lo, hi]}
+        if dec.labeled.any():
+            doc["unlabeled"] = unlabeled_comparison(classes, dec, panel.members, args.seed, args.n_boot)
         if args.check_law:
             doc["law"] = law_section(args, codes, ok, hit)
         if args.plan is not None:
             doc["plan"] = plan_section(args, panel, ok, present, codes)
-    elif args.check_law or args.plan is not None:
-        missing = [pid for pid, r in zip(panel.ids, panel.references) if r is None][:3]
-        raise UserError(f"{args.file}: --check-law and --plan need a 'reference' on every line (missing for {missing})")
     return doc
 
 
@@ -210,6 +191,7 @@ def print_report(doc: dict) -> None:
         f"[bold]{doc['problems']}[/] problems, [bold]{len(doc['members'])}[/] members, method {doc['method']}, "
         f"equivalence {doc['equivalence']}; answered {doc['answered']} ({doc['coverage']:.1%}), ties {doc['ties']}"
     )
+    print_decision(con, doc)
     if "jury" in doc:
         t = Table(title="accuracy (95% bootstrap CI)", title_justify="left")
         for col in ("who", "accuracy", "CI", "n"):
@@ -258,6 +240,43 @@ def print_report(doc: dict) -> None:
         con.print(t)
 
 
+def print_decision(con, doc: dict) -> None:
+    """What decided: the label-free default and why it fell back, or what the labels taught."""
+    from rich.table import Table
+
+    lf = doc.get("label_free")
+    if lf:
+        fit = lf["fit_test"]
+        test = "" if fit is None else f"; fit test RMSEA {fit['rmsea']:.3f}, close-fit p {fit['p_close']:.3g}"
+        con.print(
+            f"label-free: estimated best member {lf['estimated_best_member']} (same in {lf['best_member_share']:.0%} of refits), "
+            f"vote advantage {lf['advantage']:+.3f} [{lf['advantage_ci'][0]:+.3f}, {lf['advantage_ci'][1]:+.3f}]{test}"
+        )
+        for reason in lf["reasons"]:
+            con.print(f"[bold yellow]fallback to the estimated best member:[/] {reason}")
+        if lf["reasons"]:
+            con.print("a reference on a few rows settles this: give some rows a 'reference', or measure with --label-budget N")
+    few = doc.get("few_label")
+    if few:
+        t = Table(title=f"learned from {few['labeled']} labels (prior strength {few['kappa']:.3g}); largest patterns", title_justify="left")
+        for col in ("classes", "problems", "labels per class", "trust"):
+            t.add_column(col)
+        for r in few["rules"][:8]:
+            t.add_row(" | ".join(",".join(b) for b in r["classes"]), str(r["problems"]), str(r["counts"]), ",".join(r["trust"]))
+        con.print(t)
+    un = doc.get("unlabeled")
+    if un:
+        t = Table(title=f"on the {un['rows']} rows whose reference was not read (95% bootstrap CI)", title_justify="left")
+        for col in ("rule", "accuracy", "CI"):
+            t.add_column(col)
+        rows = [(f"jury ({doc['method']})", un["jury"]), (f"best member ({un['best_member']['name']}, by hindsight)", un["best_member"]),
+                (f"best member on the labels ({un['best_member_on_labels']['name']})", un["best_member_on_labels"]),
+                ("modal", un["modal"]), ("weighted", un["weighted"]), (f"label-free default ({un['label_free']['rule']})", un["label_free"])]
+        for name, e in rows:
+            t.add_row(name, f"{e['accuracy']:.3f}", f"[{e['ci'][0]:.3f}, {e['ci'][1]:.3f}]")
+        con.print(t)
+
+
 def run(args: argparse.Namespace) -> int:
     if args.file == COLLECT:
         return run_collect(args)
@@ -266,6 +285,8 @@ def run(args: argparse.Namespace) -> int:
     if args.out:
         writable_output(args.out, "--out")
     panel = read_panel_answers(args.file)
+    if args.label_budget is not None and args.label_budget > len(panel.ids):
+        raise UserError(f"--label-budget {args.label_budget} exceeds the {len(panel.ids)} rows of {args.file}")
     doc = build_document(args, panel)
     if args.out:
         write_text_atomic(args.out, "".join(json.dumps(v) + "\n" for v in doc["verdicts"]), "--out")

@@ -1,0 +1,36 @@
+"""Answer equivalence for real final answers: math where an answer parses as math, textual forms otherwise.
+
+``AnswerGrader(ParseConfig(), GradeConfig())`` parses each answer once (:mod:`.parser`) and
+compares parsed forms (:mod:`.grader`); :func:`equivalence` gives the jury's ``auto``, ``math``
+and ``text`` equivalences.
+"""
+
+from accord.adapters.answers.config import AUTO, MATH, GradeConfig, ParseConfig
+from accord.adapters.answers.forms import ParsedAnswer
+from accord.adapters.answers.grader import AnswerGrader, Comparer
+from accord.adapters.answers.parser import AnswerParser
+from accord.adapters.answers.text_forms import normalize_text
+
+EQUIVALENCES = ("auto", "math", "text")
+
+
+def text_equivalent(x: str, y: str) -> bool:
+    """Equal after NFKC, case folding, collapsing white space and dropping trailing punctuation and $."""
+    return normalize_text(x) == normalize_text(y)
+
+
+def equivalence(name: str):
+    """A fresh ``(str, str) -> bool`` for ``auto`` (math and textual forms), ``math`` or ``text``."""
+    if name == "text":
+        return text_equivalent
+    if name == "auto":
+        return AnswerGrader(AUTO)
+    if name == "math":
+        return AnswerGrader(MATH)
+    raise ValueError(f"unknown answer equivalence {name!r}; choose one of {', '.join(EQUIVALENCES)}")
+
+
+__all__ = [
+    "AUTO", "MATH", "EQUIVALENCES", "AnswerGrader", "AnswerParser", "Comparer", "GradeConfig", "ParseConfig",
+    "ParsedAnswer", "equivalence", "normalize_text", "text_equivalent",
+]

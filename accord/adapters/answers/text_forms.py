@@ -1,0 +1,191 @@
+"""The textual forms of real final answers, turned into values or value texts (no sympy here).
+
+Rules, in the order they apply (each documented in docs/jury.md):
+
+- cleaning: Unicode NFKC; ≤ ≥ ≠ − × · ∞ √ as ASCII; a final \\boxed{...}, $...$, \\(...\\) or
+  \\text{...} unwrapped; a trailing period, quotes and * (bold) dropped; white space collapsed.
+- alternatives: "A, or equivalently B", "A, or approximately B", "A, or an equivalent form such
+  as B", "A (i.e., B)", "A (e.g. B)": each part is read and the answer matches if any part does.
+- keywords: yes / no; non-existence ("none", "no solutions", "no such n exists", "there is no
+  ...", "does not exist", the empty set) is the same verdict as "no"; "infinitely many",
+  "infinite", "∞" are one verdict.
+- sentences stating a value: "3 is the only possible value", "The limit exists and is equal to
+  2", "the answer is 5", "exactly one", "at least 1 number", "98 values", "n times", "12 cm",
+  "x(n) > y(n-1) for all n ≥ 2" give 3, 2, 5, 1, 1, 98, n, 12 and the relation. Number words
+  up to twenty are digits; "exactly", "only", "at least", "at most" are dropped (the question
+  sets the direction of a bound).
+- percent: "35.7%" is 0.357 and also matches 35.7.
+- units: a number followed by a unit of length, mass, time, area, money or angle ("12 cm",
+  "$30", "45°") is the number.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+_SPACE = re.compile(r"\s+")
+_UNICODE = {
+    "≤": "<=", "⩽": "<=", "≥": ">=", "⩾": ">=", "≠": "!=", "−": "-", "–": "-", "×": "*", "·": "*",
+    "⋅": "*", "∞": "oo", "√": "sqrt", "÷": "/", "∅": "{}", "π": "pi", "’": "'", "\u00a0": " ",
+}
+_WRAPPERS = (("$$", "$$"), ("$", "$"), ("\\(", "\\)"), ("\\[", "\\]"))
+_TEXT_CMD = re.compile(r"\\(?:text|textbf|mathrm|mbox|operatorname)\{([^{}]*)\}")
+
+WORD_NUMBERS = {
+    w: str(i)
+    for i, w in enumerate(
+        "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen "
+        "sixteen seventeen eighteen nineteen twenty".split()
+    )
+}
+WORD_NUMBERS.update({"a single": "1", "single": "1", "once": "1", "twice": "2", "thrice": "3"})
+
+_ALTERNATIVE = re.compile(
+    r",?\s+or\s+(?:equivalently|approximately|about|roughly|an?\s+equivalent\s+form\s+(?:such\s+as|like)|in\s+other\s+words)[,:]?\s+"
+    r"|,\s*(?:equivalently|i\.e\.|that\s+is)[,:]?\s+",
+    re.IGNORECASE,
+)
+_ASIDE = re.compile(r"^(?P<main>.+?)\s*\((?:i\.e\.|e\.g\.|that\s+is|namely|or)[,:]?\s*(?P<alt>[^()]+)\)$", re.IGNORECASE)
+
+_NO = re.compile(
+    r"^(?:no|nope|false|none|nothing|never|impossible|not\s+possible|(?:it\s+is|it's)\s+(?:not\s+possible|impossible)"
+    r"|(?:the\s+)?empty\s+set|\{\s*\}|\\emptyset|\\varnothing|no\s+solutions?)$"
+    r"|^no\s*[,.;:!]"
+    r"|^no\s+(?!more\b|less\b|fewer\b|greater\b|larger\b|smaller\b)[a-z]"
+    r"|^there\s+(?:is|are|exists?)\s+no\b"
+    r"|\b(?:does|do|can)\s*(?:not|n't)\s+exist\b|\bcannot\s+exist\b|\bnon-?existent\b",
+    re.IGNORECASE,
+)
+_YES = re.compile(r"^(?:yes|yeah|yep|true|(?:it\s+is|it's)\s+(?:possible|true))(?:$|\s*[,.;:!]|\s)", re.IGNORECASE)
+_INFINITE = re.compile(
+    r"^(?:there\s+(?:are|exist)\s+)?(?:infinitely\s+many|an\s+infinite\s+(?:number|amount)|infinite(?:ly)?|infinity|unboundedly\s+many|oo|\+oo|\\infty)\b",
+    re.IGNORECASE,
+)
+
+# A sentence that states a value: each rule gives a shorter candidate text.
+_QUANTIFIER = re.compile(
+    r"^(?:exactly|precisely|only|just|at\s+least|at\s+most|no\s+more\s+than|no\s+less\s+than|no\s+fewer\s+than|"
+    r"approximately|about|around|roughly|~|≈)\s+(?P<v>.+)$",
+    re.IGNORECASE,
+)
+_VALUE_FIRST = re.compile(
+    r"^(?P<v>.+?)\s+(?:is|are|would\s+be)\s+(?:the\s+|a\s+|an\s+)?(?:only|unique|sole|final|correct|required|desired|answer|"
+    r"largest|smallest|greatest|least|maximum|minimum|maximal|minimal|possible|value|solution|result)\b.*$",
+    re.IGNORECASE,
+)
+_VALUE_THEN_NOUN = re.compile(r"^(?P<v>\S+)\s+(?P<w>[a-z][a-z'-]*(?:\s+[a-z][a-z'-]*){0,2})$", re.IGNORECASE)
+_QUALIFIER = re.compile(
+    r"^(?P<v>.+?),?\s+(?:for\s+(?:all|every|each|any)\b|for\s+[a-z]\w*\s*(?:>=|<=|>|<|=|!=|in)\s*).*$", re.IGNORECASE
+)
+_LEAD_IN = re.compile(
+    r"^.*?\b(?:is|are|equals|was|becomes|be|gives|get|obtain)\s+(?:equal\s+to\s+|exactly\s+|precisely\s+|given\s+by\s+)?(?P<v>.+)$"
+    r"|^.*?(?:answer|result)\s*[:=]\s*(?P<v2>.+)$",
+    re.IGNORECASE,
+)
+_DEGREE = re.compile(r"^(?P<v>.+?)\s*(?:°|\^\s*\{?\\circ\}?|\\circ|\s+degrees?)$", re.IGNORECASE)
+_CURRENCY = re.compile(r"^\$\s*(?P<v>\d[\d,]*(?:\.\d+)?)$")
+_UNIT = re.compile(
+    r"^(?P<v>[-+]?\d[\d,]*(?:\.\d+)?(?:/\d+)?)\s*(?:mm|cm|dm|m|km|in|ft|yd|mi|mg|g|kg|lbs?|oz|ml|l|s|sec|min|h|hrs?|ms|"
+    r"km/h|m/s|mph|(?:sq\s*)?(?:cm|m|km|units?)(?:\^?[23])?|units?|dollars?|cents?|euros?|degrees?|deg|rad|radians?)\.?$",
+    re.IGNORECASE,
+)
+
+
+def _unwrap_boxed(t: str) -> str:
+    """The contents of the last \\boxed{...} (the answer a solution marks), if there is one."""
+    start = t.rfind("\\boxed{")
+    if start < 0:
+        return t
+    i = start + len("\\boxed{")
+    depth = 1
+    for j in range(i, len(t)):
+        if t[j] == "{":
+            depth += 1
+        elif t[j] == "}":
+            depth -= 1
+            if depth == 0:
+                return t[i:j]
+    return t
+
+
+def clean(text: str) -> str:
+    """The answer with its typography normalised (see the module docstring)."""
+    t = unicodedata.normalize("NFKC", text)
+    for k, v in _UNICODE.items():
+        t = t.replace(k, v)
+    t = _SPACE.sub(" ", t).strip()
+    t = _unwrap_boxed(t)
+    m = _CURRENCY.match(t)
+    if m:
+        return m.group("v")
+    changed = True
+    while changed:
+        changed = False
+        t = t.strip().rstrip(".").strip().strip("\"'`*").strip()
+        for a, b in _WRAPPERS:
+            if len(t) > len(a) + len(b) and t.startswith(a) and t.endswith(b) and a not in t[len(a) : -len(b)]:
+                t, changed = t[len(a) : -len(b)], True
+        new = _TEXT_CMD.sub(r"\1", t)
+        if new != t:
+            t, changed = new, True
+    return _SPACE.sub(" ", t).strip()
+
+
+def normalize_text(text: str) -> str:
+    """Cleaned, case folded, trailing punctuation and $ dropped: the key of plain text comparison."""
+    t = unicodedata.normalize("NFKC", text).strip().strip("$").strip()
+    t = re.sub(r"[\s.;:!]+$", "", t)
+    return _SPACE.sub(" ", t).casefold()
+
+
+def alternatives(text: str) -> list[str]:
+    """The parts of an answer that offers alternatives ("A, or equivalently B"; "A (i.e., B)")."""
+    m = _ASIDE.match(text)
+    if m:
+        return alternatives(m.group("main")) + [m.group("alt").strip()]
+    parts = [p.strip() for p in _ALTERNATIVE.split(text)]
+    return [p for p in parts if p]
+
+
+def keyword(text: str) -> str | None:
+    """``yes``, ``no`` or ``infinite`` when the answer states a verdict, else None."""
+    t = text.strip().lower()
+    if _INFINITE.match(t):
+        return "infinite"
+    if _YES.match(t):
+        return "yes"
+    if _NO.search(t):
+        return "no"
+    return None
+
+
+def percent(text: str) -> str | None:
+    """The number of "35.7%" / "35.7 percent" (without the sign), else None."""
+    m = re.fullmatch(r"(?P<v>[-+]?\d+(?:\.\d+)?)\s*(?:\\?%|percent|per\s*cent)", text.strip(), re.IGNORECASE)
+    return m.group("v") if m else None
+
+
+def number_with_unit(text: str) -> str | None:
+    """The number of "12 cm", "30 dollars", "3 units", else None (a unit is not a variable here)."""
+    m = _UNIT.match(text.strip())
+    return m.group("v") if m else None
+
+
+def value_candidates(text: str) -> list[str]:
+    """Shorter texts a sentence may state its value as, most specific first (tried in order)."""
+    out: list[str] = []
+    t = text.strip()
+    low = t.lower()
+    if low in WORD_NUMBERS:
+        out.append(WORD_NUMBERS[low])
+    for rule in (_DEGREE, _QUANTIFIER, _QUALIFIER, _VALUE_FIRST, _VALUE_THEN_NOUN):
+        m = rule.match(t)
+        if m and m.group("v").strip() != t:
+            out.append(m.group("v").strip())
+    m = _LEAD_IN.match(t)
+    if m:
+        v = (m.group("v") or m.group("v2") or "").strip()
+        if v and v != t:
+            out.append(v)
+    return [c.rstrip(".,;:").strip() for c in out if c.strip()]
