@@ -144,3 +144,20 @@ def test_textual_answers_form_one_class(capsys, tmp_path):
     assert doc["verdicts"][0]["members"] == ["m1", "m2"] and doc["verdicts"][2]["member_correct"]["m3"] is False
     assert _json(capsys, path, "--method", "modal", "--equivalence", "text")["jury"]["accuracy"] < 1
     assert main(["jury", str(path), "--label-budget", "-1"]) == 2
+
+
+@pytest.mark.parametrize(
+    "body, message",
+    [
+        ('{"id": "a", "answers": {"x": "1", "y": "2"}}\n{"id": "a", "answers": {"x": "3", "y": "2"}}\n',
+         "id 'a' already given on line 1"),
+        ('{"id": "a", "answers": {"x": NaN, "y": "2"}}\n', "answer of 'x' is nan"),
+        ('{"id": "a", "answers": {"x": "1", "y": "2"}, "reference": NaN}\n', "'reference' is nan"),
+    ],
+)
+def test_a_repeated_id_or_a_nan_answer_is_refused(tmp_path, capsys, body, message):
+    path = tmp_path / "panel.jsonl"
+    path.write_text(body, encoding="utf-8")
+    assert main(["jury", str(path)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert message in err and len(err.splitlines()) == 1 and f"{path}:" in err

@@ -10,6 +10,7 @@ is needed for accuracies and for the law's estimates. Bad input is a UserError n
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -37,6 +38,7 @@ def read_panel_answers(path: str | Path) -> PanelAnswers:
     refs: list[str | None] = []
     members: list[str] | None = None
     lines: list[int] = []
+    seen: dict[str, int] = {}
     for no, obj in json_objects(text_lines(p), str(p), expect="expected an object with an 'answers' field"):
         if "answers" not in obj:
             raise UserError(f"{p}:{no}: expected an object with an 'answers' field")
@@ -49,6 +51,8 @@ def read_panel_answers(path: str | Path) -> PanelAnswers:
         for k, v in ans.items():
             if v is not None and not isinstance(v, (str, int, float)):
                 raise UserError(f"{p}:{no}: answer of {k!r} must be text, a number or null")
+            if isinstance(v, float) and not math.isfinite(v):
+                raise UserError(f"{p}:{no}: answer of {k!r} is {v}, not an answer (use null for none)")
         if members is None:
             members = list(ans)
         else:
@@ -58,7 +62,13 @@ def read_panel_answers(path: str | Path) -> PanelAnswers:
         ref = obj.get("reference")
         if ref is not None and not isinstance(ref, (str, int, float)):
             raise UserError(f"{p}:{no}: 'reference' must be text or a number")
-        ids.append(str(obj.get("id", len(ids) + 1)))
+        if isinstance(ref, float) and not math.isfinite(ref):
+            raise UserError(f"{p}:{no}: 'reference' is {ref}, not an answer")
+        pid = str(obj.get("id", len(ids) + 1))
+        if pid in seen:
+            raise UserError(f"{p}:{no}: id {pid!r} already given on line {seen[pid]}; each problem once")
+        seen[pid] = no
+        ids.append(pid)
         rows.append(ans)
         refs.append(None if ref is None else str(ref))
         lines.append(no)
