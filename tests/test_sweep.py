@@ -7,6 +7,7 @@ import json
 import pytest
 from tracegen import LAMBDAS, simulate_run
 
+from accord.cli.main import main
 from accord.verify.analysis.records import read_trace
 from accord.verify.analysis.replay import make_spec, replay
 from accord.verify.analysis.sweep import (
@@ -78,3 +79,10 @@ def test_an_open_filter_with_equal_stubbornness_is_the_mean_rule(trace):
     g = threshold_sweep(trace, [-1.0], [10.0], lambdas=(1.0, 1.0, 1.0))
     mean = replay(trace, make_spec("mean")).summary()
     assert (g["exact"][0][0], g["accuracy_exact"][0][0]) == (mean["exact"], mean["accuracy_exact"])
+
+
+@pytest.mark.parametrize("flag, value", [("--tau", "1.5"), ("--eps", "-0.1"), ("--tau", "nan"), ("--eps", "x")])
+def test_sweep_thresholds_outside_the_unit_interval_are_refused(run, capsys, flag, value):
+    assert main(["sweep", str(run), flag, "0.5", value]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("accord sweep: error:") and flag in err and len(err.splitlines()) == 1

@@ -7,7 +7,7 @@ import json
 import sys
 from pathlib import Path
 
-from accord.cli.options import note_if_live
+from accord.cli.options import note_if_live, unit_interval
 from accord.errors import UserError
 from accord.verify.analysis.sweep import DEFAULT_EPS, DEFAULT_TAUS, write_sweep
 
@@ -22,9 +22,9 @@ def _floats(values: list[str] | None, flag: str) -> list[float] | None:
     for v in values:
         for part in filter(None, (p.strip() for p in v.split(","))):
             try:
-                out.append(float(part))
-            except ValueError:
-                raise UserError(f"{flag}: {part!r} is not a number") from None
+                out.append(unit_interval(part))
+            except argparse.ArgumentTypeError as exc:
+                raise UserError(f"{flag}: {exc}") from None
     return out
 
 
