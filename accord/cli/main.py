@@ -46,7 +46,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # argparse has printed its one line (or --help / --version): the same exit code
+        return int(exc.code or 0)
     if not getattr(args, "_run", None):
         parser.print_help()
         return 2
