@@ -1,158 +1,239 @@
-"""VERDICT at memory speed: compiled kernels for large batches with no failed judge.
+"""Compiled decisions at memory speed for the policies that accept and rank by a mean and a spread.
 
-The numpy reference makes a dozen passes over (..., n, m) arrays, and XLA on CPU does not
-vectorise the strided per-candidate reads, so both run well above the cost of reading the scores
-once. Here two compiled loops do the work: one pass over the candidates computes s*, s̄* and Δ*
-(and checks every score is in [0, 1]); one pass over the small (steps, n) results makes the
-decisions. The loops are generated for the panel's (n, m) with every judge and candidate unrolled
-into scalar code, which lets the compiler vectorise across candidates (and the candidate pass is
-spread over the cores); branches in the decision
-are replaced by a sentinel key, because the accept/fallback branch is unpredictable on real data.
+The numpy reference makes a dozen passes over (..., n, m) arrays. Here one compiled pass over the
+steps reads each step's n x m scores once and keeps everything else in registers: every
+candidate's mean and spread (s̄* and Δ*, or their raw twins), the range check, acceptance and the
+choice. The loop is generated for the panel's (n, m) with every candidate and judge unrolled into
+branch-free scalar code over flat arrays with constant strides, which the compiler vectorises
+across steps for small panels (3 x 3 is; 3 x 5, 3 x 8 and 6 x 3 stay scalar); large batches are
+split over the cores.
 
-Coverage: the VERDICT rule with the all-to-all influence (O(m) closed form) or a general W
-(s* = M r), up to 32 and 8 judges. Other panels, and a batch with a failed judge (NaN) or a bad score goes to the numpy
-reference, which handles failed judges and raises the usual ValueError. Needs ``numba`` (the
-``fast`` extra); compiled kernels are kept per (n, m, influence kind) for the process.
+Exactness: the decision must be the reference's, but compiled arithmetic may round differently in
+the last bits. So a step is flagged for the reference (``redo``) when any candidate's mean or
+spread lies within ``MARGIN`` of a threshold, when the best key and the runner-up lie within
+``MARGIN`` (ties included), or when a judge failed (NaN). Elsewhere no rounding difference can
+change the outcome.
+
+Policies describe themselves with a :class:`KernelRule`. Needs ``numba`` (the ``fast`` extra).
+Compiling one (n, m) takes a few seconds; the generated source is written to
+``ACCORD_KERNEL_CACHE`` (default ``~/.cache/accord/kernels``) so that numba keeps the compiled code
+on disk and later processes load it; where that folder cannot be written, kernels are compiled
+once per process.
 """
 
 from __future__ import annotations
 
+import hashlib
+import importlib.util
+import os
+import sys
+import tempfile
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from functools import lru_cache
+from pathlib import Path
 
 import numpy as np
 
 from accord.consensus_core.equilibrium import influence_matrix
-from accord.consensus_core.policies import DEFAULT_EPS, DEFAULT_TAU, default_lambdas, get_policy
-from accord.consensus_core.validation import as_influence, as_lambdas
+from accord.consensus_core.validation import as_scores
 
-MAX_JUDGES = 32  # all-to-all: O(m) code per candidate
-MAX_JUDGES_GENERAL = 8  # general W: O(m^2) unrolled terms; beyond this compiling costs more than it saves
-_REJECTED = -2.0  # below any key: means lie in [0, 1], fallback keys s̄* - Δ* in [-1, 1]
+MARGIN = 1e-9  # far above any rounding difference (~1e-15 for scores in [0, 1]), far below real gaps
+MIN_CANDIDATES = 16_384  # below this the reference takes milliseconds; loading numba costs more
+MAX_UNROLLED = 512  # n * m (general W: n * m * m) terms unrolled into one kernel; compiling more costs too much
+SPLIT_CANDIDATES = 65_536  # batches from this size are split over the cores
+_CENTERS = ("consensus", "raw")
+_SPREADS = (None, "consensus", "raw")
+
+
+@dataclass(frozen=True)
+class KernelRule:
+    """A policy's decision as the kernel computes it.
+
+    Each candidate gets a mean (``center``: s̄* or the raw mean) and a spread (``spread``: Δ*, the
+    raw mean absolute deviation, or None for 0). A candidate is accepted iff mean > tau and
+    spread < eps; the best accepted by mean (or by mean - spread with ``rank_by_margin``) is
+    chosen, else the best by mean - spread.
+    """
+
+    center: str
+    spread: str | None
+    rank_by_margin: bool = False
+
+    def __post_init__(self):
+        if self.center not in _CENTERS or self.spread not in _SPREADS:
+            raise ValueError(f"unknown kernel rule {self}")
 
 
 def available() -> bool:
     """Whether the compiled kernels can be used (numba importable)."""
-    try:
-        import numba  # noqa: F401
-    except ImportError:
-        return False
-    return True
+    return importlib.util.find_spec("numba") is not None
 
 
-def _candidate_source(m: int, all_to_all: bool, store: bool) -> str:
-    """Scalar code for one pass over candidates r (B, m): writes mean (B,), disp (B,) and, if
-    ``store``, s (B, m)."""
-    xs = [f"x{j}" for j in range(m)]
-    lines = ["def candidates(r, coef, scale, shared, s, mean, disp):"]
-    if all_to_all:  # s_k = scale_k r_k + shared_k S, S = sum_j coef_j r_j
-        lines += [f"    c{j} = coef[0, {j}]; a{j} = scale[{j}]; b{j} = shared[{j}]" for j in range(m)]
-    else:  # s = M r
-        lines += [f"    M{k}_{j} = coef[{k}, {j}]" for k in range(m) for j in range(m)]
-    lines += ["    bad = 0", "    for t in numba.prange(r.shape[0]):"]
-    lines += [f"        x{j} = r[t, {j}]" for j in range(m)]
-    lines.append("        ok = " + " & ".join(f"(x{j} >= 0.0) & (x{j} <= 1.0)" for j in range(m)))  # NaN fails
-    lines.append("        bad += 1 - ok")
+def unsupported(n: int, m: int, general: bool) -> str | None:
+    """Why no kernel is generated for n candidates and m judges (general: any influence W), or None."""
+    terms = n * m * (m if general else 1)
+    if terms > MAX_UNROLLED:
+        what = f"{n} candidates x {m} judges" + (f" x {m} influence terms" if general else "")
+        return f"{what} = {terms} unrolled terms is beyond the kernels ({MAX_UNROLLED} at most)"
+    return None
+
+
+@dataclass(frozen=True)
+class StepDecisions:
+    """The kernel's decisions for (steps, n, m) scores; steps with ``redo`` set are the reference's to make."""
+
+    chosen: np.ndarray  # (steps,) int64
+    accepted: np.ndarray  # (steps, n) bool
+    fallback: np.ndarray  # (steps,) bool
+    redo: np.ndarray  # (steps,) bool
+
+
+class StepKernel:
+    """The compiled pass for one rule and panel: decisions, and on request the rank keys."""
+
+    def __init__(self, rule: KernelRule, lam: np.ndarray, W: np.ndarray | None, tau: float, eps: float):
+        m = lam.shape[0]
+        self.rule, self.all_to_all = rule, W is None
+        if W is None:  # all-to-all closed form: s_i = scale_i r_i + shared_i S, S = coef . r
+            w = 1.0 / (m + (m - 1) * lam)
+            lw = (m - 1) * lam * w
+            self.coef, self.scale, self.shared = (lw / (1.0 - w.sum()))[None, :], lw, w
+        else:  # s = M r
+            self.coef, self.scale, self.shared = influence_matrix(lam, W, m), np.zeros(m), np.zeros(m)
+        self.tau, self.eps = float(tau), float(eps)
+
+    def decide(self, r: np.ndarray) -> StepDecisions:
+        """Decisions for C-contiguous float64 scores (steps, n, m); a score outside [0, 1] raises
+        the reference's ValueError."""
+        return self._run(r, None)
+
+    def rank_keys(self, r: np.ndarray) -> np.ndarray:
+        """(steps, n): the accepted candidates' key (the others -inf), or mean - spread for every
+        candidate of a step where none was accepted; the reference's to rounding, on steps the
+        kernel does not redo."""
+        keys = np.empty(r.shape[:2])
+        self._run(r, keys)
+        return keys
+
+    def _run(self, r: np.ndarray, keys: np.ndarray | None) -> StepDecisions:
+        steps, n, m = r.shape
+        out = StepDecisions(np.empty(steps, dtype=np.int64), np.empty((steps, n), dtype=bool),
+                            np.empty(steps, dtype=bool), np.empty(steps, dtype=bool))
+        kernel = _step_kernel(n, m, self.all_to_all, keys is not None)
+        flat, accepted = r.reshape(-1), out.accepted.reshape(-1)
+        extra = () if keys is None else (keys.reshape(-1),)
+        rule = self.rule
+
+        def run(s: slice) -> int:
+            a, b = s.start, s.stop
+            return kernel(flat[a * n * m:b * n * m], self.coef, self.scale, self.shared, rule.center == "raw",
+                          _SPREADS.index(rule.spread), rule.rank_by_margin, self.tau, self.eps, MARGIN,
+                          accepted[a * n:b * n], out.chosen[s], out.fallback[s], out.redo[s], *(e[a * n:b * n] for e in extra))
+
+        parts = _split(steps, n)
+        bad = sum(_pool().map(run, parts)) if len(parts) > 1 else run(parts[0])
+        if bad:
+            as_scores(r)  # raises the reference's message
+        return out
+
+
+def _split(steps: int, n: int) -> list[slice]:
+    k = (os.cpu_count() or 1) if steps * n >= SPLIT_CANDIDATES else 1
+    bounds = np.linspace(0, steps, k + 1).astype(int)
+    return [slice(a, b) for a, b in zip(bounds[:-1], bounds[1:])]
+
+
+@lru_cache(maxsize=1)
+def _pool() -> ThreadPoolExecutor:
+    return ThreadPoolExecutor(os.cpu_count() or 1, thread_name_prefix="accord-fused")
+
+
+os.register_at_fork(after_in_child=_pool.cache_clear)  # a forked child has none of the parent's threads
+
+
+def _step_source(n: int, m: int, all_to_all: bool, keys: bool) -> str:
+    """Scalar code for one pass over the steps of flat scores r (steps * n * m): per candidate u =
+    s̄* or r̄ and v = Δ*, raw MAD or 0 (by ``center_raw`` and ``spread``), then acceptance and
+    choice; with ``keys`` it also writes each candidate's rank key. Flat arrays indexed with
+    constant strides let the compiler vectorise across steps."""
+    mean = lambda terms: f"({' + '.join(terms)}) / {len(terms)}"  # noqa: E731
+    lines = ["def kernel(r, coef, scale, shared, center_raw, spread, rank_by_margin, tau, eps, margin,",
+             "           accepted, chosen, fallback, redo" + (", keys):" if keys else "):")]
     if all_to_all:
-        lines.append("        S = " + " + ".join(f"c{j} * x{j}" for j in range(m)))
-        lines += [f"        s{k} = a{k} * x{k} + b{k} * S" for k in range(m)]
+        lines += [f"    c{j} = coef[0, {j}]; a{j} = scale[{j}]; b{j} = shared[{j}]" for j in range(m)]
     else:
-        lines += [f"        s{k} = " + " + ".join(f"M{k}_{j} * {xs[j]}" for j in range(m)) for k in range(m)]
-    lines += [f"        s[t, {k}] = s{k}" for k in range(m)] if store else []
-    lines.append(f"        mu = ({' + '.join(f's{k}' for k in range(m))}) / {m}")
-    lines.append("        mean[t] = mu")
-    lines.append(f"        disp[t] = ({' + '.join(f'abs(s{k} - mu)' for k in range(m))}) / {m}")
+        lines += [f"    M{k}_{j} = coef[{k}, {j}]" for k in range(m) for j in range(m)]
+    lines += ["    bad = 0", "    for t in range(chosen.shape[0]):"]
+    body = []
+    for i in range(n):
+        x = [f"x{i}_{j}" for j in range(m)]
+        s = [f"s{i}_{k}" for k in range(m)]
+        body += [f"{x[j]} = r[{n * m} * t + {i * m + j}]" for j in range(m)]
+        body.append(f"out{i} = " + " | ".join(f"({e} < 0.0) | ({e} > 1.0)" for e in x))  # NaN is no range error
+        if all_to_all:
+            body.append(f"S{i} = " + " + ".join(f"c{j} * {x[j]}" for j in range(m)))
+            body += [f"{s[k]} = a{k} * {x[k]} + b{k} * S{i}" for k in range(m)]
+        else:
+            body += [f"{s[k]} = " + " + ".join(f"M{k}_{j} * {x[j]}" for j in range(m)) for k in range(m)]
+        body += [f"cm{i} = {mean(s)}", f"rm{i} = {mean(x)}",
+                 f"u{i} = rm{i} if center_raw else cm{i}",
+                 f"v{i} = ({mean([f'abs({e} - cm{i})' for e in s])}) if spread == 1 else "
+                 f"(({mean([f'abs({e} - rm{i})' for e in x])}) if spread == 2 else 0.0)",
+                 f"o{i} = (u{i} > tau) & (v{i} < eps)", f"accepted[{n} * t + {i}] = o{i}",
+                 f"near{i} = (abs(u{i} - tau) <= margin) | (abs(v{i} - eps) <= margin) | (u{i} != u{i}) | (v{i} != v{i})"]
+    body.append("any_acc = " + " | ".join(f"o{i}" for i in range(n)))
+    for i in range(n):  # accepted: their key, the others -inf; nobody accepted: mean - spread
+        body.append(f"k{i} = ((u{i} - v{i} if rank_by_margin else u{i}) if o{i} else -np.inf) if any_acc else u{i} - v{i}")
+    body += [f"keys[{n} * t + {i}] = k{i}" for i in range(n)] if keys else []
+    body += ["pick = 0", "best = k0", "second = -np.inf"]
+    for i in range(1, n):  # strict '>': ties go to the lowest index, as in the reference
+        body += [f"second = best if k{i} > best else max(second, k{i})", f"pick = {i} if k{i} > best else pick",
+                 f"best = k{i} if k{i} > best else best"]
+    body += ["chosen[t] = pick", "fallback[t] = not any_acc",
+             "redo[t] = " + " | ".join(f"near{i}" for i in range(n)) + " | (second >= best - margin)",
+             "bad += " + " + ".join(f"out{i}" for i in range(n))]
+    lines += ["        " + b for b in body]
     lines.append("    return bad")
     return "\n".join(lines)
 
 
-def _decision_source(n: int) -> str:
-    """Scalar code for the VERDICT choice over steps of n candidates, from flat mean/disp (steps*n,)."""
-    lines = ["def decisions(mean, disp, tau, eps, accepted, chosen, fallback):", "    for t in range(chosen.shape[0]):"]
-    for i in range(n):
-        lines.append(f"        m{i} = mean[{n} * t + {i}]; d{i} = disp[{n} * t + {i}]")
-        lines.append(f"        o{i} = (m{i} > tau) & (d{i} < eps)")
-        lines.append(f"        accepted[{n} * t + {i}] = o{i}")
-    lines.append("        any_acc = " + " | ".join(f"o{i}" for i in range(n)))
-    for i in range(n):  # accepted: rank by s̄*, others last; nobody accepted: rank by s̄* - Δ*
-        lines.append(f"        k{i} = (m{i} if o{i} else {_REJECTED}) if any_acc else m{i} - d{i}")
-    lines += ["        pick = 0", "        best = k0"]
-    for i in range(1, n):
-        lines.append(f"        pick = {i} if k{i} > best else pick")
-        lines.append(f"        best = k{i} if k{i} > best else best")
-    lines += ["        chosen[t] = pick", "        fallback[t] = not any_acc"]
-    return "\n".join(lines)
-
-
-def _compile(source: str, name: str, parallel: bool):
-    import numba
-
-    scope: dict = {"numba": numba}
-    exec(compile(source, f"<accord.fused {name}>", "exec"), scope)  # noqa: S102 - generated from integers only
-    return numba.njit(boundscheck=False, error_model="numpy", fastmath=True, nogil=True, parallel=parallel)(scope[name])
+# no 'nnan'/'ninf': NaN marks a failed judge and must propagate; rounding is guarded by MARGIN
+_HEADER = ("import numba\nimport numpy as np\n\n\n@numba.njit(cache=CACHE, nogil=True, boundscheck=False, "
+           "error_model='numpy', fastmath={'afn', 'arcp', 'contract', 'nsz', 'reassoc'})\n")
 
 
 @lru_cache(maxsize=None)
-def _candidate_kernel(m: int, all_to_all: bool, store: bool):
-    """Spread over the cores: each candidate is independent and the pass is long."""
-    return _compile(_candidate_source(m, all_to_all, store), "candidates", parallel=True)
+def _step_kernel(n: int, m: int, all_to_all: bool, keys: bool):
+    """The compiled pass, from numba's disk cache when a cache folder can be written."""
+    import numba  # heavy optional dependency: imported only when a kernel is built
+
+    source = _step_source(n, m, all_to_all, keys)
+    folder = _cache_folder()
+    if folder is not None:
+        text = _HEADER.replace("CACHE", "True") + source + "\n"
+        path = folder / f"accord_steps_{hashlib.sha256(text.encode()).hexdigest()[:20]}.py"
+        try:
+            if not path.exists():  # named by its content: never rewritten, so numba's cache stays valid
+                with tempfile.NamedTemporaryFile("w", dir=folder, suffix=".tmp", delete=False) as f:
+                    f.write(text)
+                os.replace(f.name, path)
+            spec = importlib.util.spec_from_file_location(path.stem, path)
+            module = importlib.util.module_from_spec(spec)
+            sys.modules[path.stem] = module  # numba finds a cached kernel's module by name
+            spec.loader.exec_module(module)
+            return module.kernel
+        except OSError:
+            pass
+    scope: dict = {"numba": numba, "np": np}
+    exec(compile(_HEADER.replace("CACHE", "False") + source, "<accord.fused>", "exec"), scope)  # noqa: S102 - generated from integers only
+    return scope["kernel"]
 
 
-@lru_cache(maxsize=None)
-def _decision_kernel(n: int):
-    """Serial: the pass is short and threads would fight over neighbouring output bytes."""
-    return _compile(_decision_source(n), "decisions", parallel=False)
-
-
-def _coefficients(lam: np.ndarray, W: np.ndarray | None):
-    m = lam.shape[0]
-    if W is None:  # all-to-all closed form: s_i = lw_i r_i + w_i S
-        w = 1.0 / (m + (m - 1) * lam)
-        lw = (m - 1) * lam * w
-        return (lw / (1.0 - w.sum()))[None, :], lw, w
-    return influence_matrix(lam, W, m), np.zeros(m), np.zeros(m)
-
-
-def verdict_decide_fused(raw, lambdas=None, influence=None, tau: float = DEFAULT_TAU, eps: float = DEFAULT_EPS,
-                         consensus: bool = True) -> dict:
-    """VERDICT's decision for raw scores (..., n, m), in two compiled passes.
-
-    Returns numpy arrays: chosen (...), accepted (..., n), fallback (...), mean (..., n),
-    dispersion (..., n), consensus (..., n, m) unless ``consensus=False`` (s* is then computed but
-    not written out: a third less memory traffic when only the decision is wanted); and ``path``: "fused", or "reference" when the
-    batch had a failed judge or a bad score and the numpy reference decided it (raising for bad
-    scores, as everywhere in the core).
-    """
-    if not available():
-        raise ImportError("the fused kernels need numba: pip install 'accord[fast]'")
-    r = np.ascontiguousarray(raw, dtype=np.float64)
-    if r.ndim < 2 or r.shape[-1] < 2:
-        raise ValueError(f"decide needs scores of shape (..., n, m) with m >= 2; got shape {r.shape}")
-    n, m = r.shape[-2:]
-    lam = as_lambdas(lambdas if lambdas is not None else default_lambdas(m), m)
-    if eps <= 0 or not np.isfinite(tau) or not np.isfinite(eps):
-        raise ValueError(f"thresholds must be finite with eps > 0, got tau={tau}, eps={eps}")
-    W = None if influence is None else as_influence(influence, m)
-    if m > (MAX_JUDGES if W is None else MAX_JUDGES_GENERAL) or r.size == 0:
-        return _reference(r, lam, W, tau, eps)
-    coef, scale, shared = _coefficients(lam, W)
-    flat = r.reshape(-1, m)
-    s = np.empty_like(flat) if consensus else np.empty((0, m))
-    mean = np.empty(flat.shape[0])
-    disp = np.empty(flat.shape[0])
-    if _candidate_kernel(m, W is None, bool(consensus))(flat, coef, scale, shared, s, mean, disp):
-        return _reference(r, lam, W, tau, eps)
-    steps = flat.shape[0] // n
-    accepted = np.empty(flat.shape[0], dtype=bool)
-    chosen = np.empty(steps, dtype=np.int64)
-    fallback = np.empty(steps, dtype=bool)
-    _decision_kernel(n)(mean, disp, float(tau), float(eps), accepted, chosen, fallback)
-    batch = r.shape[:-2]
-    return {"chosen": chosen.reshape(batch), "accepted": accepted.reshape(batch + (n,)), "fallback": fallback.reshape(batch),
-            "mean": mean.reshape(batch + (n,)), "dispersion": disp.reshape(batch + (n,)), "path": "fused",
-            **({"consensus": s.reshape(r.shape)} if consensus else {})}
-
-
-def _reference(r: np.ndarray, lam: np.ndarray, W, tau: float, eps: float) -> dict:
-    d = get_policy("verdict", lambdas=tuple(lam), influence=W, tau=tau, eps=eps).decide(r)
-    return {"chosen": d.chosen, "accepted": d.accepted, "fallback": d.fallback, "mean": d.stats.mean,
-            "dispersion": d.stats.dispersion, "consensus": d.stats.consensus, "path": "reference"}
+def _cache_folder() -> Path | None:
+    folder = Path(os.environ.get("ACCORD_KERNEL_CACHE") or Path.home() / ".cache" / "accord" / "kernels")
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError:
+        return None
+    return folder if os.access(folder, os.W_OK) else None

@@ -29,9 +29,11 @@ from typing import Callable, ClassVar
 
 import numpy as np
 
+from accord.consensus_core import fused
 from accord.consensus_core.equilibrium import consensus
+from accord.consensus_core.fused import KernelRule
 from accord.consensus_core.statistics import ConsensusStats, summarize
-from accord.consensus_core.validation import as_lambdas, as_scores
+from accord.consensus_core.validation import as_influence, as_lambdas, as_scores
 
 DEFAULT_LAMBDAS = (1.5, 1.0, 0.8)  # the paper's (visual, logical, contextual) stubbornness
 DEFAULT_TAU = 0.6
@@ -40,16 +42,46 @@ DEFAULT_MAX_VAR = 0.01
 _LAST = -1e6  # rank offset that puts single-score candidates below every valid one
 
 
-@dataclass(frozen=True)
-class Decision:
-    """The outcome for a batch of steps; arrays have the batch shape (...) or (..., n)."""
+PATHS = ("auto", "fused", "reference")
 
-    policy: str
-    chosen: np.ndarray  # (...) int; -1 when no candidate has any score
-    accepted: np.ndarray  # (..., n) bool
-    fallback: np.ndarray  # (...) bool: nothing accepted, chosen by the fallback ranking
-    rank_key: np.ndarray  # (..., n) the value the choice maximised
-    stats: ConsensusStats  # per candidate, shapes (..., n) and (..., n, m)
+
+class Decision:
+    """The outcome for a batch of steps; arrays have the batch shape (...) or (..., n).
+
+    ``chosen``, ``accepted`` and ``fallback`` are always computed. ``stats`` (per candidate,
+    shapes (..., n) and (..., n, m)) and ``rank_key`` (the value the choice maximised) may be
+    given as functions, run on first access: a large batch decided by the compiled kernels then
+    pays for the per-candidate statistics only when they are read. They are computed from the
+    scores passed to ``decide``, so do not modify that array before reading them. ``path`` says
+    who decided: "fused" (compiled kernels; steps near a threshold, tied or with a failed judge
+    are redone by the reference) or "reference" (numpy).
+    """
+
+    def __init__(self, policy: str, chosen: np.ndarray, accepted: np.ndarray, fallback: np.ndarray,
+                 rank_key: np.ndarray | Callable[[], np.ndarray], stats: ConsensusStats | Callable[[], ConsensusStats],
+                 path: str = "reference"):
+        self.policy = policy
+        self.chosen = chosen  # (...) int; -1 when no candidate has any score
+        self.accepted = accepted  # (..., n) bool
+        self.fallback = fallback  # (...) bool: nothing accepted, chosen by the fallback ranking
+        self.path = path
+        self._rank_key = rank_key
+        self._stats = stats
+
+    def __repr__(self) -> str:
+        return f"Decision(policy={self.policy!r}, path={self.path!r}, chosen={self.chosen!r})"
+
+    @property
+    def stats(self) -> ConsensusStats:
+        if callable(self._stats):
+            self._stats = self._stats()
+        return self._stats
+
+    @property
+    def rank_key(self) -> np.ndarray:
+        if callable(self._rank_key):
+            self._rank_key = self._rank_key()
+        return self._rank_key
 
     @property
     def mean(self) -> np.ndarray:
@@ -96,10 +128,13 @@ class Policy:
     """Base class: holds the panel's stubbornness and influence; subclasses implement ``_decide``.
 
     Statistics always include the consensus (so a raw-score rule's decision can be shown next to
-    s̄* and Δ*); raw-score rules only look at the raw fields.
+    s̄* and Δ*); raw-score rules only look at the raw fields. A rule that accepts by a mean and a
+    spread also states itself as a ``kernel`` (with its thresholds in ``kernel_thresholds``) and
+    is then decided by the compiled kernels whenever they can take the input.
     """
 
     name: ClassVar[str] = "base"
+    kernel: ClassVar[KernelRule | None] = None
     lambdas: tuple[float, ...] | None = None
     influence: object = field(default=None, repr=False, compare=False)
 
@@ -111,8 +146,41 @@ class Policy:
         lam = self.panel_lambdas(r.shape[-1])
         return summarize(r, consensus(r, lam, self.influence), lam)
 
-    def decide(self, raw) -> Decision:
-        """Decide for raw scores of shape (..., n, m)."""
+    def decide(self, raw, path: str = "auto") -> Decision:
+        """Decide for raw scores of shape (..., n, m).
+
+        ``path="auto"`` takes the compiled kernels when the policy has one, numba is installed,
+        the scores are floating-point and the batch holds at least ``fused.MIN_CANDIDATES``
+        candidates (below that the reference is faster than loading the kernels), else the numpy
+        reference; ``"fused"`` insists on the kernels (a ValueError says why they cannot be
+        used); ``"reference"`` is the numpy path. The decisions are the same on every path.
+        """
+        if path not in PATHS:
+            raise ValueError(f"path must be one of {', '.join(PATHS)}, got {path!r}")
+        r = np.asarray(raw)
+        if path == "reference":
+            return self.decide_reference(r)
+        why_not = self.why_not_fused(r)
+        if path == "auto" and (why_not or r.size < fused.MIN_CANDIDATES * r.shape[-1]):
+            return self.decide_reference(r)
+        if why_not:
+            raise ValueError(f"policy {self.name!r} cannot take the fused path: {why_not}")
+        return self._decide_fused(r)
+
+    def why_not_fused(self, r: np.ndarray) -> str | None:
+        """Why the compiled kernels cannot decide scores ``r``, or None when they can."""
+        if self.kernel is None:
+            return "the policy has no compiled kernel"
+        if not fused.available():
+            return "numba is not installed (pip install 'accord[fast]')"
+        if r.dtype.kind != "f":
+            return f"scores are not floating-point (dtype {r.dtype})"
+        if r.ndim < 2 or r.shape[-1] < 2 or r.size == 0:
+            return f"scores of shape {r.shape} are not a non-empty (..., n, m) batch with m >= 2"
+        return fused.unsupported(r.shape[-2], r.shape[-1], self.influence is not None)
+
+    def decide_reference(self, raw) -> Decision:
+        """The numpy reference path of :meth:`decide`."""
         r = as_scores(raw)
         if r.ndim < 2:
             raise ValueError(f"decide() needs scores of shape (..., n, m); got shape {r.shape}")
@@ -120,6 +188,32 @@ class Policy:
         accepted, key, fb_key = self._decide(st)
         chosen, acc, fallback, final = choose(accepted, key, fb_key, st)
         return Decision(self.name, chosen, acc, fallback, final, st)
+
+    def _decide_fused(self, raw: np.ndarray) -> Decision:
+        r = np.ascontiguousarray(raw, dtype=np.float64)
+        n, m = r.shape[-2:]
+        W = None if self.influence is None else as_influence(self.influence, m)
+        kernel = fused.StepKernel(self.kernel, self.panel_lambdas(m), W, *self.kernel_thresholds())
+        steps = r.reshape(-1, n, m)
+        out = kernel.decide(steps)
+        redo = np.flatnonzero(out.redo)
+        ref = self.decide_reference(steps[redo]) if redo.size else None  # near a threshold, tied or a failed judge
+        if ref is not None:
+            out.chosen[redo], out.accepted[redo], out.fallback[redo] = ref.chosen, ref.accepted, ref.fallback
+        batch = r.shape[:-2]
+
+        def rank_key() -> np.ndarray:
+            key = kernel.rank_keys(steps)
+            if ref is not None:
+                key[redo] = ref.rank_key
+            return key.reshape(batch + (n,))
+
+        return Decision(self.name, out.chosen.reshape(batch), out.accepted.reshape(batch + (n,)),
+                        out.fallback.reshape(batch), rank_key, lambda: self.stats(r), path="fused")
+
+    def kernel_thresholds(self) -> tuple[float, float]:
+        """(tau, eps) for the kernel: a candidate is accepted iff mean > tau and spread < eps."""
+        return -np.inf, np.inf
 
     def _decide(self, st: ConsensusStats):  # pragma: no cover - abstract
         raise NotImplementedError
@@ -142,11 +236,15 @@ def _check_thresholds(tau: float, eps: float) -> None:
 @register("verdict")
 @dataclass(frozen=True)
 class Verdict(Policy):
+    kernel: ClassVar[KernelRule | None] = KernelRule("consensus", "consensus")
     tau: float = DEFAULT_TAU
     eps: float = DEFAULT_EPS
 
     def __post_init__(self):
         _check_thresholds(self.tau, self.eps)
+
+    def kernel_thresholds(self):
+        return self.tau, self.eps
 
     def _decide(self, st):
         acc = (st.mean > self.tau) & (st.dispersion < self.eps)
@@ -158,6 +256,8 @@ class Verdict(Policy):
 class MeanPreservingVerdict(Verdict):
     """s* shifted by (r̄ - s̄*): the consensus mean equals the raw mean; Δ* is shift-invariant."""
 
+    kernel: ClassVar[KernelRule | None] = KernelRule("raw", "consensus")
+
     def stats(self, raw):
         st = super().stats(raw)
         shift = (st.raw_mean - st.mean)[..., None]
@@ -167,6 +267,7 @@ class MeanPreservingVerdict(Verdict):
 @register("no_rejection")
 @dataclass(frozen=True)
 class NoRejection(Policy):
+    kernel: ClassVar[KernelRule | None] = KernelRule("consensus", "consensus", rank_by_margin=True)
 
     def _decide(self, st):
         key = st.mean - st.dispersion
@@ -176,6 +277,7 @@ class NoRejection(Policy):
 @register("no_selection")
 @dataclass(frozen=True)
 class NoSelection(Verdict):
+    kernel: ClassVar[KernelRule | None] = None  # random ranking
     seed: int = 0
 
     def _decide(self, st):
@@ -187,11 +289,15 @@ class NoSelection(Verdict):
 @register("raw_average")
 @dataclass(frozen=True)
 class RawAverage(Policy):
+    kernel: ClassVar[KernelRule | None] = KernelRule("raw", "raw")
     tau: float = DEFAULT_TAU
     eps: float = DEFAULT_EPS
 
     def __post_init__(self):
         _check_thresholds(self.tau, self.eps)
+
+    def kernel_thresholds(self):
+        return self.tau, self.eps
 
     def _decide(self, st):
         acc = (st.raw_mean > self.tau) & (st.raw_mad < self.eps)
@@ -201,6 +307,8 @@ class RawAverage(Policy):
 @register("mean")
 @dataclass(frozen=True)
 class Mean(Policy):
+    kernel: ClassVar[KernelRule | None] = KernelRule("raw", None)
+
     def _decide(self, st):
         return _all(st), st.raw_mean, st.raw_mean
 
