@@ -37,7 +37,7 @@ from math_verify import parse, verify
 from accord.adapters.answers import AnswerGrader
 from accord.adapters.answers.text_forms import normalize_text
 from accord.consensus_core.jury import MISSING, class_of, run_jury, vote_codes
-from accord.consensus_core.jury_difficulty import fit_difficulty, pattern_fit
+from accord.consensus_core.jury_difficulty import fit_difficulty, pattern_fit, pattern_keys
 from accord.consensus_core.jury_label_free import label_free_jury
 from accord.consensus_core.jury_labels import choose_labels
 from accord.consensus_core.jury_weighted import dawid_skene, weighted_plurality
@@ -107,6 +107,17 @@ def picked(codes: np.ndarray, chosen: np.ndarray, correct: np.ndarray) -> np.nda
     return out
 
 
+def pattern_ceiling(codes: np.ndarray, correct: np.ndarray) -> float:
+    """In-sample accuracy of the best fixed choice of member per agreement pattern."""
+    keys = pattern_keys(codes)
+    total = 0
+    for key in {tuple(k) for k in keys}:
+        rows = np.all(keys == key, axis=1)
+        firsts = sorted({j for j in key if j >= 0})
+        total += max((int(correct[rows, j].sum()) for j in firsts), default=0)
+    return total / len(codes)
+
+
 def grade_auto(answers, references):
     grader = AnswerGrader()
     grader.prepare([a for row in answers for a in row] + list(references))
@@ -170,6 +181,8 @@ def label_free_section(codes, correct, members, seed: int):
     for name, chosen in rules.items():
         acc = picked(codes, chosen, correct).mean()
         print(f"{name:>16}: {acc:.3f}   vs best member {acc - best.max():+.3f}")
+    ceiling = pattern_ceiling(codes, correct)
+    print(f"{'pattern ceiling':>16}: {ceiling:.3f}   (the best class per agreement pattern, read off every label: no rule over patterns does better here)")
     one = fit_difficulty(codes, 1, seed=seed)
     two = fit_difficulty(codes, 2, seed=seed)
     for name, fit in (("one-coin", one), ("difficulty", two)):

@@ -22,7 +22,7 @@ from typing import Protocol, Sequence
 
 import numpy as np
 
-from accord.adapters.answers import MATH, AnswerGrader
+from accord.adapters.answers import AnswerGrader
 from accord.adapters.calibration import Calibrator
 from accord.protocols import JudgeScore, StepContext
 
@@ -190,7 +190,7 @@ class SimilarityReward:
 
 
 class CorrectnessReward:
-    """1.0 when the response's final answer equals the reference (math-verify), else 0.0."""
+    """1.0 when the response's final answer equals the reference (:mod:`accord.adapters.answers`), else 0.0."""
 
     def __init__(self, name: str = "correct"):
         self.name = name
@@ -199,7 +199,7 @@ class CorrectnessReward:
         _check_pairs(prompts, responses)
         if references is None or any(r is None for r in references):
             raise ValueError("correctness rewards need a reference answer for every response")
-        grader = AnswerGrader(MATH)
+        grader = AnswerGrader()  # a whole response states its answer in a sentence: read it as one
         grader.prepare(list(responses) + list(references))
         return np.array([1.0 if grader.equivalent(r, t) else 0.0 for r, t in zip(responses, references)])
 

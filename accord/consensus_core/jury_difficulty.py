@@ -30,7 +30,6 @@ from accord.consensus_core.jury import MISSING
 from accord.consensus_core.jury_weighted import A_MAX, A_MIN, G_MIN, check_codes, dawid_skene, hypotheses, log_joint, pick_slot
 
 CLOSE_FIT_RMSEA = 0.05
-NO_TRUTH = -2  # truth code of a problem nobody answered right
 MAX_PATTERN_MEMBERS = 8  # the fit test enumerates set partitions (Bell(8) = 4140)
 
 

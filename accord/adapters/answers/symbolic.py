@@ -31,7 +31,7 @@ from sympy.parsing.sympy_parser import (
     standard_transformations,
 )
 
-from accord.adapters.answers.forms import COMPUTED, EXACT, WRITTEN, Assignment, Collection, Expression, Keyword, Number, Relation, Text, Value
+from accord.adapters.answers.forms import COMPUTED, EXACT, WRITTEN, Assignment, Collection, Expression, Keyword, Number, Relation, Value
 from accord.adapters.answers.plain_math import FUNCTIONS, GREEK, STOPWORDS
 
 # math-verify warns once that its own timeout is off: here the worker's time limit replaces it.
@@ -200,7 +200,3 @@ def read_latex(text: str, points: int) -> Value | None:
 def verify_sources(gold: str, answer: str) -> bool:
     """math-verify's verdict on two expressions given as sympy srepr (when sample points cannot decide)."""
     return bool(verify(sp.sympify(gold), sp.sympify(answer), timeout_seconds=None))
-
-
-def text_value(text: str) -> Text:
-    return Text(" ".join(text.split()).casefold())

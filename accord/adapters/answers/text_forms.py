@@ -79,7 +79,7 @@ _QUALIFIER = re.compile(
     r"^(?P<v>.+?),?\s+(?:for\s+(?:all|every|each|any)\b|for\s+[a-z]\w*\s*(?:>=|<=|>|<|=|!=|in)\s*).*$", re.IGNORECASE
 )
 _LEAD_IN = re.compile(
-    r"^.*?\b(?:is|are|equals|was|becomes|be|gives|get|obtain)\s+(?:equal\s+to\s+|exactly\s+|precisely\s+|given\s+by\s+)?(?P<v>.+)$"
+    r"^.*\b(?:is|are|equals|was|becomes|be|gives|get|obtain)\s+(?:equal\s+to\s+|exactly\s+|precisely\s+|given\s+by\s+)?(?P<v>.+)$"
     r"|^.*?(?:answer|result)\s*[:=]\s*(?P<v2>.+)$",
     re.IGNORECASE,
 )

@@ -14,7 +14,7 @@ HELP = "Benchmark curation: ask a panel each question without its image (or a na
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("file", help='JSONL benchmark: {"id"?, "question", "answer", "image"? or the field to drop} per line')
-    p.add_argument("--member", action="append", default=None, metavar="[NAME=]MODEL", help="a panel member: smollm2, a local path or a name (repeat; default two smollm2 samplers)")
+    p.add_argument("--member", action="append", default=None, metavar="[NAME=]MODEL", help="a panel member: smollm2, a local path or a name (repeat; default one smollm2)")
     p.add_argument("--drop", default="image", metavar="FIELD", help="the essential context to leave out: image (default) or a field name")
     p.add_argument("--quorum", type=int, default=None, metavar="K", help="drop a question when K members answer it right (default: a majority)")
     p.add_argument("--temperature", type=float, default=0.0, help="sampling temperature of the members (default 0: greedy)")
@@ -66,7 +66,7 @@ def build_panel(members: dict[str, str], args: argparse.Namespace) -> dict:
 
 
 def run(args: argparse.Namespace) -> int:
-    members = parse_members(args.member or ["smollm2", "smollm2"])
+    members = parse_members(args.member or ["smollm2"])
     quorum = args.quorum if args.quorum is not None else len(members) // 2 + 1
     if not 1 <= quorum <= len(members):
         raise UserError(f"--quorum must lie in [1, {len(members)}] (the panel size), got {quorum}")

@@ -7,7 +7,7 @@ import json
 
 import numpy as np
 
-from accord.consensus_core.jury import MISSING, correctness
+from accord.consensus_core.jury import MISSING, correctness, vote_codes
 from accord.consensus_core.jury_estimate import check_law, estimate_law
 from accord.consensus_core.jury_law import predict
 from accord.consensus_core.jury_plan import plan_panel
@@ -138,8 +138,9 @@ def build_document(args: argparse.Namespace, panel: PanelAnswers) -> dict:
         doc["vs_best_member"] = {"difference": float(diff.mean()), "ci": [lo, hi]}
         if dec.labeled.any():
             doc["unlabeled"] = unlabeled_comparison(classes, dec, panel.members, args.seed, args.n_boot)
-        if args.check_law:
-            doc["law"] = law_section(args, codes, ok, hit)
+        if args.check_law:  # the law describes the modal vote, whatever method decided
+            modal = vote_codes(codes, args.seed).chosen
+            doc["law"] = law_section(args, codes, ok, (modal == truth) & (modal != MISSING))
         if args.plan is not None:
             doc["plan"] = plan_section(args, panel, ok, present, codes)
     return doc
