@@ -69,7 +69,7 @@ def _calibrators(args, table, models=None, stream=None):
     try:
         return fit_calibrators(source.flat_raw, models, args.calibration, labels if args.calibration == "platt" else None)
     except ValueError as exc:
-        raise UserError(f"calibration: {exc}") from None
+        raise UserError(f"{args.calibrate_on or args.file}: calibration: {exc}") from None
 
 
 def print_report(doc: dict) -> None:

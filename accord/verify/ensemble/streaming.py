@@ -87,7 +87,7 @@ def fit_streamed(src: RewardFile, method: str, chunk_size: int = tables.DEFAULT_
     out = {}
     for m, (n, mean, _, m2, _, _) in zip(src.models, mom):
         if n < 2:
-            raise UserError(f"calibration: calibration needs at least 2 finite rewards, got {int(n)}")
+            raise UserError(f"{src.path}: calibration of {m!r} needs at least 2 finite rewards, got {int(n)}")
         sd = float(np.sqrt(m2 / n))
         out[m] = Calibrator("standardize", {"mean": float(mean), "std": sd if sd > 0 else 1.0})
     return out
