@@ -77,7 +77,7 @@ def test_cli_sweep(run, capsys):
 
 @pytest.mark.parametrize("argv,message", [
     (["sweep", "{run}", "--lambdas", "1,1"], "2 stubbornness values for 3 judges"),
-    (["sweep", "{run}", "--tau", "x"], "--tau: 'x' is not a number"),
+    (["sweep", "{run}", "--tau", "x"], "--tau: expected a number, got 'x'"),
     (["report", "{run}/nope"], "not a run folder"),
     (["report", "{run}", "--bootstrap", "5"], "--bootstrap must be at least 100"),
     (["report", "{empty}"], "the trace has no step or task_end records yet"),

@@ -160,10 +160,15 @@ def test_the_key_is_read_from_the_named_variable_and_sent_only_to_the_server(tmp
 
 def test_scores_are_read_from_logprobs_else_parsed_from_the_text():
     top = lambda pairs: [{"token": t, "logprob": float(np.log(p))} for t, p in pairs]  # noqa: E731
-    # the first answer token is read, after a preamble; variants are summed
+    # the first position ranking an answer is read, after a preamble; variants are summed
     content = [{"token": "LOG", "logprob": -1, "top_logprobs": top([("LOG", 0.9)])},
                {"token": " Yes", "logprob": float(np.log(0.5)), "top_logprobs": top([(" Yes", 0.5), ("yes", 0.1), (" no", 0.2)])}]
     assert score_from_logprobs(content, "yes_no") == pytest.approx(0.6 / 0.8)
+    # a reply opening with "The step is ..." is read where it ranked Yes and No, not where it chose them
+    preamble = [{"token": "The", "logprob": float(np.log(0.6)), "top_logprobs": top([("The", 0.6), ("Yes", 0.1), ("No", 0.3)])},
+                {"token": " step", "logprob": -0.1, "top_logprobs": top([(" step", 0.9)])},
+                {"token": " yes", "logprob": -0.1, "top_logprobs": top([(" yes", 0.9)])}]
+    assert score_from_logprobs(preamble, "yes_no") == pytest.approx(0.25)
     digits = [{"token": "7", "logprob": float(np.log(0.5)), "top_logprobs": top([("7", 0.5), ("3", 0.5)])}]
     assert score_from_logprobs(digits, "digits") == pytest.approx(5 / 9)
     assert score_from_logprobs([{"token": "Maybe", "logprob": 0, "top_logprobs": []}], "yes_no") is None

@@ -8,10 +8,11 @@ import json
 
 import numpy as np
 import pytest
+import torch
 import yaml
 
-from accord.adapters.llm import LLMJudges
 from accord.adapters.served import UNAVAILABLE, Endpoint, ServedJudges
+from accord.adapters.served.judges import score_from_logprobs
 from accord.cli.main import main
 from accord.protocols import StepContext
 from accord.verify.loop.trace import read_records
@@ -48,10 +49,19 @@ def run_config(tmp_path, judge_url: str, gen_url: str, **over) -> dict:
     return {**cfg, **over}
 
 
+def local_read(lm, tok, messages) -> float:
+    """The same read done in-process: P(yes) over the top 20 next tokens after the chat template."""
+    ids = tok.apply_chat_template(messages, add_generation_prompt=True, return_tensors="pt")
+    ids = ids if torch.is_tensor(ids) else ids["input_ids"]
+    with torch.no_grad():
+        top = torch.topk(torch.log_softmax(lm(ids).logits[0, -1].float(), -1), 20)
+    alts = [{"token": tok.decode([int(t)]), "logprob": float(v)} for t, v in zip(top.indices, top.values)]
+    return score_from_logprobs([{**alts[0], "top_logprobs": alts}], "yes_no")
+
+
 @pytest.mark.slow
-def test_the_served_judge_prefers_the_candidate_the_local_judge_prefers(llama_server, smollm2):
+def test_the_served_judge_reads_the_models_own_verdict_and_prefers_the_on_topic_step(llama_server, smollm2):
     lm, tok = smollm2
-    local = LLMJudges(ROLES, lm=lm, tokenizer=tok)
     served = ServedJudges(Endpoint(llama_server.base_url, "smollm2"), ROLES)
     steps = [
         (StepContext("What is 12 + 7?"), ["12 + 7 = 19", "The capital of France is Paris."]),
@@ -60,12 +70,16 @@ def test_the_served_judge_prefers_the_candidate_the_local_judge_prefers(llama_se
         (StepContext("What is 9 + 8?", ("9 + 8 = 17",)), ["The answer is 17.", "Dogs bark at night."]),
         (StepContext("What is 40 / 8?"), ["40 / 8 = 5", "My favourite colour is blue."]),
     ]
-    agree = 0
+    prefers = 0
     for ctx, cands in steps:
-        a = np.array([[s.value for s in col] for col in local.score_many(ctx, cands)]).mean(axis=0)
-        b = np.array([[s.value for s in col] for col in served.score_many(ctx, cands)]).mean(axis=0)
-        agree += int(np.argmax(a) == np.argmax(b))
-    assert agree >= 4, f"the served judge chose as the local one on {agree} of {len(steps)} steps"
+        scores = served.score_many(ctx, cands)
+        for role, column in zip(ROLES, scores):
+            for cand, score in zip(cands, column):
+                # llama.cpp runs the Q4_1 weights quantized, transformers dequantized: close, not equal
+                assert score.value == pytest.approx(local_read(lm, tok, served.messages(role, ctx, cand)), abs=0.08)
+        mean = np.array([[s.value for s in col] for col in scores]).mean(axis=0)
+        prefers += int(mean[0] > mean[1])
+    assert prefers >= 4, f"the served judge preferred the on-topic step on {prefers} of {len(steps)} steps"
 
 
 @pytest.mark.slow
@@ -78,7 +92,8 @@ def test_accord_run_with_a_served_generator_and_judges_end_to_end(llama_server, 
     steps = [r for r in records if r["type"] == "step"]
     calls = [r for r in records if r["type"] == "call"]
     assert steps and {e["task_id"] for e in records if e["type"] == "task_end"} == {"q1", "q2"}
-    assert all(v is not None for s in steps for row in s["raw"] for v in row)  # every judge scored every candidate
+    served_cols = [k for k, name in enumerate(steps[0]["judges"]) if name.startswith("llm_")]
+    assert all(row[k] is not None for s in steps for row in s["raw"] for k in served_cols)  # every served judge scored
     assert {c["purpose"] for c in calls} == {"judge", "generate"}
     assert all(c["prompt_tokens"] > 0 and c["latency_s"] > 0 for c in calls if not c["cached"])
     served = summary["served"]
@@ -128,9 +143,9 @@ def test_an_outage_gives_null_scores_and_a_finished_run_and_resume_redoes_them(l
         first = execute(cfg, run_dir, progress=KillAfter(judges))
         records, _ = read_records(run_dir / "trace.jsonl")
         steps = [r for r in records if r["type"] == "step"]
-        lost = [f for s in steps for row in s["failures"] for f in row if f]
+        lost = [f for s in steps for row in s["failures"] for f in row[:len(ROLES)] if f]  # the served columns
         assert lost and all(f.startswith(UNAVAILABLE) for f in lost)
-        assert any(v is not None for s in steps for row in s["raw"] for v in row)  # scored before the outage
+        assert any(v is not None for s in steps for row in s["raw"] for v in row[:len(ROLES)])  # scored before it
         assert first["served"]["failed"] > 0 and (run_dir / "summary.json").is_file()
         assert len([r for r in records if r["type"] == "task_end"]) == 4  # 2 questions x (verdict, base): finished
 
@@ -138,7 +153,7 @@ def test_an_outage_gives_null_scores_and_a_finished_run_and_resume_redoes_them(l
         resumed = execute(cfg, run_dir, resume=True)
         records, _ = read_records(run_dir / "trace.jsonl")
         steps = [r for r in records if r["type"] == "step"]
-        assert all(f is None for s in steps for row in s["failures"] for f in row)  # nothing missing any more
+        assert all(f is None for s in steps for row in s["failures"] for f in row[:len(ROLES)])  # nothing missing now
         assert len([r for r in records if r["type"] == "task_end"]) == 4
         assert resumed["served"]["failed"] == 0 and resumed["served"]["requests"] > 0
         assert (run_dir / "trace.redone.jsonl").is_file()

@@ -2,8 +2,8 @@
 
 Each (role, candidate) is one chat request; all of a step's requests go out together (bounded per
 endpoint). The score is P(yes) normalised over the yes/no variants (or, in ``digits`` mode, the
-expected digit / 9), read from ``top_logprobs`` at the first answer token of the reply. A server
-that returns no log-probabilities (or an answer token outside the top ones) is read from the
+expected digit / 9), read from ``top_logprobs`` at the first position of the reply that ranks an
+answer among its top tokens. A server that returns no log-probabilities (or no answer among the top ones) is read from the
 reply's text instead: yes / no, or a grade (0-9 in ``digits`` mode, 0-10 otherwise). Every call
 record says which (``score_mode``: ``logprobs`` or ``parsed``); a reply with neither is a null
 score with the reason, and so is a call that failed.
@@ -36,16 +36,15 @@ def _token(text: str) -> str:
 
 
 def score_from_logprobs(content: Sequence[dict[str, Any]], mode: str) -> float | None:
-    """The score at the first answer token of a reply's ``logprobs.content`` (None if it has none).
+    """The score at the answer position of a reply's ``logprobs.content`` (None if it has none).
 
-    The answer token is the first one the model chose that is a yes/no variant (a digit in
-    ``digits`` mode); its ``top_logprobs`` give the distribution, variants summed, normalised over
-    the answers present.
+    The answer position is the first one at which a yes/no variant (a digit in ``digits`` mode) is
+    the chosen token or among its ``top_logprobs``: a small model that opens with "The step is ..."
+    still ranks Yes and No there, which is the choice the local judge reads. The variants' mass
+    there, summed, normalised over the answers present, gives the score.
     """
     answers = _DIGITS if mode == "digits" else _YES | _NO
     for position in content:
-        if _token(position.get("token", "")) not in answers:
-            continue
         mass: dict[str, float] = {}
         seen = {position.get("token"): position.get("logprob")}
         for alt in position.get("top_logprobs") or []:
@@ -132,7 +131,7 @@ class ServedJudges:
     def describe(self) -> dict[str, Any]:
         """How the scores are read (recorded in the run's trace header; no key)."""
         return {"roles": dict(zip(self.names, self.roles)), "scoring": "served", "mode": self.mode,
-                "read": "top_logprobs at the first answer token, else the parsed verdict",
+                "read": "top_logprobs at the first position ranking an answer, else the parsed verdict",
                 **self.client.endpoint.describe()}
 
     def score_many(self, ctx: StepContext, candidates: Sequence[str]) -> list[list[JudgeScore]]:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -153,7 +154,7 @@ def config_from_args(args: argparse.Namespace) -> C.RunConfig:
     return C.resolve(file_cfg, overrides)
 
 
-RESUME_FIXED_FLAGS = ("config", "set", "tasks_file", "baselines", "no_base", "adaptive", "adaptive_margin", "no_report", "out")
+RESUME_FIXED_FLAGS = ("config", "set", "tasks_file", "baselines", "no_base", "adaptive", "adaptive_margin", "out")
 
 
 def resumed_config(args: argparse.Namespace) -> tuple[Path, C.RunConfig]:
@@ -181,6 +182,8 @@ def resumed_config(args: argparse.Namespace) -> tuple[Path, C.RunConfig]:
                 f"--resume {run_dir}: --{flag.replace('_', '-')} {value} differs from the recorded {key} = {have!r} "
                 f"in {run_dir / CONFIG_FILE}; drop the flag to continue the recorded run"
             )
+    if args.no_report:  # the report is read off the trace afterwards; skipping it changes no result
+        cfg = replace(cfg, output=replace(cfg.output, report=False))
     return run_dir, cfg
 
 

@@ -4,7 +4,8 @@ While an endpoint is unreachable its judges give null scores (reason: ``served e
 unavailable ...``) and the run goes on with the rest of the panel, so the run finishes. On
 ``--resume``, every chain is rewound to its first step decided at such a context: those step
 records and the chain's end move to ``trace.redone.jsonl`` (kept, never deleted), the trace is
-rewritten without them, and the loop decides them again. Candidates are reused; the contexts hit
+rewritten without them (the kept records renumbered in order, under the folder's writer lock),
+and the loop decides them again. Candidates are reused; the contexts hit
 are scored again, the calls that had succeeded coming from the call cache at no cost.
 """
 
@@ -22,6 +23,14 @@ from accord.verify.loop.trace import ResumeState, cut_partial_line, load_resume_
 def unavailable(record: dict) -> bool:
     """Whether a step record holds a score lost to an unreachable endpoint."""
     return any(isinstance(f, str) and f.startswith(UNAVAILABLE) for row in record.get("failures") or [] for f in row)
+
+
+def _renumbered(line: str, position: int) -> str:
+    """A kept record with its ``seq`` set to its new place: the rewritten trace is one writer's, in order."""
+    rec = json.loads(line)
+    if rec.get("seq") is None or rec["seq"] == position:
+        return line
+    return json.dumps({**rec, "seq": position}, ensure_ascii=False)
 
 
 def resume_after_outage(trace_path: str | Path) -> ResumeState:
@@ -59,7 +68,7 @@ def resume_after_outage(trace_path: str | Path) -> ResumeState:
         fh.write("".join(ln + "\n" for ln in redo))
     tmp = path.with_name(path.name + ".tmp")
     with open(tmp, "w", encoding="utf-8") as fh:
-        fh.write("".join(ln + "\n" for ln in keep))
+        fh.write("".join(_renumbered(ln, position) + "\n" for position, ln in enumerate(keep)))
         fh.flush()
         os.fsync(fh.fileno())
     os.replace(tmp, path)
