@@ -338,7 +338,8 @@ def execute(cfg: dict[str, Any], run_dir: Path, resume: bool = False, progress=N
     """Runs (or resumes) the configured run on Ray; writes the same run folder as a local run."""
     from accord.verify import config as C
     from accord.verify.backends import connect_ray
-    from accord.verify.commands.run import SUMMARY_FILE, build_chains, load_task_list, make_summary, write_report
+    from accord.verify.commands.run import (SUMMARY_FILE, build_chains, load_task_list, make_summary, paired_from,
+                                            write_report)
     from accord.verify.trace import TRACE_FILE, load_resume_state
 
     opts = opts or RayOptions()
@@ -401,6 +402,7 @@ def execute(cfg: dict[str, Any], run_dir: Path, resume: bool = False, progress=N
             if pool is not None and not opts.reuse_servers:
                 pool.close(ray)
     summary = make_summary(cfg, ends, SimpleNamespace(totals=totals), labels, load_s, time.perf_counter() - t_start)
+    summary["paired"] = paired_from(trace_path)
     summary["backend"] = {**backend, "retries": totals_retries(trace_path), "failed_problems": failed}
     (run_dir / SUMMARY_FILE).write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
     if cfg["output"]["report"]:
