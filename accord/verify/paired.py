@@ -26,45 +26,53 @@ from typing import Any, Callable, Mapping
 from accord.verify.engine import BASE
 from accord.verify.evaluation import paired_difference, verdict_params
 from accord.verify.protocols import Task
-from accord.verify.records import TaskEnd, Trace, context_id
+from accord.verify.records import TaskEnd, Trace
 from accord.verify.replay import ContextTree, PolicySpec, make_spec, replay
 from accord.verify.report import primary_chain
 
 
-def with_task_scores(tree: ContextTree, tasks: Mapping[str, Task], is_final: Callable[[str], bool]) -> ContextTree:
-    """The tree with every candidate's "ends the answer" known and every chain end on recorded
-    contexts scored by its task, so that a replay ending on a candidate no recorded chain took is exact.
+class _EndsScoredByTask(dict):
+    """Recorded chain ends by (task id, steps); on a miss, the end a chain with these steps has, scored by its task."""
 
-    Walks each task's recorded contexts from the root; for every candidate there, the chain that takes
-    it has known steps, so its correctness is ``task.score(steps)``, as the step loop computes it.
-    Needs the run's step budget (config.yaml); without it the tree is returned unchanged.
+    def __init__(self, recorded, tasks: Mapping[str, Task]):
+        super().__init__(recorded)
+        self.tasks = tasks
+
+    def get(self, key, default=None):
+        if key in self:
+            return self[key]
+        task = self.tasks.get(key[0])
+        if task is None:
+            return default
+        steps = list(key[1])
+        self[key] = TaskEnd(key[0], "", key[1], task.extract_answer(steps), str(getattr(task, "reference", "") or ""),
+                            float(task.score(steps)), "replayed")
+        return self[key]
+
+
+class _FinalByText(dict):
+    """Whether a step ends the answer: as recorded, else as the run's generator says."""
+
+    def __init__(self, recorded, is_final: Callable[[str], bool]):
+        super().__init__(recorded)
+        self.is_final = is_final
+
+    def get(self, text, default=None):
+        if text not in self:
+            self[text] = bool(self.is_final(text))
+        return self[text]
+
+
+def with_task_scores(tree: ContextTree, tasks: Mapping[str, Task], is_final: Callable[[str], bool]) -> ContextTree:
+    """The tree with the run's tasks and generator at hand: a replayed chain that ends on recorded
+    contexts, on a candidate no recorded chain took, is scored by its task (as the step loop scores
+    a chain: ``task.score(steps)``) instead of being unknown. Only the ends a replay reaches are
+    scored. Needs the run's step budget (config.yaml); without it the tree is returned unchanged.
     """
     if tree.settings.max_steps is None:
         return tree
-    final = dict(tree.final_by_text)
-    ends = dict(tree.ends)
-    for task_id in tree.tasks:
-        task = tasks.get(task_id)
-        if task is None:
-            continue
-        todo: list[tuple[str, ...]] = [()]
-        seen: set[str] = set()
-        while todo:
-            steps = todo.pop()
-            cid = context_id(task_id, steps)
-            node = tree.nodes.get((task_id, cid))
-            if node is None or cid in seen:
-                continue
-            seen.add(cid)
-            for text in dict.fromkeys(node.candidates):
-                final.setdefault(text, bool(is_final(text)))
-                after = steps + (text,) if text.strip() else steps
-                if (task_id, after) not in ends:
-                    ends[(task_id, after)] = TaskEnd(task_id, "", after, task.extract_answer(list(after)),
-                                                     str(getattr(task, "reference", "") or ""),
-                                                     float(task.score(list(after))), "replayed")
-                todo.append(after)
-    return replace(tree, final_by_text=final, ends=ends)
+    return replace(tree, final_by_text=_FinalByText(tree.final_by_text, is_final),
+                   ends=_EndsScoredByTask(tree.ends, tasks))
 
 
 def recorded_correct(trace: Trace, chain: str) -> dict[str, float]:
