@@ -134,6 +134,9 @@ def part_bc(args, model, tokenizer, tasks, parts: str) -> dict[str, float]:
     from accord.verify.panel import build_panel
 
     cfg = copy.deepcopy(DEFAULTS)
+    # the step-loop settings these figures are measured with: the paper's sampling, chains of up to 4 steps
+    cfg["generator"].update(temperature=0.8, top_p=0.6)
+    cfg["budgets"].update(n_candidates=3, max_steps=4)
     g = cfg["generator"]
     gen = TransformersGenerator.from_loaded(model, tokenizer, temperature=g["temperature"], top_p=g["top_p"],
                                             max_new_tokens=g["max_new_tokens"])
