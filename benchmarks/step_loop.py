@@ -133,7 +133,8 @@ def part_bc(args, model, tokenizer, tasks, parts: str) -> dict[str, float]:
     from accord.verify.loop.panel import build_panel
     from accord.verify.run.config import resolve
 
-    cfg = resolve()  # the built-in run
+    # the step-loop settings these figures are measured with: the paper's sampling, chains of up to 4 steps
+    cfg = resolve(None, [{"generator": {"temperature": 0.8, "top_p": 0.6}, "budgets": {"n_candidates": 3, "max_steps": 4}}])
     g = cfg.generator
     gen = TransformersGenerator.from_loaded(model, tokenizer, temperature=g.temperature, top_p=g.top_p,
                                             max_new_tokens=g.max_new_tokens)

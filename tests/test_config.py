@@ -20,11 +20,12 @@ def cfg_from(argv: list[str]) -> dict:
 def test_defaults_are_the_builtin_run():
     cfg = C.resolve().as_dict()
     assert cfg["task"]["name"] == "basic_arithmetic" and cfg["generator"]["model"] == "smollm2"
-    assert (cfg["generator"]["temperature"], cfg["generator"]["top_p"]) == (0.8, 0.6)
+    assert (cfg["generator"]["temperature"], cfg["generator"]["top_p"]) == (1.0, 0.95)
+    assert cfg["task"]["options"] == {"size": 60, "seed": 0, "max_terms": 2}
     assert cfg["policy"] == {"name": "verdict", "params": {"tau": 0.6, "eps": 0.1}}  # filled from the policy
     assert cfg["baselines"] == ["mean", "variance", "raw_average"] and cfg["base_chain"] is True
     assert [j["type"] for j in cfg["judges"]] == ["llm", "llm", "llm", "arithmetic", "embedding"]
-    assert cfg["budgets"]["n_candidates"] == 3 and cfg["adaptive"]["enabled"] is False
+    assert cfg["budgets"]["n_candidates"] == 5 and cfg["budgets"]["max_steps"] == 1 and cfg["adaptive"]["enabled"] is False
 
 
 def test_yaml_and_toml_files_give_the_same_config(tmp_path):
@@ -33,7 +34,7 @@ def test_yaml_and_toml_files_give_the_same_config(tmp_path):
     a = C.resolve(C.read_config_file(tmp_path / "a.yaml")).as_dict()
     b = C.resolve(C.read_config_file(tmp_path / "a.toml")).as_dict()
     assert a == b and a["policy"]["params"] == {"tau": 0.7, "eps": 0.1} and a["budgets"]["max_steps"] == 9
-    assert a["budgets"]["n_candidates"] == 3  # untouched keys keep their defaults
+    assert a["budgets"]["n_candidates"] == 5  # untouched keys keep their defaults
 
 
 def test_every_flag_maps_onto_a_config_key(tmp_path):
@@ -58,7 +59,7 @@ def test_every_flag_maps_onto_a_config_key(tmp_path):
 def test_flags_override_the_file_and_merge_task_options(tmp_path):
     (tmp_path / "c.yaml").write_text("task: {name: basic_arithmetic, options: {size: 3, max_digits: 1}}\nseed: 5\n")
     cfg = cfg_from(["--config", str(tmp_path / "c.yaml"), "--problems", "2"])
-    assert cfg["task"]["options"] == {"size": 2, "seed": 0, "max_digits": 1} and cfg["seed"] == 5
+    assert cfg["task"]["options"] == {"size": 2, "seed": 0, "max_terms": 2, "max_digits": 1} and cfg["seed"] == 5
 
 
 @pytest.mark.parametrize(
@@ -136,7 +137,7 @@ def test_the_config_is_typed_frozen_and_saved_as_written(tmp_path):
     assert list(cfg.as_dict()["judges"][0].items()) == list(served.items())  # same keys, same order
     with pytest.raises(AttributeError):
         cfg.seed = 3
-    assert cfg.budgets.budgets().n == 3 and cfg.adaptive.settings().calibrate is None
+    assert cfg.budgets.budgets().n == 5 and cfg.adaptive.settings().calibrate is None
     C.save_run_config(tmp_path, cfg)
     assert yaml.safe_load((tmp_path / "config.yaml").read_text()) == cfg.as_dict()
     assert C.load_run_config(tmp_path) == cfg

@@ -1,4 +1,4 @@
-"""Evaluation: bootstrap intervals, rates, ROC AUC of Δ* and raw variance, the paired review test."""
+"""Evaluation: bootstrap intervals, rates, ROC AUC of Δ* and raw variance, the paired review test, a run's paired comparisons."""
 
 from __future__ import annotations
 
@@ -9,9 +9,10 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from scipy.stats import binomtest
 from tracegen import simulate_run
 
-from accord.consensus_core import consensus_stats
+from accord.consensus_core import consensus_stats, get_policy
 from accord.verify.analysis.diagnostics import (
     _weighted_auc,
     candidate_table,
@@ -29,8 +30,11 @@ from accord.verify.analysis.evaluation import (
     review_test,
     timing_shares,
 )
+from accord.verify.analysis.paired import paired_summary
 from accord.verify.analysis.records import read_trace
 from accord.verify.analysis.replay import make_spec, replay
+from accord.verify.loop.trace import context_id
+from accord.verify.tasks.text import TextTask
 
 
 @pytest.fixture(scope="module")
@@ -220,3 +224,107 @@ def test_rank_flip_outcomes_are_compared(tmp_path):
     f = rank_flips(read_trace(tmp_path / "trace.jsonl"))
     assert (f["contexts"], f["flips"], f["flips_with_both_outcomes"]) == (1, 1, 1)
     assert (f["consensus_pick_better"], f["raw_pick_better"], f["sign_test_p"]) == (1, 0, 1.0)
+
+
+def _one_step_run(tmp_path, tables):
+    """A recorded run decided in one step per task: verdict, mean and base chains on the same candidates.
+
+    ``tables`` holds (raw n x 3, correctness per candidate) per task; each chain's choice is its policy's.
+    """
+    lam = [1.5, 1.0, 0.8]
+    policies = {"verdict": {"name": "verdict", "tau": 0.6, "eps": 0.1}, "mean": {"name": "mean"}, "base": {"name": "base"}}
+    recs = []
+    for t, (raw, good) in enumerate(tables):
+        cands = [f"task {t} candidate {i}. The answer is {i}." for i in range(len(good))]
+        for chain, pol in policies.items():
+            if chain == "base":
+                chosen = 0
+            else:
+                params = {k: v for k, v in pol.items() if k != "name"}
+                chosen = int(get_policy(pol["name"], lambdas=lam, **params).decide(raw).chosen)
+            recs.append({"type": "step", "task_id": f"t{t}", "chain": chain, "step": 0, "context_id": context_id(f"t{t}", []),
+                         "candidates": cands, "judges": ["a", "b", "c"], "lambdas": lam,
+                         "raw": [[None if np.isnan(v) else float(v) for v in row] for row in raw], "policy": pol,
+                         "accepted": [False] * len(good), "chosen": chosen, "fallback": True, "final": True})
+            recs.append({"type": "task_end", "task_id": f"t{t}", "chain": chain, "steps": [cands[chosen]],
+                         "correct": float(good[chosen])})
+    (tmp_path / "trace.jsonl").write_text("".join(json.dumps(r) + "\n" for r in recs))
+    return read_trace(tmp_path / "trace.jsonl")
+
+
+def test_paired_summary_matches_a_direct_count(tmp_path):
+    rng = np.random.default_rng(5)
+    tables = []
+    for _ in range(30):
+        raw = rng.random((3, 3)).round(2)
+        raw[rng.random(3) < 0.3, rng.integers(0, 3)] = np.nan  # at most one failed judge per candidate
+        tables.append((raw, rng.random(3) < 0.5))
+    trace = _one_step_run(tmp_path, tables)
+    out = paired_summary(trace, n_boot=400)
+    assert out["primary"] == "verdict" and out["base"] == "base"
+    by = {(c["first"], c["second"]): c for c in out["comparisons"]}
+
+    def chosen(name, raw, **kw):
+        return int(get_policy(name, lambdas=[1.5, 1.0, 0.8], **kw).decide(raw).chosen)
+
+    verdict = np.array([good[chosen("verdict", raw, tau=0.6, eps=0.1)] for raw, good in tables], dtype=float)
+    mean = np.array([good[chosen("mean", raw)] for raw, good in tables], dtype=float)
+    base = np.array([good[0] for _, good in tables], dtype=float)
+    for (first, second), a, b in [(("verdict", "base"), verdict, base), (("mean", "base"), mean, base),
+                                  (("verdict", "mean"), verdict, mean)]:
+        c = by[(first, second)]
+        only_a, only_b = int(((a == 1) & (b == 0)).sum()), int(((a == 0) & (b == 1)).sum())
+        assert c["source"] == "recorded" and c["n_pairs"] == 30 and c["excluded"] == 0
+        assert c["difference"] == pytest.approx(a.mean() - b.mean())
+        assert c["ci"][0] <= c["difference"] <= c["ci"][1]
+        assert (c["mcnemar"]["only_first_correct"], c["mcnemar"]["only_second_correct"]) == (only_a, only_b)
+        p = binomtest(only_a, only_a + only_b, 0.5).pvalue if only_a + only_b else 1.0
+        assert c["mcnemar"]["p_value"] == pytest.approx(p)
+    # each judge alone: its highest raw score (first on ties, unscored last); exact only where a chain took that candidate
+    singles = {}
+    for j, name in enumerate("abc"):
+        correct = {}
+        for t, (raw, good) in enumerate(tables):
+            pick = int(np.argmax(np.where(np.isnan(raw[:, j]), -1.0, raw[:, j])))
+            taken = {chosen("verdict", raw, tau=0.6, eps=0.1), chosen("mean", raw), 0}
+            if pick in taken:
+                correct[f"t{t}"] = float(good[pick])
+        singles[name] = correct
+        info = out["single_judges"][name]
+        assert info["exact"] == len(correct) and info["n_tasks"] == 30
+        assert info["accuracy"] == pytest.approx(np.mean(list(correct.values())))
+    best = max("abc", key=lambda n: (np.mean(list(singles[n].values())), len(singles[n])))
+    assert out["best_single_judge"] == best
+    c = by[("verdict", f"single_judge:{best}")]
+    assert c["source"] == "replayed" and c["n_pairs"] == len(singles[best]) and c["excluded"] == 30 - len(singles[best])
+    v = dict(zip([f"t{t}" for t in range(30)], verdict))
+    assert c["difference"] == pytest.approx(np.mean([v[t] - x for t, x in singles[best].items()]))
+    assert by[("verdict", "mean_preserving")]["source"] == "replayed"
+
+
+def test_paired_summary_replays_mean_when_the_run_has_no_mean_chain(tmp_path):
+    run = simulate_run(tmp_path, n_tasks=8, seed=4, chains={"verdict": {"name": "verdict", "tau": 0.6, "eps": 0.1}})
+    out = paired_summary(read_trace(run / "trace.jsonl"), n_boot=200)
+    pairs = [(c["first"], c["second"], c["source"]) for c in out["comparisons"]]
+    assert pairs[:3] == [("verdict", "base", "recorded"), ("verdict", "mean", "replayed"),
+                         ("verdict", "mean_preserving", "replayed")]
+    assert pairs[3][1].startswith("single_judge:") and out["replayed"]["mean"]["n_tasks"] == 8
+    assert set(out["single_judges"]) == {"grounding", "logic", "relevance"}
+
+
+def test_replays_ending_off_recorded_ground_are_scored_by_the_task(tmp_path):
+    rng = np.random.default_rng(8)
+    tables = [(rng.random((4, 3)).round(2), rng.random(4) < 0.5) for _ in range(20)]
+    trace = _one_step_run(tmp_path, tables)
+    (tmp_path / "config.yaml").write_text("budgets: {n_candidates: 4, max_steps: 1, max_tokens: 96}\n")
+    tasks = {f"t{t}": TextTask(f"t{t}", "q", "0", scorer=lambda answer, _ref, good=good: float(good[int(answer)]))
+             for t, (_, good) in enumerate(tables)}
+    plain = paired_summary(trace, n_boot=200)
+    full = paired_summary(trace, n_boot=200, tasks=tasks, is_final=lambda text: "answer" in text)
+    assert min(v["exact"] for v in plain["single_judges"].values()) < 20  # some replays left recorded ground
+    for j, name in enumerate("abc"):
+        expected = np.mean([good[int(np.argmax(raw[:, j]))] for raw, good in tables])
+        assert full["single_judges"][name]["exact"] == 20
+        assert full["single_judges"][name]["accuracy"] == pytest.approx(expected)
+    assert all(c["excluded"] == 0 and c["n_pairs"] == 20 for c in full["comparisons"])
+    assert full["comparisons"][0] == plain["comparisons"][0]  # recorded chains are compared as recorded

@@ -134,3 +134,16 @@ def test_failed_judge_consensus_over_the_rest():
 def test_bad_input_names_the_problem(call, message):
     with pytest.raises(ValueError, match=message):
         call()
+
+
+def test_single_judge_ranks_by_one_column_ties_to_the_first_unscored_last():
+    raw = np.array([[0.2, 0.9, 1.0], [0.8, 0.1, 1.0], [0.8, 0.5, np.nan]])
+    pick = {j: int(get_policy("single_judge", judge=j).decide(raw).chosen) for j in range(3)}
+    assert pick == {0: 1, 1: 0, 2: 0}  # judge 0: tie 0.8/0.8 to the first; judge 2: candidate 2 unscored
+    assert int(get_policy("single_judge", judge=2).decide(raw[[2, 1]]).chosen) == 1
+    assert get_policy("single_judge", judge=2.0).judge == 2  # "judge=2" parsed from text arrives as a float
+    for bad in (-1, 1.5, True, "x"):
+        with pytest.raises(ValueError, match="column index"):
+            get_policy("single_judge", judge=bad)
+    with pytest.raises(ValueError, match="not a column"):
+        get_policy("single_judge", judge=3).decide(raw)

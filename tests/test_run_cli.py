@@ -72,6 +72,17 @@ def test_a_run_writes_its_folder(tiny, tmp_path, capsys):
     assert saved["generator"]["model"] == str(tiny) and saved["policy"]["params"] == {"tau": 0.6, "eps": 0.1}
     first = json.loads((run / "trace.jsonl").read_text().splitlines()[0])
     assert first["type"] == "run" and first["scoring"]["llm_logic"]["scoring"] == "next-token"
+    paired = summary["paired"]  # every verified chain vs base, VERDICT vs Mean, mean-preserving, best single judge
+    by = {(c["first"], c["second"]): c for c in paired["comparisons"]}
+    assert {("verdict", "base"), ("mean", "base"), ("variance", "base"), ("raw_average", "base"),
+            ("verdict", "mean"), ("verdict", "mean_preserving")} <= set(by)
+    assert set(paired["single_judges"]) == set(first["judges"]) and paired["best_single_judge"] in first["judges"]
+    assert ("verdict", f"single_judge:{paired['best_single_judge']}") in by
+    acc = summary["accuracy"]
+    for chain in ("verdict", "mean", "variance", "raw_average"):
+        c = by[(chain, "base")]
+        assert c["source"] == "recorded" and c["n_pairs"] == 2
+        assert c["difference"] == pytest.approx(acc[chain] - acc["base"]) and 0 <= c["mcnemar"]["p_value"] <= 1
     try:
         import accord.verify.analysis.report  # noqa: F401
     except ImportError:
@@ -83,6 +94,10 @@ def test_a_run_writes_its_folder(tiny, tmp_path, capsys):
     assert main(["run", "--resume", str(run), "--json", "--no-report"]) == 0
     again = json.loads(capsys.readouterr().out)
     assert again["accuracy"] == summary["accuracy"] and again["work"]["generate_calls"] == 0
+    assert again["paired"]["comparisons"] == paired["comparisons"]
+    assert main(["run", "--resume", str(run), "--no-report", "--quiet"]) == 0  # the table people read
+    printed = capsys.readouterr().out
+    assert "Paired over problems" in printed and "verdict vs base" in printed and "McNemar" in printed
 
 
 @pytest.mark.slow

@@ -19,6 +19,8 @@ majority            accept if a strict majority of judges score > 0.5; rank by r
 variance            accept if raw (population) variance <= max_var (default 0.01, i.e. a raw
                     standard deviation of at most 0.1 = eps); rank by raw mean
 random              seeded random choice among candidates with a score
+single_judge        one judge alone: rank by column ``judge``'s raw score (a candidate it did not
+                    score ranks last); the baseline a panel has to beat
 ==================  ===========================================================================
 """
 
@@ -357,6 +359,26 @@ class Random(Policy):
     def _decide(self, st):
         rand = np.random.default_rng(self.seed).random(st.mean.shape)
         return _all(st), rand, rand
+
+
+@register("single_judge")
+@dataclass(frozen=True)
+class SingleJudge(Policy):
+    judge: int = 0  # column of the raw scores
+
+    def __post_init__(self):
+        j = self.judge
+        if isinstance(j, bool) or not isinstance(j, (int, float, np.integer, np.floating)) or not float(j).is_integer() or j < 0:
+            raise ValueError(f"judge must be a column index >= 0, got {j!r}")
+        object.__setattr__(self, "judge", int(j))
+
+    def _decide(self, st):
+        m = st.raw.shape[-1]
+        if self.judge >= m:
+            raise ValueError(f"single_judge: judge {self.judge} is not a column of scores from {m} judges")
+        col = st.raw[..., self.judge]
+        key = np.where(np.isnan(col), -1.0, col)  # scores lie in [0, 1]: an unscored candidate ranks last
+        return _all(st), key, key
 
 
 def list_policies() -> list[str]:

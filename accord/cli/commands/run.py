@@ -1,9 +1,10 @@
 """``accord run``: the step loop over a task set, with a verified chain and its baselines.
 
-With no arguments: the built-in run (12 fixed-seed reasoning-gym basic_arithmetic problems,
-SmolLM2-135M generator, mixed panel, VERDICT, plus base / mean / variance / raw_average chains on
-the same recorded candidates). Prints an accuracy table with bootstrap intervals and writes the run
-folder (config.yaml, versions.json, trace.jsonl, summary.json, report and plots).
+With no arguments: the built-in run (60 fixed-seed two-term reasoning-gym basic_arithmetic
+problems, SmolLM2-135M proposing 5 diverse candidates, mixed panel, VERDICT, plus base / mean /
+variance / raw_average chains on the same recorded candidates). Prints an accuracy table with
+bootstrap intervals and the paired comparisons, and writes the run folder (config.yaml,
+versions.json, trace.jsonl, summary.json with ``paired``, report and plots).
 """
 
 from __future__ import annotations
@@ -272,10 +273,29 @@ def print_summary(summary: dict[str, Any], run_dir: Path, console) -> None:
         st = ", ".join(f"{k} {v}" for k, v in summary["stopped"].get(lab, {}).items())
         table.add_row(lab, "–" if a is None else f"{a:.3f}", "–" if lo is None else f"[{lo:.3f}, {hi:.3f}]", st)
     console.print(table)
+    if summary.get("paired", {}).get("comparisons"):
+        console.print(paired_table(summary["paired"]))
     t = summary["timing"]
     share = f" (generation {100 * t['generate_share']:.0f}% / judging {100 * t['judge_share']:.0f}%)" if t["generate_share"] is not None else ""
     console.print(f"wall {t['wall_s']:.1f} s: load {t['load_s']:.1f} s, generate {t['generate_s']:.1f} s, judge {t['judge_s']:.1f} s{share}")
     console.print(f"run folder: {run_dir}")
+
+
+def paired_table(paired: dict[str, Any]) -> Table:
+    """The paired comparisons as a table: difference, paired bootstrap interval, McNemar's p."""
+    table = Table(title="Paired over problems (difference first - second, 95% paired bootstrap interval, exact McNemar p)")
+    for col in ("first vs second", "how", "problems", "accuracies", "difference", "95% CI", "McNemar p"):
+        table.add_column(col)
+    for c in paired["comparisons"]:
+        second = c["second"].replace("single_judge:", "") + (" alone" if c["second"].startswith("single_judge:") else "")
+        problems = f"{c['n_pairs']} of {c['n_pairs'] + c['excluded']}" if c["excluded"] else str(c["n_pairs"])
+        if not c["n_pairs"]:
+            table.add_row(f"{c['first']} vs {second}", c["source"], problems, "–", "–", "–", "–")
+            continue
+        lo, hi = c["ci"]
+        table.add_row(f"{c['first']} vs {second}", c["source"], problems, f"{c['accuracy_first']:.3f} / {c['accuracy_second']:.3f}",
+                      f"{c['difference']:+.3f}", f"[{lo:+.3f}, {hi:+.3f}]", f"{c['mcnemar']['p_value']:.3g}")
+    return table
 
 
 def run(args: argparse.Namespace) -> int:

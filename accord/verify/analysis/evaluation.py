@@ -92,20 +92,25 @@ def mcnemar(a: Sequence[float], b: Sequence[float]) -> dict[str, Any]:
     return {"only_first_correct": only_a, "only_second_correct": only_b, "p_value": float(p)}
 
 
-def paired_comparison(first: ReplayResult, second: ReplayResult, n_boot: int = 2000, seed: int = 0) -> dict[str, Any]:
-    """Accuracy gap first − second over tasks where both replayed chains are exact."""
-    ca, cb = first.correct_exact(), second.correct_exact()
+def paired_difference(ca: dict[str, float], cb: dict[str, float], n_boot: int = 2000, seed: int = 0) -> dict[str, Any]:
+    """Accuracy gap a − b over the tasks both have (correctness per task id): the difference, a
+    paired bootstrap interval of it (tasks resampled) and the exact McNemar test."""
     tasks = [t for t in ca if t in cb]
     a = np.array([ca[t] for t in tasks], dtype=float)
     b = np.array([cb[t] for t in tasks], dtype=float)
-    out: dict[str, Any] = {"first": first.spec.title, "second": second.spec.title, "n_pairs": len(tasks),
-                           "excluded_diverged": first.n_tasks - len(tasks)}
     if not tasks:
-        return {**out, "accuracy_first": None, "accuracy_second": None, "difference": None, "ci": None,
+        return {"n_pairs": 0, "accuracy_first": None, "accuracy_second": None, "difference": None, "ci": None,
                 "mcnemar": None}
     lo, hi = bootstrap_ci(a - b, n_boot, seed=seed)
-    return {**out, "accuracy_first": float(a.mean()), "accuracy_second": float(b.mean()),
+    return {"n_pairs": len(tasks), "accuracy_first": float(a.mean()), "accuracy_second": float(b.mean()),
             "difference": float((a - b).mean()), "ci": [lo, hi], "mcnemar": mcnemar(a, b)}
+
+
+def paired_comparison(first: ReplayResult, second: ReplayResult, n_boot: int = 2000, seed: int = 0) -> dict[str, Any]:
+    """Accuracy gap first − second over tasks where both replayed chains are exact."""
+    d = paired_difference(first.correct_exact(), second.correct_exact(), n_boot, seed)
+    return {"first": first.spec.title, "second": second.spec.title, "n_pairs": d["n_pairs"],
+            "excluded_diverged": first.n_tasks - d["n_pairs"], **d}
 
 
 def verdict_params(trace: Trace, chain: str | None = None) -> dict[str, Any]:
@@ -156,6 +161,6 @@ def replay_table(trace: Trace, specs: Sequence[PolicySpec], n_boot: int = 2000, 
 
 
 __all__ = [
-    "accuracy_table", "bootstrap_ci", "mcnemar", "paired_comparison", "rates", "replay_table", "review_test",
+    "accuracy_table", "bootstrap_ci", "mcnemar", "paired_comparison", "paired_difference", "rates", "replay_table", "review_test",
     "timing_shares", "verdict_params",
 ]

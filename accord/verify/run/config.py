@@ -34,11 +34,13 @@ THRESHOLD_MODES = ("paper", "calibrated")
 ADAPTIVE_MARGINS = ("fixed", "calibrated")
 
 DEFAULTS: dict[str, Any] = {
-    "task": {"name": "basic_arithmetic", "options": {"size": 12, "seed": 0}},
+    # two-term problems, one verified step each, diverse candidates: chosen on a development split
+    # (benchmarks/default_run.py; docs/step-loop.md)
+    "task": {"name": "basic_arithmetic", "options": {"size": 60, "seed": 0, "max_terms": 2}},
     "generator": {
         "model": "smollm2",
-        "temperature": 0.8,
-        "top_p": 0.6,
+        "temperature": 1.0,
+        "top_p": 0.95,
         "max_new_tokens": 32,
         "device": "cpu",
         "dtype": "float32",
@@ -60,7 +62,7 @@ DEFAULTS: dict[str, Any] = {
     "policy": {"name": "verdict", "params": {}},  # params filled with the policy's own defaults
     "baselines": ["mean", "variance", "raw_average"],
     "base_chain": True,
-    "budgets": {"n_candidates": 3, "max_steps": 4, "max_tokens": 96},
+    "budgets": {"n_candidates": 5, "max_steps": 1, "max_tokens": 96},
     # margin fixed: min_mean / max_dispersion as given; calibrated: learned without labels from the first
     # `warmup_steps` fully verified steps (the loosest margin agreeing with full verification on
     # `target_agreement` of them; accord.verify.loop.margin)

@@ -10,6 +10,7 @@ from typing import Any
 
 from accord.adapters.served import Recorder
 from accord.errors import UserError
+from accord.verify.analysis.paired import paired_from
 from accord.verify.io.run_folder import SUMMARY_FILE
 from accord.verify.loop.engine import StepLoop
 from accord.verify.loop.outage import resume_after_outage
@@ -69,6 +70,7 @@ def execute(cfg: RunConfig, run_dir: Path, resume: bool = False, progress=None) 
         if progress:
             progress.stop()
     summary = make_summary(cfg, ends, loop, [c.label for c in chains], load_s, time.perf_counter() - t_start)
+    summary["paired"] = paired_from(trace_path, tasks, generator.is_final)
     if served.tally.requests or served.tally.cached:
         summary["served"] = served.tally.as_dict()
     (run_dir / SUMMARY_FILE).write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")

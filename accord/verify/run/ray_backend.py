@@ -34,6 +34,7 @@ from types import SimpleNamespace
 from typing import Any
 
 from accord.errors import UserError
+from accord.verify.analysis.paired import paired_from
 from accord.verify.io.cluster import connect_ray, user_error_from
 from accord.verify.io.run_folder import SUMMARY_FILE
 from accord.verify.loop.engine import StepLoop, Totals
@@ -367,6 +368,7 @@ def execute(cfg: RunConfig, run_dir: Path, resume: bool = False, progress=None, 
             if pool is not None and not opts.reuse_servers:
                 pool.close(ray)
     summary = make_summary(cfg, ends, SimpleNamespace(totals=totals), labels, load_s, time.perf_counter() - t_start)
+    summary["paired"] = paired_from(trace_path)
     summary["backend"] = {**backend, "retries": totals_retries(trace_path), "failed_problems": failed}
     (run_dir / SUMMARY_FILE).write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
     if cfg.output.report:
