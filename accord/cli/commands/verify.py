@@ -8,7 +8,7 @@ import json
 import sys
 from pathlib import Path
 
-from accord.errors import UserError
+from accord.cli.options import nonnegative_int, positive_float, positive_int, unit_interval
 from accord.verify.io.lock import writer_lock
 from accord.verify.solutions import read_solutions, resolve_settings, verify_solutions
 from accord.verify.solutions.reading import FORMATS
@@ -24,14 +24,14 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--config", metavar="FILE", help="YAML/TOML config: judges, influence, policy, judge_timeout_s")
     p.add_argument("--judges", help="comma-separated judges by type or name (default: the config's, else the math panel)")
     p.add_argument("--policy", choices=LABELLED_POLICIES, help="rule that labels the steps (default verdict)")
-    p.add_argument("--tau", type=float, help="valid above tau, invalid below 1 - tau (default 0.6)")
-    p.add_argument("--eps", type=float, help="dispersion below which the panel agrees (default 0.1)")
+    p.add_argument("--tau", type=unit_interval, help="valid above tau, invalid below 1 - tau (default 0.6)")
+    p.add_argument("--eps", type=unit_interval, help="dispersion below which the panel agrees (default 0.1)")
     p.add_argument("--out", metavar="PRED.jsonl", help="write one JSON line per solution (flushed as it goes)")
     p.add_argument("--resume", action="store_true", help="continue an interrupted --out file")
     p.add_argument("--cache", metavar="FILE", help="judge-call cache file (default: PRED.jsonl.cache next to --out)")
-    p.add_argument("--workers", type=int, default=2, help="solutions judged at once (default 2)")
-    p.add_argument("--judge-timeout", type=float, help="seconds per judge call (default 120)")
-    p.add_argument("--bootstrap", type=int, default=1000, help="bootstrap resamples for the intervals (default 1000)")
+    p.add_argument("--workers", type=positive_int, default=2, help="solutions judged at once (default 2)")
+    p.add_argument("--judge-timeout", type=positive_float, help="seconds per judge call (default 120)")
+    p.add_argument("--bootstrap", type=nonnegative_int, default=1000, help="bootstrap resamples for the intervals (default 1000)")
     p.add_argument("--backend", choices=("local", "ray"), default="local",
                    help="local threads, or Ray actors (each builds the panel once; --workers of them)")
     p.add_argument("--ray-address", help="Ray cluster to join (default: RAY_ADDRESS, else a local cluster)")
@@ -39,8 +39,6 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.bootstrap < 0:
-        raise UserError(f"--bootstrap must be >= 0, got {args.bootstrap}")
     sols = read_solutions(args.solutions, args.format)
     settings = resolve_settings(args.config, args.judges, args.policy, args.tau, args.eps,
                                 with_reference=any(s.reference for s in sols), judge_timeout_s=args.judge_timeout)
