@@ -189,3 +189,14 @@ def test_streaming_needs_output_and_valid_parquet(tmp_path, capsys):
         tables.open_source(tmp_path / "s.parquet")
     with pytest.raises(UserError, match="--chunk-size must be >= 1"):
         list(tables.iter_chunks(tables.open_source(tmp_path / "t.parquet"), 0))
+
+
+@pytest.mark.parametrize("chunk", ["10", "100000"])  # the long cell straddles a read block, or fits in one
+def test_a_streamed_csv_cell_above_the_field_limit_names_its_line(tmp_path, capsys, chunk):
+    path = tmp_path / "t.csv"
+    write_csv(path, [("1", "a", np.array([0.5, 0.5, 0.5])), ("1", "b" * (1 << 20 | 1), np.array([0.5, 0.5, 0.5]))])
+    out = tmp_path / "out.parquet"
+    assert main(["consensus", str(path), "--output", str(out), "--chunk-size", chunk]) == 2
+    err = capsys.readouterr().err
+    assert "t.csv:3: malformed CSV (field larger than field limit" in err and len(err.strip().splitlines()) == 1
+    assert not out.exists()

@@ -15,12 +15,12 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
-from pyarrow import csv as pacsv
 
 from accord.errors import UserError
 from accord.verify.io.inputs import csv_rows, input_file, parse_json, text_lines
 from accord.verify.io.json_lines import json_objects
 from accord.verify.tables import streaming
+from accord.verify.tables.chunks import CSV_NULLS, csv_batches, jsonl_lines, parquet_batches
 
 RESERVED = {"prompt_id", "response_id", "label", "correct", "id", "chosen", "rejected", "prompt", "response", "reference"}
 PROMPT, RESPONSE, LABEL, LINE = "prompt_id", "response_id", "label", streaming.LINE
@@ -170,27 +170,13 @@ def _from_lines(src: RewardFile, items) -> pa.Table:
 
 
 def _parquet_chunks(src: RewardFile, chunk_size: int) -> Iterator[pa.Table]:
-    f = pq.ParquetFile(src.path, pre_buffer=False, buffer_size=1 << 20)
-    seen = 0
-    for b in f.iter_batches(batch_size=chunk_size, columns=list(src.types())):
-        yield _from_batch(src, b, np.arange(seen + 1, seen + 1 + b.num_rows))  # 1-based row numbers
-        seen += b.num_rows
+    for b, lines in parquet_batches(src.path, list(src.types()), chunk_size):
+        yield _from_batch(src, b, lines)
 
 
 def _csv_chunks(src: RewardFile, chunk_size: int) -> Iterator[pa.Table]:
-    types = src.types()
-    read = pacsv.ReadOptions(block_size=max(1 << 16, min(1 << 26, 64 * chunk_size)))
-    conv = pacsv.ConvertOptions(column_types=types, include_columns=list(types), null_values=streaming.CSV_NULLS, strings_can_be_null=False)
-    seen = 0
-    try:
-        for batch in pacsv.open_csv(src.path, read_options=read, convert_options=conv):
-            for off in range(0, batch.num_rows, chunk_size):
-                b = batch.slice(off, chunk_size)
-                yield _from_batch(src, b, np.arange(seen + 2, seen + 2 + b.num_rows))  # line 1 is the header
-                seen += b.num_rows
-    except pa.ArrowInvalid as exc:
-        _locate_csv_error(src)
-        raise UserError(f"{src.path}: {exc}") from None
+    for b, lines in csv_batches(src.path, src.types(), chunk_size, lambda: _locate_csv_error(src)):
+        yield _from_batch(src, b, lines)
 
 
 def _locate_csv_error(src: RewardFile) -> None:
@@ -199,22 +185,15 @@ def _locate_csv_error(src: RewardFile) -> None:
         for col in (src.label, *src.models) if src.label else src.models:
             cell = (row.get(col) or "").strip()
             try:
-                float(cell) if cell not in streaming.CSV_NULLS else None
+                float(cell) if cell not in CSV_NULLS else None
             except ValueError:
                 what = "label must be 0 or 1" if col == src.label else "reward must be a number or null"
                 raise UserError(f"{src.path}:{line}: {col}: {what}, got {cell!r}") from None
 
 
 def _jsonl_chunks(src: RewardFile, chunk_size: int) -> Iterator[pa.Table]:
-    buf = []
-    for no, text in enumerate(text_lines(src.path), 1):
-        if text.strip():
-            buf.append((no, text))
-        if len(buf) == chunk_size:
-            yield _from_lines(src, buf)
-            buf = []
-    if buf:
-        yield _from_lines(src, buf)
+    for items in jsonl_lines(src.path, chunk_size):
+        yield _from_lines(src, items)
 
 
 def iter_rewards(src: RewardFile, chunk_size: int = streaming.DEFAULT_CHUNK_SIZE) -> Iterator[pa.Table]:

@@ -34,13 +34,13 @@ from accord.verify.io import faults
 from accord.verify.io.cluster import user_error_from
 from accord.verify.io.inputs import csv_rows, input_file, text_lines
 from accord.verify.io.outputs import atomic_output
+from accord.verify.tables.chunks import CSV_NULLS, csv_batches, in_groups, parquet_batches
 from accord.verify.tables.score_table import score_cell, iter_csv_rows, iter_jsonl_rows
 
 STEP, CANDIDATE, LINE = "step", "candidate", "_line"
 STATS = ("mean", "dispersion", "weighted_mean", "raw_mean", "raw_mad", "raw_var")
 FLAGS = ("accepted", "chosen", "fallback")
 DEFAULT_CHUNK_SIZE = 262_144
-CSV_NULLS = ["", "nan", "NaN", "NAN"]
 
 
 @dataclass(frozen=True)
@@ -145,28 +145,10 @@ def _normalized(step, candidate, scores: dict[str, pa.Array], judges, line) -> p
 
 
 def _csv_chunks(src: TableSource, chunk_size: int) -> Iterator[pa.Table]:
-    from pyarrow import csv
-
     types = {STEP: pa.string(), CANDIDATE: pa.string(), **{j: pa.float64() for j in src.judges}}
-    with src.path.open("rb") as fh:
-        sample = fh.read(1 << 16)
-    row_bytes = max(8, len(sample) // max(1, sample.count(b"\n")))
-    read = csv.ReadOptions(block_size=max(1 << 16, min(1 << 26, row_bytes * chunk_size)))
-    conv = csv.ConvertOptions(column_types=types, null_values=CSV_NULLS, strings_can_be_null=False)
-    try:
-        reader = csv.open_csv(src.path, read_options=read, convert_options=conv)
-        seen = 0
-        for batch in reader:
-            for off in range(0, batch.num_rows, chunk_size):
-                b = batch.slice(off, chunk_size)
-                step = pc.utf8_trim_whitespace(b.column(STEP))
-                cand = pc.utf8_trim_whitespace(b.column(CANDIDATE))
-                lines = np.arange(seen + 2, seen + 2 + b.num_rows)
-                seen += b.num_rows
-                yield _normalized(step, cand, {j: b.column(j) for j in src.judges}, src.judges, lines)
-    except pa.ArrowInvalid as exc:
-        _locate_text_error(src)
-        raise UserError(f"{src.path}: {exc}") from None
+    for b, lines in csv_batches(src.path, types, chunk_size, lambda: _locate_text_error(src)):
+        step, cand = pc.utf8_trim_whitespace(b.column(STEP)), pc.utf8_trim_whitespace(b.column(CANDIDATE))
+        yield _normalized(step, cand, {j: b.column(j) for j in src.judges}, src.judges, lines)
 
 
 def _locate_text_error(src: TableSource) -> None:
@@ -178,14 +160,8 @@ def _locate_text_error(src: TableSource) -> None:
 
 def _jsonl_chunks(src: TableSource, chunk_size: int) -> Iterator[pa.Table]:
     _, rows = iter_jsonl_rows(src.path)
-    buf = []
-    for row in rows:
-        buf.append(row)
-        if len(buf) == chunk_size:
-            yield _rows_table(buf, src.judges)
-            buf = []
-    if buf:
-        yield _rows_table(buf, src.judges)
+    for group in in_groups(rows, chunk_size):
+        yield _rows_table(group, src.judges)
 
 
 def _rows_table(rows, judges) -> pa.Table:
@@ -200,11 +176,7 @@ def _rows_table(rows, judges) -> pa.Table:
 
 
 def _parquet_chunks(src: TableSource, chunk_size: int) -> Iterator[pa.Table]:
-    f = pq.ParquetFile(src.path, pre_buffer=False, buffer_size=1 << 20)  # pre-buffering reads the whole file
-    seen = 0
-    for b in f.iter_batches(batch_size=chunk_size, columns=[STEP, CANDIDATE, *src.judges]):
-        lines = np.arange(seen + 1, seen + 1 + b.num_rows)  # 1-based row numbers
-        seen += b.num_rows
+    for b, lines in parquet_batches(src.path, [STEP, CANDIDATE, *src.judges], chunk_size):
         yield _normalized(b.column(STEP), b.column(CANDIDATE), {j: b.column(j) for j in src.judges}, src.judges, lines)
 
 
