@@ -235,10 +235,10 @@ def _check_thresholds(tau: float, eps: float) -> None:
         raise ValueError(f"eps must be > 0, got {eps}")
 
 
-@register("verdict")
 @dataclass(frozen=True)
-class Verdict(Policy):
-    kernel: ClassVar[KernelRule | None] = KernelRule("consensus", "consensus")
+class _Thresholded(Policy):
+    """A rule accepting a candidate whose mean clears ``tau`` while its spread stays under ``eps``."""
+
     tau: float = DEFAULT_TAU
     eps: float = DEFAULT_EPS
 
@@ -247,6 +247,12 @@ class Verdict(Policy):
 
     def kernel_thresholds(self):
         return self.tau, self.eps
+
+
+@register("verdict")
+@dataclass(frozen=True)
+class Verdict(_Thresholded):
+    kernel: ClassVar[KernelRule | None] = KernelRule("consensus", "consensus")
 
     def _decide(self, st):
         acc = (st.mean > self.tau) & (st.dispersion < self.eps)
@@ -290,16 +296,8 @@ class NoSelection(Verdict):
 
 @register("raw_average")
 @dataclass(frozen=True)
-class RawAverage(Policy):
+class RawAverage(_Thresholded):
     kernel: ClassVar[KernelRule | None] = KernelRule("raw", "raw")
-    tau: float = DEFAULT_TAU
-    eps: float = DEFAULT_EPS
-
-    def __post_init__(self):
-        _check_thresholds(self.tau, self.eps)
-
-    def kernel_thresholds(self):
-        return self.tau, self.eps
 
     def _decide(self, st):
         acc = (st.raw_mean > self.tau) & (st.raw_mad < self.eps)
