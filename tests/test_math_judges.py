@@ -10,15 +10,13 @@ from hypothesis import strategies as st
 
 from accord.adapters.math import (
     ArithmeticJudge,
-    CheckError,
-    CheckTimeout,
     FinalAnswerJudge,
     NumericSamplingJudge,
     SymbolicEquivalenceJudge,
-    call_with_limit,
     checks,
 )
 from accord.protocols import Judge, StepContext
+from accord.timelimit import CheckError, CheckTimeout, call_with_limit
 
 CTX = StepContext("q")
 # true, but proving it expands two degree-40000 polynomials: sympy would run for minutes

@@ -22,6 +22,8 @@ import traceback
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
+from accord.timelimit import CheckError, CheckTimeout, call_with_limit
+
 PROVED = "PROVED"
 REFUTED = "REFUTED"
 CHECKED_NUMERICALLY = "CHECKED-NUMERICALLY"
@@ -173,8 +175,6 @@ def run_check(check: Check, timeout: float | None = None) -> Outcome:
     if timeout is None:
         result = _execute(check)
     else:
-        from accord.adapters.math.timelimit import CheckError, CheckTimeout, call_with_limit
-
         try:
             result = call_with_limit(run_named, check.name, timeout=timeout)
         except CheckTimeout:

@@ -41,7 +41,7 @@ from accord.adapters.answers.forms import (
 )
 from accord.adapters.answers.parser import AnswerParser
 from accord.adapters.answers.symbolic import verify_sources
-from accord.adapters.math.timelimit import CheckError, CheckTimeout, call_with_limit
+from accord.timelimit import CheckError, CheckTimeout, call_with_limit
 from accord.consensus_core.jury import MISSING, classify
 
 MIN_POINTS = 2

@@ -27,7 +27,7 @@ from accord.adapters.answers.config import AUTO, ParseConfig
 from accord.adapters.answers.forms import WRITTEN, Keyword, Number, ParsedAnswer, Text, Value
 from accord.adapters.answers.plain_math import Pending, read_number, read_structure
 from accord.adapters.answers.symbolic import read_latex, read_leaves
-from accord.adapters.math.timelimit import CheckError, CheckTimeout, call_with_limit
+from accord.timelimit import CheckError, CheckTimeout, call_with_limit
 
 _LATEX = ("\\", "^{", "_{", "$")
 _MAX_SENTENCE_STEPS = 12

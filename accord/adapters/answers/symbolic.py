@@ -10,7 +10,7 @@ at fixed sample points of its symbols (n, N in 7..14, every other name in 2..6, 
 for the same name in every answer), so ``factorial(n - 1)/2`` and ``n!/(2n)`` agree at every
 point and ``n! - 1`` and ``n!`` at none. math-verify's parse and verify are called with their own
 signal-based timeouts off (``parsing_timeout=None``, ``timeout_seconds=None``): the caller runs
-these functions through :func:`accord.adapters.math.timelimit.call_with_limit`.
+these functions through :func:`accord.timelimit.call_with_limit`.
 """
 
 from __future__ import annotations

@@ -14,9 +14,6 @@ _EXPORTS = {
     "FinalAnswerJudge": "judges",
     "NumericSamplingJudge": "judges",
     "SymbolicEquivalenceJudge": "judges",
-    "CheckError": "timelimit",
-    "CheckTimeout": "timelimit",
-    "call_with_limit": "timelimit",
 }
 
 __all__ = sorted(_EXPORTS)

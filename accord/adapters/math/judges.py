@@ -3,7 +3,7 @@
 A judge scores every candidate in [0, 1] or returns ``JudgeScore.failed(reason)`` when it cannot
 parse the step, the step has nothing it checks, or the check ran past its time limit. The
 symbolic, numeric and final-answer checks run in a time-limited, memory-limited worker process
-(:mod:`accord.adapters.math.timelimit`), so a step that would make sympy hang costs at most
+(:mod:`accord.timelimit`), so a step that would make sympy hang costs at most
 ``timeout`` seconds, from any thread.
 
 The symbolic and numeric judges read steps two ways (``mode``):
@@ -26,7 +26,7 @@ from accord.adapters.math import checks
 from accord.adapters.math.arithmetic import check_arithmetic
 from accord.adapters.math.claims import solution_check
 from accord.adapters.math.reader import formulas
-from accord.adapters.math.timelimit import CheckError, CheckTimeout, call_with_limit
+from accord.timelimit import CheckError, CheckTimeout, call_with_limit
 from accord.protocols import JudgeScore, StepContext
 
 DEFAULT_TIMEOUT_S = 10.0

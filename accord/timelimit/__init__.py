@@ -49,7 +49,7 @@ class _Worker:
         env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
         try:
             proc = subprocess.Popen(
-                [sys.executable, "-m", "accord.adapters.math._worker", str(to_child_r), str(to_parent_w), *preload],
+                [sys.executable, "-m", "accord.timelimit._worker", str(to_child_r), str(to_parent_w), *preload],
                 pass_fds=(to_child_r, to_parent_w),
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.DEVNULL,

@@ -1,7 +1,7 @@
-"""Entry point of a time-limit worker process: ``python -m accord.adapters.math._worker IN OUT MODULE...``.
+"""Entry point of a time-limit worker process: ``python -m accord.timelimit._worker IN OUT MODULE...``.
 
 Reads ``(module, function, args, kwargs)`` messages from file descriptor IN, answers
-``("ok", value)`` or ``("err", message)`` on OUT. Started by :mod:`accord.adapters.math.timelimit`
+``("ok", value)`` or ``("err", message)`` on OUT. Started by :mod:`accord.timelimit`
 as a plain subprocess, so the caller's main module is never re-imported. Its address space is
 limited to ``ACCORD_WORKER_MEMORY_MB`` (default 2048), so one runaway check ends in a MemoryError
 reported for that check, not in a machine out of memory.
