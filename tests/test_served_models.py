@@ -5,6 +5,11 @@ its resume, no key in the run folder, and `accord jury collect`."""
 from __future__ import annotations
 
 import json
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -183,3 +188,31 @@ def test_jury_collect_writes_a_jury_file_and_resumes(llama_server, tmp_path, cap
     assert second["kept"] == 1 and second["asked"] == 1 and second["calls"]["requests"] == 0  # from the call cache
     assert main(["jury", str(out), "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["problems"] == 2
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("fault", ["jury:1", "jury:2:torn"])
+def test_jury_collect_killed_at_a_line_and_resumed_equals_an_uninterrupted_collection(llama_server, tmp_path, capsys,
+                                                                                       fault):
+    questions = tmp_path / "q.jsonl"
+    questions.write_text("".join(json.dumps(q) + "\n" for q in QUESTIONS))
+    full, out = tmp_path / "full.jsonl", tmp_path / "panel.jsonl"
+    other = llama_server.base_url.replace("127.0.0.1", "localhost")
+
+    def argv(path):
+        return ["jury", "collect", str(questions), "--member", f"a={llama_server.base_url},smollm2",
+                "--member", f"b={other},smollm2", "--max-tokens", "32", "--out", str(path), "--json"]
+
+    assert main(argv(full)) == 0
+    capsys.readouterr()
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1]), "ACCORD_FAULT": fault}
+    killed = subprocess.run([sys.executable, "-m", "accord.cli.main", *argv(out)], env=env, capture_output=True,
+                            text=True, timeout=600)
+    assert killed.returncode == -signal.SIGKILL, killed.stderr[-2000:]
+    kept = out.read_text().count("\n")
+    assert kept == 1  # killed once the first line is on disk, or half-way through the second
+    assert main(argv(out)) == 0  # resumed: the torn line goes, its question is asked again
+    second = json.loads(capsys.readouterr().out)
+    assert second["kept"] == kept and second["asked"] == len(QUESTIONS) - kept
+    by_id = lambda p: {x["id"]: x for x in map(json.loads, p.read_text().splitlines())}  # noqa: E731
+    assert by_id(out) == by_id(full)  # the same answers (temperature 0, the call cache), each question once

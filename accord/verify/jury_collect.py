@@ -26,6 +26,7 @@ from accord.adapters.llm import DEFAULT_EXAMPLE, DEFAULT_SYSTEM
 from accord.adapters.served import Endpoint, Recorder, ServedClient, Tally
 from accord.adapters.served.runner import run
 from accord.errors import UserError
+from accord.verify.io import faults
 from accord.verify.io.json_lines import json_objects
 from accord.verify.tasks.text import extract_answer
 
@@ -123,6 +124,11 @@ def messages(question: str) -> list[dict[str, str]]:
             {"role": "assistant", "content": DEFAULT_EXAMPLE[1]}, {"role": "user", "content": f"{question}\n{INSTRUCTION}"}]
 
 
+def _put(fh, text: str) -> None:
+    fh.write(text)
+    fh.flush()
+
+
 def collect(questions: list[Question], members: list[Member], out_path: str | Path, *, max_tokens: int = 256,
             temperature: float = 0.0, seed: int = 0, on_done: Callable[[int, int], None] | None = None) -> Collected:
     """Asks every member every question not already answered in ``out_path``; appends one line per question."""
@@ -163,8 +169,10 @@ def collect(questions: list[Question], members: list[Member], out_path: str | Pa
             for k, finished in enumerate(asyncio.as_completed([one(q) for q in todo]), 1):
                 line = await finished
                 failed += len(line.get("failures", {}))
-                fh.write(json.dumps(line, ensure_ascii=False) + "\n")
-                fh.flush()
+                text = json.dumps(line, ensure_ascii=False) + "\n"
+                faults.before_write("jury", k, lambda: _put(fh, text[: len(text) // 2]))
+                _put(fh, text)
+                faults.after_write("jury", k)
                 if on_done is not None:
                     on_done(len(kept) + k, len(questions))
 

@@ -3,9 +3,10 @@
 Set ``ACCORD_FAULT=<site>:<n>[:<action>]`` in a writer's environment:
 
 * site ``trace``: the n-th record written by a trace writer (counting from 1, this process only);
-  site ``parquet``: the n-th part written to a Parquet ``--output``;
+  site ``parquet``: the n-th part written to a Parquet ``--output``; site ``verify``: the n-th
+  line of ``accord verify --out``; site ``jury``: the n-th line of ``accord jury collect --out``;
 * action ``kill`` (default): SIGKILL once that record or part is on disk;
-  ``torn``: write the first half of the trace record's line, then SIGKILL (a torn last line);
+  ``torn``: write the first half of the record's line, then SIGKILL (a torn last line);
   ``stop``: SIGSTOP the process once it is on disk (a test resumes it with SIGCONT).
 
 Unset (the normal case) it costs one environment lookup per record.

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Sequence
 
 from accord.errors import UserError
+from accord.verify.io import faults
 
 
 def read_done(path: Path, judges: Sequence[str], known_ids: set[str]) -> dict[str, dict]:
@@ -46,9 +47,17 @@ class OutFile:
         self.path = path
         path.parent.mkdir(parents=True, exist_ok=True)
         self.fh = open(path, "a", encoding="utf-8")
+        self.written = 0
 
     def write(self, rec: dict) -> None:
-        self.fh.write(json.dumps(rec, ensure_ascii=False) + "\n")
+        line = json.dumps(rec, ensure_ascii=False) + "\n"
+        self.written += 1
+        faults.before_write("verify", self.written, lambda: self._put(line[: len(line) // 2]))
+        self._put(line)
+        faults.after_write("verify", self.written)
+
+    def _put(self, text: str) -> None:
+        self.fh.write(text)
         self.fh.flush()
 
     def close(self) -> None:
