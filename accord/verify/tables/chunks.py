@@ -32,6 +32,13 @@ def _block_size(path: Path, chunk_size: int) -> int:
     return max(_MIN_BLOCK, min(_MAX_BLOCK, row_bytes * chunk_size))
 
 
+def csv_convert_options(types: dict[str, pa.DataType], include: list[str] | None = None) -> pacsv.ConvertOptions:
+    """How cells become values: the given column types, :data:`CSV_NULLS` as null, text never null;
+    only the ``include`` columns (default: the typed ones) are read."""
+    return pacsv.ConvertOptions(column_types=types, include_columns=list(types) if include is None else include,
+                                null_values=CSV_NULLS, strings_can_be_null=False)
+
+
 def csv_batches(path: Path, types: dict[str, pa.DataType], chunk_size: int,
                 locate: Callable[[], None]) -> Iterator[tuple[pa.RecordBatch, np.ndarray]]:
     """``(batch, line numbers)`` of the ``types`` columns of a CSV file (line 1 is the header).
@@ -40,8 +47,7 @@ def csv_batches(path: Path, types: dict[str, pa.DataType], chunk_size: int,
     reader's limit), is re-read row by row by ``locate``, which raises the error naming the line;
     if it finds nothing, pyarrow's message is raised with the file's name."""
     read = pacsv.ReadOptions(block_size=_block_size(path, chunk_size))
-    conv = pacsv.ConvertOptions(column_types=types, include_columns=list(types), null_values=CSV_NULLS,
-                                strings_can_be_null=False)
+    conv = csv_convert_options(types)
     text_cols = [name for name, t in types.items() if pa.types.is_string(t)]
     seen = 0
     try:
@@ -71,15 +77,7 @@ def parquet_batches(path: Path, columns: list[str], chunk_size: int) -> Iterator
 
 def jsonl_lines(path: Path, chunk_size: int) -> Iterator[list[tuple[int, str]]]:
     """Lists of at most ``chunk_size`` non-blank ``(line number, text)`` of a JSON-lines file."""
-    buf: list[tuple[int, str]] = []
-    for no, text in enumerate(text_lines(path), 1):
-        if text.strip():
-            buf.append((no, text))
-            if len(buf) == chunk_size:
-                yield buf
-                buf = []
-    if buf:
-        yield buf
+    return in_groups(((no, text) for no, text in enumerate(text_lines(path), 1) if text.strip()), chunk_size)
 
 
 def in_groups(items, size: int) -> Iterator[list]:

@@ -34,7 +34,7 @@ from accord.verify.io import faults
 from accord.verify.io.cluster import user_error_from
 from accord.verify.io.inputs import csv_rows, input_file, text_lines
 from accord.verify.io.outputs import atomic_output
-from accord.verify.tables.chunks import CSV_NULLS, csv_batches, in_groups, parquet_batches
+from accord.verify.tables.chunks import csv_batches, csv_convert_options, in_groups, parquet_batches
 from accord.verify.tables.score_table import score_cell, iter_csv_rows, iter_jsonl_rows
 
 STEP, CANDIDATE, LINE = "step", "candidate", "_line"
@@ -464,7 +464,6 @@ def ray_dataset(src: TableSource, chunk_size: int, types: dict | None = None):
     candidate and the judges.
     """
     import ray.data
-    from pyarrow import csv
 
     ctx = ray.data.DataContext.get_current()
     ctx.execution_options.preserve_order = True
@@ -484,8 +483,7 @@ def ray_dataset(src: TableSource, chunk_size: int, types: dict | None = None):
     if src.format == "csv":
         include = list(types) if types else []
         types = types or {STEP: pa.string(), CANDIDATE: pa.string(), **{j: pa.float64() for j in src.judges}}
-        conv = csv.ConvertOptions(column_types=types, null_values=CSV_NULLS, strings_can_be_null=False, include_columns=include)
-        return ray.data.read_csv(path, convert_options=conv)
+        return ray.data.read_csv(path, convert_options=csv_convert_options(types, include))
     return ray.data.read_text(path)
 
 
