@@ -96,3 +96,14 @@ def test_calculator_annotations_are_checked_exactly(a, b, op, off):
         assert "calculator annotation" in why or "is wrong" in why
     sym, why = solution_check("", [], text)
     assert sym == score, why
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(-9, 9), st.integers(-9, 9), st.integers(-5, 5))
+def test_an_opening_expansion_is_checked_as_an_identity(a, b, slip):
+    left = f"(x + ({a}))(x + ({b}))"
+    right = f"x^2 + ({a + b})x + ({a * b + slip})"
+    value, why = solution_check("", [], f"Then ${left} = {right}$.")
+    assert value == (1.0 if slip == 0 else 0.0), why
+    if slip:
+        assert "read as a rewrite" in why and "is not an identity: at x = " in why
