@@ -188,7 +188,8 @@ def _alternative(side_texts, rel, facts, modulus_tree) -> "callable":
     return holds
 
 
-def check_chain(chain: Chain, facts: Facts, real: bool = False, cues=(frozenset(), False, False, "", None)) -> list[Link]:
+def check_chain(chain: Chain, facts: Facts, real: bool = False,
+                cues=(frozenset(), False, False, "", None)) -> list[Link]:
     """Verdicts on every link of one chain; records what the chain establishes into ``facts``.
 
     ``cues``: the moduli the step mentions, whether it speaks of a contradiction, whether it

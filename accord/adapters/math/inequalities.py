@@ -3,12 +3,14 @@
 A later link of a chain (``(a + b)^2 ≥ 4ab + 1`` after ``a^2 + b^2 + 2ab``) in a solution about
 positive reals is a step of a derivation: it holds for every admissible a, b. The first link may
 be a hypothesis about particular values and is not checked.
+
 The domain comes from the problem: its names are positive ("positive"), non-negative or real, and
-integers when it says so. A claim is checked only where nothing else narrows its names: no
-equation in them (``abc = 1``), names the problem itself uses, no ordering of bare names (``a ≥ b``, ``n ≥ 3``) in the problem
-or an earlier step, and the step itself is not a condition, a case or a goal ("if", "suppose",
-"we need to show"). Then the inequality is evaluated exactly at random admissible points; it is
-false with the first point where it fails as evidence, and valid when it holds at all of them.
+integers when it says so. A claim is checked only in names the problem itself uses and nothing
+else narrows — no equation in them (``abc = 1``), no ordering of bare names (``a ≥ b``,
+``n ≥ 3``) in the problem or an earlier step — and only when the step is not a condition, a case
+or a goal ("if", "suppose", "we need to show"). Then the inequality is evaluated exactly at random
+admissible points; it is false with the first point where it fails as evidence, and valid when it
+holds at all of them.
 """
 
 from __future__ import annotations
