@@ -49,6 +49,8 @@ def run(args: argparse.Namespace) -> int:
     csv_path = Path(args.csv) if args.csv else None
     if csv_path is not None and args.out and csv_path.resolve() == Path(args.out).resolve():
         raise UserError(f"--csv {csv_path}: is the --out file too; choose another path")
+    if csv_path is not None and csv_path.is_dir():
+        raise UserError(f"--csv {csv_path}: is a folder; give a file path")  # refused before any judging
     settings = resolve_settings(args.config, args.judges, args.policy, args.tau, args.eps,
                                 with_reference=any(s.reference for s in sols), judge_timeout_s=args.judge_timeout)
     out = Path(args.out) if args.out else None
