@@ -43,7 +43,7 @@ def accord_verify(data: Path, out: Path, *extra: str) -> tuple[dict, float, floa
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
     proc = subprocess.run([sys.executable, "-m", "accord.cli.main", "verify", str(data), "--out", str(out), "--json",
-                           *extra], capture_output=True, text=True, env=env)
+                           "--fail-on", "never", *extra], capture_output=True, text=True, env=env)
     wall = time.perf_counter() - t0
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if proc.returncode != 0:

@@ -34,7 +34,7 @@ def test_verify_killed_at_a_line_and_resumed_writes_the_uninterrupted_lines(tmp_
     solutions = tmp_path / "solutions.jsonl"
     solutions.write_text("".join(json.dumps(s) + "\n" for s in SOLUTIONS))
     full, out = tmp_path / "full.jsonl", tmp_path / "pred.jsonl"
-    assert main(["verify", str(solutions), "--out", str(full), "--bootstrap", "0", "--json"]) == 0
+    assert main(["verify", str(solutions), "--out", str(full), "--bootstrap", "0", "--json"]) == 1
     capsys.readouterr()
 
     killed = _verify(solutions, out, fault=fault)
@@ -44,7 +44,7 @@ def test_verify_killed_at_a_line_and_resumed_writes_the_uninterrupted_lines(tmp_
     text = out.read_text()
     assert text.count("\n") == (n - 1 if fault.endswith("torn") else n)  # a torn line has no newline yet
 
-    assert main(["verify", str(solutions), "--out", str(out), "--resume", "--bootstrap", "0", "--json"]) == 0
+    assert main(["verify", str(solutions), "--out", str(out), "--resume", "--bootstrap", "0", "--json"]) == 1
     doc = json.loads(capsys.readouterr().out)
     assert doc["resumed"] == text.count("\n")
     assert sorted(out.read_text().splitlines()) == sorted(full.read_text().splitlines())  # each solution once

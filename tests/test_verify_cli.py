@@ -59,7 +59,7 @@ def lines(path: Path) -> list[dict]:
 def test_processbench_solutions_get_labels_evidence_and_metrics(pb, tmp_path, capsys):
     out = tmp_path / "pred.jsonl"
     rc, cap = run(capsys, str(pb), "--out", str(out), "--json", "--bootstrap", "200")
-    assert rc == 0
+    assert rc == 1  # a solution has an invalid step
     doc = json.loads(cap.out)
     recs = {r["id"]: r for r in lines(out)}
     assert list(recs) == [s["id"] for s in SOLUTIONS]  # input order, one line each
@@ -90,13 +90,13 @@ def test_processbench_solutions_get_labels_evidence_and_metrics(pb, tmp_path, ca
 
 def test_resume_keeps_every_line_and_judges_only_the_rest(pb, tmp_path, capsys):
     out = tmp_path / "pred.jsonl"
-    assert run(capsys, str(pb), "--out", str(out), "--json", "--bootstrap", "0")[0] == 0
+    assert run(capsys, str(pb), "--out", str(out), "--json", "--bootstrap", "0")[0] == 1
     full = out.read_text().splitlines(keepends=True)
     # an interrupted run: two finished lines and half of the third
     out.write_text("".join(full[:2]) + full[2][: len(full[2]) // 2])
     rc, cap = run(capsys, str(pb), "--out", str(out), "--resume", "--json", "--bootstrap", "0")
     doc = json.loads(cap.out)
-    assert rc == 0 and doc["resumed"] == 2
+    assert rc == 1 and doc["resumed"] == 2
     assert doc["steps_judged"] == sum(len(s["steps"]) for s in SOLUTIONS[2:])
     assert out.read_text().splitlines(keepends=True)[:2] == full[:2]  # kept byte for byte
     assert [r["id"] for r in lines(out)] == [s["id"] for s in SOLUTIONS]
@@ -143,7 +143,7 @@ def test_the_splitter_keeps_display_math_and_inline_math_whole():
 def test_step_label_formats_are_read(name, capsys):
     rc, cap = run(capsys, str(EXAMPLES / "step_labels" / name), "--json", "--bootstrap", "0")
     doc = json.loads(cap.out)
-    assert rc == 0 and doc["solutions"] == doc["metrics"]["n_solutions"] == 4
+    assert rc == 1 and doc["solutions"] == doc["metrics"]["n_solutions"] == 4
 
 
 def test_a_config_sets_the_panel(pb, tmp_path, capsys):
@@ -218,7 +218,7 @@ def test_an_llm_judge_joins_the_panel_through_the_config(pb, tmp_path, capsys):
     one = tmp_path / "one.jsonl"
     one.write_text(json.dumps(SOLUTIONS[1]) + "\n")
     rc, cap = run(capsys, str(one), "--config", str(cfg), "--judges", "symbolic,arithmetic,llm_logic", "--json",
-                  "--bootstrap", "0")
+                  "--bootstrap", "0", "--fail-on", "never")
     doc = json.loads(cap.out)
     assert rc == 0 and doc["judges"] == ["symbolic", "arithmetic", "llm_logic"]
     assert doc["predictions"]["committee"] in (-1, 0, 1, 2, 3)
@@ -253,4 +253,43 @@ def test_odd_steps_get_labels_not_crashes(tmp_path, capsys):
     path.write_text(json.dumps(odd) + "\n")
     rc, cap = run(capsys, str(path), "--json", "--bootstrap", "0", "--judge-timeout", "60")
     doc = json.loads(cap.out)
-    assert rc == 0 and doc["predictions"] == {"odd": 9}  # only the division by zero is an error
+    assert rc == 1 and doc["predictions"] == {"odd": 9}  # only the division by zero is an error
+
+
+def test_exit_code_gates_on_invalid_or_uncertain_steps(pb, tmp_path, capsys):
+    assert run(capsys, str(pb), "--json", "--bootstrap", "0")[0] == 1  # committee and cube have an invalid step
+    assert run(capsys, str(pb), "--json", "--bootstrap", "0", "--fail-on", "never")[0] == 0
+    clean = tmp_path / "clean.jsonl"
+    clean.write_text(json.dumps(SOLUTIONS[0]) + "\n")  # tiles: no invalid step, but uncertain ones
+    assert run(capsys, str(clean), "--json", "--bootstrap", "0")[0] == 0
+    assert run(capsys, str(clean), "--json", "--bootstrap", "0", "--fail-on", "uncertain")[0] == 1
+    rc, cap = run(capsys, str(tmp_path / "missing.jsonl"))
+    assert rc == 2 and cap.err.count("\n") == 1 and "Traceback" not in cap.err
+    rc, cap = run(capsys, str(pb), "--fail-on", "sometimes")
+    assert rc == 2 and "Traceback" not in cap.err
+
+
+def test_out_rows_carry_the_problem_and_step_texts_and_csv_is_flat(pb, tmp_path, capsys):
+    import csv
+
+    out, flat = tmp_path / "pred.jsonl", tmp_path / "sub" / "pred.csv"
+    rc, _ = run(capsys, str(pb), "--out", str(out), "--csv", str(flat), "--json", "--bootstrap", "0")
+    assert rc == 1
+    recs = lines(out)
+    for s, r in zip(SOLUTIONS, recs):
+        assert r["problem"] == s["problem"] and [st["text"] for st in r["steps"]] == s["steps"]
+    with open(flat, newline="", encoding="utf-8") as fh:
+        rows = list(csv.DictReader(fh))
+    assert len(rows) == sum(len(s["steps"]) for s in SOLUTIONS)  # one row per step
+    for row in rows:
+        r = next(x for x in recs if x["id"] == row["id"])
+        st = r["steps"][int(row["step"])]
+        assert row["problem"] == r["problem"] and row["text"] == st["text"] and row["label"] == st["label"]
+        assert row["prediction"] == str(r["prediction"]) and row["annotated_first_wrong"] == str(r["label"])
+        for j in r["judges"]:
+            v = st["scores"][j]
+            assert row[f"score_{j}"] == ("" if v is None else str(v))
+    committee = [row for row in rows if row["id"] == "committee"]
+    assert committee[2]["label"] == "invalid" and "210/6 = 36" in committee[2]["reason_symbolic"]
+    rc, cap = run(capsys, str(pb), "--out", str(tmp_path / "x.csv"), "--csv", str(tmp_path / "x.csv"))
+    assert rc == 2 and "Traceback" not in cap.err

@@ -152,9 +152,35 @@ def _algebra_around(s: str, start: int, end: int) -> bool:
     return first in "+*/" or (first == "-" and not negative_number and (prev.isalnum() or prev in ")!]"))
 
 
-def find_equations(text: str) -> list[Equation]:
-    """Every ``expr = expr (= expr ...)`` with at least one operator, evaluated exactly."""
+_ANNOTATION = re.compile(r"<<([^<>=]+)=([^<>=]+)>>\s*(-?\d[\d,]*(?:\.\d+)?)?")
+
+
+def calculator_annotations(text: str) -> list[Equation]:
+    """Every ``<<expr=value>>shown`` (GSM8K's calculator annotation), checked exactly: the value is
+    the expression's (or its rounding at the decimals written), and the number shown after it is
+    the value. An annotation with words or other operations in it is skipped."""
     out = []
+    for m in _ANNOTATION.finditer(text):
+        expr, value, shown = m.group(1).strip(), m.group(2).strip(), m.group(3)
+        sides = [expr, value] + ([shown.replace(",", "")] if shown else [])
+        try:
+            values = tuple(_Parser(p.replace(",", "")).parse() for p in sides)
+        except ZeroDivisionError:
+            out.append(Equation(f"calculator annotation {m.group(0).strip()}", (), tuple(sides), False))
+            continue
+        except ValueError:
+            continue
+        inside = _equal(values[0], values[1], sides[0], sides[1])
+        ok = inside and (not shown or values[1] == values[2])
+        claimed = (sides[0], sides[1] if not inside else sides[-1])
+        out.append(Equation(f"calculator annotation {m.group(0).strip()}", values[:1] + values[-1:], claimed, ok))
+    return out
+
+
+def find_equations(text: str) -> list[Equation]:
+    """Every ``expr = expr (= expr ...)`` with at least one operator, evaluated exactly, and every
+    calculator annotation (:func:`calculator_annotations`)."""
+    out = calculator_annotations(text)
     s = normalize(text)
     for m in _SEGMENT.finditer(s):
         start = m.start()

@@ -27,6 +27,7 @@ from fractions import Fraction
 
 import mpmath
 
+from accord.adapters.math.arithmetic import calculator_annotations
 from accord.adapters.math.context import (
     Facts,
     closed_value,
@@ -51,9 +52,11 @@ from accord.adapters.math.identities import (
     seed_of,
     small_counterexample,
 )
+from accord.adapters.math.inequalities import check_inequality, conditional, domain_of
 from accord.adapters.math.parser import MathParseError, parse, to_text
 from accord.adapters.math.precision import compare, show, value_of
 from accord.adapters.math.reader import Chain, read_chains
+from accord.adapters.math.rewrites import first_link_rewrites, rewrite_context
 
 
 @dataclass(frozen=True)
@@ -185,11 +188,15 @@ def _alternative(side_texts, rel, facts, modulus_tree) -> "callable":
     return holds
 
 
-def check_chain(chain: Chain, facts: Facts, real: bool = False, cues=(frozenset(), False, False)) -> list[Link]:
+def check_chain(chain: Chain, facts: Facts, real: bool = False,
+                cues=(frozenset(), False, False, "", None)) -> list[Link]:
     """Verdicts on every link of one chain; records what the chain establishes into ``facts``.
 
-    ``cues``: the moduli the step mentions, whether it speaks of a contradiction, and whether it
-    assumes or defines (then a rewriting that is not an identity is a supposition, not checked)."""
+    ``cues``: the moduli the step mentions, whether it speaks of a contradiction, whether it
+    assumes or defines (then a rewriting that is not an identity is a supposition, not checked),
+    how the step presents its formulas (an aligned row, a rewrite, an equation: whether an opening
+    link between expressions with the same names is a rewrite, :mod:`accord.adapters.math.rewrites`), and the domain of the problem's names
+    for inequalities with free names (None: not checked; :mod:`accord.adapters.math.inequalities`)."""
     trees, why = side_trees(chain, facts)
     texts = (["(previous)"] if chain.continues else []) + list(chain.sides)
     modulus_tree = None
@@ -216,10 +223,15 @@ def check_chain(chain: Chain, facts: Facts, real: bool = False, cues=(frozenset(
             links.append(Link(left, rel, right, None, f"cannot read it: {why[i] or why[i + 1]}"))
             continue
         rewriting = (i > 0 or chain.continues) and not cues[2]
-        links.append(_check_link(rel, ta, tb, left, right, facts, rewriting, real, modulus_tree,
-                                 i == 0 and subject is not None,
-                                 ({i, i + 1} & ambiguous or uses_bare_log(ta) or uses_bare_log(tb)),
-                                 chain.text, cues))
+        opening = False
+        if not rewriting and rel == "=" and not cues[2] and not chain.continues:
+            rewriting = opening = first_link_rewrites(ta, tb, facts, cues[3], seed_of(chain.text))
+        link = _check_link(rel, ta, tb, left, right, facts, rewriting, real, modulus_tree,
+                           i == 0 and subject is not None,
+                           ({i, i + 1} & ambiguous or uses_bare_log(ta) or uses_bare_log(tb)), chain.text, cues)
+        if opening and link.holds is False:
+            link = Link(link.left, rel, link.right, False, f"read as a rewrite: {link.reason}", link.score)
+        links.append(link)
     record(chain, trees, facts)
     return links
 
@@ -236,6 +248,9 @@ def _check_link(rel, ta, tb, left, right, facts, rewriting, real, modulus_tree, 
     except Unknown:
         if rel == "≡" and modulus_tree is not None:
             return _congruence_link(ta, tb, left, right, modulus_tree, facts, text)
+        if rel in ("<", "≤", ">", "≥") and rewriting and len(cues) > 4 and cues[4] is not None:
+            holds, reason = check_inequality(rel, ta, tb, facts, cues[4], seed_of(f"{text}|{left}|{right}"))
+            return Link(left, rel, right, holds, reason, None if holds is None else float(holds))
         if rel != "=":
             return Link(left, rel, right, None, "a relation between expressions with free names: not checked")
         try:
@@ -254,14 +269,23 @@ def _check_link(rel, ta, tb, left, right, facts, rewriting, real, modulus_tree, 
     alt = _alternative((left, right), rel, facts, modulus_tree) if ambiguous else None
     holds, reason = _closed_link(rel, ta, tb, va, vb, used_a + used_b, facts, modulus_tree, alt)
     if holds is False:
-        moduli, contradiction, _ = cues
+        moduli, contradiction = cues[0], cues[1]
         if rel == "=" and all(isinstance(v, Fraction) and v.denominator == 1 for v in (va, vb)):
             for m in sorted(moduli):
                 if (va - vb) % m == 0:
                     return Link(left, rel, right, None, f"equal modulo {m} (the step works modulo {m}): read as a congruence")
-        if contradiction:
+        if contradiction and not _computation(ta, tb, used_a + used_b):
             return Link(left, rel, right, None, f"false as the step itself says (a contradiction): {reason}")
     return Link(left, rel, right, holds, reason, None if holds is None else float(holds))
+
+
+def _computation(ta, tb, used) -> bool:
+    """``7·8 = 54``: a number worked out from numbers alone. Such a slip is never the contradiction
+    a solution derives on purpose, whatever the next step says."""
+    def literal(t) -> bool:
+        return t[0] == "num" or t[0] == "neg" and t[1][0] == "num"
+
+    return not used and literal(ta) != literal(tb)
 
 
 def _congruence_link(ta, tb, left, right, modulus_tree, facts: Facts, text: str) -> Link:
@@ -282,16 +306,27 @@ def check_step(question: str, steps: tuple[str, ...], step: str, real: bool = Fa
     facts = facts_after(question, tuple(steps), functions).copy()
     facts.step = len(steps)
     links: list[Link] = []
-    cues = (moduli_in(step), speaks_of_contradiction(step + "\n" + following), assumes(step))
+    domain = None if conditional(step) else domain_of(question, tuple(steps), functions)
+    cues = (moduli_in(step), speaks_of_contradiction(step + "\n" + following), assumes(step),
+            rewrite_context(step, steps[-1] if steps and is_lead_in(steps[-1]) else ""),
+            domain)
+    for eq in calculator_annotations(step):  # <<expr=value>>: checked exactly, never "at the precision written"
+        links.append(Link(eq.claimed[0], "=", eq.claimed[1], eq.correct,
+                          "calculator annotation holds" if eq.correct else f"{eq.text} is wrong: {eq.claimed[0]} = "
+                          f"{show(eq.values[0]) if eq.values else 'undefined'}, not {eq.claimed[1]}", float(eq.correct)))
     for chain in read_chains(step):
         links.extend(check_chain(chain, facts, real, cues))
     end_of_step(step, facts)
     return links
 
 
+_EXCUSED = ("equal modulo", "false as the step itself says")
+
+
 def step_verdict(links: list[Link], real: bool = False) -> tuple[float | None, str]:
     """A judge's score for a step: 0 with the first false link's evidence, 1 if every checked link
-    holds, None (with the reasons) if nothing could be checked."""
+    holds and so does the step's last relation (its conclusion: a step whose side computations
+    hold but whose conclusion was not checked is not valid), None (with the reasons) otherwise."""
     checked = [ln for ln in links if ln.holds is not None]
     false = [ln for ln in checked if ln.holds is False]
     if false:
@@ -300,6 +335,10 @@ def step_verdict(links: list[Link], real: bool = False) -> tuple[float | None, s
             score = worst.score if worst.score is not None else 0.0
             return score, worst.reason
         return 0.0, false[0].reason
+    if checked and links[-1].holds is None and not links[-1].reason.startswith(_EXCUSED):
+        last = links[-1]
+        return None, (f"the step's conclusion {last.text} was not checked ({last.reason}); only side relations hold: "
+                      + "; ".join(ln.text for ln in checked[:3]) + (" ..." if len(checked) > 3 else ""))
     if checked:
         return 1.0, f"{len(checked)} relation(s) hold: " + "; ".join(
             f"{ln.text} ({ln.reason})" for ln in checked[:3]) + (" ..." if len(checked) > 3 else "")
@@ -310,7 +349,22 @@ def step_verdict(links: list[Link], real: bool = False) -> tuple[float | None, s
 
 
 def solution_check(question: str, steps: list[str], step: str, real: bool = False, following: str = "") -> tuple[float | None, str]:
-    """The judge-facing entry point (runs in a time-limited worker)."""
+    """The judge-facing entry point (runs in a time-limited worker).
+
+    A lead-in (a step ending in ":") and the display after it are one claim, attributed to the
+    lead-in, as annotators do: when the next line has a false relation, so has the lead-in; a
+    lead-in with nothing checkable of its own takes the next line's verdict."""
     with mpmath.workdps(60):
-        return step_verdict(check_step(question, tuple(steps), step, real, following), real=real)
+        verdict = step_verdict(check_step(question, tuple(steps), step, real, following), real=real)
+        if verdict[0] == 0.0 or not is_lead_in(step) or not following.strip():
+            return verdict
+        shown = step_verdict(check_step(question, tuple(steps) + (step,), following, real, ""), real=real)
+        if shown[0] is not None and (shown[0] < 0.5 or verdict[0] is None):
+            return shown[0], f"the claim of the next line: {shown[1]}"
+        return verdict
+
+
+def is_lead_in(step: str) -> bool:
+    """"We can simplify the expression as follows:" — its claim is the formula on the next line."""
+    return step.rstrip().endswith(":")
 

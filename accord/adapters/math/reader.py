@@ -172,6 +172,10 @@ def _runs(prose: str, whole_line: bool = False) -> list[tuple[int, str]]:
     spans = [(m.start(), m.group(0)) for m in re.finditer(r"\S+", prose)]
     words = [w for _, w in spans]
     kinds = [_is_prose_word(w) for w in words]
+    for i in range(len(words) - 1):  # "sold 48/2 = 24": a word before a number is prose, not s·o·l·d
+        core = words[i].strip(_PUNCT_END + "()[]\"'")
+        if kinds[i] is None and len(core) >= 3 and core.isalpha() and core.islower() and words[i + 1][:1].isdigit():
+            kinds[i] = True
     if whole_line and words and all(k is not True for k in kinds) and any(k is False for k in kinds):
         return [(spans[0][0], " ".join(words))]
     out: list[tuple[int, str]] = []

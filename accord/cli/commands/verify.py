@@ -9,13 +9,16 @@ import sys
 from pathlib import Path
 
 from accord.cli.options import nonnegative_int, positive_float, positive_int, unit_interval
+from accord.errors import UserError
 from accord.verify.io.lock import writer_lock
 from accord.verify.solutions import read_solutions, resolve_settings, verify_solutions
+from accord.verify.solutions.export import write_csv
 from accord.verify.solutions.reading import FORMATS
 from accord.verify.solutions.settings import LABELLED_POLICIES
 
 NAME = "verify"
 HELP = "Judge existing solutions step by step: valid / invalid / uncertain, the first wrong step, metrics"
+FAIL_ON = ("invalid", "uncertain", "never")
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -27,6 +30,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--tau", type=unit_interval, help="valid above tau, invalid below 1 - tau (default 0.6)")
     p.add_argument("--eps", type=unit_interval, help="dispersion below which the panel agrees (default 0.1)")
     p.add_argument("--out", metavar="PRED.jsonl", help="write one JSON line per solution (flushed as it goes)")
+    p.add_argument("--csv", metavar="PRED.csv", help="also write a flat CSV: one row per step (problem, step text, label, scores)")
+    p.add_argument("--fail-on", choices=FAIL_ON, default="invalid",
+                   help="exit 1 when a solution has an invalid step (default), an invalid or uncertain one, or never")
     p.add_argument("--resume", action="store_true", help="continue an interrupted --out file")
     p.add_argument("--cache", metavar="FILE", help="judge-call cache file (default: PRED.jsonl.cache next to --out)")
     p.add_argument("--workers", type=positive_int, default=2, help="solutions judged at once (default 2)")
@@ -40,6 +46,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     sols = read_solutions(args.solutions, args.format)
+    csv_path = Path(args.csv) if args.csv else None
+    if csv_path is not None and args.out and csv_path.resolve() == Path(args.out).resolve():
+        raise UserError(f"--csv {csv_path}: is the --out file too; choose another path")
+    if csv_path is not None and csv_path.is_dir():
+        raise UserError(f"--csv {csv_path}: is a folder; give a file path")  # refused before any judging
     settings = resolve_settings(args.config, args.judges, args.policy, args.tau, args.eps,
                                 with_reference=any(s.reference for s in sols), judge_timeout_s=args.judge_timeout)
     out = Path(args.out) if args.out else None
@@ -48,13 +59,21 @@ def run(args: argparse.Namespace) -> int:
         result = verify_solutions(sols, settings, out=out, resume=args.resume, workers=args.workers, cache=cache,
                                   progress=not args.json, n_boot=args.bootstrap, backend=args.backend,
                                   address=args.ray_address)
+    if csv_path is not None:
+        write_csv(csv_path, result.records)
     doc = summary(result)
     if args.json:
         json.dump(doc, sys.stdout, indent=2, ensure_ascii=False)
         sys.stdout.write("\n")
     else:
         print_tables(result, doc)
-    return 0
+    return exit_code(result.records, args.fail_on)
+
+
+def exit_code(records, fail_on: str) -> int:
+    """1 when a solution has a step labelled as ``--fail-on`` asks (CI can gate on it), else 0."""
+    bad = {"invalid": {"invalid"}, "uncertain": {"invalid", "uncertain"}, "never": set()}[fail_on]
+    return 1 if any(label in bad for r in records for label in r["step_labels"]) else 0
 
 
 def summary(result) -> dict:

@@ -26,6 +26,8 @@ from accord.adapters.code import panel_entry
 from accord.adapters.embedding import EmbeddingRelevanceJudge
 from accord.adapters.llm import LLMJudges
 from accord.adapters.served import build_judges, is_served, judge_group_key
+from accord.adapters.served.checkers import KINDS as CHECKER_KINDS
+from accord.adapters.served.checkers import build_checker
 from accord.adapters.vlm import VLMJudges, shared_vlm
 from accord.consensus_core import consensus
 from accord.consensus_core.reliability import calibrate_thresholds, estimate_stubbornness
@@ -253,7 +255,7 @@ class Panel:
 
 # ------------------------------------------------------------------ building from a config
 JUDGE_TYPES = ("llm", "vlm", "embedding", "arithmetic", "symbolic", "numeric", "final_answer",
-               "code_static", "code_execution", "code_consistency", "code_llm")
+               "code_static", "code_execution", "code_consistency", "code_llm", "code_check", "critic")
 
 
 def build_panel(specs: Sequence[dict], influence=None, timeout_s: float = 120.0, models: dict | None = None,
@@ -301,6 +303,14 @@ def build_panel(specs: Sequence[dict], influence=None, timeout_s: float = 120.0,
             entry["names"].append(name)
             names.append(name)
             lambdas.append(float(lam if lam is not None else default_lambda[role]))
+            continue
+        if kind in CHECKER_KINDS:  # served: the model writes a check, or names the earliest wrong step
+            try:
+                groups.append(build_checker(kind, spec))
+            except (TypeError, ValueError) as exc:
+                raise ValueError(f"judges[{k}]: {exc}") from None
+            names.append(groups[-1].name)
+            lambdas.append(float(lam if lam is not None else 1.0))
             continue
         if kind.startswith("code_"):  # code judges (accord.adapters.code), possibly several columns
 

@@ -1,0 +1,216 @@
+"""``accord verify`` on the CHAMP dev split, rules and thresholds chosen leave-one-category-out.
+
+Runs the command users run once (``accord verify STEPS --out PRED.jsonl --json --fail-on never``,
+a fresh process: start-up included; wall and CPU time, worker processes included), then from the
+raw judge scores in ``PRED.jsonl`` (what ``--policy``/``--tau`` relabel without judging again):
+
+- the whole split, every single judge and every rule at the default settings: ProcessBench F1
+  (harmonic mean of the accuracy on erroneous and on correct solutions), exact hits, false alarms
+  (correct solutions with an invalid step), precision of the invalid flags (share at or after the
+  annotated first error);
+- leave-one-category-out: for each category, the rule and τ with the best F1 on the other two
+  among those with false alarms ≤ 3% and precision ≥ 0.9 there (the best F1 if none qualifies),
+  and its figures on the held-out category; the three folds pooled;
+- with ``--baseline OLD.jsonl`` (an earlier run's ``--out``): the solutions whose first error is
+  found exactly now and not before, and the reverse, counted by the check whose evidence found it.
+
+Run: python benchmarks/verify_loco.py [--data ../shared/data/champ-dev/steps.jsonl] [--baseline OLD.jsonl]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from accord.verify.solutions.judging import raw_matrix  # noqa: E402
+from accord.verify.solutions.labelling import INVALID, prediction, rule_stats, three_way  # noqa: E402
+
+CHAMP = Path("shared") / "data" / "champ-dev" / "steps.jsonl"
+DEFAULT_DATA = next((p / CHAMP for p in ROOT.parents if (p / CHAMP).is_file()), ROOT.parent / CHAMP)
+RULES = ("mean", "verdict", "mean_preserving", "min", "max")
+TAUS = (0.6, 0.7, 0.8, 0.9)
+EPS = 0.1
+MAX_FALSE_ALARMS, MIN_PRECISION = 0.03, 0.9
+# the check behind an invalid step, read from its evidence
+CHECKS = [
+    ("lead-in", re.compile(r"the claim of the next line")),
+    ("calculator annotation", re.compile(r"calculator annotation")),
+    ("opening link read as a rewrite", re.compile(r"read as a rewrite")),
+    ("inequality", re.compile(r"inequality .*(?:fails|is false) at")),
+    ("not an identity (later link)", re.compile(r"is not an identity")),
+    ("arithmetic", re.compile(r"is false|is wrong")),
+]
+
+
+def category(ident: str) -> str:
+    return ident.split("|")[0].split("_")[1]
+
+
+def accord_verify(data: Path, out: Path) -> tuple[dict, float, float]:
+    env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t0 = time.perf_counter()
+    proc = subprocess.run([sys.executable, "-m", "accord.cli.main", "verify", str(data), "--out", str(out), "--json",
+                           "--bootstrap", "0", "--fail-on", "never"], capture_output=True, text=True, env=env)
+    wall = time.perf_counter() - t0
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if proc.returncode != 0:
+        sys.exit(f"accord verify failed ({proc.returncode}): {proc.stderr.strip()[-2000:]}")
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return json.loads(proc.stdout), wall, cpu
+
+
+_STATS: dict[tuple[str, str], object] = {}
+
+
+def labels_of(rec: dict, rule: str, tau: float) -> list[str]:
+    """The step labels ``--policy RULE --tau TAU`` gives (the rule's statistics computed once)."""
+    judges, lambdas = rec["judges"], rec["lambdas"]
+    k = (rec["id"], rule)
+    if k not in _STATS:
+        _STATS[k] = rule_stats(raw_matrix(rec["steps"], judges), rule, judges, lambdas)
+    return three_way(_STATS[k], tau, EPS)
+
+
+def figures(recs: list[dict], rule: str, tau: float) -> dict:
+    err = cor = hit_e = hit_c = alarms = n_inv = n_late = 0
+    for r in recs:
+        labels = labels_of(r, rule, tau)
+        first, pred = r["label"], prediction(labels)
+        inv = [k for k, x in enumerate(labels) if x == INVALID]
+        n_inv += len(inv)
+        if first >= 0:
+            err += 1
+            hit_e += pred == first
+            n_late += sum(k >= first for k in inv)
+        else:
+            cor += 1
+            hit_c += pred == -1
+            alarms += bool(inv)
+    acc_e, acc_c = hit_e / err if err else 0.0, hit_c / cor if cor else 0.0
+    f1 = 2 * acc_e * acc_c / (acc_e + acc_c) if acc_e + acc_c else 0.0
+    return {"f1": f1, "acc_e": acc_e, "acc_c": acc_c, "exact": hit_e, "n_err": err, "alarms": alarms, "n_cor": cor,
+            "false_alarm_rate": alarms / cor if cor else 0.0, "precision": n_late / n_inv if n_inv else None,
+            "n_invalid": n_inv}
+
+
+def row(name: str, f: dict) -> str:
+    prec = "–" if f["precision"] is None else f"{f['precision']:.3f}"
+    return (f"| {name} | {f['f1']:.3f} | {f['acc_e']:.3f} | {f['acc_c']:.3f} | {f['exact']} / {f['n_err']} | "
+            f"{f['alarms']} / {f['n_cor']} ({f['false_alarm_rate']:.3f}) | {prec} | {f['n_invalid']} |")
+
+
+HEAD = ("| rule | F1 | acc. erroneous | acc. correct | exact hits | false alarms | precision of invalid | #invalid |\n"
+        "|---|---|---|---|---|---|---|---|")
+
+
+def choose(recs: list[dict], candidates: list[tuple[str, float]], constrained: bool = True) -> tuple[str, float]:
+    scored = [(figures(recs, rule, tau), rule, tau) for rule, tau in candidates]
+    ok = [s for s in scored if s[0]["false_alarm_rate"] <= MAX_FALSE_ALARMS
+          and (s[0]["precision"] or 0.0) >= MIN_PRECISION] if constrained else []
+    best = max(ok or scored, key=lambda s: (s[0]["f1"], -s[2]))
+    return best[1], best[2]
+
+
+def which_check(reason: str) -> str:
+    return next((name for name, pat in CHECKS if pat.search(reason or "")), "other")
+
+
+def compare(recs: list[dict], old: dict[str, dict], policy: str, tau: float) -> None:
+    gained, lost = Counter(), Counter()
+    for r in recs:
+        o = old.get(r["id"])
+        if o is None or r["label"] < 0:
+            continue
+        now, before = r["prediction"] == r["label"], o["prediction"] == o["label"]
+        if now and not before:
+            was = o["steps"][r["prediction"]].get("reason", "") if r["prediction"] < len(o["steps"]) else ""
+            gained["contradiction cue narrowed" if "as the step itself says" in was
+                   else which_check(r["steps"][r["prediction"]].get("reason", ""))] += 1
+        elif before and not now:
+            lost[which_check(o["steps"][o["prediction"]].get("reason", ""))] += 1
+    print("\nfirst errors found exactly now and not by the baseline, by the check whose evidence found them:")
+    for name, n in gained.most_common():
+        print(f"  {name}: {n}")
+    print(f"found by the baseline and not now: {sum(lost.values())} {dict(lost)}")
+    alarms_now = sum(1 for r in recs if r["label"] < 0 and INVALID in r["step_labels"])
+    alarms_old = sum(1 for o in old.values() if o["label"] < 0 and INVALID in o["step_labels"])
+    print(f"false alarms on correct solutions: {alarms_old} before, {alarms_now} now")
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--data", type=Path, default=DEFAULT_DATA)
+    ap.add_argument("--baseline", type=Path, help="an earlier run's --out file to compare with")
+    ap.add_argument("--keep", type=Path, help="keep this run's --out file here")
+    args = ap.parse_args()
+    if not args.data.is_file():
+        sys.exit(f"{args.data}: not found (the CHAMP dev split lives in ../shared/data/champ-dev/)")
+    with tempfile.TemporaryDirectory() as tmp:
+        out = args.keep or Path(tmp) / "pred.jsonl"
+        if out.exists():
+            out.unlink()
+        doc, wall, cpu = accord_verify(args.data, out)
+        recs = [json.loads(x) for x in out.read_text().splitlines()]
+    judges = doc["judges"]
+    print(f"accord verify {args.data}: {len(recs)} solutions, {doc['steps']} steps, judges {', '.join(judges)}; "
+          f"whole command {wall:.1f} s wall, {cpu:.1f} s CPU (worker processes included), "
+          f"load average {os.getloadavg()[0]:.1f}")
+    print(f"\nwhole split, default settings (τ {doc['tau']}, ε {doc['eps']}):\n{HEAD}")
+    for rule in list(judges) + list(RULES):
+        print(row(rule, figures(recs, rule, doc["tau"])))
+    cats = sorted({category(r["id"]) for r in recs})
+    candidates = [(rule, tau) for rule in list(judges) + list(RULES) for tau in TAUS]
+    for constrained in (True, False):
+        how = (f"best F1 with false alarms ≤ {MAX_FALSE_ALARMS:.0%} and precision ≥ {MIN_PRECISION} there, else the "
+               "best F1" if constrained else "best F1 there")
+        print(f"\nleave-one-category-out (rule and τ chosen on the other two categories: {how}):\n"
+              f"{HEAD.replace('| rule |', '| held out (chosen) |')}")
+        pooled = []
+        for held in cats:
+            train = [r for r in recs if category(r["id"]) != held]
+            test = [r for r in recs if category(r["id"]) == held]
+            rule, tau = choose(train, candidates, constrained)
+            print(row(f"{held} ({rule}, τ {tau})", figures(test, rule, tau)))
+            pooled.append((test, rule, tau))
+        # the three held-out categories together, each labelled by its own fold's choice
+        print(row("pooled held-out", _pooled([dict(r, _rule=rule, _tau=tau) for test, rule, tau in pooled
+                                              for r in test])))
+    print(f"\nper category at the default settings (policy {doc['policy']}):\n{HEAD.replace('| rule |', '| category |')}")
+    for c in cats:
+        print(row(c, figures([r for r in recs if category(r["id"]) == c], doc["policy"], doc["tau"])))
+    if args.baseline:
+        old = {json.loads(x)["id"]: json.loads(x) for x in args.baseline.read_text().splitlines() if x.strip()}
+        compare(recs, old, doc["policy"], doc["tau"])
+    return 0
+
+
+def _pooled(merged: list[dict]) -> dict:
+    parts = [figures([r], r["_rule"], r["_tau"]) for r in merged]
+    err = sum(p["n_err"] for p in parts)
+    cor = sum(p["n_cor"] for p in parts)
+    exact = sum(p["exact"] for p in parts)
+    hit_c = sum(p["acc_c"] * p["n_cor"] for p in parts)
+    alarms = sum(p["alarms"] for p in parts)
+    n_inv = sum(p["n_invalid"] for p in parts)
+    n_late = sum((p["precision"] or 0.0) * p["n_invalid"] for p in parts)
+    acc_e, acc_c = exact / err, hit_c / cor
+    return {"f1": 2 * acc_e * acc_c / (acc_e + acc_c) if acc_e + acc_c else 0.0, "acc_e": acc_e, "acc_c": acc_c,
+            "exact": exact, "n_err": err, "alarms": alarms, "n_cor": cor, "false_alarm_rate": alarms / cor,
+            "precision": n_late / n_inv if n_inv else None, "n_invalid": n_inv}
+
+
+if __name__ == "__main__":
+    sys.exit(main())
