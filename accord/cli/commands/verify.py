@@ -10,12 +10,13 @@ from pathlib import Path
 
 from accord.cli.options import nonnegative_int, positive_float, positive_int, unit_interval
 from accord.verify.io.lock import writer_lock
-from accord.verify.solutions import read_solutions, resolve_settings, verify_solutions
-from accord.verify.solutions.reading import FORMATS
-from accord.verify.solutions.settings import LABELLED_POLICIES
 
 NAME = "verify"
 HELP = "Judge existing solutions step by step: valid / invalid / uncertain, the first wrong step, metrics"
+# accord.verify.solutions' FORMATS and LABELLED_POLICIES, named here so that building the parser does
+# not import the verifier (tests/test_architecture.py keeps them equal)
+FORMATS = ("processbench", "prm800k", "mmreason", "jsonl", "text")
+LABELLED_POLICIES = ("verdict", "mean_preserving", "raw_average", "mean", "max", "min")
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -39,6 +40,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from accord.verify.solutions import read_solutions, resolve_settings, verify_solutions
+
     sols = read_solutions(args.solutions, args.format)
     settings = resolve_settings(args.config, args.judges, args.policy, args.tau, args.eps,
                                 with_reference=any(s.reference for s in sols), judge_timeout_s=args.judge_timeout)
