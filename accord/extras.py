@@ -28,6 +28,7 @@ EXTRAS: dict[str, tuple[str, str]] = {
     "ray": ("ray", "ray[data]"),
     "pyarrow": ("ray", "pyarrow"),
     "openai": ("served", "openai"),
+    "jax": ("jax", "jax"),
 }
 
 
