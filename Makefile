@@ -10,6 +10,7 @@ run: setup
 test: setup
 	bash scripts/setup_test.sh
 	.venv/bin/lint-imports
+	bash scripts/check_base_install.sh
 	.venv/bin/python -m pytest -q
 
 bench: setup

@@ -13,7 +13,6 @@ from rich.progress import Progress
 from accord.errors import UserError
 from accord.verify.io.lock import writer_lock
 from accord.verify.io.outputs import writable_output
-from accord.verify.jury_collect import collect, parse_member, read_questions
 from accord.cli.options import nonnegative_float, nonnegative_int, positive_float, positive_int
 
 WORD = "collect"
@@ -36,6 +35,8 @@ def add_collect_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run_collect(args: argparse.Namespace) -> int:
+    from accord.verify.jury_collect import collect, parse_member, read_questions
+
     if not args.questions or not args.out or not args.member:
         raise UserError("collect needs QUESTIONS.jsonl, at least two --member NAME=BASE_URL,MODEL and --out FILE")
     writable_output(args.out, "--out")

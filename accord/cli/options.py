@@ -16,11 +16,12 @@ from pathlib import Path
 from accord.consensus_core import default_lambdas
 from accord.consensus_core.validation import as_lambdas
 from accord.errors import UserError
+from accord.extras import require
 from accord.verify.io.cluster import connect_ray
 from accord.verify.io.lock import is_live, writer_lock
 from accord.verify.io.outputs import writable_output
 from accord.verify.io.run_folder import TRACE_FILE
-from accord.verify.tables import streaming as tables
+from accord.verify.tables import DEFAULT_CHUNK_SIZE
 
 
 def parse_lambdas(text: str | None, m: int, default: bool = True) -> tuple[float, ...] | None:
@@ -94,7 +95,7 @@ def add_streaming_arguments(p: argparse.ArgumentParser, item: str = "candidate")
     """--backend, --address, --chunk-size, --output: the large-table options of a table command."""
     p.add_argument("--backend", choices=("local", "ray"), default="local", help="local (default) or ray: Ray Data over a cluster")
     p.add_argument("--address", default=None, help="Ray cluster address (default: RAY_ADDRESS, else a local cluster)")
-    p.add_argument("--chunk-size", type=positive_int, default=None, help=f"rows per chunk when streaming (default {tables.DEFAULT_CHUNK_SIZE})")
+    p.add_argument("--chunk-size", type=positive_int, default=None, help=f"rows per chunk when streaming (default {DEFAULT_CHUNK_SIZE})")
     p.add_argument("--output", default=None, help=f"write one row per {item} to this Parquet file (streams the input)")
 
 
@@ -106,6 +107,8 @@ def wants_streaming(args: argparse.Namespace) -> bool:
 
 def run_streaming(args: argparse.Namespace, build_policy) -> int:
     """Decide a table of any size into ``--output``; print a summary (a table, or JSON with --json)."""
+    require("pyarrow", "streaming a table (--backend ray, --chunk-size, --output or a Parquet input)")
+    from accord.verify.tables import streaming as tables
     src = tables.open_source(args.file)
     if not args.output:
         raise UserError(f"{src.path}: streaming (--backend ray, --chunk-size or a Parquet input) needs --output OUT.parquet")
@@ -113,7 +116,7 @@ def run_streaming(args: argparse.Namespace, build_policy) -> int:
         raise UserError(f"--output {args.output} would overwrite the input")
     writable_output(args.output, "--output")
     policy = build_policy(args, src)
-    chunk = args.chunk_size or tables.DEFAULT_CHUNK_SIZE
+    chunk = args.chunk_size or DEFAULT_CHUNK_SIZE
     if chunk < 1:
         raise UserError(f"--chunk-size must be >= 1, got {chunk}")
     with writer_lock(args.output):  # one writer per output file, taken before anything is written

@@ -1,4 +1,5 @@
 """The consensus core jit-compiled with JAX; agrees with the numpy reference to 1e-12 in float64.
+JAX is the ``jax`` extra (``pip install 'accord[jax]'``).
 
 Importing this module turns on JAX's 64-bit mode (``jax_enable_x64``): the core's convention is
 float64 everywhere, and float32 would not meet the agreement bound. Validation is done with the

@@ -11,6 +11,7 @@ from typing import Any
 
 from accord.adapters.code import pyast
 from accord.adapters.code.spec import CodeSpec
+from accord.extras import require
 
 _ALPHABET = string.ascii_letters + string.digits + " .,!?-_"
 
@@ -120,6 +121,7 @@ def _from_value(v: Any, st) -> Any:
 
 def generated_args(spec: CodeSpec, count: int) -> list[tuple]:
     """``count`` argument tuples drawn (deterministically) from hypothesis strategies."""
+    require("hypothesis", "generated test inputs")
     from hypothesis import HealthCheck, Phase, given, settings
     from hypothesis import strategies as st
 

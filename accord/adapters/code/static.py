@@ -18,6 +18,7 @@ from typing import Sequence
 
 from accord.adapters.code import pyast
 from accord.adapters.code.spec import CodeSpec
+from accord.extras import require
 from accord.protocols import JudgeScore, StepContext
 
 FORBIDDEN_MODULES = frozenset(
@@ -94,6 +95,7 @@ def analyse(program: str, entry_point: str) -> StaticReport:
 
 
 def _pyflakes(tree: ast.AST) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    require("pyflakes", "the static judge")
     from pyflakes import checker, messages
 
     undefined, warnings = [], []

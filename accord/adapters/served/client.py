@@ -22,6 +22,7 @@ from typing import Any
 
 from accord.adapters.served.cache import CallCache, request_key, shared_cache
 from accord.adapters.served.calls import CallRecord, emit
+from accord.extras import require
 
 UNAVAILABLE = "served endpoint unavailable"  # failure reasons that a later attempt may not meet
 REFUSED = "served request refused"  # the server answered with an error that retrying will not change
@@ -125,7 +126,7 @@ class ServedClient:
         return None if c is False else shared_cache(c if isinstance(c, str) else None)
 
     def _openai(self):
-        import openai  # optional dependency (the 'served' extra): only served models need it
+        openai = require("openai", "served models")
 
         here = asyncio.get_running_loop()
         if self._client is None or self._client[0] is not here:
@@ -136,7 +137,7 @@ class ServedClient:
     async def chat(self, messages: list[dict[str, Any]], params: dict[str, Any]) -> Reply:
         """One chat completion (``params``: temperature, max_tokens, logprobs, n, seed, stop, ...;
         ``extra_body`` for server-specific ones). Failures come back in ``Reply.error``."""
-        import openai  # optional dependency (the 'served' extra)
+        openai = require("openai", "served models")
 
         key = request_key(self.endpoint.base_url, self.endpoint.model, messages, params)
         cache = self.cache

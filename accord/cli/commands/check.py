@@ -5,10 +5,8 @@ from __future__ import annotations
 import json
 import sys
 
-from accord.adapters.math import ArithmeticJudge, FinalAnswerJudge, NumericSamplingJudge, SymbolicEquivalenceJudge
 from accord.cli.options import parse_lambdas, positive_float, unit_interval
 from accord.errors import UserError
-from accord.verify.analysis.derivation_check import check_derivation
 from accord.verify.io.derivations import read_derivation
 
 NAME = "check"
@@ -37,6 +35,8 @@ def add_arguments(parser) -> None:
 
 
 def _judges(args):
+    from accord.adapters.math import ArithmeticJudge, FinalAnswerJudge, NumericSamplingJudge, SymbolicEquivalenceJudge
+
     if not args.timeout > 0:
         raise UserError(f"--timeout must be > 0 seconds, got {args.timeout}")
     names = [n.strip() for n in args.judges.split(",") if n.strip()]
@@ -92,6 +92,8 @@ def _print_table(report) -> None:
 
 
 def run(args) -> int:
+    from accord.verify.analysis.derivation_check import check_derivation
+
     lines = read_derivation(args.derivation)
     judges = _judges(args)
     lam = parse_lambdas(args.lambdas, len(judges), default=False)

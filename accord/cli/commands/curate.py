@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import json
 
-from accord.verify.curate import ANSWER_EXAMPLE, ANSWER_SYSTEM, curate, read_benchmark, write_curation
 from accord.errors import UserError
 
 NAME = "curate"
@@ -47,6 +46,7 @@ def build_panel(members: dict[str, str], args: argparse.Namespace) -> dict:
     """One generator per member; a model named twice is loaded once."""
     from accord.adapters.llm import TransformersGenerator, check_sampling
     from accord.adapters.models import load_causal_lm
+    from accord.verify.curate import ANSWER_EXAMPLE, ANSWER_SYSTEM
 
     try:
         check_sampling(args.temperature, 1.0, args.max_new_tokens)
@@ -66,6 +66,8 @@ def build_panel(members: dict[str, str], args: argparse.Namespace) -> dict:
 
 
 def run(args: argparse.Namespace) -> int:
+    from accord.verify.curate import curate, read_benchmark, write_curation
+
     members = parse_members(args.member or ["smollm2"])
     quorum = args.quorum if args.quorum is not None else len(members) // 2 + 1
     if not 1 <= quorum <= len(members):

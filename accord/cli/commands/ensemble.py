@@ -15,13 +15,11 @@ from accord.adapters.calibration import METHODS, fit_calibrators, load_calibrato
 from accord.cli.options import add_streaming_arguments, nonnegative_float, parse_lambdas, positive_int, unit_interval, wants_streaming
 from accord.consensus_core import default_lambdas
 from accord.errors import UserError
-from accord.verify.ensemble import streaming as es
-from accord.verify.ensemble.rewards import check_rules, default_rules, evaluate_ensemble, read_rewards
+from accord.extras import require
 from accord.verify.io.cluster import connect_ray
 from accord.verify.io.lock import writer_lock
 from accord.verify.io.outputs import writable_output
-from accord.verify.tables import streaming as tables
-from accord.verify.tables.rewards import open_rewards
+from accord.verify.tables import DEFAULT_CHUNK_SIZE
 
 NAME = "ensemble"
 HELP = "Evaluate reward models and their ensembles (mean, min, mean-k*std, FJ consensus) on precomputed rewards (JSONL, CSV, Parquet)."
@@ -49,6 +47,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def _calibrators(args, table, models=None, stream=None):
     """Loaded, or fitted on --calibrate-on or FILE; ``stream`` (a RewardSource) fits FILE in a streamed pass."""
+    from accord.verify.ensemble import streaming as es
+    from accord.verify.ensemble.rewards import read_rewards
+    from accord.verify.tables.rewards import open_rewards
+
     models = models or table.models
     if args.load_calibration:
         try:
@@ -61,7 +63,7 @@ def _calibrators(args, table, models=None, stream=None):
         return cals
     if stream is not None and (args.calibration in es.STREAMED_FITS or not args.calibrate_on):
         src = open_rewards(args.calibrate_on, models) if args.calibrate_on else stream
-        return es.fit_streamed(src, args.calibration, args.chunk_size or tables.DEFAULT_CHUNK_SIZE)
+        return es.fit_streamed(src, args.calibration, args.chunk_size or DEFAULT_CHUNK_SIZE)
     source = read_rewards(args.calibrate_on, models) if args.calibrate_on else table
     labels = source.flat_labels
     if args.calibration == "platt" and labels is None:
@@ -106,12 +108,16 @@ def print_report(doc: dict) -> None:
 
 def _stream(args, models, rules, params) -> dict:
     """The streamed path: calibration from pass 1 (or loaded), then pass 2 locally or on Ray."""
+    from accord.verify.ensemble import streaming as es
+    from accord.verify.ensemble.rewards import check_rules, default_rules
+    from accord.verify.tables.rewards import open_rewards
+
     src = open_rewards(args.file, models)
     if args.output and Path(args.output).resolve() == src.path.resolve():
         raise UserError(f"--output {args.output} would overwrite the input")
     if args.output:
         writable_output(args.output, "--output")
-    chunk = args.chunk_size or tables.DEFAULT_CHUNK_SIZE
+    chunk = args.chunk_size or DEFAULT_CHUNK_SIZE
     if chunk < 1:
         raise UserError(f"--chunk-size must be >= 1, got {chunk}")
     rules = rules or default_rules()
@@ -128,6 +134,9 @@ def _stream(args, models, rules, params) -> dict:
 
 
 def run(args: argparse.Namespace) -> int:
+    require("pyarrow", "accord ensemble")  # the reward readers are pyarrow's
+    from accord.verify.ensemble.rewards import evaluate_ensemble, read_rewards
+
     for flag, out in (("--output", args.output), ("--save-calibration", args.save_calibration)):
         if out:
             writable_output(out, flag)

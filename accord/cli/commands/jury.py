@@ -18,10 +18,12 @@ from accord.errors import UserError
 from accord.consensus_core.statistics import bootstrap_ci
 from accord.verify.io.jury import PanelAnswers, read_panel_answers
 from accord.verify.io.outputs import writable_output, write_text_atomic
-from accord.verify.jury_methods import METHODS, chosen_members, decide, panel_classes, unlabeled_comparison
 
 NAME = "jury"
 HELP = "Jury over a panel's answers (JSONL): answer classes, label-free or few-label decisions, accuracy, the jury law."
+# accord.verify.jury_methods.METHODS, named here so that building the parser does not import the jury
+# (tests/test_architecture.py keeps the two equal)
+METHODS = ("auto", "modal", "weighted", "dawid-skene", "difficulty", "best-member")
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -84,6 +86,8 @@ def error_correlations(correct: np.ndarray, present: np.ndarray) -> np.ndarray:
 
 
 def build_document(args: argparse.Namespace, panel: PanelAnswers) -> dict:
+    from accord.verify.jury_methods import chosen_members, decide, panel_classes, unlabeled_comparison
+
     if (args.check_law or args.plan is not None) and not panel.labelled:
         missing = [pid for pid, r in zip(panel.ids, panel.references) if r is None][:3]
         raise UserError(f"{args.file}: --check-law and --plan need a 'reference' on every line (missing for {missing})")

@@ -9,8 +9,6 @@ from pathlib import Path
 
 from accord.cli.options import note_if_live
 from accord.errors import UserError
-from accord.verify.analysis.replay import parse_policy_spec
-from accord.verify.analysis.report import write_run_report
 from accord.cli.options import positive_int
 
 NAME = "report"
@@ -28,6 +26,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from accord.verify.analysis.replay import parse_policy_spec
+    from accord.verify.analysis.report import write_run_report
+
     run_dir = Path(args.run_dir)
     if not run_dir.is_dir():
         raise UserError(f"{run_dir}: not a run folder")

@@ -23,12 +23,6 @@ from rich.table import Table
 from accord.errors import UserError
 from accord.verify.io.lock import writer_lock
 from accord.verify.io.run_folder import CONFIG_FILE
-from accord.verify.run import config as C
-from accord.verify.run import ray_backend
-from accord.verify.run.local import execute
-from accord.verify.run.ray_backend import RayOptions
-from accord.verify.run.setup import new_run_dir
-from accord.verify.tasks.humaneval import with_run_defaults
 from accord.cli.options import nonnegative_float, nonnegative_int, positive_float, positive_int, unit_interval
 
 NAME = "run"
@@ -112,6 +106,8 @@ def add_ray_arguments(p: argparse.ArgumentParser) -> None:
 
 def ray_options(args: argparse.Namespace) -> RayOptions:
     """The Ray backend's options from the flags above."""
+    from accord.verify.run.ray_backend import RayOptions
+
     return RayOptions(
         address=args.address, workers=args.workers, worker_cpus=args.worker_cpus, servers=args.servers,
         server_cpus=args.server_cpus, server_gpus=args.server_gpus, separate=args.separate_servers,
@@ -121,6 +117,8 @@ def ray_options(args: argparse.Namespace) -> RayOptions:
 
 def config_from_args(args: argparse.Namespace) -> C.RunConfig:
     """The resolved config: defaults <- --config file <- flags <- --set."""
+    from accord.verify.run import config as C
+
     file_cfg = C.read_config_file(args.config) if args.config else {}
     overrides = []
     name = "jsonl" if args.tasks_file else args.task
@@ -162,6 +160,8 @@ def resumed_config(args: argparse.Namespace) -> tuple[Path, C.RunConfig]:
     """The folder's recorded config, exactly; refused when flags given with --resume disagree with it.
 
     Checked before anything is written, so a refused resume leaves the folder as it was."""
+    from accord.verify.run import config as C
+
     run_dir = Path(args.resume)
     if not run_dir.is_dir():
         raise UserError(f"--resume {run_dir}: not a run folder")
@@ -190,6 +190,9 @@ def resumed_config(args: argparse.Namespace) -> tuple[Path, C.RunConfig]:
 
 def _task_run_defaults(file_cfg: dict, overrides: list[dict]) -> dict:
     """HumanEval brings its own run defaults (code panel, one whole-program step); file and flags win."""
+    from accord.verify.run import config as C
+    from accord.verify.tasks.humaneval import with_run_defaults
+
     name = C.DEFAULTS["task"]["name"]
     for d in [file_cfg, *overrides]:
         task = d.get("task")
@@ -299,6 +302,10 @@ def paired_table(paired: dict[str, Any]) -> Table:
 
 
 def run(args: argparse.Namespace) -> int:
+    from accord.verify.run import ray_backend
+    from accord.verify.run.local import execute
+    from accord.verify.run.setup import new_run_dir
+
     if args.resume:
         run_dir, cfg = resumed_config(args)
     else:

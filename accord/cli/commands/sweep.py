@@ -9,7 +9,6 @@ from pathlib import Path
 
 from accord.cli.options import note_if_live, unit_interval
 from accord.errors import UserError
-from accord.verify.analysis.sweep import DEFAULT_EPS, DEFAULT_TAUS, write_sweep
 
 NAME = "sweep"
 HELP = "Replay a recorded run over a τ × ε grid and over stubbornness settings; write heatmaps."
@@ -41,6 +40,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from accord.verify.analysis.sweep import DEFAULT_EPS, DEFAULT_TAUS, write_sweep
+
     run_dir = Path(args.run_dir)
     if not run_dir.is_dir():
         raise UserError(f"{run_dir}: not a run folder")

@@ -11,13 +11,13 @@ from pathlib import Path
 from accord.cli.options import nonnegative_int, positive_float, positive_int, unit_interval
 from accord.errors import UserError
 from accord.verify.io.lock import writer_lock
-from accord.verify.solutions import read_solutions, resolve_settings, verify_solutions
-from accord.verify.solutions.export import write_csv
-from accord.verify.solutions.reading import FORMATS
-from accord.verify.solutions.settings import LABELLED_POLICIES
 
 NAME = "verify"
 HELP = "Judge existing solutions step by step: valid / invalid / uncertain, the first wrong step, metrics"
+# accord.verify.solutions' FORMATS and LABELLED_POLICIES, named here so that building the parser does
+# not import the verifier (tests/test_architecture.py keeps them equal)
+FORMATS = ("processbench", "prm800k", "mmreason", "jsonl", "text")
+LABELLED_POLICIES = ("verdict", "mean_preserving", "raw_average", "mean", "max", "min")
 FAIL_ON = ("invalid", "uncertain", "never")
 
 
@@ -45,6 +45,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from accord.verify.solutions import read_solutions, resolve_settings, verify_solutions
+    from accord.verify.solutions.export import write_csv
+
     sols = read_solutions(args.solutions, args.format)
     csv_path = Path(args.csv) if args.csv else None
     if csv_path is not None and args.out and csv_path.resolve() == Path(args.out).resolve():

@@ -1,7 +1,25 @@
-"""Score tables: the in-memory reader and the streaming reader family for CSV, JSONL and Parquet."""
+"""Score tables: the in-memory reader and the streaming reader family for CSV, JSONL and Parquet.
+
+The streaming readers are built on pyarrow (the ``ray`` extra): they load on first use, so the
+in-memory reader works on a base install."""
+
+from importlib import import_module
 
 from accord.verify.tables.score_table import ScoreTable, read_influence, read_score_table
-from accord.verify.tables.streaming import TableSource, decide_streaming, decide_with_ray, iter_chunks, open_source
-from accord.verify.tables.rewards import RewardFile, RewardTable, iter_rewards, open_rewards, read_columns
 
-__all__ = ["RewardFile", "RewardTable", "ScoreTable", "TableSource", "decide_streaming", "decide_with_ray", "iter_chunks", "iter_rewards", "open_rewards", "open_source", "read_columns", "read_influence", "read_score_table"]
+DEFAULT_CHUNK_SIZE = 262_144  # rows per chunk of the streaming readers
+
+_LAZY = {
+    "TableSource": "streaming", "decide_streaming": "streaming", "decide_with_ray": "streaming",
+    "iter_chunks": "streaming", "open_source": "streaming",
+    "RewardFile": "rewards", "RewardTable": "rewards", "iter_rewards": "rewards", "open_rewards": "rewards",
+    "read_columns": "rewards",
+}
+
+__all__ = ["DEFAULT_CHUNK_SIZE", "RewardFile", "RewardTable", "ScoreTable", "TableSource", "decide_streaming", "decide_with_ray", "iter_chunks", "iter_rewards", "open_rewards", "open_source", "read_columns", "read_influence", "read_score_table"]
+
+
+def __getattr__(name: str):
+    if name in _LAZY:
+        return getattr(import_module(f"accord.verify.tables.{_LAZY[name]}"), name)
+    raise AttributeError(f"module 'accord.verify.tables' has no attribute {name!r}")

@@ -34,13 +34,13 @@ from accord.verify.io import faults
 from accord.verify.io.cluster import user_error_from
 from accord.verify.io.inputs import csv_rows, input_file, text_lines
 from accord.verify.io.outputs import atomic_output
+from accord.verify.tables import DEFAULT_CHUNK_SIZE
 from accord.verify.tables.chunks import csv_batches, csv_convert_options, in_groups, parquet_batches
 from accord.verify.tables.score_table import score_cell, iter_csv_rows, iter_jsonl_rows
 
 STEP, CANDIDATE, LINE = "step", "candidate", "_line"
 STATS = ("mean", "dispersion", "weighted_mean", "raw_mean", "raw_mad", "raw_var")
 FLAGS = ("accepted", "chosen", "fallback")
-DEFAULT_CHUNK_SIZE = 262_144
 
 
 @dataclass(frozen=True)

