@@ -127,7 +127,7 @@ def solution_record(sol: Solution, scored: Sequence[StepScores], judges: Sequenc
                     policy: str, tau: float, eps: float, influence=None) -> dict:
     """The output line of one solution: prediction, step labels, and per step the raw scores (null
     with the reason), the rule's mean and dispersion, the label, its reason and evidence."""
-    steps = [{"scores": s.scores, "reasons": s.reasons} for s in scored]
+    steps = [{"text": text, "scores": s.scores, "reasons": s.reasons} for text, s in zip(sol.steps, scored)]
     raw = raw_matrix(steps, judges)
     st = rule_stats(raw, policy, judges, lambdas, influence)
     labels = three_way(st, tau, eps)
@@ -138,8 +138,10 @@ def solution_record(sol: Solution, scored: Sequence[StepScores], judges: Sequenc
         step.update({"mean": mean, "dispersion": disp, "label": label, "reason": reason})
         if evidence:
             step["evidence"] = evidence
-    rec = {"id": sol.id, "prediction": prediction(labels), "step_labels": labels, "policy": policy,
+    rec = {"id": sol.id, "problem": sol.problem, "prediction": prediction(labels), "step_labels": labels, "policy": policy,
            "tau": tau, "eps": eps, "judges": list(judges), "lambdas": [float(x) for x in lambdas], "steps": steps}
+    if sol.reference is not None:
+        rec["reference"] = sol.reference
     if sol.first_wrong is not None:
         rec["label"] = sol.first_wrong
     return rec
