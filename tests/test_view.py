@@ -147,6 +147,21 @@ def test_an_old_trace_says_its_question_was_not_recorded(tmp_path, capsys):
     assert "Paired comparisons" in page and "verdict (primary)" in page
 
 
+def test_a_verify_file_without_step_text_still_shows_its_labels(outputs, tmp_path, capsys):
+    old = tmp_path / "old.jsonl"
+    lines = []
+    for line in outputs["verify"].read_text().splitlines():
+        rec = json.loads(line)
+        rec.pop("problem")
+        for step in rec["steps"]:
+            step.pop("text")
+        lines.append(json.dumps(rec))
+    old.write_text("\n".join(lines) + "\n")
+    page = view(old, tmp_path / "old.html", capsys)
+    assert page.count("(step text not recorded)") == 18 and page.count("(problem not recorded)") == 5
+    assert page.count('<li class="invalid') == 2
+
+
 def test_user_text_is_escaped_and_the_page_fetches_nothing(outputs, tmp_path, capsys):
     page = view(outputs["run"], tmp_path / "run.html", capsys)
     assert "<script>window.pwned" not in page and "<img src=x" not in page
@@ -210,6 +225,38 @@ def test_serve_answers_on_loopback_and_stops_on_ctrl_c(outputs, tmp_path):
         out, err = proc.communicate(timeout=30)
     assert proc.returncode == 0 and "Traceback" not in err
     assert sorted(p.name for p in tmp_path.iterdir()) == ["jury.jsonl"]  # --serve alone writes nothing
+
+
+# ------------------------------------------------------------- report and sweep elsewhere
+
+
+def test_report_and_sweep_write_into_out_dir_and_leave_the_run_folder_alone(tmp_path, capsys):
+    run = tmp_path / "run"
+    shutil.copytree(ROOT / "examples" / "runs" / "synthetic", run)
+    before = sorted(p.name for p in run.iterdir())
+    out = tmp_path / "made" / "here"  # created with its parents
+    assert main(["report", str(run), "--out-dir", str(out), "--bootstrap", "100"]) == 0
+    assert f"Wrote {out / 'report.json'}" in capsys.readouterr().out.replace("\n", "")
+    assert main(["sweep", str(run), "--out-dir", str(out), "--tau", "0.5", "0.6", "--eps", "0.1", "0.2", "--json"]) == 0
+    capsys.readouterr()
+    assert {"report.json", "sweep.json", "sweep_tau_eps.png", "sweep_stubbornness.png", "roc.png",
+            "confidence_dispersion.png"} <= {p.name for p in out.iterdir()}
+    assert sorted(p.name for p in run.iterdir()) == before
+    afile = tmp_path / "afile"
+    afile.write_text("x")
+    for cmd in ("report", "sweep"):
+        assert main([cmd, str(run), "--out-dir", str(afile)]) == 2
+        err = capsys.readouterr().err
+        assert "is not a folder" in err and len(err.splitlines()) == 1
+
+
+def test_heatmap_colours_span_zero_to_one_and_say_what_the_cells_span():
+    from accord.verify.analysis.plots import heatmap_figure
+
+    fig = heatmap_figure(np.array([[0.58, 0.67], [0.6, np.nan]]), ["a", "b"], ["x", "y"], title="t", xlabel="x", ylabel="y")
+    image = fig.axes[0].images[0]
+    assert (image.norm.vmin, image.norm.vmax) == (0.0, 1.0)
+    assert "cells span 0.58–0.67" in fig.axes[1].get_ylabel()
 
 
 # --------------------------------------------------------------------------------- browser

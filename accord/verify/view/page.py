@@ -27,7 +27,7 @@ header.top h1 { font-size: 18px; margin: 0 0 4px; }
 header.top .meta { color: #cfd8dc; font-size: 13px; }
 main { padding: 12px 20px 40px; }
 .panel { background: #fff; border: 1px solid var(--line); border-radius: 6px; padding: 10px 14px; margin: 10px 0; }
-.panel h2 { font-size: 15px; margin: 0 0 8px; }
+.panel h2 { font-size: 15px; margin: 12px 0 8px; }
 table { border-collapse: collapse; }
 th, td { border: 1px solid var(--line); padding: 3px 7px; text-align: left; vertical-align: top; }
 th { background: #f0f3f5; font-weight: 600; }
@@ -48,7 +48,7 @@ td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
 .warn { background: var(--uncertain); border-color: #e0c36a; }
 .info { background: #e3ecf7; border-color: #a9c1e0; }
 .chains { display: flex; gap: 12px; overflow-x: auto; align-items: flex-start; }
-.chain { flex: 1 1 0; min-width: 460px; border: 1px solid var(--line); border-radius: 6px; padding: 6px 8px; background: #fcfcfc; }
+.chain { flex: 1 1 0; min-width: 460px; overflow-x: auto; border: 1px solid var(--line); border-radius: 6px; padding: 6px 8px; background: #fcfcfc; }
 .chain h4 { margin: 0 0 6px; font-size: 14px; }
 .step { border-top: 1px dashed var(--line); padding: 6px 0; }
 .step .text { white-space: pre-wrap; }

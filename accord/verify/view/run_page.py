@@ -164,7 +164,7 @@ def _step(rec: StepRecord) -> str:
                     f"<td>{'yes' if rec.accepted[i] else 'no'}</td></tr>")
     return (f'<div class="step">{"".join(tags)}<table class="cands"><tr><th>#</th><th>candidate</th>{head}'
             f"<th class='num' title='consensus mean'>s̄*</th><th class='num' title='consensus dispersion'>Δ*</th>"
-            f"<th>accepted</th></tr>{''.join(rows)}</table></div>")
+            f"<th title='accepted by the rule of the chain'>acc.</th></tr>{''.join(rows)}</table></div>")
 
 
 __all__ = ["render_run"]
