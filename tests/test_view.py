@@ -18,10 +18,13 @@ import signal
 import subprocess
 import sys
 import urllib.request
+from html.parser import HTMLParser
 from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from accord.adapters.math import ArithmeticJudge
 from accord.cli.main import main
@@ -32,6 +35,8 @@ from accord.verify.loop.panel import Panel
 from accord.verify.loop.trace import TraceWriter, load_resume_state
 from accord.verify.tasks.text import TextTask
 from accord.verify.view import detect_kind
+from accord.verify.view.jury_page import render_jury
+from accord.verify.view.verify_page import render_verify
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE_RUN = ROOT / "examples" / "runs" / "smollm2-tiny"
@@ -177,6 +182,45 @@ def test_user_text_is_escaped_and_the_page_fetches_nothing(outputs, tmp_path, ca
     hostile.write_text(json.dumps(rec) + "\n")
     page = view(hostile, tmp_path / "hostile.html", capsys)
     assert "<script>window.pwned" not in page and "<img src=x" not in page and page.count("<script>") == 1
+
+
+class _Tags(HTMLParser):
+    """Start tags and text of a page, as a browser's parser sees them."""
+
+    def __init__(self):
+        super().__init__()
+        self.tags, self.text = [], []
+
+    def handle_starttag(self, tag, attrs):
+        self.tags.append((tag, dict(attrs)))
+
+    def handle_data(self, data):
+        self.text.append(data)
+
+
+_pieces = st.sampled_from([*"<>&\"'/= scriptonerrorimg\n", "<script>", "</textarea>", "-->", "<img src=x>"])
+_hostile_text = st.lists(_pieces, min_size=1, max_size=20).map("".join) | st.text(min_size=1, max_size=30)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(texts=st.lists(_hostile_text, min_size=3, max_size=3))
+def test_any_text_shows_as_text_and_adds_no_tag(texts):
+    question, answer, reason = texts
+    verify = render_verify(Path("x.jsonl"), [{"id": answer, "problem": question, "prediction": -1, "step_labels": ["valid"],
+                                              "judges": ["j", "k"], "steps": [{"text": question, "scores": {"j": 1.0, "k": None},
+                                                                               "reasons": {"k": reason}, "reason": reason}]}])
+    jury = render_jury(Path("y.jsonl"), [{"id": question, "answer": answer, "agreement": 0.5, "abstained": False, "tie": False,
+                                          "members": ["a"], "answers": {"a": answer, reason: question}, "classes": {"a": 0, reason: 1}}])
+    for page in (verify, jury):
+        parsed = _Tags()
+        parsed.feed(page)
+        assert sum(tag == "script" for tag, _ in parsed.tags) == 1
+        assert not any(k.startswith("on") for _, attrs in parsed.tags for k in attrs)
+        assert {tag for tag, _ in parsed.tags} <= {"html", "head", "meta", "title", "style", "body", "header", "h1", "h2", "h3",
+                                                   "div", "span", "label", "input", "main", "section", "p", "ol", "li", "details",
+                                                   "summary", "table", "tr", "th", "td", "b", "ul", "script"}
+        shown = "".join(parsed.text)
+        assert question in shown and answer in shown
 
 
 @pytest.mark.parametrize("content, message", [
