@@ -121,8 +121,10 @@ def build_document(args: argparse.Namespace, panel: PanelAnswers) -> dict:
     for i, pid in enumerate(panel.ids):
         ans = None if abstain[i] else panel.answers[i][who[i][0]]
         v = {"id": pid, "answer": ans, "agreement": float(conf[i]), "abstained": bool(abstain[i]), "tie": bool(tied[i]),
-             "members": [] if abstain[i] else [panel.members[j] for j in who[i]], "labeled": bool(dec.labeled[i])}
+             "members": [] if abstain[i] else [panel.members[j] for j in who[i]], "labeled": bool(dec.labeled[i]),
+             "answers": dict(zip(panel.members, panel.answers[i])), "classes": _row_classes(codes[i], panel.members)}
         if classes.has_reference[i]:
+            v["reference"] = panel.references[i]
             v["correct"] = bool(not abstain[i] and chosen[i] == truth[i])
             v["member_correct"] = {m: bool(right[i, j]) for j, m in enumerate(panel.members)}
         verdicts.append(v)
@@ -172,6 +174,13 @@ def law_section(args, codes: np.ndarray, ok: np.ndarray, hit: np.ndarray) -> dic
         }
     out["fit"] = {k: v for k, v in fit.as_dict().items() if k != "estimate"}
     return out
+
+
+def _row_classes(row: np.ndarray, members: list[str]) -> dict[str, int | None]:
+    """Each member's answer class on one problem, numbered 0, 1, ... in order of first appearance
+    (null: no answer), so that a reader sees who agreed with whom."""
+    first: dict[int, int] = {}
+    return {m: None if c == MISSING else first.setdefault(int(c), len(first)) for m, c in zip(members, row)}
 
 
 def plan_section(args, panel: PanelAnswers, ok, present, codes) -> dict:

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from accord.cli.options import note_if_live
 from accord.errors import UserError
+from accord.verify.io.outputs import writable_folder
 from accord.cli.options import positive_int
 
 NAME = "report"
@@ -23,6 +24,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--replay", action="append", default=[], metavar="POLICY",
                         help="also replay this policy, e.g. verdict:tau=0.5,eps=0.2 or mean_preserving:lambdas=1/1/1 "
                              "(repeatable)")
+    parser.add_argument("--out-dir", metavar="DIR",
+                        help="write report.json and the plots here instead of RUN_DIR (created if missing)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -39,15 +42,16 @@ def run(args: argparse.Namespace) -> int:
         extra = [parse_policy_spec(text) for text in args.replay]
     except ValueError as exc:
         raise UserError(f"--replay: {exc}") from None
+    out_dir = writable_folder(args.out_dir) if args.out_dir else run_dir
     live = note_if_live(run_dir, NAME)
     try:
-        report = write_run_report(run_dir, n_boot=args.bootstrap, seed=args.seed, extra_specs=extra)
+        report = write_run_report(run_dir, n_boot=args.bootstrap, seed=args.seed, extra_specs=extra, out_dir=out_dir)
     except ValueError as exc:
         raise UserError(f"{run_dir}: {exc}") from None
     if args.json:
         print(json.dumps({**report, "live": None if live is None else {"pid": live}}, indent=2))
     else:
-        print_report(report, run_dir)
+        print_report(report, run_dir, out_dir)
     return 0
 
 
@@ -59,7 +63,7 @@ def _ci(lo, hi) -> str:
     return "–" if lo is None or hi is None else f"[{lo:.3f}, {hi:.3f}]"
 
 
-def print_report(report: dict, run_dir: Path) -> None:
+def print_report(report: dict, run_dir: Path, out_dir: Path | None = None) -> None:
     from rich.console import Console
     from rich.table import Table
 
@@ -122,4 +126,5 @@ def print_report(report: dict, run_dir: Path) -> None:
     if tm["total_s"]:
         con.print(f"Recorded time: generation {_f(tm['generate_share'])}, judging {_f(tm['judge_share'])}, "
                   f"deciding {_f(tm['decide_share'])} of {tm['total_s']:.1f} s")
-    con.print(f"Wrote {run_dir / 'report.json'}" + (f" and {', '.join(report['plots'])}" if report["plots"] else ""))
+    out_dir = out_dir or run_dir
+    con.print(f"Wrote {out_dir / 'report.json'}" + (f" and {', '.join(report['plots'])}" if report["plots"] else ""))

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from accord.cli.options import note_if_live, unit_interval
 from accord.errors import UserError
+from accord.verify.io.outputs import writable_folder
 
 NAME = "sweep"
 HELP = "Replay a recorded run over a τ × ε grid and over stubbornness settings; write heatmaps."
@@ -36,6 +37,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "(default: the recorded λ scaled by 0.25..4, and all ones)")
     parser.add_argument("--policy", default="verdict", choices=("verdict", "mean_preserving"),
                         help="the thresholded consensus policy to sweep (default verdict)")
+    parser.add_argument("--out-dir", metavar="DIR",
+                        help="write sweep.json and the heatmaps here instead of RUN_DIR (created if missing)")
     parser.add_argument("--json", action="store_true", help="print the results as JSON instead of tables")
 
 
@@ -48,9 +51,10 @@ def run(args: argparse.Namespace) -> int:
     taus = _floats(args.tau, "--tau") or list(DEFAULT_TAUS)
     epss = _floats(args.eps, "--eps") or list(DEFAULT_EPS)
     lams = [_floats([v], "--lambdas") for v in args.lambdas] if args.lambdas else None
+    out_dir = writable_folder(args.out_dir) if args.out_dir else run_dir
     live = note_if_live(run_dir, NAME)
     try:
-        res = write_sweep(run_dir, taus, epss, lams, args.policy)
+        res = write_sweep(run_dir, taus, epss, lams, args.policy, out_dir=out_dir)
     except ValueError as exc:
         raise UserError(f"{run_dir}: {exc}") from None
     if args.json:
@@ -72,5 +76,5 @@ def run(args: argparse.Namespace) -> int:
         for label, acc, ex in zip(rows, g["accuracy_exact"], g["exact"]):
             t.add_row(label, *[("–" if a is None else f"{a:.3f}") + f" ({n})" for a, n in zip(acc, ex)])
         con.print(t)
-    con.print(f"Wrote {run_dir / 'sweep.json'}, {', '.join(res['plots'])}")
+    con.print(f"Wrote {out_dir / 'sweep.json'}, {', '.join(res['plots'])}")
     return 0

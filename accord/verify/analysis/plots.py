@@ -1,6 +1,6 @@
 """PNG plots of a recorded run (matplotlib, Agg backend: no display needed).
 
-- :func:`heatmap` — a grid of values (threshold and stubbornness sweeps), cells annotated;
+- :func:`heatmap` — a grid of values (threshold and stubbornness sweeps), cells annotated, colours on a fixed scale;
 - :func:`confidence_dispersion` — s̄* against Δ* for every candidate, coloured by whether its chain
   answered correctly, with the τ / ε lines and per-quadrant counts (the VERDICT paper's Figure 14);
 - :func:`roc_plot` — ROC curves of Δ* and raw variance as predictors of a wrong answer.
@@ -28,13 +28,25 @@ def _save(fig, path: Path) -> Path:
     return path
 
 
-def heatmap(values: np.ndarray, rows: Sequence[str], cols: Sequence[str], path: Path, *, title: str,
-            xlabel: str, ylabel: str, annotations: np.ndarray | None = None, cbar: str = "accuracy") -> Path:
-    """values[i, j] for row i, column j; NaN cells (nothing to show) are left blank."""
+def heatmap(values: np.ndarray, rows: Sequence[str], cols: Sequence[str], path: Path, **kwargs) -> Path:
+    """Writes :func:`heatmap_figure` to ``path`` (PNG)."""
+    return _save(heatmap_figure(values, rows, cols, **kwargs), path)
+
+
+def heatmap_figure(values: np.ndarray, rows: Sequence[str], cols: Sequence[str], *, title: str,
+                   xlabel: str, ylabel: str, annotations: np.ndarray | None = None, cbar: str = "accuracy",
+                   scale: tuple[float, float] = (0.0, 1.0)):
+    """values[i, j] for row i, column j; NaN cells (nothing to show) are left blank.
+
+    The colours span the fixed ``scale`` (all of [0, 1] for accuracies), not the values' own range:
+    an auto-ranged scale would make 0.58 and 0.67 look as far apart as 0 and 1. The colour bar's
+    label says the scale and the range the cells actually span.
+    """
     v = np.asarray(values, dtype=float)
     fig, ax = plt.subplots(figsize=(1.1 + 0.75 * len(cols), 1.0 + 0.5 * len(rows)))
-    im = ax.imshow(np.ma.masked_invalid(v), cmap="viridis", aspect="auto", vmin=np.nanmin(v) if np.isfinite(v).any() else 0,
-                   vmax=np.nanmax(v) if np.isfinite(v).any() else 1)
+    im = ax.imshow(np.ma.masked_invalid(v), cmap="viridis", aspect="auto", vmin=scale[0], vmax=scale[1])
+    if np.isfinite(v).any():
+        cbar += f"\n(colours fixed on {scale[0]:g}–{scale[1]:g}; cells span {np.nanmin(v):.2f}–{np.nanmax(v):.2f})"
     ax.set_xticks(range(len(cols)), labels=list(cols), rotation=45, ha="right")
     ax.set_yticks(range(len(rows)), labels=list(rows))
     ax.set_xlabel(xlabel)
@@ -46,7 +58,7 @@ def heatmap(values: np.ndarray, rows: Sequence[str], cols: Sequence[str], path: 
             light = np.isfinite(v[i, j]) and im.norm(v[i, j]) > 0.6  # dark text on the bright end of viridis
             ax.text(j, i, text, ha="center", va="center", fontsize=7, color="black" if light else "white")
     fig.colorbar(im, ax=ax, label=cbar)
-    return _save(fig, path)
+    return fig
 
 
 def confidence_dispersion(table: CandidateTable, tau: float, eps: float, path: Path) -> Path:

@@ -46,6 +46,10 @@ class StepRecord:
     tokens: dict[str, Any] = field(default_factory=dict)
     line: int = 0
     candidate_tokens: tuple[int, ...] | None = None  # tokens generated per candidate, when recorded
+    failures: tuple[tuple[str | None, ...], ...] | None = None  # why a judge gave no score, where recorded
+    mean: tuple[float | None, ...] | None = None  # s̄* per candidate under the chain's rule, when recorded
+    dispersion: tuple[float | None, ...] | None = None  # Δ* per candidate, when recorded
+    note: str | None = None
 
     @property
     def n(self) -> int:
@@ -70,6 +74,16 @@ class TaskEnd:
     line: int = 0
 
 
+@dataclass(frozen=True)
+class TaskInfo:
+    """A task's problem text and reference, recorded once per task (traces before this record lack it)."""
+
+    task_id: str
+    question: str
+    reference: str | None
+    line: int = 0
+
+
 @dataclass
 class Trace:
     """All records of one trace file, in file order."""
@@ -78,6 +92,7 @@ class Trace:
     steps: list[StepRecord]
     ends: list[TaskEnd]
     notes: list[str] = field(default_factory=list)
+    problems: dict[str, TaskInfo] = field(default_factory=dict)  # by task id, where recorded
 
     def chains(self) -> list[str]:
         """Chain labels in order of first appearance."""
@@ -173,6 +188,10 @@ def _parse_step(rec: _Line) -> StepRecord:
     if ctoks is not None and (len(ctoks) != n or not all(isinstance(t, int) and not isinstance(t, bool) for t in ctoks)):
         raise rec.fail(f"'candidate_tokens' must hold {n} integers (one per candidate)")
     return StepRecord(
+        failures=_failures(rec, n, m),
+        mean=_per_candidate(rec, "mean", n),
+        dispersion=_per_candidate(rec, "dispersion", n),
+        note=rec.get("note", str, optional=True),
         task_id=rec.get("task_id", str),
         chain=rec.get("chain", str),
         step=step,
@@ -190,6 +209,30 @@ def _parse_step(rec: _Line) -> StepRecord:
         tokens=rec.get("tokens", dict, optional=True, default={}),
         candidate_tokens=tuple(ctoks) if ctoks is not None else None,
     )
+
+
+def _failures(rec: _Line, n: int, m: int) -> tuple[tuple[str | None, ...], ...] | None:
+    failures = rec.get("failures", (list, type(None)), optional=True)
+    if failures is None:
+        return None
+    if len(failures) != n or not all(isinstance(row, list) and len(row) == m and all(f is None or isinstance(f, str) for f in row)
+                                     for row in failures):
+        raise rec.fail(f"'failures' must be {n} rows of {m} reasons (text or null)")
+    return tuple(tuple(row) for row in failures)
+
+
+def _per_candidate(rec: _Line, key: str, n: int) -> tuple[float | None, ...] | None:
+    values = rec.get(key, (list, type(None)), optional=True)
+    if values is None:  # not recorded (older traces; null for a chain without consensus)
+        return None
+    if len(values) != n or not all(v is None or _number(v) for v in values):
+        raise rec.fail(f"{key!r} must hold {n} numbers or nulls (one per candidate)")
+    return tuple(None if v is None else float(v) for v in values)
+
+
+def _parse_task(rec: _Line) -> TaskInfo:
+    return TaskInfo(task_id=rec.get("task_id", str), question=rec.get("question", str),
+                    reference=rec.get("reference", (str, type(None)), optional=True))
 
 
 def _parse_end(rec: _Line) -> TaskEnd:
@@ -241,9 +284,12 @@ def read_trace(path: str | Path) -> Trace:
         elif kind == "task_end":
             rec = _parse_end(_Line(where, obj, "task_end"))
             trace.ends.append(_with_line(rec, i + 1))
+        elif kind == "task":
+            info = _parse_task(_Line(where, obj, "task"))
+            trace.problems.setdefault(info.task_id, _with_line(info, i + 1))
         elif not isinstance(kind, str):
             raise UserError(f"{where}: a trace record needs a string field 'type'")
-        # other record types (run headers, notes) are allowed and ignored
+        # other record types (run headers, calls, notes) are allowed and ignored
     problem = one_writer_problem(numbered)
     if problem:
         raise UserError(f"{path}:{problem}")

@@ -2,7 +2,8 @@
 
 :func:`build_report` computes everything from a parsed trace (no model is called);
 :func:`write_run_report` reads ``RUN_DIR/trace.jsonl`` and ``summary.json``, writes
-``report.json``, ``confidence_dispersion.png`` and ``roc.png`` there and returns the report.
+``report.json``, ``confidence_dispersion.png`` and ``roc.png`` there (or in another folder) and
+returns the report.
 ``accord run`` calls it at the end of a run; ``accord report RUN_DIR`` calls it on any run folder.
 """
 
@@ -84,10 +85,12 @@ def build_report(trace: Trace, summary: dict | None = None, *, n_boot: int = 200
 
 
 def write_run_report(run_dir: Path, *, n_boot: int = 2000, seed: int = 0,
-                     extra_specs: list[PolicySpec] = ()) -> dict[str, Any]:
-    """Read the run folder's trace and summary, write report.json and the plots there, return the report."""
+                     extra_specs: list[PolicySpec] = (), out_dir: Path | None = None) -> dict[str, Any]:
+    """Read the run folder's trace and summary, write report.json and the plots to ``out_dir``
+    (default: the run folder), return the report."""
 
     run_dir = Path(run_dir)
+    out_dir = Path(out_dir) if out_dir is not None else run_dir
     trace = read_trace(resolve_trace(run_dir))
     if not trace.steps and not trace.ends:
         raise UserError(f"{trace.path}: the trace has no step or task_end records yet")
@@ -98,10 +101,11 @@ def write_run_report(run_dir: Path, *, n_boot: int = 2000, seed: int = 0,
         table = candidate_table(trace, chain)
         if table.mean.size:
             th = report["thresholds"]
-            written.append(plots.confidence_dispersion(table, th["tau"], th["eps"], run_dir / SCATTER_FILE).name)
-            written.append(plots.roc_plot([table, candidate_table(trace, None)], run_dir / ROC_FILE).name)
+            written.append(plots.confidence_dispersion(table, th["tau"], th["eps"], out_dir / SCATTER_FILE).name)
+            written.append(plots.roc_plot([table, candidate_table(trace, None)], out_dir / ROC_FILE).name)
     report["plots"] = written
-    (run_dir / REPORT_FILE).write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+    out_dir.mkdir(parents=True, exist_ok=True)
+    (out_dir / REPORT_FILE).write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
     return report
 
 

@@ -94,22 +94,26 @@ def _matrix(res: dict[str, Any]) -> np.ndarray:
 
 
 def write_sweep(run_dir: Path, taus: Sequence[float] = DEFAULT_TAUS, epss: Sequence[float] = DEFAULT_EPS,
-                lambda_sets: Sequence[Sequence[float]] | None = None, policy: str = "verdict") -> dict[str, Any]:
-    """Both sweeps of a run folder; writes sweep.json and the two heatmaps there, returns the results."""
+                lambda_sets: Sequence[Sequence[float]] | None = None, policy: str = "verdict",
+                out_dir: Path | None = None) -> dict[str, Any]:
+    """Both sweeps of a run folder; writes sweep.json and the two heatmaps to ``out_dir`` (default:
+    the run folder), returns the results."""
 
     run_dir = Path(run_dir)
+    out_dir = Path(out_dir) if out_dir is not None else run_dir
     trace = read_trace(resolve_trace(run_dir))
     tree = ContextTree.from_trace(trace)
     th = threshold_sweep(trace, taus, epss, None, policy, tree)
     sets = list(lambda_sets) if lambda_sets else default_lambda_sets(trace)
     st = stubbornness_sweep(trace, sets, epss, None, policy, tree)
     fmt = (lambda xs: [f"{x:g}" for x in xs])
-    plots.heatmap(_matrix(th), fmt(th["tau"]), fmt(th["eps"]), run_dir / TAU_EPS_PNG,
+    plots.heatmap(_matrix(th), fmt(th["tau"]), fmt(th["eps"]), out_dir / TAU_EPS_PNG,
                   title=f"{policy}: accuracy among exact replays (exact/total below)", xlabel="ε (dispersion limit)",
                   ylabel="τ (confidence threshold)", annotations=_annotations(th))
     plots.heatmap(_matrix(st), ["(" + ", ".join(fmt(lam)) + ")" for lam in st["lambdas"]], fmt(st["eps"]),
-                  run_dir / LAMBDA_PNG, title=f"{policy} at τ = {st['tau']:g}: accuracy among exact replays",
+                  out_dir / LAMBDA_PNG, title=f"{policy} at τ = {st['tau']:g}: accuracy among exact replays",
                   xlabel="ε (dispersion limit)", ylabel="stubbornness λ", annotations=_annotations(st))
     result = clean({"run": str(run_dir), "thresholds": th, "stubbornness": st, "plots": [TAU_EPS_PNG, LAMBDA_PNG]})
-    (run_dir / SWEEP_FILE).write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+    out_dir.mkdir(parents=True, exist_ok=True)
+    (out_dir / SWEEP_FILE).write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
     return result

@@ -36,6 +36,22 @@ def writable_output(path, flag: str = "output") -> Path:
     return p
 
 
+def writable_folder(path, flag: str = "--out-dir") -> Path:
+    """``path`` as a folder this process can write files in (created, with its parents, if missing),
+    or a UserError naming it and why."""
+    p = Path(path)
+    if p.exists() and not p.is_dir():
+        raise UserError(f"{flag} {p}: exists and is not a folder")
+    try:
+        p.mkdir(parents=True, exist_ok=True)
+        fd, probe = tempfile.mkstemp(dir=p, prefix=".accord.", suffix=".probe")
+    except OSError as exc:
+        raise UserError(f"{flag} {p}: cannot write there ({exc.strerror})") from None
+    os.close(fd)
+    os.unlink(probe)
+    return p
+
+
 @contextlib.contextmanager
 def atomic_output(path, flag: str = "output") -> Iterator[Path]:
     """A temporary path next to ``path``; renamed onto ``path`` when the block ends without error."""

@@ -33,7 +33,7 @@ from accord.consensus_core.policies import Verdict
 from accord.protocols import Generator, StepContext, Task
 from accord.verify.loop.margin import Margin, calibrate_margin
 from accord.verify.loop.panel import Panel
-from accord.verify.loop.trace import ResumeState, TraceWriter, context_id
+from accord.verify.loop.trace import ResumeState, TraceWriter, context_id, task_record
 
 BASE = "base"
 
@@ -391,13 +391,20 @@ class StepLoop:
             self.writer.write(end)
         return end
 
+    def run_task(self, task: Task) -> list[dict[str, Any]]:
+        """Every chain over one task, its question and reference recorded first (once per trace,
+        so that a reader can show question and chosen steps together); the task_end records."""
+        if self.writer is not None and task.id not in self.resume.tasks:
+            self.writer.write(task_record(task))
+            self.resume.tasks.add(task.id)
+        return [self.run_chain(task, chain) for chain in self.chains]
+
     def run(self, tasks: Sequence[Task]) -> list[dict[str, Any]]:
         """Every chain over every task, in order; the task_end records."""
         out = []
         for i, task in enumerate(tasks):
             self.on_event("task", task=task.id, index=i, total=len(tasks))
-            for chain in self.chains:
-                out.append(self.run_chain(task, chain))
+            out.extend(self.run_task(task))
             self.on_event("task_done", task=task.id, index=i, total=len(tasks))
         return out
 

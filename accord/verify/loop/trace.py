@@ -83,6 +83,13 @@ def cut_partial_line(path: Path) -> str | None:
     return f"{path}: cut a half-written last line ({size - keep} bytes) left by an interrupted run"
 
 
+def task_record(task) -> dict[str, Any]:
+    """The ``task`` record: the problem text and the reference, written once per task before its chains."""
+    reference = getattr(task, "reference", None)
+    return {"type": "task", "task_id": task.id, "question": str(getattr(task, "question", "") or ""),
+            "reference": None if reference is None else str(reference)}
+
+
 def new_id() -> str:
     return uuid.uuid4().hex[:12]
 
@@ -196,6 +203,7 @@ class ResumeState:
     scores: dict[str, tuple[np.ndarray, list[list[str | None]]]] = field(default_factory=dict)
     judges: tuple[str, ...] | None = None
     notes: list[str] = field(default_factory=list)
+    tasks: set[str] = field(default_factory=set)  # tasks whose question is already recorded
 
     @property
     def n_steps(self) -> int:
@@ -207,7 +215,9 @@ def load_resume_state(path: str | Path) -> ResumeState:
     records, notes = read_records(path)
     st = ResumeState(notes=notes)
     for r in records:
-        if r["type"] == "task_end":
+        if r["type"] == "task":
+            st.tasks.add(r["task_id"])
+        elif r["type"] == "task_end":
             st.ends[(r["task_id"], r["chain"])] = r
         elif r["type"] == "step":
             st.steps[(r["task_id"], r["chain"], int(r["step"]))] = r

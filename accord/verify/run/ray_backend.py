@@ -199,7 +199,7 @@ class ProblemWorker:
             budgets=cfg.budgets.budgets(), seed=cfg.seed, adaptive=cfg.adaptive.settings(),
             writer=SinkWriter(sink), resume=resume,
         )
-        ends = [loop.run_chain(task, chain) for chain in chains]
+        ends = loop.run_task(task)
         return ends, loop.totals
 
 
@@ -216,6 +216,7 @@ def resume_for(state, task_id: str):
         candidates={c: v for c, v in state.candidates.items() if c in cids},
         candidate_tokens={c: v for c, v in state.candidate_tokens.items() if c in cids},
         scores={c: v for c, v in state.scores.items() if c in cids}, judges=state.judges,
+        tasks={t for t in state.tasks if t == task_id},
     )
 
 

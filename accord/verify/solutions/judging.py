@@ -140,6 +140,8 @@ def solution_record(sol: Solution, scored: Sequence[StepScores], judges: Sequenc
             step["evidence"] = evidence
     rec = {"id": sol.id, "problem": sol.problem, "prediction": prediction(labels), "step_labels": labels, "policy": policy,
            "tau": tau, "eps": eps, "judges": list(judges), "lambdas": [float(x) for x in lambdas], "steps": steps}
+    if sol.reference is not None:
+        rec["reference"] = sol.reference
     if sol.first_wrong is not None:
         rec["label"] = sol.first_wrong
     return rec

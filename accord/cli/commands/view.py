@@ -1,0 +1,56 @@
+"""``accord view PATH``: one self-contained HTML page of a run, a verify output or a jury output."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from accord.cli.options import note_if_live
+from accord.errors import UserError
+from accord.verify.io.outputs import writable_output, write_text_atomic
+from accord.verify.view import render, serve
+
+NAME = "view"
+HELP = "Write one self-contained HTML page (opens from disk) of a run folder, a verify --out or a jury --out file."
+
+
+def _port(text: str) -> int:
+    try:
+        port = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a port number, got {text!r}") from None
+    if not 0 <= port <= 65535:
+        raise argparse.ArgumentTypeError(f"a port is in [0, 65535], got {port}")
+    return port
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("path", metavar="PATH", help="run folder (or its trace.jsonl), accord verify --out or accord jury --out file")
+    p.add_argument("--out", metavar="FILE.html",
+                   help="where to write the page (default: RUN_DIR/view.html, or the file's name with .html; "
+                        "with --serve: nothing is written unless given)")
+    p.add_argument("--serve", action="store_true", help="also serve the page on 127.0.0.1 until Ctrl-C")
+    p.add_argument("--port", type=_port, default=8000, help="port for --serve (default 8000; 0: any free port)")
+
+
+def default_out(path: Path) -> Path:
+    return path / "view.html" if path.is_dir() else path.with_suffix(".html")
+
+
+def run(args: argparse.Namespace) -> int:
+    path = Path(args.path)
+    out = Path(args.out) if args.out else (None if args.serve else default_out(path))
+    if out is not None:
+        if out.resolve() == path.resolve():
+            raise UserError(f"--out {out}: is the file being viewed")
+        writable_output(out, "--out")
+    if path.is_dir():
+        note_if_live(path, NAME)
+    kind, page = render(path)
+    if out is not None:
+        write_text_atomic(out, page, "--out")
+        print(f"Wrote {out} ({kind} view)")
+    if args.serve:
+        serve(page, args.port, lambda url: print(f"Serving the {kind} view of {path} at {url} (Ctrl-C stops)", flush=True))
+    return 0

@@ -1,0 +1,42 @@
+"""Serving one page on loopback (stdlib ``http.server``) until Ctrl-C."""
+
+from __future__ import annotations
+
+import errno
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Callable
+
+from accord.errors import UserError
+
+HOST = "127.0.0.1"
+
+
+def serve(page: str, port: int, on_ready: Callable[[str], None] = lambda url: None) -> None:
+    """Serves ``page`` at ``http://127.0.0.1:PORT/`` (port 0: a free one) until interrupted."""
+    body = page.encode("utf-8")
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_GET(self):  # noqa: N802 (http.server's name)
+            if self.path.split("?")[0] not in ("/", "/index.html"):
+                self.send_error(404)
+                return
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html; charset=utf-8")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args):  # quiet: the command prints the address once
+            pass
+
+    try:
+        server = ThreadingHTTPServer((HOST, port), Handler)
+    except OSError as exc:
+        why = "in use" if exc.errno == errno.EADDRINUSE else exc.strerror
+        raise UserError(f"--port {port}: cannot serve on {HOST} ({why})") from None
+    with server:
+        on_ready(f"http://{HOST}:{server.server_address[1]}/")
+        try:
+            server.serve_forever()
+        except KeyboardInterrupt:
+            pass
