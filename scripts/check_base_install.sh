@@ -42,7 +42,7 @@ expect 0 consensus examples/scores.csv --json
 expect 0 jury examples/jury/panel.jsonl --check-law --json
 expect 0 check examples/derivations/correct.txt --json
 expect 1 check examples/derivations/algebra_slip.txt --json   # 1: an invalid step was found
-expect 0 verify examples/solutions/processbench.jsonl --json
+expect 1 verify examples/solutions/processbench.jsonl --json   # 1: a solution has an invalid step
 expect 0 labels score examples/step_labels/processbench_predicted.json examples/step_labels/processbench.jsonl --json
 expect 0 report "$WORK/run" --json
 expect 0 sweep "$WORK/run" --tau 0.5 0.6 --eps 0.05 0.1 --json

@@ -87,7 +87,7 @@ def outputs(tmp_path_factory):
     run = record_run(base / "run", ["What is 12 + 30?", "What is 7 + 5?", HOSTILE + " What is 1 + 2?"])
     pred = base / "pred.jsonl"
     assert main(["verify", str(ROOT / "examples/solutions/processbench.jsonl"), "--out", str(pred), "--json",
-                 "--bootstrap", "0", "--workers", "1"]) == 0
+                 "--bootstrap", "0", "--workers", "1", "--fail-on", "never"]) == 0
     jury = base / "jury.jsonl"
     assert main(["jury", str(ROOT / "examples/jury/panel.jsonl"), "--out", str(jury), "--json", "--n-boot", "0"]) == 0
     return {"run": run, "verify": pred, "jury": jury, "dir": base}
