@@ -9,7 +9,6 @@ from pathlib import Path
 from accord.cli.options import note_if_live
 from accord.errors import UserError
 from accord.verify.io.outputs import writable_output, write_text_atomic
-from accord.verify.view import render, serve
 
 NAME = "view"
 HELP = "Write one self-contained HTML page (opens from disk) of a run folder, a verify --out or a jury --out file."
@@ -39,6 +38,8 @@ def default_out(path: Path) -> Path:
 
 
 def run(args: argparse.Namespace) -> int:
+    from accord.verify.view import render, serve
+
     path = Path(args.path)
     out = Path(args.out) if args.out else (None if args.serve else default_out(path))
     if out is not None:
