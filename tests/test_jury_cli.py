@@ -107,7 +107,7 @@ def test_label_budget_measures_on_the_rows_it_did_not_read(capsys, panel_file):
     assert doc["labeled"] == 40 and sum(v["labeled"] for v in doc["verdicts"]) == 40
     un = doc["unlabeled"]
     assert un["rows"] == 110
-    for key in ("jury", "best_member", "best_member_on_labels", "modal", "weighted", "label_free"):
+    for key in ("jury", "best_member", "best_member_on_labels", "modal", "weighted", "accuracy_weighted", "label_free"):
         lo, hi = un[key]["ci"]
         assert 0 <= lo <= un[key]["accuracy"] <= hi <= 1
     assert doc["few_label"]["rules"] and set(doc["few_label"]["member_accuracy"]) == {"alpha", "bravo", "charlie", "delta"}
@@ -161,3 +161,19 @@ def test_a_repeated_id_or_a_nan_answer_is_refused(tmp_path, capsys, body, messag
     assert main(["jury", str(path)]) == 2
     err = capsys.readouterr().err.strip()
     assert message in err and len(err.splitlines()) == 1 and f"{path}:" in err
+
+
+def test_a_row_nobody_answered_abstains_under_every_label_setting(capsys, tmp_path):
+    rows = [{"id": f"p{i}", "answers": {"a": str(i % 3), "b": str(i % 2), "c": "1"}, "reference": "1"} for i in range(30)]
+    rows[4]["answers"] = {"a": "", "b": None, "c": " "}
+    path = tmp_path / "blank.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    for argv in (["--label-budget", "10"], ["--label-budget", "10", "--label-choice", "random"]):
+        doc = _json(capsys, path, *argv)
+        assert doc["verdicts"][4]["abstained"] and doc["verdicts"][4]["answer"] is None
+        assert any(r["trust"] == [] for r in doc["few_label"]["rules"])
+    for i in range(1, 30, 2):
+        rows[i].pop("reference")
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    doc = _json(capsys, path)
+    assert doc["method"].startswith("few-label") and doc["verdicts"][4]["abstained"]

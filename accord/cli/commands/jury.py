@@ -266,14 +266,17 @@ def print_decision(con, doc: dict) -> None:
             t.add_row(" | ".join(",".join(b) for b in r["classes"]), str(r["problems"]), str(r["counts"]), ",".join(r["trust"]))
         con.print(t)
     un = doc.get("unlabeled")
-    if un:
+    if un and un["rows"]:
         t = Table(title=f"on the {un['rows']} rows whose reference was not read (95% bootstrap CI)", title_justify="left")
         for col in ("rule", "accuracy", "CI"):
             t.add_column(col)
         rows = [(f"jury ({doc['method']})", un["jury"]), (f"best member ({un['best_member']['name']}, by hindsight)", un["best_member"]),
                 (f"best member on the labels ({un['best_member_on_labels']['name']})", un["best_member_on_labels"]),
-                ("modal", un["modal"]), ("weighted", un["weighted"]), (f"label-free default ({un['label_free']['rule']})", un["label_free"])]
+                ("modal", un["modal"]), ("accuracy-weighted (accuracies from the labels)", un["accuracy_weighted"]),
+                ("weighted (label-free)", un.get("weighted")), (f"label-free default ({un['label_free']['rule']})", un["label_free"])]
         for name, e in rows:
+            if e is None:
+                continue
             t.add_row(name, f"{e['accuracy']:.3f}", f"[{e['ci'][0]:.3f}, {e['ci'][1]:.3f}]")
         con.print(t)
 
