@@ -177,3 +177,35 @@ def test_a_row_nobody_answered_abstains_under_every_label_setting(capsys, tmp_pa
     path.write_text("".join(json.dumps(r) + "\n" for r in rows))
     doc = _json(capsys, path)
     assert doc["method"].startswith("few-label") and doc["verdicts"][4]["abstained"]
+
+
+def test_risk_answers_only_above_a_certified_threshold(capsys, tmp_path, panel_file):
+    doc = _json(capsys, panel_file, "--equivalence", "math", "--risk", "0.2", "--delta", "0.2", "--label-budget", "100")
+    risk = doc["risk"]
+    assert doc["labeled"] == 100 and risk["calibration_rows"] == 100 and risk["unlabeled_rows"] == 50
+    assert "random" in risk["calibration"] and "Clopper-Pearson" in risk["test"]
+    answered = [v for v in doc["verdicts"] if not v["abstained"]]
+    if risk["threshold"] is None:
+        assert not answered and risk["reason"]
+    else:
+        assert risk["bound"] <= 0.2 and all(v["agreement"] >= risk["threshold"] for v in answered)
+        assert all("below the certified threshold" in v["reason"] or v["reason"] == "no member answered" for v in doc["verdicts"] if v["abstained"])
+        un = [v for v in answered if not v["labeled"]]
+        assert risk["answered_unlabeled"] == len(un)
+        if un:
+            assert risk["realised_error"] == pytest.approx(1 - sum(v["correct"] for v in un) / len(un))
+    # the rows with a reference calibrate when there is no budget; actively chosen rows cannot
+    lines = [json.loads(x) for x in panel_file.read_text().splitlines()]
+    for i, obj in enumerate(lines):
+        if i % 2:
+            obj.pop("reference")
+    partial = tmp_path / "partial.jsonl"
+    partial.write_text("".join(json.dumps(o) + "\n" for o in lines))
+    doc = _json(capsys, partial, "--risk", "0.2")
+    assert doc["risk"]["calibration_rows"] == 75 and "assumed to be a random sample" in doc["risk"]["calibration"]
+    assert "realised_error" not in doc["risk"]
+    for argv, message in ((["--risk", "0.1", "--label-budget", "20", "--label-choice", "active"], "drawn at random"),
+                          (["--risk", "0.1"], "--label-budget"), (["--risk", "1"], "(0, 1)"), (["--risk", "0.1", "--delta", "0"], "(0, 1)")):
+        assert main(["jury", str(panel_file), *argv]) == 2
+        err = capsys.readouterr().err.strip()
+        assert message in err and len(err.splitlines()) == 1

@@ -4,7 +4,7 @@ raises ValueError.
 
 Panels: 1 to 12 members, blanks anywhere (whole rows too), ties, one class per row, references on
 no / some / every row, duplicate and very long answers; every ``--method``, with and without a
-label budget and an abstention threshold. ``pytest --hypothesis-show-statistics`` prints the
+label budget, an abstention threshold and a certified error rate. ``pytest --hypothesis-show-statistics`` prints the
 shapes covered (the ``event`` lines).
 """
 
@@ -98,18 +98,24 @@ def _check(rc: int, out: str, err: str) -> dict | None:
     method=st.sampled_from(METHODS),
     equivalence=st.sampled_from(["auto", "text"]),
     budget=st.one_of(st.none(), st.integers(0, 20)),
-    choice=st.sampled_from(["active", "random"]),
+    choice=st.sampled_from([None, "active", "random"]),
     min_agreement=st.sampled_from([0.0, 0.5, 1.0]),
+    risk=st.one_of(st.none(), st.sampled_from([0.05, 0.1, 0.3])),
 )
-def test_any_panel_through_the_cli_answers_or_says_one_line(tmp_path_factory, capsys, panel, method, equivalence, budget, choice, min_agreement):
+def test_any_panel_through_the_cli_answers_or_says_one_line(tmp_path_factory, capsys, panel, method, equivalence, budget, choice, min_agreement, risk):
     rows, refs, shape = panel
     _record(shape)
     event(f"method: {method}")
     event(f"label budget: {'none' if budget is None else 'given'}")
+    event(f"risk: {'none' if risk is None else 'given'}")
     path = _write(tmp_path_factory.mktemp("p"), rows, refs)
     argv = ["jury", path, "--json", "--n-boot", "3", "--method", method, "--equivalence", equivalence, "--min-agreement", str(min_agreement)]
     if budget is not None:
-        argv += ["--label-budget", str(budget), "--label-choice", choice]
+        argv += ["--label-budget", str(budget)]
+    if choice is not None:
+        argv += ["--label-choice", choice]
+    if risk is not None:
+        argv += ["--risk", str(risk), "--delta", "0.2"]
     rc, out, err = _run(capsys, argv)
     doc = _check(rc, out, err)
     event(f"exit {rc}")
@@ -121,6 +127,10 @@ def test_any_panel_through_the_cli_answers_or_says_one_line(tmp_path_factory, ca
             assert v["abstained"] and v["answer"] is None
         elif not v["abstained"]:
             assert v["answer"] in r and v["members"]
+        if v["abstained"]:
+            assert v["reason"]
+    if risk is not None:
+        assert doc["risk"]["threshold"] is None or doc["risk"]["bound"] <= risk
 
 
 @SETTINGS

@@ -27,6 +27,7 @@ from accord.consensus_core.jury import MISSING, classify, vote_codes
 from accord.consensus_core.jury_difficulty import fit_difficulty
 from accord.consensus_core.jury_label_free import best_member_answers, label_free_jury
 from accord.consensus_core.jury_labels import choose_labels, fit_few_labels
+from accord.consensus_core.jury_risk import certify_threshold
 from accord.consensus_core.jury_weighted import dawid_skene, weighted_plurality, weighted_vote
 from accord.verify.analysis.evaluation import bootstrap_ci
 
@@ -72,6 +73,7 @@ class Decision:
     tied: np.ndarray
     labeled: np.ndarray  # (n,) bool: rows whose reference the method read
     report: dict = field(default_factory=dict)
+    threshold: float = 0.0  # answer only rows with confidence >= threshold (inf: none)
 
 
 def decide(
@@ -112,6 +114,40 @@ def decide(
     fit = dawid_skene(c, seed=seed, n_boot=n_boot) if method == "dawid-skene" else weighted_plurality(c, seed=seed, n_boot=n_boot)
     est = {m: {"value": float(v), "ci": [float(lo), float(hi)]} for m, v, (lo, hi) in zip(members, fit.accuracy, fit.accuracy_ci)}
     return Decision(method, fit.chosen, fit.confidence, fit.tied, none, {"estimated_accuracy": est})
+
+
+def decide_with_risk(
+    method: str,
+    classes: PanelClasses,
+    members: list[str],
+    alpha: float,
+    delta: float,
+    seed: int = 0,
+    n_boot: int = 40,
+    label_budget: int | None = None,
+) -> Decision:
+    """A label-free rule (``auto``: the difficulty-class vote, whose posterior ranks rows best)
+    answers the rows whose confidence clears a threshold certified on labelled rows drawn at
+    random (:mod:`accord.consensus_core.jury_risk`): ``label_budget`` rows drawn with ``seed``, or,
+    without a budget, the rows that have a reference (assumed to be a random sample)."""
+    c, truth, has_ref = classes.codes, classes.truth, classes.has_reference
+    n = c.shape[0]
+    if label_budget is not None:
+        if not has_ref.all():
+            raise ValueError("--label-budget needs a 'reference' on every line (it measures the rows it does not read)")
+        labeled = np.zeros(n, dtype=bool)
+        labeled[np.random.default_rng(seed).choice(n, size=label_budget, replace=False)] = True
+        source = f"{label_budget} rows drawn at random (seed {seed})"
+    elif has_ref.any() and not has_ref.all():
+        labeled = has_ref.copy()
+        source = "the rows with a reference, assumed to be a random sample of the file"
+    else:
+        raise ValueError("--risk calibrates on labelled rows: give --label-budget N, or references on a random sample of the rows")
+    base = decide("difficulty" if method == "auto" else method, classes, members, seed, n_boot)
+    wrong = (base.chosen != truth) | (base.chosen == MISSING)
+    risk = certify_threshold(base.confidence, wrong, labeled, alpha, delta)
+    report = {**base.report, "risk": {**risk.as_dict(), "calibration": source, "rule": base.method}}
+    return Decision(f"{base.method}, error <= {alpha:g} (delta {delta:g})", base.chosen, base.confidence, base.tied, labeled, report, risk.threshold)
 
 
 def chosen_members(codes: np.ndarray, chosen: np.ndarray) -> list[list[int]]:

@@ -18,7 +18,18 @@ from accord.errors import UserError
 from accord.consensus_core.statistics import bootstrap_ci
 from accord.verify.io.jury import PanelAnswers, read_panel_answers
 from accord.verify.io.outputs import writable_output, write_text_atomic
-from accord.verify.jury_methods import METHODS, chosen_members, decide, panel_classes, unlabeled_comparison
+from accord.verify.jury_methods import METHODS, chosen_members, decide, decide_with_risk, panel_classes, unlabeled_comparison
+
+
+def open_unit(text: str) -> float:
+    """A number strictly between 0 and 1 (an error rate, a failure probability)."""
+    try:
+        x = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number in (0, 1), got {text!r}") from None
+    if not 0 < x < 1:
+        raise argparse.ArgumentTypeError(f"expected a number in (0, 1), got {text!r}")
+    return x
 
 NAME = "jury"
 HELP = "Jury over a panel's answers (JSONL): answer classes, label-free or few-label decisions, accuracy, the jury law."
@@ -29,7 +40,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--equivalence", choices=("auto", "math", "text"), default="auto", help="answer classes: math where answers parse as math and textual forms otherwise (auto), math only, or normalised text (default auto)")
     p.add_argument("--method", choices=METHODS, default="auto", help="auto: the label-free default, or the few-label jury when only some rows have a reference (default auto)")
     p.add_argument("--label-budget", type=nonnegative_int, default=None, metavar="N", help="read the references of only N rows, learn from them, measure on the rest")
-    p.add_argument("--label-choice", choices=("active", "random"), default="active", help="which rows --label-budget reads (default active)")
+    p.add_argument("--label-choice", choices=("active", "random"), default=None, help="which rows --label-budget reads (default active; random with --risk)")
+    p.add_argument("--risk", type=open_unit, default=None, metavar="ALPHA", help="answer only rows whose confidence clears a threshold certified on random labelled rows: error among answered rows <= ALPHA with probability >= 1 - DELTA")
+    p.add_argument("--delta", type=open_unit, default=0.1, help="with --risk: the chance the certified error rate is exceeded (default 0.1)")
     p.add_argument("--min-agreement", type=unit_interval, default=0.0, help="abstain when the winning class has a smaller share of the votes (default 0)")
     p.add_argument("--seed", type=int, default=0, help="seed of the tie-break rule and the bootstraps (default 0)")
     p.add_argument("--check-law", action="store_true", help="estimate (a, rho, s), compare the law with the panel and test its fit (needs references)")
@@ -90,11 +103,14 @@ def build_document(args: argparse.Namespace, panel: PanelAnswers) -> dict:
     classes = panel_classes(panel.answers, panel.references, args.equivalence)
     codes, truth = classes.codes, classes.truth
     try:
-        dec = decide(args.method, classes, panel.members, args.seed, min(args.n_boot, 40), args.label_budget, args.label_choice)
+        if args.risk is not None:
+            dec = decide_with_risk(args.method, classes, panel.members, args.risk, args.delta, args.seed, min(args.n_boot, 40), args.label_budget)
+        else:
+            dec = decide(args.method, classes, panel.members, args.seed, min(args.n_boot, 40), args.label_budget, args.label_choice or "active")
     except ValueError as exc:
         raise UserError(f"{args.file}: {exc}") from None
     chosen, conf, tied = dec.chosen, dec.confidence, dec.tied
-    abstain = (chosen == MISSING) | (conf < args.min_agreement)
+    abstain = (chosen == MISSING) | (conf < args.min_agreement) | (conf < dec.threshold)
     doc: dict = {
         "file": str(args.file),
         "method": dec.method,
@@ -118,6 +134,8 @@ def build_document(args: argparse.Namespace, panel: PanelAnswers) -> dict:
         ans = None if abstain[i] else panel.answers[i][who[i][0]]
         v = {"id": pid, "answer": ans, "agreement": float(conf[i]), "abstained": bool(abstain[i]), "tie": bool(tied[i]),
              "members": [] if abstain[i] else [panel.members[j] for j in who[i]], "labeled": bool(dec.labeled[i])}
+        if abstain[i]:
+            v["reason"] = abstain_reason(chosen[i], conf[i], args.min_agreement, dec.threshold)
         if classes.has_reference[i]:
             v["correct"] = bool(not abstain[i] and chosen[i] == truth[i])
             v["member_correct"] = {m: bool(right[i, j]) for j, m in enumerate(panel.members)}
@@ -138,12 +156,34 @@ def build_document(args: argparse.Namespace, panel: PanelAnswers) -> dict:
         doc["vs_best_member"] = {"difference": float(diff.mean()), "ci": [lo, hi]}
         if dec.labeled.any():
             doc["unlabeled"] = unlabeled_comparison(classes, dec, panel.members, args.seed, args.n_boot)
+    if "risk" in doc:
+        doc["risk"].update(risk_outcome(classes, dec, abstain))
         if args.check_law:  # the law describes the modal vote, whatever method decided
             modal = vote_codes(codes, args.seed).chosen
             doc["law"] = law_section(args, codes, ok, (modal == truth) & (modal != MISSING))
         if args.plan is not None:
             doc["plan"] = plan_section(args, panel, ok, present, codes)
     return doc
+
+
+def abstain_reason(chosen: int, conf: float, min_agreement: float, threshold: float) -> str:
+    if chosen == MISSING:
+        return "no member answered"
+    if conf < threshold:
+        return "no threshold certified" if not np.isfinite(threshold) else f"confidence {conf:.3f} below the certified threshold {threshold:.3f}"
+    return f"agreement {conf:.3f} below --min-agreement {min_agreement:g}"
+
+
+def risk_outcome(classes, dec, abstain: np.ndarray) -> dict:
+    """Coverage of the rows whose reference was not read, and the realised error where they have one."""
+    rest = ~dec.labeled
+    answered = rest & ~abstain
+    out = {"unlabeled_rows": int(rest.sum()), "answered_unlabeled": int(answered.sum()),
+           "coverage_unlabeled": float(answered.sum() / max(rest.sum(), 1))}
+    measured = answered & classes.has_reference
+    if answered.any() and measured.sum() == answered.sum():
+        out["realised_error"] = float(np.mean(dec.chosen[answered] != classes.truth[answered]))
+    return out
 
 
 def law_section(args, codes: np.ndarray, ok: np.ndarray, hit: np.ndarray) -> dict:
@@ -257,6 +297,19 @@ def print_decision(con, doc: dict) -> None:
             con.print(f"[bold yellow]fallback to the estimated best member:[/] {reason}")
         if lf["reasons"]:
             con.print("a reference on a few rows settles this: give some rows a 'reference', or measure with --label-budget N")
+    risk = doc.get("risk")
+    if risk:
+        head = f"[bold]error <= {risk['alpha']:g}[/] with probability >= {1 - risk['delta']:g} ({risk['rule']}; calibrated on {risk['calibration']}): "
+        if risk["threshold"] is None:
+            con.print(head + f"[bold yellow]abstains on every row[/]: {risk['reason']}")
+        else:
+            con.print(
+                head + f"answers rows with confidence >= {risk['threshold']:.3f}; on the labelled rows {risk['calibration_errors']} errors "
+                f"in {risk['calibration_answered']}, error bound {risk['bound']:.3f}"
+            )
+        if risk.get("unlabeled_rows"):
+            real = f", realised error {risk['realised_error']:.3f}" if "realised_error" in risk else ""
+            con.print(f"answered {risk['answered_unlabeled']} of the {risk['unlabeled_rows']} unlabelled rows ({risk['coverage_unlabeled']:.1%}){real}")
     few = doc.get("few_label")
     if few:
         t = Table(title=f"learned from {few['labeled']} labels (prior strength {few['kappa']:.3g}); largest patterns", title_justify="left")
@@ -289,6 +342,8 @@ def run(args: argparse.Namespace) -> int:
     if args.out:
         writable_output(args.out, "--out")
     panel = read_panel_answers(args.file)
+    if args.risk is not None and args.label_choice == "active":
+        raise UserError("--risk needs labelled rows drawn at random (--label-choice random): actively chosen rows are not a random sample, so no error rate can be certified on them")
     if args.label_budget is not None and args.label_budget > len(panel.ids):
         raise UserError(f"--label-budget {args.label_budget} exceeds the {len(panel.ids)} rows of {args.file}")
     doc = build_document(args, panel)
