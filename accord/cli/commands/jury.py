@@ -141,6 +141,8 @@ def build_document(args: argparse.Namespace, panel: PanelAnswers) -> dict:
             v["member_correct"] = {m: bool(right[i, j]) for j, m in enumerate(panel.members)}
         verdicts.append(v)
     doc["verdicts"] = verdicts
+    if "risk" in doc:
+        doc["risk"].update(risk_outcome(classes, dec, abstain))
     if labelled:
         ok = correctness(codes, truth)
         present = codes != MISSING
@@ -156,8 +158,6 @@ def build_document(args: argparse.Namespace, panel: PanelAnswers) -> dict:
         doc["vs_best_member"] = {"difference": float(diff.mean()), "ci": [lo, hi]}
         if dec.labeled.any():
             doc["unlabeled"] = unlabeled_comparison(classes, dec, panel.members, args.seed, args.n_boot)
-    if "risk" in doc:
-        doc["risk"].update(risk_outcome(classes, dec, abstain))
         if args.check_law:  # the law describes the modal vote, whatever method decided
             modal = vote_codes(codes, args.seed).chosen
             doc["law"] = law_section(args, codes, ok, (modal == truth) & (modal != MISSING))
