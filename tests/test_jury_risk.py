@@ -78,3 +78,19 @@ def test_bad_arguments_are_value_errors():
         certify_threshold([0.5], [False], [True], alpha=0.0)
     with pytest.raises(ValueError):
         certify_threshold([0.5, 0.2], [False], [True, True])
+
+
+def test_an_uncertified_threshold_says_how_many_labels_might_do():
+    rng = np.random.default_rng(3)
+    u = rng.random(3000)
+    wrong = rng.random(3000) < 0.05
+    cal = np.zeros(3000, bool)
+    cal[:40] = True
+    wrong[:40] = np.arange(40) < 2  # 2 errors in 40: 0.05, not certifiable at alpha 0.1 with 40 rows
+    r = certify_threshold(np.ones(3000), wrong, cal, 0.1, 0.1)
+    assert not r.certified and "random labels would" in r.reason
+    more = int(r.reason.split("about ")[1].split()[0])
+    assert more > 40
+    cal[:more] = True
+    wrong[:more] = (np.arange(more) % 20) == 0  # the same 0.05 rate on that many labels
+    assert certify_threshold(np.ones(3000), wrong, cal, 0.1, 0.1).certified

@@ -123,6 +123,31 @@ def certify_threshold(confidence, wrong, calibration, alpha: float = 0.1, delta:
             why = f"{n_cal} labelled rows cannot certify an error rate of {alpha:g} at delta {delta:g}: at least {need} are needed"
         else:
             why = f"no confidence threshold has an error rate certifiably <= {alpha:g} on the {n_cal} labelled rows (delta {delta:g})"
+            more = labels_needed(c_conf, c_err, conf, alpha, delta)
+            if more is not None:
+                why += f"; at the error rate seen among the most confident rows, about {more} random labels would"
         return RiskThreshold(alpha, delta, math.inf, n_cal, 0, 0, 1.0, tested, why)
     t, n_t, e_t = best
     return RiskThreshold(alpha, delta, t, n_cal, n_t, e_t, clopper_pearson_upper(e_t, n_t, delta), tested, "")
+
+
+def labels_needed(c_conf: np.ndarray, c_err: np.ndarray, conf: np.ndarray, alpha: float, delta: float, cap: int = 100_000) -> int | None:
+    """A rough planning figure, not a guarantee: random labels that would certify the first
+    threshold tested, if its share of rows and its error rate on the labels stayed as seen."""
+    need = min_rows(alpha, delta)
+    for t in threshold_grid(conf):
+        above = c_conf >= t
+        if above.sum() >= need:
+            share, rate = above.mean(), c_err[above].mean()
+            break
+    else:
+        return None
+    if rate >= alpha:
+        return None
+    n_cal = max(len(c_conf), 1)
+    while n_cal <= cap:
+        n_t = int(share * n_cal)
+        if n_t >= need and binom.cdf(int(math.ceil(rate * n_t - 1e-9)), n_t, alpha) <= delta:
+            return n_cal
+        n_cal = int(n_cal * 1.1) + 1
+    return None
