@@ -7,6 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from accord.cli.main import main
@@ -96,7 +97,7 @@ def test_table_output_runs_as_a_program(tmp_path, panel_file):
         capture_output=True, text=True, timeout=300,
     )
     assert proc.returncode == 0, proc.stderr
-    assert "label-free: estimated best member" in proc.stdout and "jury (" in proc.stdout
+    assert ("label-free: estimated best member" in proc.stdout or "cannot rank the members" in proc.stdout) and "jury (" in proc.stdout
     rows = [json.loads(line) for line in out.read_text().splitlines()]
     assert len(rows) == 150
     assert {"members", "member_correct", "labeled"} <= set(rows[0])
@@ -209,3 +210,19 @@ def test_risk_answers_only_above_a_certified_threshold(capsys, tmp_path, panel_f
         assert main(["jury", str(panel_file), *argv]) == 2
         err = capsys.readouterr().err.strip()
         assert message in err and len(err.splitlines()) == 1
+
+
+def test_a_panel_that_cannot_be_ranked_without_labels_says_so(capsys, tmp_path):
+    rng = np.random.default_rng(0)
+    n = 1500  # member b is a weaker model whose answers c mostly repeats: agreement makes the pair look expert
+    a, b, other = rng.random(n) < 0.65, rng.random(n) < 0.45, rng.random(n) < 0.45
+    copy, d = rng.random(n) < 0.9, rng.random(n) < 0.3
+    bb = np.where(b, "1", "2")
+    rows = [{"id": i, "answers": {"a": "1" if a[i] else "3", "b": bb[i], "c": bb[i] if copy[i] else ("1" if other[i] else "4"),
+                                   "d": "1" if d[i] else "5"}} for i in range(n)]
+    path = tmp_path / "copied.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    assert main(["jury", str(path), "--n-boot", "20", "--equivalence", "text"]) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert "cannot rank the members without labels" in out and "random labels would rank" in out
+    assert "vote advantage" not in out

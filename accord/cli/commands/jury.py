@@ -289,14 +289,18 @@ def print_decision(con, doc: dict) -> None:
     if lf:
         fit = lf["fit_test"]
         test = "" if fit is None else f"; fit test RMSEA {fit['rmsea']:.3f}, close-fit p {fit['p_close']:.3g}"
-        con.print(
-            f"label-free: estimated best member {lf['estimated_best_member']} (same in {lf['best_member_share']:.0%} of refits), "
-            f"vote advantage {lf['advantage']:+.3f} [{lf['advantage_ci'][0]:+.3f}, {lf['advantage_ci'][1]:+.3f}]{test}"
-        )
+        if lf["ranks_members"]:
+            con.print(
+                f"label-free: estimated best member {lf['estimated_best_member']} (same in {lf['best_member_share']:.0%} of refits), "
+                f"vote advantage {lf['advantage']:+.3f} [{lf['advantage_ci'][0]:+.3f}, {lf['advantage_ci'][1]:+.3f}]{test}"
+            )
+        else:
+            con.print(f"label-free: [bold yellow]the data cannot rank the members without labels[/]: the vote's advantage over the best member is unknown (model estimate {lf['advantage']:+.3f}, not a claim){test}")
         for reason in lf["reasons"]:
-            con.print(f"[bold yellow]fallback to the estimated best member:[/] {reason}")
+            con.print(f"  because {reason}")
         if lf["reasons"]:
-            con.print("a reference on a few rows settles this: give some rows a 'reference', or measure with --label-budget N")
+            need = f"about {lf['labels_needed']} random labels would rank the two estimated best members; " if lf["labels_needed"] else ""
+            con.print(f"{need}give those rows a 'reference', or measure with --label-budget N")
     risk = doc.get("risk")
     if risk:
         head = f"[bold]error <= {risk['alpha']:g}[/] with probability >= {1 - risk['delta']:g} ({risk['rule']}; calibrated on {risk['calibration']}): "
