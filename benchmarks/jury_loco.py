@@ -113,6 +113,7 @@ def advantage_check(doc: dict) -> dict:
     realised = (float(vote.mean()) if vote is not None else doc["vote_accuracy"]) - best
     lo, hi = lf["advantage_ci"]
     return {"rule": lf["rule"], "advantage": lf["advantage"], "ci": [lo, hi], "realised": realised, "covered": lo <= realised <= hi,
+            "default_accuracy": doc["jury"]["accuracy"], "best_member": best,
             "ranks_members": lf.get("ranks_members"), "labels_needed": lf.get("labels_needed")}
 
 
@@ -174,6 +175,7 @@ def part_simulated(seeds: int, n: int = 400) -> dict:
                 print(f"simulated {k} seed {seed}: {json.dumps(rows[-1])}", flush=True)
     claimed = [r for r in rows if r["ranks_members"] is not False]
     return {"runs": len(rows), "coverage": sum(r["covered"] for r in rows) / len(rows),
+            "default_minus_best_member": float(np.mean([r["default_accuracy"] - r["best_member"] for r in rows])),
             "confident_claims": len(claimed),
             "coverage_of_confident_claims": (sum(r["covered"] for r in claimed) / len(claimed)) if claimed else None}
 

@@ -16,8 +16,10 @@ fitted without labels, so the jury says the members cannot be ranked when:
 
 The model's own estimate of the vote's advantage over the best member is reported with its
 bootstrap interval, widened to take in what the other label-free estimators (one-coin
-Dawid-Skene, the agreement fit) say of their own vote's advantage: the bootstrap alone measures
-sampling noise, not the model being wrong. Without labels none of this can tell a pair of
+Dawid-Skene, the agreement fit) say of their own vote's advantage (the bootstrap alone measures
+sampling noise, not the model being wrong) and, in quadrature, the spread of the realised
+difference on these rows under the model's posteriors (the rows' own luck: the claim is about
+the difference the user will see on this file). Without labels none of this can tell a pair of
 members that copy each other from a pair of experts. So when any reason above holds the jury
 says the data cannot rank the members (``ranks_members`` false), gives no interval as a claim,
 and says about how many random labels would: enough for a paired 95% interval on the two
@@ -31,6 +33,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from scipy.stats import norm
 
 from accord.consensus_core.jury import MISSING
 from accord.consensus_core.jury_difficulty import DifficultyFit, PatternFit, fit_difficulty, pattern_fit
@@ -112,6 +115,9 @@ def label_free_jury(codes, n_boot: int = 40, seed: int = 0, n_classes: int = 2, 
         answered = f.chosen != MISSING
         own = float(np.mean(np.where(answered, f.confidence, 0.0))) - float(np.max(f.accuracy))
         lo, hi = min(lo, own), max(hi, own)
+    noise = float(norm.ppf((1 + level) / 2)) * realised_spread(c, fit, best)  # the rows' own luck
+    lo = advantage - float(np.hypot(advantage - lo, noise))
+    hi = advantage + float(np.hypot(hi - advantage, noise))
     reasons = []
     if test is not None and test.rejects:
         reasons.append(f"the agreement-pattern fit test rejects the model (RMSEA {test.rmsea:.3f}, close-fit p {test.p_close:.3g})")
@@ -130,8 +136,6 @@ def label_free_jury(codes, n_boot: int = 40, seed: int = 0, n_classes: int = 2, 
 def labels_to_rank(codes: np.ndarray, accuracy: np.ndarray, level: float = 0.95) -> int | None:
     """Random labels for a paired interval on the two best members' accuracy difference to be
     narrower than their estimated gap: z^2 * P(their answers differ) / gap^2 (a planning figure)."""
-    from scipy.stats import norm
-
     if accuracy.size < 2:
         return None
     i, j = np.argsort(-accuracy)[:2]
@@ -139,3 +143,19 @@ def labels_to_rank(codes: np.ndarray, accuracy: np.ndarray, level: float = 0.95)
     gap = max(float(accuracy[i] - accuracy[j]), MIN_GAP)
     z = float(norm.ppf((1 + level) / 2))
     return int(np.ceil(z * z * max(differ, gap) / gap**2))
+
+
+def realised_spread(codes: np.ndarray, fit: DifficultyFit, best: int) -> float:
+    """Standard deviation, under the model's posteriors, of the realised difference on these rows
+    between the vote's hits and member ``best``'s (each row: +1, -1 or 0)."""
+    n, M = codes.shape
+    rows = np.arange(n)
+    present = codes != MISSING
+    same = (codes[:, :, None] == codes[:, None, :]) & present[:, :, None]
+    slot = np.argmax(same, axis=2)  # first member of each member's class
+    chosen_member = np.argmax((codes == fit.chosen[:, None]) & present, axis=1)
+    q = np.where(fit.chosen != MISSING, fit.posterior[rows, slot[rows, chosen_member]], 0.0)
+    r = np.where(present[:, best], fit.posterior[rows, slot[:, best]], 0.0)
+    apart = ~((fit.chosen != MISSING) & present[:, best] & (codes[:, best] == fit.chosen))
+    var = np.where(apart, q + r - (q - r) ** 2, 0.0)
+    return float(np.sqrt(np.clip(var, 0, None).sum())) / max(n, 1)
