@@ -97,7 +97,7 @@ def _check(rc: int, out: str, err: str) -> dict | None:
     panel=panels(),
     method=st.sampled_from(METHODS),
     equivalence=st.sampled_from(["auto", "text"]),
-    budget=st.one_of(st.none(), st.integers(0, 20)),
+    budget=st.one_of(st.none(), st.integers(0, 20), st.just("rows")),
     choice=st.sampled_from([None, "active", "random"]),
     min_agreement=st.sampled_from([0.0, 0.5, 1.0]),
     risk=st.one_of(st.none(), st.sampled_from([0.05, 0.1, 0.3])),
@@ -111,7 +111,7 @@ def test_any_panel_through_the_cli_answers_or_says_one_line(tmp_path_factory, ca
     path = _write(tmp_path_factory.mktemp("p"), rows, refs)
     argv = ["jury", path, "--json", "--n-boot", "3", "--method", method, "--equivalence", equivalence, "--min-agreement", str(min_agreement)]
     if budget is not None:
-        argv += ["--label-budget", str(budget)]
+        argv += ["--label-budget", str(len(rows) // 2 if budget == "rows" else budget)]
     if choice is not None:
         argv += ["--label-choice", choice]
     if risk is not None:
@@ -120,6 +120,7 @@ def test_any_panel_through_the_cli_answers_or_says_one_line(tmp_path_factory, ca
     doc = _check(rc, out, err)
     event(f"exit {rc}")
     if doc is None:
+        event("refused: " + err.split("error: ", 1)[-1].split(":")[-1].strip()[:40])
         return
     assert len(doc["verdicts"]) == len(rows)
     for v, r in zip(doc["verdicts"], rows):
