@@ -20,7 +20,7 @@ from accord.cli.main import main
 from accord.consensus_core.jury import MISSING, run_jury
 from accord.consensus_core.jury_label_free import label_free_jury
 from accord.consensus_core.jury_labels import choose_labels, fit_few_labels
-from accord.verify.jury_methods import METHODS, panel_classes
+from accord.verify.jury_methods import METHODS, decide_with_risk, panel_classes
 
 SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 CLI_SETTINGS = settings(SETTINGS, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])  # capsys is read out per example
@@ -160,3 +160,13 @@ def test_any_panel_through_the_python_api(panel, seed, budget):
         json.dumps(chosen.as_dict())
     except ValueError:
         event("few-label: ValueError")
+    members = [f"m{j}" for j in range(codes.shape[1])]
+    try:
+        dec = decide_with_risk("auto", classes, members, 0.2, 0.2, seed, 2, min(budget, len(rows)) if classes.has_reference.all() else None)
+    except ValueError:
+        event("risk: ValueError")
+    else:
+        risk = dec.report["risk"]
+        answered = (dec.confidence >= dec.threshold) & (dec.chosen != MISSING)
+        assert risk["threshold"] is None or (risk["bound"] <= 0.2 and risk["calibration_answered"] >= 8)
+        assert not answered.any() or risk["threshold"] is not None
