@@ -292,7 +292,8 @@ def print_decision(con, doc: dict) -> None:
         if lf["ranks_members"]:
             con.print(
                 f"label-free: estimated best member {lf['estimated_best_member']} (same in {lf['best_member_share']:.0%} of refits), "
-                f"vote advantage {lf['advantage']:+.3f} [{lf['advantage_ci'][0]:+.3f}, {lf['advantage_ci'][1]:+.3f}]{test}"
+                f"vote advantage {lf['advantage']:+.3f} [{lf['advantage_ci'][0]:+.3f}, {lf['advantage_ci'][1]:+.3f}] "
+                f"(model-based: members that share wrong answers can make it wrong; labels measure it){test}"
             )
         else:
             con.print(f"label-free: [bold yellow]the data cannot rank the members without labels[/]: the vote's advantage over the best member is unknown (model estimate {lf['advantage']:+.3f}, not a claim){test}")
