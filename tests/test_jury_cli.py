@@ -7,6 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from accord.cli.main import main
@@ -96,7 +97,7 @@ def test_table_output_runs_as_a_program(tmp_path, panel_file):
         capture_output=True, text=True, timeout=300,
     )
     assert proc.returncode == 0, proc.stderr
-    assert "label-free: estimated best member" in proc.stdout and "jury (" in proc.stdout
+    assert ("label-free: estimated best member" in proc.stdout or "cannot rank the members" in proc.stdout) and "jury (" in proc.stdout
     rows = [json.loads(line) for line in out.read_text().splitlines()]
     assert len(rows) == 150
     assert {"members", "member_correct", "labeled"} <= set(rows[0])
@@ -107,7 +108,7 @@ def test_label_budget_measures_on_the_rows_it_did_not_read(capsys, panel_file):
     assert doc["labeled"] == 40 and sum(v["labeled"] for v in doc["verdicts"]) == 40
     un = doc["unlabeled"]
     assert un["rows"] == 110
-    for key in ("jury", "best_member", "best_member_on_labels", "modal", "weighted", "label_free"):
+    for key in ("jury", "best_member", "best_member_on_labels", "modal", "weighted", "accuracy_weighted", "label_free"):
         lo, hi = un[key]["ci"]
         assert 0 <= lo <= un[key]["accuracy"] <= hi <= 1
     assert doc["few_label"]["rules"] and set(doc["few_label"]["member_accuracy"]) == {"alpha", "bravo", "charlie", "delta"}
@@ -161,3 +162,67 @@ def test_a_repeated_id_or_a_nan_answer_is_refused(tmp_path, capsys, body, messag
     assert main(["jury", str(path)]) == 2
     err = capsys.readouterr().err.strip()
     assert message in err and len(err.splitlines()) == 1 and f"{path}:" in err
+
+
+def test_a_row_nobody_answered_abstains_under_every_label_setting(capsys, tmp_path):
+    rows = [{"id": f"p{i}", "answers": {"a": str(i % 3), "b": str(i % 2), "c": "1"}, "reference": "1"} for i in range(30)]
+    rows[4]["answers"] = {"a": "", "b": None, "c": " "}
+    path = tmp_path / "blank.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    for argv in (["--label-budget", "10"], ["--label-budget", "10", "--label-choice", "random"]):
+        doc = _json(capsys, path, *argv)
+        assert doc["verdicts"][4]["abstained"] and doc["verdicts"][4]["answer"] is None
+        assert any(r["trust"] == [] for r in doc["few_label"]["rules"])
+    for i in range(1, 30, 2):
+        rows[i].pop("reference")
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    doc = _json(capsys, path)
+    assert doc["method"].startswith("few-label") and doc["verdicts"][4]["abstained"]
+
+
+def test_risk_answers_only_above_a_certified_threshold(capsys, tmp_path, panel_file):
+    doc = _json(capsys, panel_file, "--equivalence", "math", "--risk", "0.2", "--delta", "0.2", "--label-budget", "100")
+    risk = doc["risk"]
+    assert doc["labeled"] == 100 and risk["calibration_rows"] == 100 and risk["unlabeled_rows"] == 50
+    assert "random" in risk["calibration"] and "Clopper-Pearson" in risk["test"]
+    answered = [v for v in doc["verdicts"] if not v["abstained"]]
+    if risk["threshold"] is None:
+        assert not answered and risk["reason"]
+    else:
+        assert risk["bound"] <= 0.2 and all(v["agreement"] >= risk["threshold"] for v in answered)
+        assert all("below the certified threshold" in v["reason"] or v["reason"] == "no member answered" for v in doc["verdicts"] if v["abstained"])
+        un = [v for v in answered if not v["labeled"]]
+        assert risk["answered_unlabeled"] == len(un)
+        if un:
+            assert risk["realised_error"] == pytest.approx(1 - sum(v["correct"] for v in un) / len(un))
+    # the rows with a reference calibrate when there is no budget; actively chosen rows cannot
+    lines = [json.loads(x) for x in panel_file.read_text().splitlines()]
+    for i, obj in enumerate(lines):
+        if i % 2:
+            obj.pop("reference")
+    partial = tmp_path / "partial.jsonl"
+    partial.write_text("".join(json.dumps(o) + "\n" for o in lines))
+    doc = _json(capsys, partial, "--risk", "0.2")
+    assert doc["risk"]["calibration_rows"] == 75 and "assumed to be a random sample" in doc["risk"]["calibration"]
+    assert "realised_error" not in doc["risk"]
+    for argv, message in ((["--risk", "0.1", "--label-budget", "20", "--label-choice", "active"], "drawn at random"),
+                          (["--risk", "0.1"], "--label-budget"), (["--risk", "1"], "(0, 1)"), (["--risk", "0.1", "--delta", "0"], "(0, 1)")):
+        assert main(["jury", str(panel_file), *argv]) == 2
+        err = capsys.readouterr().err.strip()
+        assert message in err and len(err.splitlines()) == 1
+
+
+def test_a_panel_that_cannot_be_ranked_without_labels_says_so(capsys, tmp_path):
+    rng = np.random.default_rng(0)
+    n = 1500  # member b is a weaker model whose answers c mostly repeats: agreement makes the pair look expert
+    a, b, other = rng.random(n) < 0.65, rng.random(n) < 0.45, rng.random(n) < 0.45
+    copy, d = rng.random(n) < 0.9, rng.random(n) < 0.3
+    bb = np.where(b, "1", "2")
+    rows = [{"id": i, "answers": {"a": "1" if a[i] else "3", "b": bb[i], "c": bb[i] if copy[i] else ("1" if other[i] else "4"),
+                                   "d": "1" if d[i] else "5"}} for i in range(n)]
+    path = tmp_path / "copied.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    assert main(["jury", str(path), "--n-boot", "20", "--equivalence", "text"]) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert "cannot rank the members without labels" in out and "random labels would rank" in out
+    assert "vote advantage" not in out

@@ -67,10 +67,31 @@ def test_pattern_fit_test_rejects_the_one_coin_model_on_correlated_errors():
 def test_label_free_default_says_so_when_it_cannot_tell_copies_from_experts():
     codes = copied_panel()
     jury = label_free_jury(codes, n_boot=20)
-    assert jury.rule == "best-member" and jury.reasons
+    assert jury.rule == "vote" and jury.reasons and not jury.ranks_members
     assert any("unstable" in r or "disagree" in r for r in jury.reasons)
+    assert (jury.chosen == fit_difficulty(codes).chosen).all()
+    fallback = label_free_jury(codes, n_boot=20, fallback=True)
+    assert fallback.rule == "best-member" and fallback.reasons == jury.reasons
     expected = np.where(codes[:, jury.best_member] != MISSING, codes[:, jury.best_member], MISSING)
-    assert (jury.chosen == expected).all()
+    assert (fallback.chosen == expected).all()
+    # no confident claim: it says the members cannot be ranked and how many labels would
+    doc = jury.as_dict()
+    assert doc["ranks_members"] is False and doc["labels_needed"] >= 1
+    i, j = np.argsort(-jury.fit.accuracy)[:2]
+    differ = np.mean(codes[:, i] != codes[:, j])
+    gap = max(jury.fit.accuracy[i] - jury.fit.accuracy[j], 0.02)
+    assert doc["labels_needed"] == int(np.ceil(1.959963984540054**2 * max(differ, gap) / gap**2))
+
+
+def test_a_trusted_label_free_claim_brackets_the_other_estimators():
+    sim = simulate_unequal_panel([0.75, 0.55, 0.5], correlation=0.05, s=0.1, n=1500, seed=2)
+    jury = label_free_jury(sim.codes, n_boot=20)
+    lo, hi = jury.advantage_ci
+    assert jury.ranks_members and jury.labels_needed is None
+    assert lo <= jury.advantage <= hi
+    ds = dawid_skene(sim.codes)
+    own = float(np.mean(np.where(ds.chosen != MISSING, ds.confidence, 0.0))) - float(ds.accuracy.max())
+    assert lo <= own <= hi
 
 
 @pytest.mark.parametrize("strategy", ["random", "active"])

@@ -50,7 +50,7 @@ class PatternRule:
     prior: np.ndarray  # (B + 1,) model probability that each class (last: none) is right
     counts: np.ndarray  # (B + 1,) labelled problems where each was right
     problems: int
-    decision: int  # index into blocks
+    decision: int  # index into blocks; -1 when nobody answered (no class to trust)
 
     def posterior(self, weights: np.ndarray) -> np.ndarray:
         """Posterior mean of theta, averaged over the strengths of ``KAPPA_GRID`` with ``weights``."""
@@ -67,7 +67,7 @@ class PatternRule:
             "counts": self.counts[:-1].astype(int).tolist(),
             "none_counts": int(self.counts[-1]),
             "posterior": post[:-1].tolist(),
-            "trust": [name(i) for i in self.blocks[self.decision]],
+            "trust": [name(i) for i in self.blocks[self.decision]] if self.decision >= 0 else [],
         }
 
 

@@ -27,7 +27,8 @@ from accord.consensus_core.jury import MISSING, classify, vote_codes
 from accord.consensus_core.jury_difficulty import fit_difficulty
 from accord.consensus_core.jury_label_free import best_member_answers, label_free_jury
 from accord.consensus_core.jury_labels import choose_labels, fit_few_labels
-from accord.consensus_core.jury_weighted import dawid_skene, weighted_plurality
+from accord.consensus_core.jury_risk import certify_threshold
+from accord.consensus_core.jury_weighted import dawid_skene, weighted_plurality, weighted_vote
 from accord.verify.analysis.evaluation import bootstrap_ci
 
 METHODS = ("auto", "modal", "weighted", "dawid-skene", "difficulty", "best-member")
@@ -72,6 +73,7 @@ class Decision:
     tied: np.ndarray
     labeled: np.ndarray  # (n,) bool: rows whose reference the method read
     report: dict = field(default_factory=dict)
+    threshold: float = 0.0  # answer only rows with confidence >= threshold (inf: none)
 
 
 def decide(
@@ -114,6 +116,40 @@ def decide(
     return Decision(method, fit.chosen, fit.confidence, fit.tied, none, {"estimated_accuracy": est})
 
 
+def decide_with_risk(
+    method: str,
+    classes: PanelClasses,
+    members: list[str],
+    alpha: float,
+    delta: float,
+    seed: int = 0,
+    n_boot: int = 40,
+    label_budget: int | None = None,
+) -> Decision:
+    """A label-free rule (``auto``: the difficulty-class vote, whose posterior ranks rows best)
+    answers the rows whose confidence clears a threshold certified on labelled rows drawn at
+    random (:mod:`accord.consensus_core.jury_risk`): ``label_budget`` rows drawn with ``seed``, or,
+    without a budget, the rows that have a reference (assumed to be a random sample)."""
+    c, truth, has_ref = classes.codes, classes.truth, classes.has_reference
+    n = c.shape[0]
+    if label_budget is not None:
+        if not has_ref.all():
+            raise ValueError("--label-budget needs a 'reference' on every line (it measures the rows it does not read)")
+        labeled = np.zeros(n, dtype=bool)
+        labeled[np.random.default_rng(seed).choice(n, size=label_budget, replace=False)] = True
+        source = f"{label_budget} rows drawn at random (seed {seed})"
+    elif has_ref.any() and not has_ref.all():
+        labeled = has_ref.copy()
+        source = "the rows with a reference, assumed to be a random sample of the file"
+    else:
+        raise ValueError("--risk calibrates on labelled rows: give --label-budget N, or references on a random sample of the rows")
+    base = decide("difficulty" if method == "auto" else method, classes, members, seed, n_boot)
+    wrong = (base.chosen != truth) | (base.chosen == MISSING)
+    risk = certify_threshold(base.confidence, wrong, labeled, alpha, delta)
+    report = {**base.report, "risk": {**risk.as_dict(), "calibration": source, "rule": base.method}}
+    return Decision(f"{base.method}, error <= {alpha:g} (delta {delta:g})", base.chosen, base.confidence, base.tied, labeled, report, risk.threshold)
+
+
 def chosen_members(codes: np.ndarray, chosen: np.ndarray) -> list[list[int]]:
     """Per problem the members whose answer is in the chosen class."""
     return [[j for j, x in enumerate(row) if x == ch and ch != MISSING] for row, ch in zip(codes, chosen)]
@@ -124,12 +160,24 @@ def _entry(hits: np.ndarray, n_boot: int, seed: int) -> dict:
     return {"accuracy": float(hits.mean()) if hits.size else float("nan"), "ci": [lo, hi], "n": int(hits.size)}
 
 
+def label_accuracy_vote(codes: np.ndarray, truth: np.ndarray, labeled: np.ndarray, seed: int = 0) -> np.ndarray:
+    """The simple few-label peer: each member's accuracy on the labelled rows (one pseudo-count
+    right and one wrong), then the accuracy-weighted vote (log-odds weights) on every row."""
+    right = ((codes == truth[:, None]) & (codes != MISSING))[labeled]
+    answered = (codes != MISSING)[labeled]
+    acc = np.clip((right.sum(axis=0) + 1.0) / (answered.sum(axis=0) + 2.0), 0.01, 0.99)
+    return weighted_vote(codes, acc, 0.0, seed, method="accuracy-weighted").chosen
+
+
 def unlabeled_comparison(classes: PanelClasses, decision: Decision, members: list[str], seed: int = 0, n_boot: int = 200) -> dict:
     """Accuracy on the rows whose reference the decision did not read, beside the best member
-    (by hindsight, and as chosen on the labelled rows), the modal vote, the weighted vote and the
-    label-free default."""
+    (by hindsight, and as chosen on the labelled rows), the modal vote, the label-free weighted
+    vote (three members or more), the accuracy-weighted vote with accuracies from the labels and
+    the label-free default."""
     c, truth = classes.codes, classes.truth
     rest = ~decision.labeled
+    if not rest.any():
+        return {"rows": 0}
     right = (c == truth[:, None]) & (c != MISSING)
 
     def hits(chosen: np.ndarray) -> np.ndarray:
@@ -146,9 +194,11 @@ def unlabeled_comparison(classes: PanelClasses, decision: Decision, members: lis
         "best_member": {"name": members[hindsight], **_entry(right[rest, hindsight], n_boot, seed)},
         "best_member_on_labels": {"name": members[picked], **_entry(right[rest, picked], n_boot, seed)},
         "modal": _entry(hits(vote_codes(c, seed).chosen), n_boot, seed),
-        "weighted": _entry(hits(weighted_plurality(c, seed=seed).chosen), n_boot, seed),
+        "accuracy_weighted": _entry(hits(label_accuracy_vote(c, truth, decision.labeled, seed)), n_boot, seed),
         "label_free": {"rule": lf.rule, **_entry(hits(lf.chosen), n_boot, seed)},
     }
+    if c.shape[1] >= 3:  # the agreement-rate accuracies need three members
+        out["weighted"] = _entry(hits(weighted_plurality(c, seed=seed).chosen), n_boot, seed)
     diff = hits(decision.chosen).astype(float) - right[rest, hindsight].astype(float)
     lo, hi = bootstrap_ci(diff, n_boot=max(n_boot, 1), seed=seed)
     out["vs_best_member"] = {"difference": float(diff.mean()), "ci": [lo, hi]}

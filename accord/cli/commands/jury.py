@@ -19,6 +19,17 @@ from accord.consensus_core.statistics import bootstrap_ci
 from accord.verify.io.jury import PanelAnswers, read_panel_answers
 from accord.verify.io.outputs import writable_output, write_text_atomic
 
+
+def open_unit(text: str) -> float:
+    """A number strictly between 0 and 1 (an error rate, a failure probability)."""
+    try:
+        x = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number in (0, 1), got {text!r}") from None
+    if not 0 < x < 1:
+        raise argparse.ArgumentTypeError(f"expected a number in (0, 1), got {text!r}")
+    return x
+
 NAME = "jury"
 HELP = "Jury over a panel's answers (JSONL): answer classes, label-free or few-label decisions, accuracy, the jury law."
 # accord.verify.jury_methods.METHODS, named here so that building the parser does not import the jury
@@ -31,7 +42,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--equivalence", choices=("auto", "math", "text"), default="auto", help="answer classes: math where answers parse as math and textual forms otherwise (auto), math only, or normalised text (default auto)")
     p.add_argument("--method", choices=METHODS, default="auto", help="auto: the label-free default, or the few-label jury when only some rows have a reference (default auto)")
     p.add_argument("--label-budget", type=nonnegative_int, default=None, metavar="N", help="read the references of only N rows, learn from them, measure on the rest")
-    p.add_argument("--label-choice", choices=("active", "random"), default="active", help="which rows --label-budget reads (default active)")
+    p.add_argument("--label-choice", choices=("active", "random"), default=None, help="which rows --label-budget reads (default active; random with --risk)")
+    p.add_argument("--risk", type=open_unit, default=None, metavar="ALPHA", help="answer only rows whose confidence clears a threshold certified on random labelled rows: error among answered rows <= ALPHA with probability >= 1 - DELTA")
+    p.add_argument("--delta", type=open_unit, default=0.1, help="with --risk: the chance the certified error rate is exceeded (default 0.1)")
     p.add_argument("--min-agreement", type=unit_interval, default=0.0, help="abstain when the winning class has a smaller share of the votes (default 0)")
     p.add_argument("--seed", type=int, default=0, help="seed of the tie-break rule and the bootstraps (default 0)")
     p.add_argument("--check-law", action="store_true", help="estimate (a, rho, s), compare the law with the panel and test its fit (needs references)")
@@ -86,7 +99,7 @@ def error_correlations(correct: np.ndarray, present: np.ndarray) -> np.ndarray:
 
 
 def build_document(args: argparse.Namespace, panel: PanelAnswers) -> dict:
-    from accord.verify.jury_methods import chosen_members, decide, panel_classes, unlabeled_comparison
+    from accord.verify.jury_methods import chosen_members, decide, decide_with_risk, panel_classes, unlabeled_comparison
 
     if (args.check_law or args.plan is not None) and not panel.labelled:
         missing = [pid for pid, r in zip(panel.ids, panel.references) if r is None][:3]
@@ -94,11 +107,14 @@ def build_document(args: argparse.Namespace, panel: PanelAnswers) -> dict:
     classes = panel_classes(panel.answers, panel.references, args.equivalence)
     codes, truth = classes.codes, classes.truth
     try:
-        dec = decide(args.method, classes, panel.members, args.seed, min(args.n_boot, 40), args.label_budget, args.label_choice)
+        if args.risk is not None:
+            dec = decide_with_risk(args.method, classes, panel.members, args.risk, args.delta, args.seed, min(args.n_boot, 40), args.label_budget)
+        else:
+            dec = decide(args.method, classes, panel.members, args.seed, min(args.n_boot, 40), args.label_budget, args.label_choice or "active")
     except ValueError as exc:
         raise UserError(f"{args.file}: {exc}") from None
     chosen, conf, tied = dec.chosen, dec.confidence, dec.tied
-    abstain = (chosen == MISSING) | (conf < args.min_agreement)
+    abstain = (chosen == MISSING) | (conf < args.min_agreement) | (conf < dec.threshold)
     doc: dict = {
         "file": str(args.file),
         "method": dec.method,
@@ -123,12 +139,16 @@ def build_document(args: argparse.Namespace, panel: PanelAnswers) -> dict:
         v = {"id": pid, "answer": ans, "agreement": float(conf[i]), "abstained": bool(abstain[i]), "tie": bool(tied[i]),
              "members": [] if abstain[i] else [panel.members[j] for j in who[i]], "labeled": bool(dec.labeled[i]),
              "answers": dict(zip(panel.members, panel.answers[i])), "classes": _row_classes(codes[i], panel.members)}
+        if abstain[i]:
+            v["reason"] = abstain_reason(chosen[i], conf[i], args.min_agreement, dec.threshold)
         if classes.has_reference[i]:
             v["reference"] = panel.references[i]
             v["correct"] = bool(not abstain[i] and chosen[i] == truth[i])
             v["member_correct"] = {m: bool(right[i, j]) for j, m in enumerate(panel.members)}
         verdicts.append(v)
     doc["verdicts"] = verdicts
+    if "risk" in doc:
+        doc["risk"].update(risk_outcome(classes, dec, abstain))
     if labelled:
         ok = correctness(codes, truth)
         present = codes != MISSING
@@ -150,6 +170,26 @@ def build_document(args: argparse.Namespace, panel: PanelAnswers) -> dict:
         if args.plan is not None:
             doc["plan"] = plan_section(args, panel, ok, present, codes)
     return doc
+
+
+def abstain_reason(chosen: int, conf: float, min_agreement: float, threshold: float) -> str:
+    if chosen == MISSING:
+        return "no member answered"
+    if conf < threshold:
+        return "no threshold certified" if not np.isfinite(threshold) else f"confidence {conf:.3f} below the certified threshold {threshold:.3f}"
+    return f"agreement {conf:.3f} below --min-agreement {min_agreement:g}"
+
+
+def risk_outcome(classes, dec, abstain: np.ndarray) -> dict:
+    """Coverage of the rows whose reference was not read, and the realised error where they have one."""
+    rest = ~dec.labeled
+    answered = rest & ~abstain
+    out = {"unlabeled_rows": int(rest.sum()), "answered_unlabeled": int(answered.sum()),
+           "coverage_unlabeled": float(answered.sum() / max(rest.sum(), 1))}
+    measured = answered & classes.has_reference
+    if answered.any() and measured.sum() == answered.sum():
+        out["realised_error"] = float(np.mean(dec.chosen[answered] != classes.truth[answered]))
+    return out
 
 
 def law_section(args, codes: np.ndarray, ok: np.ndarray, hit: np.ndarray) -> dict:
@@ -262,14 +302,32 @@ def print_decision(con, doc: dict) -> None:
     if lf:
         fit = lf["fit_test"]
         test = "" if fit is None else f"; fit test RMSEA {fit['rmsea']:.3f}, close-fit p {fit['p_close']:.3g}"
-        con.print(
-            f"label-free: estimated best member {lf['estimated_best_member']} (same in {lf['best_member_share']:.0%} of refits), "
-            f"vote advantage {lf['advantage']:+.3f} [{lf['advantage_ci'][0]:+.3f}, {lf['advantage_ci'][1]:+.3f}]{test}"
-        )
+        if lf["ranks_members"]:
+            con.print(
+                f"label-free: estimated best member {lf['estimated_best_member']} (same in {lf['best_member_share']:.0%} of refits), "
+                f"vote advantage {lf['advantage']:+.3f} [{lf['advantage_ci'][0]:+.3f}, {lf['advantage_ci'][1]:+.3f}] "
+                f"(model-based: members that share wrong answers can make it wrong; labels measure it){test}"
+            )
+        else:
+            con.print(f"label-free: [bold yellow]the data cannot rank the members without labels[/]: the vote's advantage over the best member is unknown (model estimate {lf['advantage']:+.3f}, not a claim){test}")
         for reason in lf["reasons"]:
-            con.print(f"[bold yellow]fallback to the estimated best member:[/] {reason}")
+            con.print(f"  because {reason}")
         if lf["reasons"]:
-            con.print("a reference on a few rows settles this: give some rows a 'reference', or measure with --label-budget N")
+            need = f"about {lf['labels_needed']} random labels would rank the two estimated best members; " if lf["labels_needed"] else ""
+            con.print(f"{need}give those rows a 'reference', or measure with --label-budget N")
+    risk = doc.get("risk")
+    if risk:
+        head = f"[bold]error <= {risk['alpha']:g}[/] with probability >= {1 - risk['delta']:g} ({risk['rule']}; calibrated on {risk['calibration']}): "
+        if risk["threshold"] is None:
+            con.print(head + f"[bold yellow]abstains on every row[/]: {risk['reason']}")
+        else:
+            con.print(
+                head + f"answers rows with confidence >= {risk['threshold']:.3f}; on the labelled rows {risk['calibration_errors']} errors "
+                f"in {risk['calibration_answered']}, error bound {risk['bound']:.3f}"
+            )
+        if risk.get("unlabeled_rows"):
+            real = f", realised error {risk['realised_error']:.3f}" if "realised_error" in risk else ""
+            con.print(f"answered {risk['answered_unlabeled']} of the {risk['unlabeled_rows']} unlabelled rows ({risk['coverage_unlabeled']:.1%}){real}")
     few = doc.get("few_label")
     if few:
         t = Table(title=f"learned from {few['labeled']} labels (prior strength {few['kappa']:.3g}); largest patterns", title_justify="left")
@@ -279,14 +337,17 @@ def print_decision(con, doc: dict) -> None:
             t.add_row(" | ".join(",".join(b) for b in r["classes"]), str(r["problems"]), str(r["counts"]), ",".join(r["trust"]))
         con.print(t)
     un = doc.get("unlabeled")
-    if un:
+    if un and un["rows"]:
         t = Table(title=f"on the {un['rows']} rows whose reference was not read (95% bootstrap CI)", title_justify="left")
         for col in ("rule", "accuracy", "CI"):
             t.add_column(col)
         rows = [(f"jury ({doc['method']})", un["jury"]), (f"best member ({un['best_member']['name']}, by hindsight)", un["best_member"]),
                 (f"best member on the labels ({un['best_member_on_labels']['name']})", un["best_member_on_labels"]),
-                ("modal", un["modal"]), ("weighted", un["weighted"]), (f"label-free default ({un['label_free']['rule']})", un["label_free"])]
+                ("modal", un["modal"]), ("accuracy-weighted (accuracies from the labels)", un["accuracy_weighted"]),
+                ("weighted (label-free)", un.get("weighted")), (f"label-free default ({un['label_free']['rule']})", un["label_free"])]
         for name, e in rows:
+            if e is None:
+                continue
             t.add_row(name, f"{e['accuracy']:.3f}", f"[{e['ci'][0]:.3f}, {e['ci'][1]:.3f}]")
         con.print(t)
 
@@ -299,6 +360,8 @@ def run(args: argparse.Namespace) -> int:
     if args.out:
         writable_output(args.out, "--out")
     panel = read_panel_answers(args.file)
+    if args.risk is not None and args.label_choice == "active":
+        raise UserError("--risk needs labelled rows drawn at random (--label-choice random): actively chosen rows are not a random sample, so no error rate can be certified on them")
     if args.label_budget is not None and args.label_budget > len(panel.ids):
         raise UserError(f"--label-budget {args.label_budget} exceeds the {len(panel.ids)} rows of {args.file}")
     doc = build_document(args, panel)

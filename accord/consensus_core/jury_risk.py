@@ -1,0 +1,153 @@
+"""Answers with a guaranteed error rate: a confidence threshold certified on labelled rows.
+
+The jury answers a row when its confidence is at least a threshold and abstains otherwise. The
+threshold is chosen by Learn-then-Test (Angelopoulos et al., 2021) with fixed-sequence testing:
+the candidate thresholds, from the highest confidence down, are tested one after another; the
+null hypothesis at threshold t is "the error among rows with confidence >= t exceeds alpha", and
+its p-value is the exact binomial tail P(Binomial(n_t, alpha) <= e_t), e_t errors among the n_t
+calibration rows at or above t (the Clopper–Pearson test). Testing stops at the first threshold
+that is not rejected; the lowest rejected one is used. A fixed sequence needs no multiplicity
+correction, so with probability at least 1 - delta over the calibration rows the error rate
+among the answered rows of the population is at most alpha.
+
+What this needs, and why it holds:
+
+- the calibration rows are a random sample of the rows (drawn at random, not chosen actively
+  and not the easy ones): given n_t, their errors are then Binomial(n_t, error rate above t);
+- the confidence does not depend on their labels (a label-free rule's posterior, say), so
+  calibration and unlabelled rows are exchangeable;
+- the candidate thresholds come from the confidences alone (never the labels), and thresholds
+  where even zero errors could not be certified (n_t < log delta / log(1 - alpha)) are skipped
+  before testing starts; that depends on the confidences only.
+
+The guarantee is on the error rate (the expectation); the realised error on a finite set of
+answered rows scatters around it.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.stats import beta as beta_dist
+from scipy.stats import binom
+
+MAX_GRID = 200
+
+
+@dataclass(frozen=True)
+class RiskThreshold:
+    """The certified threshold (``inf`` when none could be certified: the jury answers nothing)."""
+
+    alpha: float
+    delta: float
+    threshold: float
+    calibration_rows: int  # labelled rows the threshold was tested on
+    calibration_answered: int  # of those, at or above the threshold
+    calibration_errors: int
+    bound: float  # Clopper-Pearson (1 - delta) upper bound on the error above the threshold
+    tested: int  # thresholds tested before the sequence stopped
+    reason: str  # why nothing could be certified ("" when a threshold was)
+
+    @property
+    def certified(self) -> bool:
+        return math.isfinite(self.threshold)
+
+    def as_dict(self) -> dict:
+        return {
+            "alpha": self.alpha,
+            "delta": self.delta,
+            "threshold": self.threshold if self.certified else None,
+            "calibration_rows": self.calibration_rows,
+            "calibration_answered": self.calibration_answered,
+            "calibration_errors": self.calibration_errors,
+            "bound": self.bound,
+            "tested": self.tested,
+            "reason": self.reason,
+            "test": "Learn-then-Test, fixed-sequence over descending confidence, exact binomial (Clopper-Pearson) p-values",
+        }
+
+
+def clopper_pearson_upper(errors: int, n: int, delta: float) -> float:
+    """One-sided (1 - delta) upper confidence bound of a binomial proportion."""
+    if n <= 0:
+        return 1.0
+    return 1.0 if errors >= n else float(beta_dist.ppf(1 - delta, errors + 1, n - errors))
+
+
+def min_rows(alpha: float, delta: float) -> int:
+    """Calibration rows needed to certify error <= alpha with no error seen: (1 - alpha)^n <= delta."""
+    return int(math.ceil(math.log(delta) / math.log1p(-alpha)))
+
+
+def threshold_grid(confidence: np.ndarray, max_points: int = MAX_GRID) -> np.ndarray:
+    """Candidate thresholds, highest first: the distinct confidences (at most ``max_points``, by quantile)."""
+    values = np.unique(np.asarray(confidence, dtype=float)[np.isfinite(confidence)])[::-1]
+    if values.size > max_points:
+        values = np.unique(np.quantile(values, np.linspace(0, 1, max_points)))[::-1]
+    return values
+
+
+def certify_threshold(confidence, wrong, calibration, alpha: float = 0.1, delta: float = 0.1) -> RiskThreshold:
+    """The lowest threshold whose error rate is certified <= ``alpha`` at level ``delta``.
+
+    ``confidence``: (n,) the jury's confidence per row (from a rule that did not read the labels);
+    ``wrong``: (n,) bool, the jury's answer is wrong (read on calibration rows only; a row the jury
+    could not answer counts as wrong); ``calibration``: (n,) bool, the randomly drawn labelled rows.
+    """
+    conf = np.asarray(confidence, dtype=float)
+    cal = np.asarray(calibration, dtype=bool)
+    err = np.asarray(wrong, dtype=bool)
+    if conf.ndim != 1 or cal.shape != conf.shape or err.shape != conf.shape:
+        raise ValueError(f"confidence, wrong and calibration must have the same shape (n,), got {conf.shape}, {err.shape}, {cal.shape}")
+    if not (0 < alpha < 1) or not (0 < delta < 1):
+        raise ValueError(f"alpha and delta must lie in (0, 1), got {alpha} and {delta}")
+    c_conf, c_err = conf[cal], err[cal]
+    need = min_rows(alpha, delta)
+    best = None
+    tested = 0
+    for t in threshold_grid(conf):
+        above = c_conf >= t
+        n_t = int(above.sum())
+        if n_t < need:  # even no error could not be certified here: skip (depends on confidences only)
+            continue
+        e_t = int(c_err[above].sum())
+        tested += 1
+        if binom.cdf(e_t, n_t, alpha) > delta:
+            break
+        best = (float(t), n_t, e_t)
+    n_cal = int(cal.sum())
+    if best is None:
+        if n_cal < need:
+            why = f"{n_cal} labelled rows cannot certify an error rate of {alpha:g} at delta {delta:g}: at least {need} are needed"
+        else:
+            why = f"no confidence threshold has an error rate certifiably <= {alpha:g} on the {n_cal} labelled rows (delta {delta:g})"
+            more = labels_needed(c_conf, c_err, conf, alpha, delta)
+            if more is not None:
+                why += f"; at the error rate seen among the most confident rows, about {more} random labels would"
+        return RiskThreshold(alpha, delta, math.inf, n_cal, 0, 0, 1.0, tested, why)
+    t, n_t, e_t = best
+    return RiskThreshold(alpha, delta, t, n_cal, n_t, e_t, clopper_pearson_upper(e_t, n_t, delta), tested, "")
+
+
+def labels_needed(c_conf: np.ndarray, c_err: np.ndarray, conf: np.ndarray, alpha: float, delta: float, cap: int = 100_000) -> int | None:
+    """A rough planning figure, not a guarantee: random labels that would certify the first
+    threshold tested, if its share of rows and its error rate on the labels stayed as seen."""
+    need = min_rows(alpha, delta)
+    for t in threshold_grid(conf):
+        above = c_conf >= t
+        if above.sum() >= need:
+            share, rate = above.mean(), c_err[above].mean()
+            break
+    else:
+        return None
+    if rate >= alpha:
+        return None
+    n_cal = max(len(c_conf), 1)
+    while n_cal <= cap:
+        n_t = int(share * n_cal)
+        if n_t >= need and binom.cdf(int(math.ceil(rate * n_t - 1e-9)), n_t, alpha) <= delta:
+            return n_cal
+        n_cal = int(n_cal * 1.1) + 1
+    return None
