@@ -19,12 +19,17 @@ from accord.cli.options import nonnegative_float, nonnegative_int, positive_floa
 WORD = "collect"
 
 
-def add_collect_arguments(p: argparse.ArgumentParser) -> None:
+def add_collect_arguments(p: argparse.ArgumentParser, standalone: bool = False) -> None:
+    """The collect options, inside ``accord jury``'s parser (or, ``standalone``, for collect's own help)."""
     g = p.add_argument_group(
         "collecting answers from served models",
         "accord jury collect QUESTIONS.jsonl --member NAME=BASE_URL,MODEL[,API_KEY_ENV] ... --out panel.jsonl: every "
         "member answers every question; answers are cached, and a rerun resumes (failed answers are asked again)")
-    g.add_argument("questions", nargs="?", help=argparse.SUPPRESS)
+    g.add_argument("questions", nargs="?", help='JSONL: {"question", "id"?, "answer" or "reference"?} per line' if standalone else argparse.SUPPRESS)
+    if standalone:
+        g.add_argument("--out", metavar="FILE", help="the jury file to write (or resume)")
+        g.add_argument("--seed", type=int, default=0, help="sampling seed sent to the members (default 0)")
+        g.add_argument("--json", action="store_true", help="print one JSON document instead of a line")
     g.add_argument("--member", action="append", default=[], metavar="NAME=BASE_URL,MODEL", help="a served jury member (repeat)")
     g.add_argument("--api-key-env", default=None, metavar="VAR", help="environment variable holding the members' API key")
     g.add_argument("--max-concurrency", type=positive_int, default=4, help="requests in flight per endpoint (default 4)")
@@ -33,6 +38,30 @@ def add_collect_arguments(p: argparse.ArgumentParser) -> None:
     g.add_argument("--max-tokens", type=positive_int, default=256, help="tokens per answer (default 256)")
     g.add_argument("--temperature", type=nonnegative_float, default=0.0, help="sampling temperature (default 0)")
     g.add_argument("--cache", default=None, metavar="FILE", help="call cache file (default ~/.cache/accord/served-calls.sqlite)")
+
+
+class _Help(argparse.Action):
+    """``-h``: ``accord jury``'s help, or only the collect options after ``accord jury collect``."""
+
+    def __init__(self, option_strings, dest=argparse.SUPPRESS, default=argparse.SUPPRESS, help=None):
+        super().__init__(option_strings, dest, default=default, nargs=0, help=help)
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        if getattr(namespace, "file", None) == WORD:
+            own = argparse.ArgumentParser(prog=f"{parser.prog} {WORD}", add_help=False,
+                                          usage="%(prog)s QUESTIONS.jsonl --member NAME=BASE_URL,MODEL ... --out FILE [options]",
+                                          description="Ask served models every question; write their answers as a jury file.")
+            add_collect_arguments(own, standalone=True)
+            own.print_help()
+        else:
+            parser.print_help()
+        parser.exit()
+
+
+def add_collect_help(p: argparse.ArgumentParser) -> None:
+    """Replace the parser's ``-h`` by one that knows ``accord jury collect --help``."""
+    p.conflict_handler = p._optionals.conflict_handler = "resolve"  # the new -h replaces argparse's own
+    p.add_argument("-h", "--help", action=_Help, help="show this help message and exit (after collect: its options only)")
 
 
 def run_collect(args: argparse.Namespace) -> int:

@@ -3,13 +3,15 @@
 Sub-commands live in :mod:`accord.cli.commands`; each module defines ``NAME``, ``HELP``,
 ``add_arguments(parser)`` and ``run(args) -> int``. They are discovered, so adding a command means
 adding a module. Errors a user can fix (:class:`accord.errors.UserError`) print one line and
-exit with code 2, never a traceback.
+exit with code 2, never a traceback. Output piped into a reader that stops early (``| head``)
+ends quietly with code 141, as a pipe tool stopped by SIGPIPE does.
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import pkgutil
 import sys
 
@@ -54,7 +56,12 @@ def main(argv: list[str] | None = None) -> int:
         parser.print_help()
         return 2
     try:
-        return int(args._run(args) or 0)
+        code = int(args._run(args) or 0)
+        sys.stdout.flush()  # a reader that went away shows here, inside the handler below
+        return code
+    except BrokenPipeError:  # `accord ... | head`: the reader stopped reading; stop quietly, as a pipe tool does
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # nothing left to flush at exit
+        return 141  # 128 + SIGPIPE, what a shell reports for a tool stopped by a closed pipe
     except UserError as exc:
         message = " ".join(str(exc).splitlines())  # a control character from the input stays on one line
         print(f"accord {args.command}: error: {message}", file=sys.stderr)

@@ -106,7 +106,7 @@ def wants_streaming(args: argparse.Namespace) -> bool:
 
 def run_streaming(args: argparse.Namespace, build_policy) -> int:
     """Decide a table of any size into ``--output``; print a summary (a table, or JSON with --json)."""
-    src = tables.open_source(args.file)
+    src = tables.open_source(args.file, getattr(args, "nan", "error"))
     if not args.output:
         raise UserError(f"{src.path}: streaming (--backend ray, --chunk-size or a Parquet input) needs --output OUT.parquet")
     if Path(args.output).resolve() == src.path.resolve():

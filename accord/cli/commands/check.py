@@ -85,7 +85,9 @@ def _print_table(report) -> None:
     console = Console()
     console.print(table)
     fi = report.first_invalid
-    if fi is None:
+    if not report.checked:
+        console.print(f"[yellow]no line could be checked[/] ({len(report.steps)} line(s), all unread or premises)")
+    elif fi is None:
         console.print("[green]no invalid step[/]")
     else:
         console.print(f"[bold red]first invalid step: line {fi.line}[/] ({fi.text}) — {report.first_invalid_reason()}")
@@ -105,4 +107,5 @@ def run(args) -> int:
         sys.stdout.write("\n")
     else:
         _print_table(report)
-    return 1 if report.first_invalid is not None else 0
+    # 1: the derivation is not shown valid (an invalid step, or no line could be checked at all)
+    return 1 if report.first_invalid is not None or not report.checked else 0

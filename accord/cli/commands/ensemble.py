@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from contextlib import nullcontext
 from pathlib import Path
 
@@ -21,7 +22,7 @@ from accord.verify.io.cluster import connect_ray
 from accord.verify.io.lock import writer_lock
 from accord.verify.io.outputs import writable_output
 from accord.verify.tables import streaming as tables
-from accord.verify.tables.rewards import open_rewards
+from accord.verify.tables.rewards import METADATA, open_rewards
 
 NAME = "ensemble"
 HELP = "Evaluate reward models and their ensembles (mean, min, mean-k*std, FJ consensus) on precomputed rewards (JSONL, CSV, Parquet)."
@@ -30,7 +31,10 @@ HELP = "Evaluate reward models and their ensembles (mean, min, mean-k*std, FJ co
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("file", help="JSONL: {prompt_id, response_id, label, <model>: reward...} or {chosen: {...}, rejected: {...}}; "
                    "CSV/Parquet: columns prompt_id, response_id, label, <model>...")
-    p.add_argument("--models", default=None, help="comma-separated reward fields to use (default: every numeric field)")
+    p.add_argument("--models", default=None, help="comma-separated reward fields to use (default: every numeric field "
+                   "but ids, labels and metadata; the command says which it took)")
+    p.add_argument("--meta", default=None, help="comma-separated numeric fields that are metadata, not reward models "
+                   f"(added to the known names: {', '.join(sorted(METADATA))})")
     p.add_argument("--calibration", choices=METHODS, default="standardize", help="map raw rewards to [0, 1] (default standardize; platt needs labels)")
     p.add_argument("--calibrate-on", default=None, help="fit the calibration on this reward file instead of FILE")
     p.add_argument("--load-calibration", default=None, help="reapply a saved calibration (JSON) instead of fitting")
@@ -104,9 +108,22 @@ def print_report(doc: dict) -> None:
     con.print("FJ share of the consensus mean: " + ", ".join(f"{j} {s:.3f} (λ={lam:g})" for (j, s), lam in zip(inf["share_of_mean"].items(), inf["lambdas"])))
 
 
+def _columns_note(models, metadata, explicit: bool) -> dict:
+    """Which columns were taken as reward models (and which left out as metadata), for the document."""
+    return {"models_from": "--models" if explicit else "numeric columns", "metadata_columns": list(metadata)}
+
+
+def _say_columns(doc: dict) -> None:
+    """One line on stderr when the models were inferred from the columns, not named by --models."""
+    if doc["models_from"] != "--models":
+        left = f"; left out as metadata: {', '.join(doc['metadata_columns'])}" if doc["metadata_columns"] else ""
+        print(f"accord {NAME}: note: reward models are the numeric columns {', '.join(doc['models'])}{left} "
+              f"(choose with --models, or name more metadata with --meta)", file=sys.stderr)
+
+
 def _stream(args, models, rules, params) -> dict:
     """The streamed path: calibration from pass 1 (or loaded), then pass 2 locally or on Ray."""
-    src = open_rewards(args.file, models)
+    src = open_rewards(args.file, models, _names(args.meta))
     if args.output and Path(args.output).resolve() == src.path.resolve():
         raise UserError(f"--output {args.output} would overwrite the input")
     if args.output:
@@ -124,25 +141,33 @@ def _stream(args, models, rules, params) -> dict:
     scorer = es.Scorer(src.models, {m: cals[m] for m in src.models}, tuple(rules), args.k, lam, params, src.label is not None)
     if args.backend == "ray":
         connect_ray(args.address)
-    return es.evaluate_streaming(src, scorer, args.output, chunk, args.backend, args.n_boot, args.seed)
+    doc = es.evaluate_streaming(src, scorer, args.output, chunk, args.backend, args.n_boot, args.seed)
+    return {**doc, **_columns_note(src.models, src.metadata, bool(models))}
+
+
+def _names(text: str | None) -> list[str]:
+    return [m.strip() for m in text.split(",") if m.strip()] if text else []
 
 
 def run(args: argparse.Namespace) -> int:
     for flag, out in (("--output", args.output), ("--save-calibration", args.save_calibration)):
         if out:
             writable_output(out, flag)
-    models = [m.strip() for m in args.models.split(",") if m.strip()] if args.models else None
+    models = _names(args.models) or None
     rules = [r.strip() for r in args.rules.split(",") if r.strip()] if args.rules else None
     params = {k: v for k, v in (("tau", args.tau), ("eps", args.eps)) if v is not None}
     if args.stream or wants_streaming(args):
         with writer_lock(args.output) if args.output else nullcontext():  # one writer per output file
             doc = _stream(args, models, rules, params)
     else:
-        table = read_rewards(args.file, models)
+        table = read_rewards(args.file, models, _names(args.meta))
+        note = _columns_note(table.models, table.metadata, bool(models))
         cals = _calibrators(args, table)
         if args.save_calibration:
             save_calibrators(args.save_calibration, {m: cals[m] for m in table.models})
         doc = evaluate_ensemble(table, cals, rules, args.k, parse_lambdas(args.lambdas, len(table.models), default=False), params, args.n_boot, args.seed)
+        doc = {**doc, **note}
+    _say_columns(doc)
     if args.json:
         print(json.dumps(doc, indent=1))
         return 0

@@ -12,7 +12,7 @@ from accord.consensus_core.jury_estimate import check_law, estimate_law
 from accord.consensus_core.jury_law import predict
 from accord.consensus_core.jury_plan import plan_panel
 from accord.cli.jury_collect import WORD as COLLECT
-from accord.cli.jury_collect import add_collect_arguments, run_collect
+from accord.cli.jury_collect import add_collect_arguments, add_collect_help, run_collect
 from accord.cli.options import nonnegative_int, positive_float, positive_int, unit_interval
 from accord.errors import UserError
 from accord.consensus_core.statistics import bootstrap_ci
@@ -40,6 +40,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--out", default=None, help="write one JSON line per problem (answer, agreement, abstained, tie) to this file; with collect: the jury file to write (or resume)")
     p.add_argument("--json", action="store_true", help="print one JSON document instead of tables")
     add_collect_arguments(p)  # accord jury collect QUESTIONS.jsonl --member ... --out FILE
+    add_collect_help(p)
 
 
 def _acc_entry(hits: np.ndarray, n_boot: int, seed: int) -> dict:

@@ -59,6 +59,8 @@ def run(args: argparse.Namespace) -> int:
     from rich.table import Table
 
     con = Console(width=None if sys.stdout.isatty() else 140)
+    for note in res["notes"]:
+        con.print(f"[yellow]note:[/yellow] {note}")
     for key, rows, title in (("thresholds", [f"τ={t:g}" for t in res["thresholds"]["tau"]], "τ × ε"),
                              ("stubbornness", ["λ=(" + ",".join(f"{x:g}" for x in lam) + ")"
                                                for lam in res["stubbornness"]["lambdas"]],

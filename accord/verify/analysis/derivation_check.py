@@ -58,6 +58,11 @@ class CheckReport:
     def first_invalid(self) -> StepReport | None:
         return next((s for s in self.steps if s.verdict == "invalid"), None)
 
+    @property
+    def checked(self) -> int:
+        """Lines the judges could decide (valid or invalid); 0 means the file proved nothing."""
+        return sum(s.verdict != "unchecked" for s in self.steps)
+
     def first_invalid_reason(self) -> str | None:
         s = self.first_invalid
         if s is None:
@@ -73,6 +78,7 @@ class CheckReport:
             "params": self.params,
             "judges": list(self.judges),
             "steps": [s.as_dict() for s in self.steps],
+            "checked": self.checked,
             "first_invalid": fi.line if fi else None,
             "first_invalid_reason": self.first_invalid_reason(),
         }
