@@ -7,14 +7,13 @@ import argparse
 import json
 from pathlib import Path
 
-from rich.console import Console
-from rich.progress import Progress
 
 from accord.errors import UserError
 from accord.verify.io.lock import writer_lock
 from accord.verify.io.outputs import writable_output
 from accord.verify.jury_collect import collect, parse_member, read_questions
 from accord.cli.options import nonnegative_float, nonnegative_int, positive_float, positive_int
+from accord.cli.progress import add_quiet, progress_bar
 
 WORD = "collect"
 
@@ -37,6 +36,8 @@ def add_collect_arguments(p: argparse.ArgumentParser, standalone: bool = False) 
     g.add_argument("--max-retries", type=nonnegative_int, default=3, help="retries on 429, 5xx and connection errors (default 3)")
     g.add_argument("--max-tokens", type=positive_int, default=256, help="tokens per answer (default 256)")
     g.add_argument("--temperature", type=nonnegative_float, default=0.0, help="sampling temperature (default 0)")
+    if standalone:
+        add_quiet(g)
     g.add_argument("--cache", default=None, metavar="FILE", help="call cache file (default ~/.cache/accord/served-calls.sqlite)")
 
 
@@ -72,11 +73,9 @@ def run_collect(args: argparse.Namespace) -> int:
                "max_retries": args.max_retries, "cache": args.cache}
     members = [parse_member(text, **options) for text in args.member]
     questions = read_questions(args.questions)
-    console = Console(stderr=True)
-    with writer_lock(Path(args.out)), Progress(console=console, transient=True, disable=args.json) as bar:
-        task = bar.add_task("asking", total=len(questions))
+    with writer_lock(Path(args.out)), progress_bar("asking", len(questions), args.quiet or args.json) as update:
         result = collect(questions, members, args.out, max_tokens=args.max_tokens, temperature=args.temperature,
-                         seed=args.seed, on_done=lambda k, n: bar.update(task, completed=k))
+                         seed=args.seed, progress=update)
     t = result.calls
     if args.json:
         print(json.dumps({"out": args.out, "questions": result.questions, "kept": result.kept, "asked": result.asked,

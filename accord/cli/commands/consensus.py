@@ -7,6 +7,7 @@ import json
 import math
 from dataclasses import fields
 
+from accord.cli.progress import add_quiet
 from accord.cli.options import add_streaming_arguments, nonnegative_float, parse_lambdas, run_streaming, unit_interval, wants_streaming
 from accord.consensus_core import Decision, get_policy, list_policies
 from accord.errors import UserError
@@ -29,6 +30,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="a literal NaN score: error (default: one line naming file:line, exit 2) or failed "
                         "(a failed judge, like an empty cell)")
     p.add_argument("--json", action="store_true", help="print one JSON document instead of tables")
+    add_quiet(p)
     add_streaming_arguments(p)
 
 
@@ -93,19 +95,18 @@ def to_document(table: ScoreTable, decision: Decision, policy) -> dict:
 
 
 def print_tables(doc: dict) -> None:
-    from rich.console import Console
-    from rich.table import Table
+    from accord.cli.display import Table, console as make_console
 
-    console = Console()
+    console = make_console()
     judges = doc["judges"]
     lam = ", ".join(f"{j}={v:g}" for j, v in zip(judges, doc["lambdas"]))
     params = ", ".join(f"{k}={v}" for k, v in doc["policy"].items() if k != "name")
     console.print(f"[bold]policy[/] {doc['policy']['name']} ({params})   [bold]λ[/] {lam}")
     for step in doc["steps"]:
         t = Table(title=f"step {step['step']}" + ("  (fallback)" if step["fallback"] else ""), title_justify="left")
-        t.add_column("cand", no_wrap=True)
-        t.add_column("raw", no_wrap=True)
-        t.add_column("s*", no_wrap=True)
+        t.add_column("cand")
+        t.add_column("raw")
+        t.add_column("s*")
         t.add_column("s̄*", justify="right")
         t.add_column("Δ*", justify="right")
         t.add_column("acc")

@@ -13,6 +13,7 @@ from contextlib import nullcontext
 from pathlib import Path
 
 from accord.adapters.calibration import METHODS, fit_calibrators, load_calibrators, save_calibrators
+from accord.cli.progress import add_quiet, progress_bar
 from accord.cli.options import add_streaming_arguments, nonnegative_float, parse_lambdas, positive_int, unit_interval, wants_streaming
 from accord.consensus_core import default_lambdas
 from accord.errors import UserError
@@ -20,7 +21,7 @@ from accord.verify.ensemble import streaming as es
 from accord.verify.ensemble.rewards import check_rules, default_rules, evaluate_ensemble, read_rewards
 from accord.verify.io.cluster import connect_ray
 from accord.verify.io.lock import writer_lock
-from accord.verify.io.outputs import writable_output
+from accord.verify.io.outputs import table_format, writable_output
 from accord.verify.tables import streaming as tables
 from accord.verify.tables.rewards import METADATA, open_rewards
 
@@ -47,6 +48,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--n-boot", type=positive_int, default=2000, help="bootstrap resamples for intervals (default 2000)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--json", action="store_true", help="print one JSON document instead of tables")
+    add_quiet(p)
     p.add_argument("--stream", action="store_true", help="stream the table in chunks (implied by --output, --chunk-size, --backend ray, Parquet input)")
     add_streaming_arguments(p, item="response")
 
@@ -76,11 +78,28 @@ def _calibrators(args, table, models=None, stream=None):
         raise UserError(f"{args.calibrate_on or args.file}: calibration: {exc}") from None
 
 
-def print_report(doc: dict) -> None:
-    from rich.console import Console
-    from rich.table import Table
+PICKS_SHOWN = 20
 
-    con = Console()
+
+def _print_picks(con, picks: list[dict]) -> None:
+    """No labels: the response each rule picks, per prompt (the first PICKS_SHOWN; all in --json)."""
+    from accord.cli.display import Table
+
+    rules = [k for k in picks[0] if k != "prompt_id"] if picks else []
+    t = Table(title="picks (no labels to score them against)", title_justify="left")
+    for col in ("prompt", *rules):
+        t.add_column(col)
+    for row in picks[:PICKS_SHOWN]:
+        t.add_row(row["prompt_id"], *[", ".join(row[r]) or "–" for r in rules])
+    con.print(t)
+    if len(picks) > PICKS_SHOWN:
+        con.print(f"… {len(picks) - PICKS_SHOWN} more prompts: all of them with --json, or one row per response with --output")
+
+
+def print_report(doc: dict) -> None:
+    from accord.cli.display import Table, console
+
+    con = console()
     con.print(f"[bold]{doc['prompts']}[/] {'pairs' if doc['kind'] == 'pairs' else 'prompts'}, {doc['responses']} responses, models: {', '.join(doc['models'])}")
     if "accuracy" in doc:
         what = "preference accuracy" if doc["kind"] == "pairs" else "best-of-n accuracy"
@@ -92,6 +111,8 @@ def print_report(doc: dict) -> None:
         con.print(t)
         b = doc["baselines"]
         con.print(f"baselines: random {b['random']:.3f}, oracle {b['oracle']:.3f}")
+    if "picks" in doc:
+        _print_picks(con, doc["picks"])
     ag = doc["agreement"]
     con.print(f"Krippendorff's alpha (interval, calibrated): {ag['krippendorff_alpha']:.3f}")
     wide = "spearman_raw_vs_rest" in ag  # many models: each against the mean of the others, not every pair
@@ -141,7 +162,8 @@ def _stream(args, models, rules, params) -> dict:
     scorer = es.Scorer(src.models, {m: cals[m] for m in src.models}, tuple(rules), args.k, lam, params, src.label is not None)
     if args.backend == "ray":
         connect_ray(args.address)
-    doc = es.evaluate_streaming(src, scorer, args.output, chunk, args.backend, args.n_boot, args.seed)
+    with progress_bar("scoring rows", quiet=args.quiet or args.json) as update:
+        doc = es.evaluate_streaming(src, scorer, args.output, chunk, args.backend, args.n_boot, args.seed, progress=update)
     return {**doc, **_columns_note(src.models, src.metadata, bool(models))}
 
 
@@ -150,6 +172,8 @@ def _names(text: str | None) -> list[str]:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.output:
+        table_format(args.output)
     for flag, out in (("--output", args.output), ("--save-calibration", args.save_calibration)):
         if out:
             writable_output(out, flag)
@@ -175,5 +199,8 @@ def run(args: argparse.Namespace) -> int:
     if "stream" in doc:
         st = doc["stream"]
         out = f" -> {st['output']}" if st["output"] else ""
+        if "accuracy" not in doc:
+            out += (" (picks: the selected_<rule> columns)" if st["output"]
+                    else "; no labels: give --output FILE to keep what each rule picks")
         print(f"streamed {doc['responses']} rows in {st['chunks']} chunks ({st['backend']}, {st['seconds']:.2f} s){out}")
     return 0

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from pathlib import Path
 
 from accord.cli.options import note_if_live
@@ -67,10 +66,9 @@ def _ci(lo, hi) -> str:
 
 
 def print_report(report: dict, run_dir: Path) -> None:
-    from rich.console import Console
-    from rich.table import Table
+    from accord.cli.display import Table, console
 
-    con = Console(width=None if sys.stdout.isatty() else 140)
+    con = console(140)
     con.print(f"[bold]{run_dir}[/bold]: {report['n_tasks']} tasks, chains {', '.join(report['chains'])}")
     for note in report["notes"]:
         con.print(f"[yellow]note:[/yellow] {note}")

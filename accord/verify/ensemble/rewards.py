@@ -245,6 +245,13 @@ def default_rules() -> list[str]:
     return [*BASE_RULES, "fj:verdict", "fj:no_rejection"]
 
 
+def picks(table: RewardTable, cal: np.ndarray, rules: Sequence[str], k: float, lambdas, policy_params) -> list[dict]:
+    """Per prompt, the response id(s) each rule picks (several when tied; none when nothing scored)."""
+    chosen = {r: best_responses(selector_keys(cal, r, k, lambdas, policy_params), table.valid) for r in rules}
+    return [{"prompt_id": pid, **{r: [table.response_ids[i][j] for j in np.flatnonzero(chosen[r][i])] for r in rules}}
+            for i, pid in enumerate(table.prompt_ids)]
+
+
 def evaluate_ensemble(
     table: RewardTable,
     calibrators: dict[str, Calibrator],
@@ -268,6 +275,8 @@ def evaluate_ensemble(
             hits[name] = selection_hits(selector_keys(cal, rule, k, lam, policy_params), table.labels, table.valid)
         lab = np.where(table.valid, table.labels, np.nan)
         doc.update(accuracy_report(hits, np.nanmean(lab, axis=1), np.nanmax(lab, axis=1), n_boot, seed))
+    else:  # nothing to score against: what each rule picks is the result
+        doc["picks"] = picks(table, cal, rules, k, lam, policy_params)
     flat_cal = cal[table.valid]
     if is_wide(m):  # every pair and the m x m influence matrix would grow with m^2
         return doc | wide_report(krippendorff_alpha(flat_cal), table.flat_raw, flat_cal, lam, table.models)

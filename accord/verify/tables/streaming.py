@@ -34,6 +34,7 @@ from accord.verify.io import faults
 from accord.verify.io.cluster import user_error_from
 from accord.verify.io.inputs import csv_rows, input_file, text_lines
 from accord.verify.io.outputs import atomic_output
+from accord.verify.io.outputs import table_format as table_format_of
 from accord.verify.tables.chunks import CSV_NULLS, csv_batches, csv_convert_options, in_groups, parquet_batches
 from accord.verify.tables.score_table import check_nan_mode, iter_csv_rows, iter_jsonl_rows, nan_error, score_cell
 
@@ -337,15 +338,34 @@ def whole_groups(chunks, check, key: str = STEP) -> Iterator[pa.Table]:
         yield carry
 
 
-def decide_streaming(src: TableSource, policy: Policy, output, chunk_size: int = DEFAULT_CHUNK_SIZE) -> TableSummary:
-    """The in-process path: read in chunks, decide complete steps, append to one Parquet file."""
+def row_total(src) -> int:
+    """Rows of a table file, for a progress bar: Parquet's metadata, else its lines (one quick byte pass)."""
+    if src.format == "parquet":
+        return pq.ParquetFile(src.path).metadata.num_rows
+    n, last = 0, b"\n"
+    with open(src.path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            n, last = n + block.count(b"\n"), block[-1:]
+    n += last != b"\n"  # a last line without its newline
+    return max(0, n - 1) if src.format == "csv" else n
+
+
+def decide_streaming(src: TableSource, policy: Policy, output, chunk_size: int = DEFAULT_CHUNK_SIZE,
+                     progress=None) -> TableSummary:
+    """The in-process path: read in chunks, decide complete steps, append to one output file;
+    ``progress(rows read, rows in the file)`` after each chunk."""
     _check_names(src.judges)
     t0 = time.perf_counter()
     summary = TableSummary()
+    total, seen = (row_total(src) if progress is not None else 0), 0
 
     def counted():
+        nonlocal seen
         for chunk in iter_chunks(src, chunk_size):
             summary.chunks += 1
+            seen += chunk.num_rows
+            if progress is not None:
+                progress(seen, max(total, seen))
             yield chunk
 
     with _Writer(output, src.judges) as writer:
@@ -355,10 +375,38 @@ def decide_streaming(src: TableSource, policy: Policy, output, chunk_size: int =
     return summary
 
 
+class _JsonLinesWriter:
+    """One JSON object per row (null for a failed judge or a missing value), appended piece by piece."""
+
+    def __init__(self, path):
+        self.fh = open(path, "w", encoding="utf-8")
+
+    def write_table(self, t: pa.Table) -> None:
+        for row in t.to_pylist():
+            self.fh.write(json.dumps({k: None if isinstance(v, float) and v != v else v for k, v in row.items()},
+                                     ensure_ascii=False) + "\n")
+
+    def close(self) -> None:
+        self.fh.close()
+
+
+def table_writer(path, schema: pa.Schema, fmt: str):
+    """A writer with ``write_table`` and ``close`` for Parquet, CSV (header once) or JSON lines."""
+    if fmt == "parquet":
+        return pq.ParquetWriter(path, schema)
+    if fmt == "csv":
+        from pyarrow import csv as pacsv
+
+        return pacsv.CSVWriter(path, schema)
+    return _JsonLinesWriter(path)
+
+
 class _Writer:
-    """The single writer of the output file; a failed run leaves no half-written file behind."""
+    """The single writer of the output file, in the format its extension names (Parquet, CSV or
+    JSON lines); a failed run leaves no half-written file behind."""
 
     def __init__(self, output, judges, schema: pa.Schema | None = None):
+        self.format = table_format_of(output)
         self.target = atomic_output(output, "--output")
         self.schema = schema if schema is not None else output_schema(judges)
         self.writer = None
@@ -366,7 +414,7 @@ class _Writer:
 
     def __enter__(self):
         tmp = self.target.__enter__()
-        self.writer = pq.ParquetWriter(tmp, self.schema)
+        self.writer = table_writer(tmp, self.schema, self.format)
         return self
 
     def write(self, out: pa.Table, summary: TableSummary) -> None:
