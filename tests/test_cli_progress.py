@@ -118,3 +118,18 @@ def test_a_terminal_gets_a_bar_with_eta_and_quiet_or_a_pipe_gets_none(capsys):
 def test_every_long_command_takes_quiet(argv, capsys):
     assert main([*argv, "--help"]) == 0
     assert "--quiet" in capsys.readouterr().out
+
+
+def test_model_loading_bars_are_silenced():
+    """transformers' own bars (and the GGUF reader's) stay off: the command's one bar speaks."""
+    pytest.importorskip("transformers")
+    import transformers.modeling_gguf_pytorch_utils as gguf_utils
+    from transformers.utils import logging as hf_logging
+
+    from accord.adapters.models import quiet_model_loading
+
+    quiet_model_loading()
+    quiet_model_loading()  # twice is harmless
+    assert not hf_logging.is_progress_bar_enabled()
+    bar = gguf_utils.tqdm(range(3))
+    assert bar.disable and list(bar) == [0, 1, 2]
