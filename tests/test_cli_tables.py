@@ -132,3 +132,35 @@ def test_ensemble_without_labels_prints_its_picks(tmp_path, capsys):
     shown = [line.split()[0] for line in out.splitlines() if line.split() and line.split()[0] in prompts]
     assert shown == [p["prompt_id"] for p in picks[:20]]
     assert "more prompts" in out
+
+
+def test_run_summary_fits_80_columns(narrow, capsys):
+    from accord.cli.commands.run import print_summary
+    from accord.cli.display import console
+
+    chains = ["verdict", "mean_preserving", "raw_average", "single_judge:grounding", "base"]
+    summary = {
+        "n_problems": 40, "chains": chains,
+        "accuracy": {c: 0.5 + 0.05 * i for i, c in enumerate(chains)},
+        "accuracy_ci95": {c: [0.35, 0.7] for c in chains},
+        "stopped": {c: {"final": 30, "step_budget": 8, "token_budget": 2} for c in chains},
+        "timing": {"wall_s": 812.4, "load_s": 10.2, "generate_s": 500.1, "judge_s": 290.0,
+                   "generate_share": 0.63, "judge_share": 0.37},
+        "paired": {"comparisons": [
+            {"first": "verdict", "second": second, "source": "recorded chains", "n_pairs": 40, "excluded": 0,
+             "accuracy_first": 0.5, "accuracy_second": 0.45, "difference": 0.05, "ci": [-0.1, 0.2],
+             "mcnemar": {"p_value": 0.62}} for second in chains[1:]]},
+    }
+    print_summary(summary, Path("runs/a-long-run-folder-name-2026-12-02"), console(120))
+    out = capsys.readouterr().out
+    _fits(out)
+    for chain in chains:
+        assert chain in out
+
+
+@pytest.mark.slow
+def test_verify_table_fits_80_columns(narrow, capsys):
+    assert main(["verify", str(EX / "solutions" / "processbench.jsonl"), "--quiet"]) in (0, 1)
+    out = capsys.readouterr().out
+    _fits(out)
+    assert "handshakes" in out and "arithmetic: 8 * 7 = 54" in " ".join(out.split())
