@@ -31,7 +31,8 @@ class Table(_RichTable):
 
 def console(wide: int | None = None, stderr: bool = False) -> Console:
     """A console as wide as the terminal; when the output is not a terminal, ``$COLUMNS`` if set,
-    else ``wide`` (long rows stay whole in a log or a pipe) or rich's 80."""
+    else ``wide`` (long rows stay whole in a log or a pipe) or rich's 80. Emoji codes stay text: a
+    name such as ``:a:`` in the data is printed as written."""
     stream = sys.stderr if stderr else sys.stdout
     width = None if stream.isatty() or os.environ.get("COLUMNS") else wide
-    return Console(width=width, stderr=stderr)
+    return Console(width=width, stderr=stderr, emoji=False)

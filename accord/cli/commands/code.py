@@ -42,6 +42,8 @@ def _fmt(v) -> str:
 
 
 def print_table(doc: dict) -> None:
+    from rich.markup import escape
+
     from accord.cli.display import Table, console
 
     con = console(120)
@@ -55,7 +57,7 @@ def print_table(doc: dict) -> None:
     for task in doc["tasks"]:
         for i, c in enumerate(task["candidates"]):
             verdict = f"[{colour[c['accepted']]}]{'accepted' if c['accepted'] else 'rejected'}[/]" + (" ◀" if c["picked"] else "")
-            t.add_row(task["task_id"] if i == 0 else "", c["id"], *[_fmt(c["scores"][j]) for j in judges],
+            t.add_row(escape(task["task_id"]) if i == 0 else "", escape(c["id"]), *[_fmt(c["scores"][j]) for j in judges],
                       _fmt(c["mean"]), _fmt(c["dispersion"]), verdict, end_section=i == len(task["candidates"]) - 1)
     con.print(t)
     con.print("◀ the task's pick (accepted, or when none is, the policy's fallback ranking)")
