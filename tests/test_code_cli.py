@@ -98,7 +98,7 @@ def test_a_task_with_no_acceptable_candidate_exits_1(tmp_path, capsys):
 
 @pytest.mark.parametrize("cands, tests, message", [
     ([{"task_id": "t"}], [{"task_id": "t", "entry_point": "f", "tests": "assert f() == 1"}], "'code' must be a non-empty string"),
-    ([{"task_id": "t", "code": "x"}], [{"task_id": "u", "entry_point": "f", "tests": "assert f() == 1"}], "no tests for task(s) 't'"),
+    ([{"task_id": "t", "code": "x"}], [{"task_id": "u", "entry_point": "f", "tests": "assert f() == 1"}], "no tests in"),
     ([{"task_id": "t", "code": "x"}], [{"task_id": "t", "entry_point": "f"}], "has no test"),
     ([{"task_id": "t", "code": "x"}], [{"task_id": "t", "entry_point": "f", "tests": "assert f(("}], "tests do not parse"),
     ([{"task_id": "t", "code": "x"}], [{"task_id": "t", "entry_point": "f", "check": "assert 1"}], "check(candidate)"),

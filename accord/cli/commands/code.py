@@ -76,6 +76,9 @@ def run(args: argparse.Namespace) -> int:
         raise UserError(f"--judges: give at least two distinct judges from {', '.join(JUDGES)}, got {args.judges!r}")
     candidates = read_candidates(args.candidates)
     specs = read_code_tests(args.tests)
+    missing = sorted({c.task_id for c in candidates} - specs.keys())
+    if missing:
+        raise UserError(f"{args.candidates}: no tests in {args.tests} for task(s) {', '.join(map(repr, missing[:5]))}")
     lam = parse_lambdas(args.lambdas, len(names), default=False) or (1.0,) * len(names)
     params = {k: v for k, v in (("tau", args.tau), ("eps", args.eps)) if v is not None}
     panel = make_panel(names, args.isolation, args.workers, args.probes)
