@@ -33,6 +33,12 @@ def recorded_trace() -> bytes:
 
 TRACE = recorded_trace()
 
+CODE_CANDIDATES = b'{"task_id": "inc", "code": "def inc(x):\\n    return x + 1\\n"}\n{"task_id": "inc", "code": "def inc(x):\\n    return x\\n"}\n'
+CODE_TESTS = b'{"task_id": "inc", "entry_point": "inc", "tests": "assert inc(1) == 2\\nassert inc(-1) == 0\\n"}\n'
+FIXED = Path(tempfile.mkdtemp(prefix="accord-fuzz-"))  # the other file of a two-file command, always valid
+(FIXED / "candidates.jsonl").write_bytes(CODE_CANDIDATES)
+(FIXED / "tests.jsonl").write_bytes(CODE_TESTS)
+
 # command -> (file name inside the case folder, a valid file, argv given the file path and an output folder)
 COMMANDS = {
     "consensus": ("scores.csv", b"step,candidate,a,b\ns1,c1,0.9,0.8\ns1,c2,0.1,\n",
@@ -52,6 +58,10 @@ COMMANDS = {
     "check": ("derivation.txt", b"x = 2 + 3\nx = 5\n", lambda p, out: ["check", str(p), "--json"]),
     "report": ("run/trace.jsonl", TRACE, lambda p, out: ["report", str(p.parent), "--json", "--bootstrap", "100"]),
     "sweep": ("run/trace.jsonl", TRACE, lambda p, out: ["sweep", str(p.parent), "--tau", "0.5"]),
+    "code": ("candidates.jsonl", CODE_CANDIDATES,
+             lambda p, out: ["code", str(p), "--tests", str(FIXED / "tests.jsonl"), "--json", "--out", str(out / "c.jsonl")]),
+    "code --tests": ("tests.jsonl", CODE_TESTS,
+                     lambda p, out: ["code", str(FIXED / "candidates.jsonl"), "--tests", str(p), "--json"]),
     "run --resume": ("run/config.yaml", b"seed: 0\n", lambda p, out: ["run", "--resume", str(p.parent), "--print-config"]),
 }
 

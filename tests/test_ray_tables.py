@@ -12,6 +12,7 @@ from test_tables_streaming import random_rows, write_csv, write_jsonl, write_par
 
 from accord.cli.main import main  # noqa: E402
 from accord.consensus_core import get_policy  # noqa: E402
+from accord.errors import UserError  # noqa: E402
 from accord.verify.tables import streaming as tables  # noqa: E402
 
 
@@ -71,3 +72,24 @@ def test_error_inside_a_ray_task_is_one_line(tmp_path, ray_cluster, capsys):
     err = capsys.readouterr().err
     assert f"step {rows[40][0]!r} candidate {rows[40][1]!r} (logical): score 1.7 is outside [0, 1]" in err
     assert len(err.strip().splitlines()) == 1 and not out.exists()
+
+
+@pytest.mark.parametrize("fmt", ["csv", "jsonl"])
+def test_ray_refuses_a_nan_score_unless_read_as_failed(tmp_path, ray_cluster, fmt):
+    """A literal NaN is an error on the Ray path too; with nan="failed" it is a failed judge, as locally."""
+    if fmt == "csv":
+        text = "step,candidate,a,b\n" + "".join(f"s{s},c{c},{0.1 * c + 0.05},{'nan' if (s, c) == (7, 1) else 0.5}\n"
+                                                 for s in range(20) for c in range(3))
+    else:
+        text = "".join(f'{{"step": "s{s}", "candidate": "c{c}", "scores": {{"a": {0.1 * c + 0.05}, '
+                       f'"b": {"NaN" if (s, c) == (7, 1) else 0.5}}}}}\n' for s in range(20) for c in range(3))
+    path = tmp_path / f"t.{fmt}"
+    path.write_text(text)
+    policy = get_policy("verdict")
+    with pytest.raises(UserError, match=r"score is NaN"):
+        tables.decide_with_ray(tables.open_source(path), policy, tmp_path / "ray.parquet", chunk_size=10)
+    src = tables.open_source(path, nan="failed")
+    tables.decide_with_ray(src, policy, tmp_path / "ray.parquet", chunk_size=10)
+    tables.decide_streaming(src, policy, tmp_path / "local.parquet", chunk_size=10)
+    ray_t, local_t = pq.read_table(tmp_path / "ray.parquet"), pq.read_table(tmp_path / "local.parquet")
+    assert ray_t.equals(local_t) and ray_t.column("b").null_count == 1

@@ -79,7 +79,7 @@ def test_cli_sweep(run, capsys):
     (["sweep", "{run}", "--lambdas", "1,1"], "2 stubbornness values for 3 judges"),
     (["sweep", "{run}", "--tau", "x"], "--tau: expected a number, got 'x'"),
     (["report", "{run}/nope"], "not a run folder"),
-    (["report", "{run}", "--bootstrap", "5"], "--bootstrap must be at least 100"),
+    (["report", "{run}", "--bootstrap", "5"], "argument --bootstrap: must be at least 100"),
     (["report", "{empty}"], "the trace has no step or task_end records yet"),
     (["sweep", "{empty}"], "the trace has no step records"),
 ])

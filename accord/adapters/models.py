@@ -40,6 +40,23 @@ def smollm2_location() -> tuple[Path, str]:
     return folder, SMOLLM2_GGUF
 
 
+def quiet_model_loading() -> None:
+    """Turn off transformers' and the Hugging Face hub's own progress bars (shard loading, downloads,
+    GGUF de-quantizing), for a command whose one bar already says what is happening. Process-wide."""
+    try:
+        from tqdm.auto import tqdm
+        from transformers.utils import logging as hf_logging
+    except ImportError:  # no models extra: nothing will load a model
+        return
+    hf_logging.disable_progress_bar()  # transformers' bars and huggingface_hub's
+    try:  # the GGUF reader draws its own tqdm bar, outside transformers' switch
+        import transformers.modeling_gguf_pytorch_utils as gguf_utils
+    except ImportError:
+        return
+    if getattr(gguf_utils, "tqdm", None) is tqdm:
+        gguf_utils.tqdm = functools.partial(tqdm, disable=True)
+
+
 @functools.lru_cache(maxsize=4)
 def load_causal_lm(name_or_path: str = "smollm2", device: str = "cpu", dtype: str = "float32"):
     """(model, tokenizer) for a causal LM: ``"smollm2"`` for the packaged one, else a local path or name.

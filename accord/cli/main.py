@@ -6,12 +6,15 @@ adding a module. A command module imports the library code it runs inside ``run`
 parser (``accord --help``, a bad flag) then costs a fraction of a second. Errors a user can fix
 (:class:`accord.errors.UserError`, and a missing optional dependency, which names the
 ``pip install 'accord[extra]'`` to run) print one line and exit with code 2, never a traceback.
+Output piped into a reader that stops early (``| head``) ends quietly with code 141, as a pipe
+tool stopped by SIGPIPE does.
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import pkgutil
 import sys
 
@@ -63,7 +66,12 @@ def main(argv: list[str] | None = None) -> int:
         parser.print_help()
         return 2
     try:
-        return int(args._run(args) or 0)
+        code = int(args._run(args) or 0)
+        sys.stdout.flush()  # a reader that went away shows here, inside the handler below
+        return code
+    except BrokenPipeError:  # `accord ... | head`: the reader stopped reading; stop quietly, as a pipe tool does
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # nothing left to flush at exit
+        return 141  # 128 + SIGPIPE, what a shell reports for a tool stopped by a closed pipe
     except UserError as exc:
         return _user_error(args.command, exc)
     except ModuleNotFoundError as exc:

@@ -13,13 +13,14 @@ import math
 import sys
 from pathlib import Path
 
+from accord.cli.progress import progress_bar
 from accord.consensus_core import default_lambdas
 from accord.consensus_core.validation import as_lambdas
 from accord.errors import UserError
 from accord.extras import require
 from accord.verify.io.cluster import connect_ray
 from accord.verify.io.lock import is_live, writer_lock
-from accord.verify.io.outputs import writable_output
+from accord.verify.io.outputs import table_format, writable_output
 from accord.verify.io.run_folder import TRACE_FILE
 from accord.verify.tables import DEFAULT_CHUNK_SIZE
 
@@ -96,7 +97,8 @@ def add_streaming_arguments(p: argparse.ArgumentParser, item: str = "candidate")
     p.add_argument("--backend", choices=("local", "ray"), default="local", help="local (default) or ray: Ray Data over a cluster")
     p.add_argument("--address", default=None, help="Ray cluster address (default: RAY_ADDRESS, else a local cluster)")
     p.add_argument("--chunk-size", type=positive_int, default=None, help=f"rows per chunk when streaming (default {DEFAULT_CHUNK_SIZE})")
-    p.add_argument("--output", default=None, help=f"write one row per {item} to this Parquet file (streams the input)")
+    p.add_argument("--output", default=None, help=f"write one row per {item} to this file, in the format of its extension: "
+                   ".csv, .jsonl or .parquet (streams the input)")
 
 
 def wants_streaming(args: argparse.Namespace) -> bool:
@@ -109,11 +111,13 @@ def run_streaming(args: argparse.Namespace, build_policy) -> int:
     """Decide a table of any size into ``--output``; print a summary (a table, or JSON with --json)."""
     require("pyarrow", "streaming a table (--backend ray, --chunk-size, --output or a Parquet input)")
     from accord.verify.tables import streaming as tables
-    src = tables.open_source(args.file)
+    src = tables.open_source(args.file, getattr(args, "nan", "error"))
     if not args.output:
-        raise UserError(f"{src.path}: streaming (--backend ray, --chunk-size or a Parquet input) needs --output OUT.parquet")
+        raise UserError(f"{src.path}: streaming (--backend ray, --chunk-size or a Parquet input) needs --output OUT "
+                        f"(.csv, .jsonl or .parquet)")
     if Path(args.output).resolve() == src.path.resolve():
         raise UserError(f"--output {args.output} would overwrite the input")
+    table_format(args.output)
     writable_output(args.output, "--output")
     policy = build_policy(args, src)
     chunk = args.chunk_size or DEFAULT_CHUNK_SIZE
@@ -124,7 +128,8 @@ def run_streaming(args: argparse.Namespace, build_policy) -> int:
             connect_ray(args.address)
             summary = tables.decide_with_ray(src, policy, args.output, chunk)
         else:
-            summary = tables.decide_streaming(src, policy, args.output, chunk)
+            with progress_bar("deciding rows", quiet=getattr(args, "quiet", False) or getattr(args, "json", False)) as update:
+                summary = tables.decide_streaming(src, policy, args.output, chunk, progress=update)
     doc = {"input": str(src.path), "output": str(args.output), "backend": args.backend, "policy": policy.name,
            "judges": list(src.judges), **summary.as_dict()}
     if getattr(args, "json", False):

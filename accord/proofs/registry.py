@@ -184,8 +184,16 @@ def run_check(check: Check, timeout: float | None = None) -> Outcome:
     return Outcome(check, result, time.perf_counter() - t0)
 
 
-def run_all(names: list[str] | None = None, group: str | None = None, timeout: float | None = None) -> list[Outcome]:
-    return [run_check(c, timeout) for c in checks(names, group)]
+def run_all(names: list[str] | None = None, group: str | None = None, timeout: float | None = None,
+            progress: Callable[[int, int], None] | None = None) -> list[Outcome]:
+    """Run the selected checks in order; ``progress(done, total)`` after each."""
+    selected = checks(names, group)
+    out = []
+    for c in selected:
+        out.append(run_check(c, timeout))
+        if progress is not None:
+            progress(len(out), len(selected))
+    return out
 
 
 def errata(outcomes: list[Outcome]) -> list[Erratum]:

@@ -130,8 +130,10 @@ def _put(fh, text: str) -> None:
 
 
 def collect(questions: list[Question], members: list[Member], out_path: str | Path, *, max_tokens: int = 256,
-            temperature: float = 0.0, seed: int = 0, on_done: Callable[[int, int], None] | None = None) -> Collected:
-    """Asks every member every question not already answered in ``out_path``; appends one line per question."""
+            temperature: float = 0.0, seed: int = 0, progress: Callable[[int, int], None] | None = None) -> Collected:
+    """Asks every member every question not already answered in ``out_path``; appends one line per question.
+
+    ``progress(done, total)``: questions answered (those kept from ``out_path`` included) after each."""
     names = [m.name for m in members]
     if len(members) < 2 or len(set(names)) != len(names):
         raise UserError(f"a jury needs at least two members with distinct names, got {names}")
@@ -173,8 +175,8 @@ def collect(questions: list[Question], members: list[Member], out_path: str | Pa
                 faults.before_write("jury", k, lambda: _put(fh, text[: len(text) // 2]))
                 _put(fh, text)
                 faults.after_write("jury", k)
-                if on_done is not None:
-                    on_done(len(kept) + k, len(questions))
+                if progress is not None:
+                    progress(len(kept) + k, len(questions))
 
     with Recorder() as calls:
         if todo:

@@ -6,6 +6,7 @@ import json
 import sys
 
 from accord.cli.options import parse_lambdas, positive_float, unit_interval
+from accord.cli.progress import add_quiet, progress_bar
 from accord.errors import UserError
 from accord.verify.io.derivations import read_derivation
 
@@ -29,6 +30,7 @@ def add_arguments(parser) -> None:
     parser.add_argument("--answer", default=None, help="reference final answer (adds the final_answer judge)")
     parser.add_argument("--timeout", type=positive_float, default=10.0, help="seconds per symbolic/numeric check (default 10)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the numeric judge's sample points")
+    add_quiet(parser)
     parser.add_argument("--mode", choices=("derivation", "solution"), default="derivation",
                         help="derivation: every equation must hold or follow from the lines before (default); "
                              "solution: read lines as a written solution, an equation may state a fact")
@@ -65,8 +67,7 @@ def _fmt(v) -> str:
 
 
 def _print_table(report) -> None:
-    from rich.console import Console
-    from rich.table import Table
+    from accord.cli.display import Table, console as make_console
 
     colour = {"valid": "green", "invalid": "bold red", "unchecked": "dim"}
     table = Table(title=f"{report.source} — policy {report.policy}")
@@ -82,10 +83,12 @@ def _print_table(report) -> None:
         row = [str(s.line), text] + [_fmt(s.scores[j]) for j in report.judges]
         row += [_fmt(s.mean), _fmt(s.dispersion), f"[{colour[s.verdict]}]{s.verdict}[/]"]
         table.add_row(*row)
-    console = Console()
+    console = make_console()
     console.print(table)
     fi = report.first_invalid
-    if fi is None:
+    if not report.checked:
+        console.print(f"[yellow]no line could be checked[/] ({len(report.steps)} line(s), all unread or premises)")
+    elif fi is None:
         console.print("[green]no invalid step[/]")
     else:
         console.print(f"[bold red]first invalid step: line {fi.line}[/] ({fi.text}) — {report.first_invalid_reason()}")
@@ -99,7 +102,9 @@ def run(args) -> int:
     lam = parse_lambdas(args.lambdas, len(judges), default=False)
     params = {k: v for k, v in (("tau", args.tau), ("eps", args.eps)) if v is not None}
     try:
-        report = check_derivation(lines, judges, policy=args.policy, lambdas=lam, source=args.derivation, **params)
+        with progress_bar("checking lines", quiet=args.quiet) as update:
+            report = check_derivation(lines, judges, policy=args.policy, lambdas=lam, source=args.derivation,
+                                      progress=update, **params)
     except ValueError as exc:
         raise UserError(str(exc)) from exc
     if args.json:
@@ -107,4 +112,5 @@ def run(args) -> int:
         sys.stdout.write("\n")
     else:
         _print_table(report)
-    return 1 if report.first_invalid is not None else 0
+    # 1: the derivation is not shown valid (an invalid step, or no line could be checked at all)
+    return 1 if report.first_invalid is not None or not report.checked else 0

@@ -15,6 +15,7 @@ from accord.adapters.code.runner import CodeRunner
 from accord.adapters.code.sandbox import Sandbox
 from accord.adapters.code.static import StaticJudge
 from accord.cli.options import parse_lambdas, positive_int
+from accord.cli.progress import add_quiet, progress_bar
 from accord.consensus_core import list_policies
 from accord.errors import UserError
 from accord.verify.io.inputs import parse_json, read_text
@@ -40,6 +41,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--save", default=None, help="write the scored pool (every raw score and label) to this JSON file")
     p.add_argument("--load", default=None, help="replay the policies on a pool saved with --save (no execution)")
     p.add_argument("--json", action="store_true", help="print one JSON document instead of a table")
+    add_quiet(p)
 
 
 def _positive(name: str, v: int | None) -> None:
@@ -58,11 +60,8 @@ def _build(args) -> tuple[list, list[str]]:
         raise UserError(str(exc)) from None
     panel = make_panel(judges, args.isolation, args.workers, args.probes)
     print(f"sandbox: {_describe(panel)}", file=sys.stderr)
-    from rich.progress import Progress
-
-    with Progress(transient=True) as bar:
-        job = bar.add_task("scoring pool", total=len(tasks))
-        pool = build_pool(tasks, panel, args.mutants, args.seed, progress=lambda k, n: bar.update(job, completed=k))
+    with progress_bar("scoring pool", len(tasks), args.quiet) as update:
+        pool = build_pool(tasks, panel, args.mutants, args.seed, progress=update)
     return pool, judges
 
 
@@ -136,10 +135,9 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _print(doc: dict) -> None:
-    from rich.console import Console
-    from rich.table import Table
+    from accord.cli.display import Table, console as make_console
 
-    console = Console(width=None if sys.stdout.isatty() else 120)
+    console = make_console(120)
     console.print(
         f"[bold]{doc['problems']}[/] problems, {doc['candidates']} candidates "
         f"({doc['correct_candidates']} correct by the hidden tests); judges: {', '.join(doc['judges'])}"

@@ -7,10 +7,11 @@ import json
 import math
 from dataclasses import fields
 
+from accord.cli.progress import add_quiet
 from accord.cli.options import add_streaming_arguments, nonnegative_float, parse_lambdas, run_streaming, unit_interval, wants_streaming
 from accord.consensus_core import Decision, get_policy, list_policies
 from accord.errors import UserError
-from accord.verify.tables.score_table import ScoreTable, read_influence, read_score_table
+from accord.verify.tables.score_table import NAN_MODES, ScoreTable, read_influence, read_score_table
 
 NAME = "consensus"
 HELP = "Apply a decision policy to a table of raw judge scores (CSV, JSONL or Parquet)."
@@ -25,7 +26,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--seed", type=int, default=None, help="seed of the random and no_selection policies")
     p.add_argument("--lambdas", default=None, help="stubbornness per judge in column order, e.g. 1.5,1.0,0.8")
     p.add_argument("--influence", default=None, help="CSV of an m x m row-stochastic influence matrix W (zero diagonal)")
+    p.add_argument("--nan", choices=NAN_MODES, default="error",
+                   help="a literal NaN score: error (default: one line naming file:line, exit 2) or failed "
+                        "(a failed judge, like an empty cell)")
     p.add_argument("--json", action="store_true", help="print one JSON document instead of tables")
+    add_quiet(p)
     add_streaming_arguments(p)
 
 
@@ -90,19 +95,18 @@ def to_document(table: ScoreTable, decision: Decision, policy) -> dict:
 
 
 def print_tables(doc: dict) -> None:
-    from rich.console import Console
-    from rich.table import Table
+    from accord.cli.display import Table, console as make_console
 
-    console = Console()
+    console = make_console()
     judges = doc["judges"]
     lam = ", ".join(f"{j}={v:g}" for j, v in zip(judges, doc["lambdas"]))
     params = ", ".join(f"{k}={v}" for k, v in doc["policy"].items() if k != "name")
     console.print(f"[bold]policy[/] {doc['policy']['name']} ({params})   [bold]λ[/] {lam}")
     for step in doc["steps"]:
         t = Table(title=f"step {step['step']}" + ("  (fallback)" if step["fallback"] else ""), title_justify="left")
-        t.add_column("cand", no_wrap=True)
-        t.add_column("raw", no_wrap=True)
-        t.add_column("s*", no_wrap=True)
+        t.add_column("cand")
+        t.add_column("raw")
+        t.add_column("s*")
         t.add_column("s̄*", justify="right")
         t.add_column("Δ*", justify="right")
         t.add_column("acc")
@@ -124,7 +128,7 @@ def print_tables(doc: dict) -> None:
 def run(args: argparse.Namespace) -> int:
     if wants_streaming(args):
         return run_streaming(args, build_policy)
-    table = read_score_table(args.file)
+    table = read_score_table(args.file, args.nan)
     policy = build_policy(args, table)
     try:
         decision = policy.decide(table.raw)

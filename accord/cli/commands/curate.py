@@ -6,6 +6,7 @@ import argparse
 import json
 
 from accord.errors import UserError
+from accord.cli.progress import add_quiet, progress_bar
 
 NAME = "curate"
 HELP = "Benchmark curation: ask a panel each question without its image (or a named field); drop what a quorum still gets right."
@@ -23,6 +24,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--out", default=None, help="write the kept questions (as read) to this JSONL file")
     p.add_argument("--report", default=None, help="write one JSON line per question: kept, every member's answer and grade")
     p.add_argument("--json", action="store_true", help="print one JSON document instead of a table")
+    add_quiet(p)
 
 
 def parse_members(specs: list[str]) -> dict[str, str]:
@@ -76,11 +78,8 @@ def run(args: argparse.Namespace) -> int:
         raise UserError(f"--max-steps must be >= 1, got {args.max_steps}")
     items = read_benchmark(args.file, args.drop)
     panel = build_panel(members, args)
-    from rich.progress import Progress
-
-    with Progress(transient=True, disable=args.json) as bar:
-        task = bar.add_task("asking the panel", total=len(items))
-        verdicts = curate(items, panel, quorum, args.drop, args.seed, args.max_steps, progress=lambda d, n: bar.update(task, completed=d))
+    with progress_bar("asking the panel", len(items), args.quiet or args.json) as update:
+        verdicts = curate(items, panel, quorum, args.drop, args.seed, args.max_steps, progress=update)
     write_curation(items, verdicts, args.out, args.report)
     kept = sum(v.kept for v in verdicts)
     doc = {
@@ -92,10 +91,9 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(doc, indent=1))
         return 0
-    from rich.console import Console
-    from rich.table import Table
+    from accord.cli.display import Table, console
 
-    con = Console()
+    con = console()
     con.print(f"[bold]{len(items)}[/] questions without {args.drop!r}, panel of {len(members)}, quorum {quorum}: kept {kept}, dropped {len(items) - kept}")
     t = Table(title="per question", title_justify="left")
     for col in ("id", "kept", "right", *members):

@@ -8,18 +8,20 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from contextlib import nullcontext
 from pathlib import Path
 
 from accord.adapters.calibration import METHODS, fit_calibrators, load_calibrators, save_calibrators
+from accord.cli.progress import add_quiet, progress_bar
 from accord.cli.options import add_streaming_arguments, nonnegative_float, parse_lambdas, positive_int, unit_interval, wants_streaming
 from accord.consensus_core import default_lambdas
 from accord.errors import UserError
 from accord.extras import require
 from accord.verify.io.cluster import connect_ray
 from accord.verify.io.lock import writer_lock
-from accord.verify.io.outputs import writable_output
-from accord.verify.tables import DEFAULT_CHUNK_SIZE
+from accord.verify.io.outputs import table_format, writable_output
+from accord.verify.tables import DEFAULT_CHUNK_SIZE, METADATA
 
 NAME = "ensemble"
 HELP = "Evaluate reward models and their ensembles (mean, min, mean-k*std, FJ consensus) on precomputed rewards (JSONL, CSV, Parquet)."
@@ -28,7 +30,10 @@ HELP = "Evaluate reward models and their ensembles (mean, min, mean-k*std, FJ co
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("file", help="JSONL: {prompt_id, response_id, label, <model>: reward...} or {chosen: {...}, rejected: {...}}; "
                    "CSV/Parquet: columns prompt_id, response_id, label, <model>...")
-    p.add_argument("--models", default=None, help="comma-separated reward fields to use (default: every numeric field)")
+    p.add_argument("--models", default=None, help="comma-separated reward fields to use (default: every numeric field "
+                   "but ids, labels and metadata; the command says which it took)")
+    p.add_argument("--meta", default=None, help="comma-separated numeric fields that are metadata, not reward models "
+                   f"(added to the known names: {', '.join(sorted(METADATA))})")
     p.add_argument("--calibration", choices=METHODS, default="standardize", help="map raw rewards to [0, 1] (default standardize; platt needs labels)")
     p.add_argument("--calibrate-on", default=None, help="fit the calibration on this reward file instead of FILE")
     p.add_argument("--load-calibration", default=None, help="reapply a saved calibration (JSON) instead of fitting")
@@ -41,6 +46,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--n-boot", type=positive_int, default=2000, help="bootstrap resamples for intervals (default 2000)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--json", action="store_true", help="print one JSON document instead of tables")
+    add_quiet(p)
     p.add_argument("--stream", action="store_true", help="stream the table in chunks (implied by --output, --chunk-size, --backend ray, Parquet input)")
     add_streaming_arguments(p, item="response")
 
@@ -74,11 +80,28 @@ def _calibrators(args, table, models=None, stream=None):
         raise UserError(f"{args.calibrate_on or args.file}: calibration: {exc}") from None
 
 
-def print_report(doc: dict) -> None:
-    from rich.console import Console
-    from rich.table import Table
+PICKS_SHOWN = 20
 
-    con = Console()
+
+def _print_picks(con, picks: list[dict]) -> None:
+    """No labels: the response each rule picks, per prompt (the first PICKS_SHOWN; all in --json)."""
+    from accord.cli.display import Table
+
+    rules = [k for k in picks[0] if k != "prompt_id"] if picks else []
+    t = Table(title="picks (no labels to score them against)", title_justify="left")
+    for col in ("prompt", *rules):
+        t.add_column(col)
+    for row in picks[:PICKS_SHOWN]:
+        t.add_row(row["prompt_id"], *[", ".join(row[r]) or "–" for r in rules])
+    con.print(t)
+    if len(picks) > PICKS_SHOWN:
+        con.print(f"… {len(picks) - PICKS_SHOWN} more prompts: all of them with --json, or one row per response with --output")
+
+
+def print_report(doc: dict) -> None:
+    from accord.cli.display import Table, console
+
+    con = console()
     con.print(f"[bold]{doc['prompts']}[/] {'pairs' if doc['kind'] == 'pairs' else 'prompts'}, {doc['responses']} responses, models: {', '.join(doc['models'])}")
     if "accuracy" in doc:
         what = "preference accuracy" if doc["kind"] == "pairs" else "best-of-n accuracy"
@@ -90,6 +113,8 @@ def print_report(doc: dict) -> None:
         con.print(t)
         b = doc["baselines"]
         con.print(f"baselines: random {b['random']:.3f}, oracle {b['oracle']:.3f}")
+    if "picks" in doc:
+        _print_picks(con, doc["picks"])
     ag = doc["agreement"]
     con.print(f"Krippendorff's alpha (interval, calibrated): {ag['krippendorff_alpha']:.3f}")
     wide = "spearman_raw_vs_rest" in ag  # many models: each against the mean of the others, not every pair
@@ -106,13 +131,26 @@ def print_report(doc: dict) -> None:
     con.print("FJ share of the consensus mean: " + ", ".join(f"{j} {s:.3f} (λ={lam:g})" for (j, s), lam in zip(inf["share_of_mean"].items(), inf["lambdas"])))
 
 
+def _columns_note(models, metadata, explicit: bool) -> dict:
+    """Which columns were taken as reward models (and which left out as metadata), for the document."""
+    return {"models_from": "--models" if explicit else "numeric columns", "metadata_columns": list(metadata)}
+
+
+def _say_columns(doc: dict) -> None:
+    """One line on stderr when the models were inferred from the columns, not named by --models."""
+    if doc["models_from"] != "--models":
+        left = f"; left out as metadata: {', '.join(doc['metadata_columns'])}" if doc["metadata_columns"] else ""
+        print(f"accord {NAME}: note: reward models are the numeric columns {', '.join(doc['models'])}{left} "
+              f"(choose with --models, or name more metadata with --meta)", file=sys.stderr)
+
+
 def _stream(args, models, rules, params) -> dict:
     """The streamed path: calibration from pass 1 (or loaded), then pass 2 locally or on Ray."""
     from accord.verify.ensemble import streaming as es
     from accord.verify.ensemble.rewards import check_rules, default_rules
     from accord.verify.tables.rewards import open_rewards
 
-    src = open_rewards(args.file, models)
+    src = open_rewards(args.file, models, _names(args.meta))
     if args.output and Path(args.output).resolve() == src.path.resolve():
         raise UserError(f"--output {args.output} would overwrite the input")
     if args.output:
@@ -130,28 +168,39 @@ def _stream(args, models, rules, params) -> dict:
     scorer = es.Scorer(src.models, {m: cals[m] for m in src.models}, tuple(rules), args.k, lam, params, src.label is not None)
     if args.backend == "ray":
         connect_ray(args.address)
-    return es.evaluate_streaming(src, scorer, args.output, chunk, args.backend, args.n_boot, args.seed)
+    with progress_bar("scoring rows", quiet=args.quiet or args.json) as update:
+        doc = es.evaluate_streaming(src, scorer, args.output, chunk, args.backend, args.n_boot, args.seed, progress=update)
+    return {**doc, **_columns_note(src.models, src.metadata, bool(models))}
+
+
+def _names(text: str | None) -> list[str]:
+    return [m.strip() for m in text.split(",") if m.strip()] if text else []
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.output:
+        table_format(args.output)
     require("pyarrow", "accord ensemble")  # the reward readers are pyarrow's
     from accord.verify.ensemble.rewards import evaluate_ensemble, read_rewards
 
     for flag, out in (("--output", args.output), ("--save-calibration", args.save_calibration)):
         if out:
             writable_output(out, flag)
-    models = [m.strip() for m in args.models.split(",") if m.strip()] if args.models else None
+    models = _names(args.models) or None
     rules = [r.strip() for r in args.rules.split(",") if r.strip()] if args.rules else None
     params = {k: v for k, v in (("tau", args.tau), ("eps", args.eps)) if v is not None}
     if args.stream or wants_streaming(args):
         with writer_lock(args.output) if args.output else nullcontext():  # one writer per output file
             doc = _stream(args, models, rules, params)
     else:
-        table = read_rewards(args.file, models)
+        table = read_rewards(args.file, models, _names(args.meta))
+        note = _columns_note(table.models, table.metadata, bool(models))
         cals = _calibrators(args, table)
         if args.save_calibration:
             save_calibrators(args.save_calibration, {m: cals[m] for m in table.models})
         doc = evaluate_ensemble(table, cals, rules, args.k, parse_lambdas(args.lambdas, len(table.models), default=False), params, args.n_boot, args.seed)
+        doc = {**doc, **note}
+    _say_columns(doc)
     if args.json:
         print(json.dumps(doc, indent=1))
         return 0
@@ -159,5 +208,8 @@ def run(args: argparse.Namespace) -> int:
     if "stream" in doc:
         st = doc["stream"]
         out = f" -> {st['output']}" if st["output"] else ""
+        if "accuracy" not in doc:
+            out += (" (picks: the selected_<rule> columns)" if st["output"]
+                    else "; no labels: give --output FILE to keep what each rule picks")
         print(f"streamed {doc['responses']} rows in {st['chunks']} chunks ({st['backend']}, {st['seconds']:.2f} s){out}")
     return 0

@@ -12,7 +12,8 @@ from accord.consensus_core.jury_estimate import check_law, estimate_law
 from accord.consensus_core.jury_law import predict
 from accord.consensus_core.jury_plan import plan_panel
 from accord.cli.jury_collect import WORD as COLLECT
-from accord.cli.jury_collect import add_collect_arguments, run_collect
+from accord.cli.jury_collect import add_collect_arguments, add_collect_help, run_collect
+from accord.cli.progress import add_quiet, progress_bar
 from accord.cli.options import nonnegative_int, positive_float, positive_int, unit_interval
 from accord.errors import UserError
 from accord.consensus_core.statistics import bootstrap_ci
@@ -54,7 +55,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--n-boot", type=nonnegative_int, default=200, help="bootstrap resamples for intervals (default 200)")
     p.add_argument("--out", default=None, help="write one JSON line per problem (answer, agreement, abstained, tie) to this file; with collect: the jury file to write (or resume)")
     p.add_argument("--json", action="store_true", help="print one JSON document instead of tables")
+    add_quiet(p)
     add_collect_arguments(p)  # accord jury collect QUESTIONS.jsonl --member ... --out FILE
+    add_collect_help(p)
 
 
 def _acc_entry(hits: np.ndarray, n_boot: int, seed: int) -> dict:
@@ -98,14 +101,27 @@ def error_correlations(correct: np.ndarray, present: np.ndarray) -> np.ndarray:
     return R
 
 
-def build_document(args: argparse.Namespace, panel: PanelAnswers) -> dict:
+def _stages(args) -> list[str]:
+    return ["comparing answers", "deciding", "accuracy"] + (["jury law"] if args.check_law else []) + (["plan"] if args.plan is not None else [])
+
+
+def build_document(args: argparse.Namespace, panel: PanelAnswers, progress=None) -> dict:
+    """The report; ``progress(done, total, stage)`` as each stage begins (see :func:`_stages`)."""
     from accord.verify.jury_methods import chosen_members, decide, decide_with_risk, panel_classes, unlabeled_comparison
+
+    stages = _stages(args)
+
+    def stage(name: str) -> None:
+        if progress is not None:
+            progress(stages.index(name), len(stages), name)
 
     if (args.check_law or args.plan is not None) and not panel.labelled:
         missing = [pid for pid, r in zip(panel.ids, panel.references) if r is None][:3]
         raise UserError(f"{args.file}: --check-law and --plan need a 'reference' on every line (missing for {missing})")
+    stage("comparing answers")
     classes = panel_classes(panel.answers, panel.references, args.equivalence)
     codes, truth = classes.codes, classes.truth
+    stage("deciding")
     try:
         if args.risk is not None:
             dec = decide_with_risk(args.method, classes, panel.members, args.risk, args.delta, args.seed, min(args.n_boot, 40), args.label_budget)
@@ -150,6 +166,7 @@ def build_document(args: argparse.Namespace, panel: PanelAnswers) -> dict:
     if "risk" in doc:
         doc["risk"].update(risk_outcome(classes, dec, abstain))
     if labelled:
+        stage("accuracy")
         ok = correctness(codes, truth)
         present = codes != MISSING
         hit = (chosen == truth) & ~abstain
@@ -165,9 +182,11 @@ def build_document(args: argparse.Namespace, panel: PanelAnswers) -> dict:
         if dec.labeled.any():
             doc["unlabeled"] = unlabeled_comparison(classes, dec, panel.members, args.seed, args.n_boot)
         if args.check_law:  # the law describes the modal vote, whatever method decided
+            stage("jury law")
             modal = vote_codes(codes, args.seed).chosen
             doc["law"] = law_section(args, codes, ok, (modal == truth) & (modal != MISSING))
         if args.plan is not None:
+            stage("plan")
             doc["plan"] = plan_section(args, panel, ok, present, codes)
     return doc
 
@@ -237,10 +256,9 @@ def plan_section(args, panel: PanelAnswers, ok, present, codes) -> dict:
 
 
 def print_report(doc: dict) -> None:
-    from rich.console import Console
-    from rich.table import Table
+    from accord.cli.display import Table, console
 
-    con = Console()
+    con = console()
     con.print(
         f"[bold]{doc['problems']}[/] problems, [bold]{len(doc['members'])}[/] members, method {doc['method']}, "
         f"equivalence {doc['equivalence']}; answered {doc['answered']} ({doc['coverage']:.1%}), ties {doc['ties']}"
@@ -296,7 +314,7 @@ def print_report(doc: dict) -> None:
 
 def print_decision(con, doc: dict) -> None:
     """What decided: the label-free default and why it fell back, or what the labels taught."""
-    from rich.table import Table
+    from accord.cli.display import Table
 
     lf = doc.get("label_free")
     if lf:
@@ -364,7 +382,8 @@ def run(args: argparse.Namespace) -> int:
         raise UserError("--risk needs labelled rows drawn at random (--label-choice random): actively chosen rows are not a random sample, so no error rate can be certified on them")
     if args.label_budget is not None and args.label_budget > len(panel.ids):
         raise UserError(f"--label-budget {args.label_budget} exceeds the {len(panel.ids)} rows of {args.file}")
-    doc = build_document(args, panel)
+    with progress_bar("jury", len(_stages(args)), args.quiet or args.json) as update:
+        doc = build_document(args, panel, update)
     if args.out:
         write_text_atomic(args.out, "".join(json.dumps(v) + "\n" for v in doc["verdicts"]), "--out")
     if args.json:

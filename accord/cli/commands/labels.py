@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from pathlib import Path
 
 from accord.cli.options import note_if_live
@@ -79,10 +78,9 @@ def _f(x) -> str:
 
 
 def _print(result: dict) -> None:
-    from rich.console import Console
-    from rich.table import Table
+    from accord.cli.display import Table, console
 
-    con = Console(width=None if sys.stdout.isatty() else 120)
+    con = console(120)
     t = Table(title="Step-label metrics")
     t.add_column("metric")
     t.add_column("value", justify="right")

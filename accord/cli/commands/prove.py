@@ -8,6 +8,7 @@ import sys
 from accord.errors import UserError
 from accord.proofs import checks, report, run_all
 from accord.cli.options import positive_float
+from accord.cli.progress import add_quiet, progress_bar
 
 NAME = "prove"
 HELP = "Prove the consensus core's properties symbolically and audit the VERDICT paper's claims"
@@ -18,6 +19,7 @@ def add_arguments(parser) -> None:
     parser.add_argument("--check", action="append", default=None, metavar="NAME", help="run only this check (repeatable)")
     parser.add_argument("--group", default=None, help="run only one group of checks (core, audit, or a group a *_checks module adds)")
     parser.add_argument("--list", action="store_true", help="list the registered checks and exit")
+    add_quiet(parser)
     parser.add_argument("--verbose", "-v", action="store_true", help="show each check's evidence")
     parser.add_argument(
         "--timeout", type=positive_float, default=None, metavar="SECONDS",
@@ -44,7 +46,8 @@ def run(args) -> int:
         raise UserError("no checks selected")
     if args.timeout is not None and not args.timeout > 0:
         raise UserError(f"--timeout must be > 0 seconds, got {args.timeout}")
-    outcomes = run_all([c.name for c in selected], timeout=args.timeout)
+    with progress_bar("proving", len(selected), args.quiet) as update:
+        outcomes = run_all([c.name for c in selected], timeout=args.timeout, progress=update)
     doc = report(outcomes)
     if args.json:
         json.dump(doc, sys.stdout, indent=2, ensure_ascii=False)
@@ -55,12 +58,11 @@ def run(args) -> int:
 
 
 def _print(outcomes, doc, verbose: bool) -> None:
-    from rich.console import Console
-    from rich.table import Table
+    from accord.cli.display import Table, console as make_console
 
-    console = Console()
+    console = make_console()
     table = Table(title="accord prove — checks", show_lines=verbose)
-    table.add_column("check", no_wrap=True)
+    table.add_column("check", no_wrap=True)  # a name: kept whole, the statement wraps
     table.add_column("statement", overflow="fold", ratio=3)
     table.add_column("status")
     table.add_column("expected")

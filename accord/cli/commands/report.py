@@ -4,22 +4,31 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from pathlib import Path
 
 from accord.cli.options import note_if_live
 from accord.errors import UserError
 from accord.verify.io.outputs import writable_folder
-from accord.cli.options import positive_int
 
 NAME = "report"
 HELP = "Evaluate a recorded run folder: accuracy with bootstrap intervals, diagnostics, replayed baselines."
 
 
+def _resamples(text: str) -> int:
+    """--bootstrap: 100 or more resamples (fewer cannot place a 95% interval's ends); one message for 0 and 1 alike."""
+    try:
+        x = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
+    if x < 100:
+        raise argparse.ArgumentTypeError(f"must be at least 100, got {text}")
+    return x
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("run_dir", metavar="RUN_DIR", help="run folder holding trace.jsonl (and summary.json)")
     parser.add_argument("--json", action="store_true", help="print the report as JSON instead of tables")
-    parser.add_argument("--bootstrap", type=positive_int, default=2000, metavar="B", help="bootstrap resamples (default 2000)")
+    parser.add_argument("--bootstrap", type=_resamples, default=2000, metavar="B", help="bootstrap resamples, at least 100 (default 2000)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the bootstrap (default 0)")
     parser.add_argument("--replay", action="append", default=[], metavar="POLICY",
                         help="also replay this policy, e.g. verdict:tau=0.5,eps=0.2 or mean_preserving:lambdas=1/1/1 "
@@ -35,8 +44,6 @@ def run(args: argparse.Namespace) -> int:
     run_dir = Path(args.run_dir)
     if not run_dir.is_dir():
         raise UserError(f"{run_dir}: not a run folder")
-    if args.bootstrap < 100:
-        raise UserError(f"--bootstrap must be at least 100, got {args.bootstrap}")
 
     try:
         extra = [parse_policy_spec(text) for text in args.replay]
@@ -64,10 +71,9 @@ def _ci(lo, hi) -> str:
 
 
 def print_report(report: dict, run_dir: Path, out_dir: Path | None = None) -> None:
-    from rich.console import Console
-    from rich.table import Table
+    from accord.cli.display import Table, console
 
-    con = Console(width=None if sys.stdout.isatty() else 140)
+    con = console(140)
     con.print(f"[bold]{run_dir}[/bold]: {report['n_tasks']} tasks, chains {', '.join(report['chains'])}")
     for note in report["notes"]:
         con.print(f"[yellow]note:[/yellow] {note}")

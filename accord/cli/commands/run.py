@@ -11,19 +11,19 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-from rich.table import Table
+from accord.cli.display import Table, console as make_console
 
+from accord.adapters.models import quiet_model_loading
 from accord.errors import UserError
 from accord.verify.io.lock import writer_lock
 from accord.verify.io.run_folder import CONFIG_FILE
 from accord.cli.options import nonnegative_float, nonnegative_int, positive_float, positive_int, unit_interval
+from accord.cli.progress import new_progress
 
 NAME = "run"
 HELP = "Grow reasoning chains one verified step at a time and compare policies (default: built-in arithmetic run)."
@@ -230,8 +230,7 @@ class RichProgress:
 
     def __init__(self, console):
         self.console = console
-        self.bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                            console=console, transient=False)
+        self.bar = new_progress(console=console, transient=False)  # off when stderr is not a terminal
         self.task = None
         self.chain = ""
         self.step = 0
@@ -316,6 +315,7 @@ def run(args: argparse.Namespace) -> int:
         return 0
     console = Console(stderr=True)
     progress = None if (args.quiet or args.json) else RichProgress(console)
+    quiet_model_loading()  # the run's own bar (and its "loading" line) says what is happening
     with writer_lock(run_dir):  # one writer per run folder, taken before anything is written
         if getattr(args, "backend", "local") == "ray":
             summary = ray_backend.execute(cfg, run_dir, bool(args.resume), progress, ray_options(args))
@@ -324,5 +324,5 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(summary, indent=2))
     else:
-        print_summary(summary, run_dir, Console(width=None if sys.stdout.isatty() else 120))
+        print_summary(summary, run_dir, make_console(120))
     return 0

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from pathlib import Path
 
 from accord.cli.options import note_if_live, unit_interval
@@ -60,10 +59,11 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps({**res, "live": None if live is None else {"pid": live}}, indent=2))
         return 0
-    from rich.console import Console
-    from rich.table import Table
+    from accord.cli.display import Table, console
 
-    con = Console(width=None if sys.stdout.isatty() else 140)
+    con = console(140)
+    for note in res["notes"]:
+        con.print(f"[yellow]note:[/yellow] {note}")
     for key, rows, title in (("thresholds", [f"τ={t:g}" for t in res["thresholds"]["tau"]], "τ × ε"),
                              ("stubbornness", ["λ=(" + ",".join(f"{x:g}" for x in lam) + ")"
                                                for lam in res["stubbornness"]["lambdas"]],

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from accord.cli.options import nonnegative_int, positive_float, positive_int, unit_interval
 from accord.errors import UserError
+from accord.cli.progress import add_quiet, progress_bar
 from accord.verify.io.lock import writer_lock
 
 NAME = "verify"
@@ -42,6 +43,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="local threads, or Ray actors (each builds the panel once; --workers of them)")
     p.add_argument("--ray-address", help="Ray cluster to join (default: RAY_ADDRESS, else a local cluster)")
     p.add_argument("--json", action="store_true", help="print a JSON document instead of tables")
+    add_quiet(p)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -58,9 +60,10 @@ def run(args: argparse.Namespace) -> int:
                                 with_reference=any(s.reference for s in sols), judge_timeout_s=args.judge_timeout)
     out = Path(args.out) if args.out else None
     cache = Path(args.cache) if args.cache else (out.with_name(out.name + ".cache") if out else None)
-    with writer_lock(out) if out else contextlib.nullcontext():  # one writer per --out file
+    with writer_lock(out) if out else contextlib.nullcontext(), \
+            progress_bar("judging steps", quiet=args.quiet or args.json) as update:  # one writer per --out file
         result = verify_solutions(sols, settings, out=out, resume=args.resume, workers=args.workers, cache=cache,
-                                  progress=not args.json, n_boot=args.bootstrap, backend=args.backend,
+                                  progress=update, n_boot=args.bootstrap, backend=args.backend,
                                   address=args.ray_address)
     if csv_path is not None:
         write_csv(csv_path, result.records)
@@ -111,10 +114,9 @@ def _ci(point, interval) -> str:
 
 
 def print_tables(result, doc: dict) -> None:
-    from rich.console import Console
-    from rich.table import Table
+    from accord.cli.display import Table, console
 
-    con = Console(width=None if sys.stdout.isatty() else 160)
+    con = console(160)
     t = Table(title=f"accord verify — {doc['solutions']} solutions, policy {doc['policy']} (tau {doc['tau']:g}, eps {doc['eps']:g})")
     for col in ("id", "steps", "first invalid", "valid / invalid / uncertain", "evidence"):
         t.add_column(col, overflow="fold", max_width=70 if col == "evidence" else None)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Sequence
+from typing import Callable, Sequence
 
 import numpy as np
 
@@ -58,6 +58,11 @@ class CheckReport:
     def first_invalid(self) -> StepReport | None:
         return next((s for s in self.steps if s.verdict == "invalid"), None)
 
+    @property
+    def checked(self) -> int:
+        """Lines the judges could decide (valid or invalid); 0 means the file proved nothing."""
+        return sum(s.verdict != "unchecked" for s in self.steps)
+
     def first_invalid_reason(self) -> str | None:
         s = self.first_invalid
         if s is None:
@@ -73,6 +78,7 @@ class CheckReport:
             "params": self.params,
             "judges": list(self.judges),
             "steps": [s.as_dict() for s in self.steps],
+            "checked": self.checked,
             "first_invalid": fi.line if fi else None,
             "first_invalid_reason": self.first_invalid_reason(),
         }
@@ -95,9 +101,11 @@ def check_derivation(
     lambdas: Sequence[float] | None = None,
     source: str = "<derivation>",
     threads: int = 2,
+    progress: Callable[[int, int], None] | None = None,
     **policy_params,
 ) -> CheckReport:
-    """Score every claim line with every judge and decide each line with ``policy``."""
+    """Score every claim line with every judge and decide each line with ``policy``;
+    ``progress(done, total)`` after each claim line is scored."""
     m = len(judges)
     if m < 2:
         raise ValueError(f"a derivation check needs at least 2 judges, got {m}")
@@ -113,8 +121,12 @@ def check_derivation(
         ctx = StepContext(question=source, steps=tuple(texts[:i]))
         return _score_line(judges, ctx, texts[i])
 
+    scored = {}
     with ThreadPoolExecutor(max_workers=max(1, threads)) as pool:
-        scored = dict(zip(claims, pool.map(work, claims)))
+        for i, js in zip(claims, pool.map(work, claims)):
+            scored[i] = js
+            if progress is not None:
+                progress(len(scored), len(claims))
 
     raw = np.full((len(lines), m), np.nan)
     for i, js in scored.items():

@@ -28,6 +28,13 @@ SCATTER_FILE = "confidence_dispersion.png"
 ROC_FILE = "roc.png"
 
 
+def trace_notes(trace, tree) -> list[str]:
+    """What a reader of this trace should know: skipped lines, inconsistent records, unfinished tasks."""
+    return list(trace.notes) + tree.inconsistent + (
+        [f"{len(tree.unfinished)} task(s) have steps but no task_end (an interrupted run); replays leave them out"]
+        if tree.unfinished else [])
+
+
 def default_replay_specs(tau: float, eps: float, lambdas=None) -> list[PolicySpec]:
     """VERDICT at the run's thresholds, its ablations and the paper's raw-score baselines."""
     lam = {"lambdas": lambdas} if lambdas is not None else {}
@@ -67,9 +74,7 @@ def build_report(trace: Trace, summary: dict | None = None, *, n_boot: int = 200
         "n_tasks": len(trace.tasks()),
         "chains": trace.chains(),
         "primary_chain": primary_chain(trace),
-        "notes": list(trace.notes) + tree.inconsistent + (
-            [f"{len(tree.unfinished)} task(s) have steps but no task_end (an interrupted run); replays leave them out"]
-            if tree.unfinished else []),
+        "notes": trace_notes(trace, tree),
         "summary": summary,
         "thresholds": p,
         "accuracy": accuracy_table(trace, n_boot, seed),

@@ -18,7 +18,7 @@ from accord.verify.analysis import plots
 from accord.verify.analysis.evaluation import verdict_params
 from accord.verify.analysis.records import Trace, read_trace, resolve_trace
 from accord.verify.analysis.replay import ContextTree, make_spec, replay
-from accord.verify.analysis.report import clean
+from accord.verify.analysis.report import clean, trace_notes
 
 DEFAULT_TAUS = (0.3, 0.4, 0.5, 0.6, 0.7, 0.8)
 DEFAULT_EPS = (0.02, 0.05, 0.1, 0.15, 0.2, 0.3)
@@ -113,7 +113,7 @@ def write_sweep(run_dir: Path, taus: Sequence[float] = DEFAULT_TAUS, epss: Seque
     plots.heatmap(_matrix(st), ["(" + ", ".join(fmt(lam)) + ")" for lam in st["lambdas"]], fmt(st["eps"]),
                   out_dir / LAMBDA_PNG, title=f"{policy} at τ = {st['tau']:g}: accuracy among exact replays",
                   xlabel="ε (dispersion limit)", ylabel="stubbornness λ", annotations=_annotations(st))
-    result = clean({"run": str(run_dir), "thresholds": th, "stubbornness": st, "plots": [TAU_EPS_PNG, LAMBDA_PNG]})
+    result = clean({"run": str(run_dir), "notes": trace_notes(trace, tree), "thresholds": th, "stubbornness": st, "plots": [TAU_EPS_PNG, LAMBDA_PNG]})
     out_dir.mkdir(parents=True, exist_ok=True)
     (out_dir / SWEEP_FILE).write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
     return result

@@ -7,7 +7,9 @@ best-of-n layout as columns; large tables are streamed by :mod:`accord.verify.en
   ``label`` is 1 for a correct / good response and 0 otherwise.
 - pairs: ``{"prompt_id"?, "chosen": {"<model>": reward, ...}, "rejected": {...}}`` per preference pair.
 
-Every other numeric field is a reward model; ``null`` or a missing field is a failed judge (NaN).
+Every other numeric field is a reward model unless it is a known metadata name (``n_tokens``,
+``latency``, ... :data:`accord.verify.tables.rewards.METADATA`) or named in ``meta``; ``models``
+names them explicitly. ``null`` or a missing field is a failed judge (NaN).
 Rewards are calibrated to [0, 1] per model (:mod:`accord.adapters.calibration`), then combined by
 
 - the established rules: ``mean``, ``min`` (worst case), ``uwo`` (mean - k * std, uncertainty
@@ -22,7 +24,7 @@ pairwise Spearman correlations on raw rewards, Pearson on calibrated ones.
 
 from __future__ import annotations
 
-from dataclasses import fields
+from dataclasses import fields, replace
 from pathlib import Path
 from typing import Sequence
 
@@ -34,18 +36,18 @@ from accord.errors import UserError
 from accord.verify.io.inputs import input_file, text_lines
 from accord.consensus_core.statistics import bootstrap_cis
 from accord.verify.io.json_lines import json_objects
-from accord.verify.tables.rewards import RESERVED, RewardTable, label_value, read_columns, reward_value
+from accord.verify.tables.rewards import RewardTable, label_value, pick_models, read_columns, reward_value
 from accord.verify.ensemble.wide import is_wide, wide_report
 
 BASE_RULES = ("mean", "min", "uwo")
 TIE_TOL = 1e-12
 
 
-def read_rewards(path: str | Path, models: Sequence[str] | None = None) -> RewardTable:
+def read_rewards(path: str | Path, models: Sequence[str] | None = None, meta: Sequence[str] = ()) -> RewardTable:
     """Parse a reward file (see the module doc); every problem is a UserError naming file:line."""
     p = input_file(path, "reward table")
     if p.suffix.lower() in (".csv", ".parquet", ".pq"):
-        return read_columns(p, models)
+        return read_columns(p, models, meta)
     rows = list(json_objects(text_lines(p), str(p)))
     if not rows:
         raise UserError(f"{p}: no rows")
@@ -53,11 +55,12 @@ def read_rewards(path: str | Path, models: Sequence[str] | None = None) -> Rewar
     first = rows[0][1]["chosen"] if pairs else rows[0][1]
     if pairs and not isinstance(first, dict):
         raise UserError(f"{p}:{rows[0][0]}: 'chosen' must be an object of model -> reward")
-    found = [k for k, v in first.items() if k not in RESERVED and (v is None or (isinstance(v, (int, float)) and not isinstance(v, bool)))]
-    names = list(models) if models else found
+    numeric = [k for k, v in first.items() if v is None or (isinstance(v, (int, float)) and not isinstance(v, bool))]
+    names, left_out = pick_models(numeric, models, meta)
     if len(names) < 2:
         raise UserError(f"{p}: an ensemble needs at least 2 reward models, found {names}")
-    return _pairs(p, rows, names) if pairs else _best_of_n(p, rows, names)
+    table = _pairs(p, rows, names) if pairs else _best_of_n(p, rows, names)
+    return replace(table, metadata=tuple(left_out))
 
 
 def _pairs(p: Path, rows, names) -> RewardTable:
@@ -242,6 +245,13 @@ def default_rules() -> list[str]:
     return [*BASE_RULES, "fj:verdict", "fj:no_rejection"]
 
 
+def picks(table: RewardTable, cal: np.ndarray, rules: Sequence[str], k: float, lambdas, policy_params) -> list[dict]:
+    """Per prompt, the response id(s) each rule picks (several when tied; none when nothing scored)."""
+    chosen = {r: best_responses(selector_keys(cal, r, k, lambdas, policy_params), table.valid) for r in rules}
+    return [{"prompt_id": pid, **{r: [table.response_ids[i][j] for j in np.flatnonzero(chosen[r][i])] for r in rules}}
+            for i, pid in enumerate(table.prompt_ids)]
+
+
 def evaluate_ensemble(
     table: RewardTable,
     calibrators: dict[str, Calibrator],
@@ -265,6 +275,8 @@ def evaluate_ensemble(
             hits[name] = selection_hits(selector_keys(cal, rule, k, lam, policy_params), table.labels, table.valid)
         lab = np.where(table.valid, table.labels, np.nan)
         doc.update(accuracy_report(hits, np.nanmean(lab, axis=1), np.nanmax(lab, axis=1), n_boot, seed))
+    else:  # nothing to score against: what each rule picks is the result
+        doc["picks"] = picks(table, cal, rules, k, lam, policy_params)
     flat_cal = cal[table.valid]
     if is_wide(m):  # every pair and the m x m influence matrix would grow with m^2
         return doc | wide_report(krippendorff_alpha(flat_cal), table.flat_raw, flat_cal, lam, table.models)

@@ -316,15 +316,20 @@ def evaluate_streaming(
     n_boot: int = 2000,
     seed: int = 0,
     sample_size: int = SPEARMAN_SAMPLE,
+    progress=None,
 ) -> dict:
-    """Pass 2 over a table (calibrators already fitted): the report, and the rows in ``output``."""
+    """Pass 2 over a table (calibrators already fitted): the report, and the rows in ``output``;
+    ``progress(rows read, rows in the file)`` after each chunk of the in-process pass."""
     if chunk_size < 1:
         raise UserError(f"--chunk-size must be >= 1, got {chunk_size}")
     t0 = time.perf_counter()
     acc = ReportAccumulator(scorer, sample_size, seed)
     sink = tables._Writer(output, (), scorer.schema()) if output else _NoOutput()
     with sink:
-        (_pass_ray if backend == "ray" else _pass_local)(src, scorer, chunk_size, sink, acc)
+        if backend == "ray":
+            _pass_ray(src, scorer, chunk_size, sink, acc)
+        else:
+            _pass_local(src, scorer, chunk_size, sink, acc, progress)
     head = report_head("best_of_n", scorer.models, 0, 0, scorer.calibrators, scorer.lambdas, scorer.k)
     doc = acc.report(head, n_boot, seed)
     if acc.wide:  # the m x m matrix would grow with m^2
@@ -336,10 +341,16 @@ def evaluate_streaming(
     return doc
 
 
-def _pass_local(src, scorer, chunk_size, sink, acc) -> None:
+def _pass_local(src, scorer, chunk_size, sink, acc, progress=None) -> None:
+    total, seen = (tables.row_total(src) if progress is not None else 0), 0
+
     def counted():
+        nonlocal seen
         for chunk in iter_rewards(src, chunk_size):
             acc.chunks += 1
+            seen += chunk.num_rows
+            if progress is not None:
+                progress(seen, max(total, seen))
             yield chunk
 
     def check(t, starts, run_id):

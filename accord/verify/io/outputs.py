@@ -50,6 +50,16 @@ def writable_folder(path, flag: str = "--out-dir") -> Path:
     os.close(fd)
     os.unlink(probe)
     return p
+TABLE_FORMATS = {".csv": "csv", ".jsonl": "jsonl", ".ndjson": "jsonl", ".parquet": "parquet", ".pq": "parquet"}
+
+
+def table_format(path, flag: str = "--output") -> str:
+    """The format of a table output from its extension (csv, jsonl or parquet), or a UserError."""
+    suffix = Path(path).suffix.lower()
+    if suffix not in TABLE_FORMATS:
+        raise UserError(f"{flag} {path}: unknown extension {suffix or '(none)'!r}; "
+                        f"use .csv, .jsonl or .parquet (the format follows the extension)")
+    return TABLE_FORMATS[suffix]
 
 
 @contextlib.contextmanager

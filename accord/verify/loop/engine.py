@@ -399,13 +399,16 @@ class StepLoop:
             self.resume.tasks.add(task.id)
         return [self.run_chain(task, chain) for chain in self.chains]
 
-    def run(self, tasks: Sequence[Task]) -> list[dict[str, Any]]:
-        """Every chain over every task, in order; the task_end records."""
+    def run(self, tasks: Sequence[Task], progress: Callable[[int, int], None] | None = None) -> list[dict[str, Any]]:
+        """Every chain over every task, in order; the task_end records. ``progress(done, total)``
+        after each task (all its chains)."""
         out = []
         for i, task in enumerate(tasks):
             self.on_event("task", task=task.id, index=i, total=len(tasks))
             out.extend(self.run_task(task))
             self.on_event("task_done", task=task.id, index=i, total=len(tasks))
+            if progress is not None:
+                progress(i + 1, len(tasks))
         return out
 
 

@@ -53,17 +53,37 @@ class VerifyResult:
         return self.steps_judged / self.seconds if self.seconds > 0 else None
 
 
-def _progress(total: int, enabled: bool):
+class _Counter:
+    """Steps judged so far, reported to a ``progress(done, total)`` callback."""
+
+    def __init__(self, total: int, callback):
+        self.done, self.total, self.callback = 0, total, callback
+        callback(0, total)
+
+    def update(self, n: int) -> None:
+        self.done += n
+        self.callback(self.done, self.total)
+
+    def close(self) -> None:
+        pass
+
+
+def _progress(total: int, progress):
+    """A callable ``progress(done, total)`` is called as steps are judged; True draws a tqdm bar."""
+    if callable(progress):
+        return _Counter(total, progress)
     from tqdm import tqdm
 
-    return tqdm(total=total, unit="step", desc="verify", disable=None if enabled else True, dynamic_ncols=True)
+    return tqdm(total=total, unit="step", desc="verify", disable=None if progress else True, dynamic_ncols=True)
 
 
 def verify_solutions(solutions: Sequence[Solution], settings: VerifySettings, out: Path | None = None,
-                     resume: bool = False, workers: int = 2, cache: Path | None = None, progress: bool = True,
+                     resume: bool = False, workers: int = 2, cache: Path | None = None, progress=True,
                      n_boot: int = 1000, panel: Panel | None = None, backend: str = "local",
                      address: str | None = None) -> VerifyResult:
-    """Judge every solution (or those ``out`` does not have yet, with ``resume``), locally or on Ray."""
+    """Judge every solution (or those ``out`` does not have yet, with ``resume``), locally or on Ray.
+
+    ``progress``: a callable ``progress(done, total)`` over steps judged, True for a tqdm bar, False for none."""
     if workers < 1:
         raise UserError(f"--workers must be >= 1, got {workers}")
     if resume and out is None:

@@ -8,6 +8,11 @@ from importlib import import_module
 from accord.verify.tables.score_table import ScoreTable, read_influence, read_score_table
 
 DEFAULT_CHUNK_SIZE = 262_144  # rows per chunk of the streaming readers
+# numeric columns that describe a response rather than score it: never taken as reward models unless
+# named by --models (more with --meta)
+METADATA = frozenset({"n_tokens", "num_tokens", "tokens", "length", "len", "n_chars", "latency", "latency_s",
+                      "seconds", "time", "duration", "cost", "price", "step", "index", "idx", "rank", "seed",
+                      "temperature", "score_time", "prompt_tokens", "completion_tokens"})
 
 _LAZY = {
     "TableSource": "streaming", "decide_streaming": "streaming", "decide_with_ray": "streaming",
@@ -16,7 +21,7 @@ _LAZY = {
     "read_columns": "rewards",
 }
 
-__all__ = ["DEFAULT_CHUNK_SIZE", "RewardFile", "RewardTable", "ScoreTable", "TableSource", "decide_streaming", "decide_with_ray", "iter_chunks", "iter_rewards", "open_rewards", "open_source", "read_columns", "read_influence", "read_score_table"]
+__all__ = ["DEFAULT_CHUNK_SIZE", "METADATA", "RewardFile", "RewardTable", "ScoreTable", "TableSource", "decide_streaming", "decide_with_ray", "iter_chunks", "iter_rewards", "open_rewards", "open_source", "read_columns", "read_influence", "read_score_table"]
 
 
 def __getattr__(name: str):

@@ -32,22 +32,23 @@ def _block_size(path: Path, chunk_size: int) -> int:
     return max(_MIN_BLOCK, min(_MAX_BLOCK, row_bytes * chunk_size))
 
 
-def csv_convert_options(types: dict[str, pa.DataType], include: list[str] | None = None) -> pacsv.ConvertOptions:
-    """How cells become values: the given column types, :data:`CSV_NULLS` as null, text never null;
-    only the ``include`` columns (default: the typed ones) are read."""
+def csv_convert_options(types: dict[str, pa.DataType], include: list[str] | None = None,
+                        nulls: list[str] = CSV_NULLS) -> pacsv.ConvertOptions:
+    """How cells become values: the given column types, ``nulls`` (default :data:`CSV_NULLS`) as
+    null, text never null; only the ``include`` columns (default: the typed ones) are read."""
     return pacsv.ConvertOptions(column_types=types, include_columns=list(types) if include is None else include,
-                                null_values=CSV_NULLS, strings_can_be_null=False)
+                                null_values=nulls, strings_can_be_null=False)
 
 
 def csv_batches(path: Path, types: dict[str, pa.DataType], chunk_size: int,
-                locate: Callable[[], None]) -> Iterator[tuple[pa.RecordBatch, np.ndarray]]:
+                locate: Callable[[], None], nulls: list[str] = CSV_NULLS) -> Iterator[tuple[pa.RecordBatch, np.ndarray]]:
     """``(batch, line numbers)`` of the ``types`` columns of a CSV file (line 1 is the header).
 
     A file pyarrow refuses, or a text cell longer than :data:`CSV_FIELD_LIMIT` (the in-memory
     reader's limit), is re-read row by row by ``locate``, which raises the error naming the line;
     if it finds nothing, pyarrow's message is raised with the file's name."""
     read = pacsv.ReadOptions(block_size=_block_size(path, chunk_size))
-    conv = csv_convert_options(types)
+    conv = csv_convert_options(types, nulls=nulls)
     text_cols = [name for name, t in types.items() if pa.types.is_string(t)]
     seen = 0
     try:

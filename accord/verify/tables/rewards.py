@@ -19,10 +19,20 @@ import pyarrow.parquet as pq
 from accord.errors import UserError
 from accord.verify.io.inputs import csv_rows, input_file, parse_json, text_lines
 from accord.verify.io.json_lines import json_objects
-from accord.verify.tables import streaming
+from accord.verify.tables import METADATA, streaming
 from accord.verify.tables.chunks import CSV_NULLS, csv_batches, jsonl_lines, parquet_batches
 
 RESERVED = {"prompt_id", "response_id", "label", "correct", "id", "chosen", "rejected", "prompt", "response", "reference"}
+
+
+def pick_models(numeric, models=None, meta=()) -> tuple[list[str], list[str]]:
+    """(reward models, numeric columns left out as metadata): ``models`` when given, else every
+    numeric column that is neither reserved, a known metadata name nor named in ``meta``."""
+    if models:
+        return list(models), []
+    skip = METADATA | set(meta or ())
+    cols = [n for n in numeric if n not in RESERVED]
+    return [n for n in cols if n not in skip], [n for n in cols if n in skip]
 PROMPT, RESPONSE, LABEL, LINE = "prompt_id", "response_id", "label", streaming.LINE
 COLS, NOUNS = (PROMPT, RESPONSE), ("prompt", "response")
 
@@ -38,6 +48,7 @@ class RewardTable:
     raw: np.ndarray  # (P, n, m)
     labels: np.ndarray | None  # (P, n), NaN on padding
     valid: np.ndarray  # (P, n)
+    metadata: tuple[str, ...] = ()  # numeric columns left out as metadata (not models)
 
     @property
     def flat_raw(self) -> np.ndarray:
@@ -77,6 +88,7 @@ class RewardFile:
     format: str
     models: tuple[str, ...]
     label: str | None
+    metadata: tuple[str, ...] = ()  # numeric columns left out as metadata (not models)
 
     @property
     def judges(self) -> tuple[str, ...]:  # what streaming.ray_dataset sizes its blocks by
@@ -109,7 +121,7 @@ def _header(path: Path, fmt: str) -> tuple[list[str], list[str]]:
     raise UserError(f"{path}: no rows")
 
 
-def open_rewards(path, models=None) -> RewardFile:
+def open_rewards(path, models=None, meta=()) -> RewardFile:
     """Format, models and label column of a best-of-n reward file, from its header."""
     path = input_file(path, "reward table")
     fmt = streaming.table_format(path)
@@ -117,14 +129,14 @@ def open_rewards(path, models=None) -> RewardFile:
     if PROMPT not in names or RESPONSE not in names:
         raise UserError(f"{path}: a streamed reward table needs prompt_id and response_id columns, got {names}")
     label = LABEL if LABEL in names else ("correct" if "correct" in names else None)
-    chosen = list(models) if models else [n for n in numeric if n not in RESERVED]
+    chosen, left_out = pick_models(numeric, models, meta)
     numeric_set = set(numeric)
     unknown = [m for m in chosen if m not in numeric_set]
     if unknown:
         raise UserError(f"{path}: no numeric reward column(s) {unknown}; numeric columns are {numeric}")
     if len(chosen) < 2:
         raise UserError(f"{path}: an ensemble needs at least 2 reward models, found {chosen}")
-    return RewardFile(path, fmt, tuple(chosen), label)
+    return RewardFile(path, fmt, tuple(chosen), label, tuple(left_out))
 
 
 # --- reading -------------------------------------------------------------------------------
@@ -225,9 +237,9 @@ def _check(src: RewardFile, t: pa.Table) -> None:
             raise UserError(f"{where(idx[0])}: label must be 0 or 1 (or true/false), got {v!r}")
 
 
-def read_columns(path, models=None) -> RewardTable:
+def read_columns(path, models=None, meta=()) -> RewardTable:
     """A CSV or Parquet best-of-n table read whole (the in-memory path), as ``read_rewards`` does."""
-    src = open_rewards(path, models)
+    src = open_rewards(path, models, meta)
     parts = list(iter_rewards(src))
     if not parts or not sum(p.num_rows for p in parts):
         raise UserError(f"{src.path}: no rows")
@@ -252,7 +264,7 @@ def read_columns(path, models=None) -> RewardTable:
     for pid, ids in zip(pids, rids):
         if len(set(ids)) != len(ids):
             raise UserError(f"{src.path}: prompt {pid!r} has repeated response ids")
-    return RewardTable("best_of_n", list(src.models), pids, rids, raw, labels, valid)
+    return RewardTable("best_of_n", list(src.models), pids, rids, raw, labels, valid, src.metadata)
 
 
 def block_rows(src: RewardFile, batch: pa.Table) -> pa.Table:

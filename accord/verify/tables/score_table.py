@@ -1,9 +1,10 @@
 """Reading tables of raw judge scores (CSV or JSONL) into a (steps, candidates, judges) array.
 
 CSV: header ``step,candidate,<judge 1>,<judge 2>,...``; one row per candidate; an empty cell is a
-failed judge. A literal NaN (``nan`` in CSV, ``NaN`` in JSONL) is a failed judge too, on the
-in-memory and the streaming path alike; any other number outside [0, 1], infinities included, is
-rejected. JSONL: one object per candidate,
+failed judge. A literal NaN (``nan`` in CSV, ``NaN`` in JSONL or Parquet) is refused by default
+(``nan="error"``: it is more often a bug upstream than a deliberate mark) or, with
+``nan="failed"``, read as a failed judge, on the in-memory and the streaming path alike; any other
+number outside [0, 1], infinities included, is rejected. JSONL: one object per candidate,
 ``{"step": ..., "candidate": ..., "scores": {"<judge>": value-or-null, ...}}``; the first record
 fixes the judges and every record must name the same ones. Steps keep their order of first
 appearance; candidates keep theirs within a step. Problems raise :class:`UserError` naming the
@@ -40,7 +41,22 @@ class ScoreRow:
     scores: tuple[float, ...]  # NaN = failed judge
 
 
-def score_cell(value, where: str) -> float:
+NAN_MODES = ("error", "failed")
+
+
+def check_nan_mode(nan: str) -> str:
+    if nan not in NAN_MODES:
+        raise ValueError(f"nan must be one of {NAN_MODES}, got {nan!r}")
+    return nan
+
+
+def nan_error(where: str) -> UserError:
+    """The one message for a literal NaN score under ``nan="error"``."""
+    return UserError(f"{where}: score is NaN; leave the cell empty (null in JSON) for a failed judge, "
+                     f"or pass --nan failed to read NaN as a failed judge")
+
+
+def score_cell(value, where: str, nan: str = "error") -> float:
     if value is None or (isinstance(value, str) and value.strip() == ""):
         return math.nan
     if isinstance(value, bool):
@@ -50,13 +66,15 @@ def score_cell(value, where: str) -> float:
     except (TypeError, ValueError):
         raise UserError(f"{where}: score {value!r} is not a number") from None
     if math.isnan(x):
+        if nan == "error":
+            raise nan_error(where)
         return math.nan
     if not (0.0 <= x <= 1.0):
         raise UserError(f"{where}: score {x} is outside [0, 1] (leave the cell empty for a failed judge)")
     return x
 
 
-def iter_csv_rows(path: Path) -> tuple[tuple[str, ...], Iterable[ScoreRow]]:
+def iter_csv_rows(path: Path, nan: str = "error") -> tuple[tuple[str, ...], Iterable[ScoreRow]]:
     handle = text_lines(path, "score table")
     reader = csv_rows(handle, str(path))
     try:
@@ -80,12 +98,12 @@ def iter_csv_rows(path: Path) -> tuple[tuple[str, ...], Iterable[ScoreRow]]:
             if not step or not cand:
                 raise UserError(f"{path}:{line}: step and candidate must not be empty")
             where = f"{path}:{line}"
-            yield ScoreRow(line, step, cand, tuple(score_cell(c, f"{where} ({j})") for c, j in zip(cells[2:], judges)))
+            yield ScoreRow(line, step, cand, tuple(score_cell(c, f"{where} ({j})", nan) for c, j in zip(cells[2:], judges)))
 
     return judges, rows()
 
 
-def iter_jsonl_rows(path: Path) -> tuple[tuple[str, ...], Iterable[ScoreRow]]:
+def iter_jsonl_rows(path: Path, nan: str = "error") -> tuple[tuple[str, ...], Iterable[ScoreRow]]:
     lines = enumerate(text_lines(path, "score table"), start=1)
     first = None
     for line, text in lines:
@@ -113,7 +131,7 @@ def iter_jsonl_rows(path: Path) -> tuple[tuple[str, ...], Iterable[ScoreRow]]:
         if set(keys) != set(judges):
             raise UserError(f"{path}:{line}: judges {sorted(keys)} differ from the first record's {sorted(judges)}")
         where = f"{path}:{line}"
-        scores = tuple(score_cell(obj["scores"][j], f"{where} ({j})") for j in judges)
+        scores = tuple(score_cell(obj["scores"][j], f"{where} ({j})", nan) for j in judges)
         return ScoreRow(line, str(obj["step"]), str(obj["candidate"]), scores)
 
     def rows():
@@ -125,21 +143,24 @@ def iter_jsonl_rows(path: Path) -> tuple[tuple[str, ...], Iterable[ScoreRow]]:
     return judges, rows()
 
 
-def iter_rows(path: Path) -> tuple[tuple[str, ...], Iterable[ScoreRow]]:
+def iter_rows(path: Path, nan: str = "error") -> tuple[tuple[str, ...], Iterable[ScoreRow]]:
     """(judges, rows) for a CSV or JSONL score file, by extension (.csv, .jsonl/.json)."""
+    check_nan_mode(nan)
     path = input_file(path, "score table")
     suffix = path.suffix.lower()
     if suffix == ".csv":
-        return iter_csv_rows(path)
+        return iter_csv_rows(path, nan)
     if suffix in (".jsonl", ".json", ".ndjson"):
-        return iter_jsonl_rows(path)
+        return iter_jsonl_rows(path, nan)
     raise UserError(f"{path}: unknown format {suffix!r}; use .csv or .jsonl")
 
 
-def read_score_table(path) -> ScoreTable:
-    """The whole table in memory, candidates grouped by step (NaN-padded to the largest step)."""
+def read_score_table(path, nan: str = "error") -> ScoreTable:
+    """The whole table in memory, candidates grouped by step (NaN-padded to the largest step).
+
+    ``nan``: a literal NaN score is an error (default) or a failed judge (``"failed"``)."""
     path = Path(path)
-    judges, rows = iter_rows(path)
+    judges, rows = iter_rows(path, nan)
     order: dict[str, dict[str, tuple[float, ...]]] = {}
     for r in rows:
         cands = order.setdefault(r.step, {})
@@ -178,6 +199,9 @@ def read_influence(path, judges: tuple[str, ...]) -> np.ndarray:
         W = np.array([[float(c) for c in r] for r in rows])
     except ValueError as exc:
         raise UserError(f"{path}: influence matrix has a non-number ({exc})") from None
+    if not np.isfinite(W).all():
+        r, c = np.argwhere(~np.isfinite(W))[0]
+        raise UserError(f"{path}: influence matrix entry ({r + 1}, {c + 1}) is {W[r, c]}; every entry must be a finite number")
     if names is not None:
         if sorted(names) != sorted(judges):
             raise UserError(f"{path}:1: header names {names} do not match the score table's judges {list(judges)}")

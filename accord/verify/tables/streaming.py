@@ -34,9 +34,10 @@ from accord.verify.io import faults
 from accord.verify.io.cluster import user_error_from
 from accord.verify.io.inputs import csv_rows, input_file, text_lines
 from accord.verify.io.outputs import atomic_output
+from accord.verify.io.outputs import table_format as table_format_of
 from accord.verify.tables import DEFAULT_CHUNK_SIZE
-from accord.verify.tables.chunks import csv_batches, csv_convert_options, in_groups, parquet_batches
-from accord.verify.tables.score_table import score_cell, iter_csv_rows, iter_jsonl_rows
+from accord.verify.tables.chunks import CSV_NULLS, csv_batches, csv_convert_options, in_groups, parquet_batches
+from accord.verify.tables.score_table import check_nan_mode, iter_csv_rows, iter_jsonl_rows, nan_error, score_cell
 
 STEP, CANDIDATE, LINE = "step", "candidate", "_line"
 STATS = ("mean", "dispersion", "weighted_mean", "raw_mean", "raw_mad", "raw_var")
@@ -45,11 +46,13 @@ FLAGS = ("accepted", "chosen", "fallback")
 
 @dataclass(frozen=True)
 class TableSource:
-    """A score file: its path, format (csv, jsonl or parquet) and judge columns in order."""
+    """A score file: its path, format (csv, jsonl or parquet), judge columns in order, and what a
+    literal NaN score is (``"error"`` or ``"failed"``; see :mod:`accord.verify.tables.score_table`)."""
 
     path: Path
     format: str
     judges: tuple[str, ...]
+    nan: str = "error"
 
 
 @dataclass
@@ -98,8 +101,9 @@ def table_format(path: Path) -> str:
     raise UserError(f"{path}: unknown format {suffix!r}; use .csv, .jsonl or .parquet")
 
 
-def open_source(path) -> TableSource:
+def open_source(path, nan: str = "error") -> TableSource:
     """Format and judges of a score file, read from its header (CSV), first record or schema."""
+    check_nan_mode(nan)
     path = input_file(path, "score table")
     fmt = table_format(path)
     if fmt == "csv":
@@ -110,9 +114,9 @@ def open_source(path) -> TableSource:
     elif fmt == "jsonl":
         judges, rows = iter_jsonl_rows(path)
     else:
-        return TableSource(path, fmt, _parquet_judges(path))
+        return TableSource(path, fmt, _parquet_judges(path), nan)
     rows.close()
-    return TableSource(path, fmt, judges)
+    return TableSource(path, fmt, judges, nan)
 
 
 def _parquet_judges(path: Path) -> tuple[str, ...]:
@@ -136,30 +140,35 @@ def _parquet_judges(path: Path) -> tuple[str, ...]:
 # --- reading -------------------------------------------------------------------------------
 
 
-def _normalized(step, candidate, scores: dict[str, pa.Array], judges, line) -> pa.Table:
+def _normalized(step, candidate, scores: dict[str, pa.Array], judges, line, src: TableSource | None = None) -> pa.Table:
     cols = {STEP: pc.cast(step, pa.string()), CANDIDATE: pc.cast(candidate, pa.string())}
     for j in judges:
-        cols[j] = pc.fill_null(pc.cast(scores[j], pa.float64()), np.nan)
+        x = pc.cast(scores[j], pa.float64())
+        if src is not None and src.nan == "error" and pc.any(pc.is_nan(x)).as_py():
+            i = int(np.flatnonzero(pc.fill_null(pc.is_nan(x), False).to_numpy(zero_copy_only=False))[0])
+            raise nan_error(f"{where(src, int(line[i]), cols[STEP][i].as_py(), cols[CANDIDATE][i].as_py())} ({j})")
+        cols[j] = pc.fill_null(x, np.nan)
     cols[LINE] = pa.array(line, pa.int64())
     return pa.table(cols)
 
 
 def _csv_chunks(src: TableSource, chunk_size: int) -> Iterator[pa.Table]:
     types = {STEP: pa.string(), CANDIDATE: pa.string(), **{j: pa.float64() for j in src.judges}}
-    for b, lines in csv_batches(src.path, types, chunk_size, lambda: _locate_text_error(src)):
+    # only an empty cell is null: a literal nan stays NaN, so _normalized can tell it apart
+    for b, lines in csv_batches(src.path, types, chunk_size, lambda: _locate_text_error(src), nulls=[""]):
         step, cand = pc.utf8_trim_whitespace(b.column(STEP)), pc.utf8_trim_whitespace(b.column(CANDIDATE))
-        yield _normalized(step, cand, {j: b.column(j) for j in src.judges}, src.judges, lines)
+        yield _normalized(step, cand, {j: b.column(j) for j in src.judges}, src.judges, lines, src)
 
 
 def _locate_text_error(src: TableSource) -> None:
     """Re-read a CSV/JSONL file row by row to name the exact line of a problem (error path only)."""
-    _, rows = (iter_csv_rows if src.format == "csv" else iter_jsonl_rows)(src.path)
+    _, rows = (iter_csv_rows if src.format == "csv" else iter_jsonl_rows)(src.path, src.nan)
     for _ in rows:
         pass
 
 
 def _jsonl_chunks(src: TableSource, chunk_size: int) -> Iterator[pa.Table]:
-    _, rows = iter_jsonl_rows(src.path)
+    _, rows = iter_jsonl_rows(src.path, src.nan)
     for group in in_groups(rows, chunk_size):
         yield _rows_table(group, src.judges)
 
@@ -177,7 +186,7 @@ def _rows_table(rows, judges) -> pa.Table:
 
 def _parquet_chunks(src: TableSource, chunk_size: int) -> Iterator[pa.Table]:
     for b, lines in parquet_batches(src.path, [STEP, CANDIDATE, *src.judges], chunk_size):
-        yield _normalized(b.column(STEP), b.column(CANDIDATE), {j: b.column(j) for j in src.judges}, src.judges, lines)
+        yield _normalized(b.column(STEP), b.column(CANDIDATE), {j: b.column(j) for j in src.judges}, src.judges, lines, src)
 
 
 def iter_chunks(src: TableSource, chunk_size: int = DEFAULT_CHUNK_SIZE, readers: dict | None = None, check=None) -> Iterator[pa.Table]:
@@ -329,15 +338,34 @@ def whole_groups(chunks, check, key: str = STEP) -> Iterator[pa.Table]:
         yield carry
 
 
-def decide_streaming(src: TableSource, policy: Policy, output, chunk_size: int = DEFAULT_CHUNK_SIZE) -> TableSummary:
-    """The in-process path: read in chunks, decide complete steps, append to one Parquet file."""
+def row_total(src) -> int:
+    """Rows of a table file, for a progress bar: Parquet's metadata, else its lines (one quick byte pass)."""
+    if src.format == "parquet":
+        return pq.ParquetFile(src.path).metadata.num_rows
+    n, last = 0, b"\n"
+    with open(src.path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            n, last = n + block.count(b"\n"), block[-1:]
+    n += last != b"\n"  # a last line without its newline
+    return max(0, n - 1) if src.format == "csv" else n
+
+
+def decide_streaming(src: TableSource, policy: Policy, output, chunk_size: int = DEFAULT_CHUNK_SIZE,
+                     progress=None) -> TableSummary:
+    """The in-process path: read in chunks, decide complete steps, append to one output file;
+    ``progress(rows read, rows in the file)`` after each chunk."""
     _check_names(src.judges)
     t0 = time.perf_counter()
     summary = TableSummary()
+    total, seen = (row_total(src) if progress is not None else 0), 0
 
     def counted():
+        nonlocal seen
         for chunk in iter_chunks(src, chunk_size):
             summary.chunks += 1
+            seen += chunk.num_rows
+            if progress is not None:
+                progress(seen, max(total, seen))
             yield chunk
 
     with _Writer(output, src.judges) as writer:
@@ -347,10 +375,38 @@ def decide_streaming(src: TableSource, policy: Policy, output, chunk_size: int =
     return summary
 
 
+class _JsonLinesWriter:
+    """One JSON object per row (null for a failed judge or a missing value), appended piece by piece."""
+
+    def __init__(self, path):
+        self.fh = open(path, "w", encoding="utf-8")
+
+    def write_table(self, t: pa.Table) -> None:
+        for row in t.to_pylist():
+            self.fh.write(json.dumps({k: None if isinstance(v, float) and v != v else v for k, v in row.items()},
+                                     ensure_ascii=False) + "\n")
+
+    def close(self) -> None:
+        self.fh.close()
+
+
+def table_writer(path, schema: pa.Schema, fmt: str):
+    """A writer with ``write_table`` and ``close`` for Parquet, CSV (header once) or JSON lines."""
+    if fmt == "parquet":
+        return pq.ParquetWriter(path, schema)
+    if fmt == "csv":
+        from pyarrow import csv as pacsv
+
+        return pacsv.CSVWriter(path, schema)
+    return _JsonLinesWriter(path)
+
+
 class _Writer:
-    """The single writer of the output file; a failed run leaves no half-written file behind."""
+    """The single writer of the output file, in the format its extension names (Parquet, CSV or
+    JSON lines); a failed run leaves no half-written file behind."""
 
     def __init__(self, output, judges, schema: pa.Schema | None = None):
+        self.format = table_format_of(output)
         self.target = atomic_output(output, "--output")
         self.schema = schema if schema is not None else output_schema(judges)
         self.writer = None
@@ -358,7 +414,7 @@ class _Writer:
 
     def __enter__(self):
         tmp = self.target.__enter__()
-        self.writer = pq.ParquetWriter(tmp, self.schema)
+        self.writer = table_writer(tmp, self.schema, self.format)
         return self
 
     def write(self, out: pa.Table, summary: TableSummary) -> None:
@@ -393,7 +449,7 @@ def _jsonl_block(src: TableSource, lines: list[str]) -> pa.Table:
             raise UserError(f"{where}: judges {sorted(obj['scores'])} differ from the first record's {sorted(src.judges)}")
         steps.append(str(obj["step"]))
         cands.append(str(obj["candidate"]))
-        scores.append([score_cell(obj["scores"][j], f"{where} ({j})") for j in src.judges])
+        scores.append([score_cell(obj["scores"][j], f"{where} ({j})", src.nan) for j in src.judges])
     x = np.array(scores, dtype=np.float64).reshape(len(lines), len(src.judges))
     cols = {j: pa.array(x[:, i]) for i, j in enumerate(src.judges)}
     return _normalized(pa.array(steps), pa.array(cands), cols, src.judges, np.full(len(lines), -1))
@@ -411,7 +467,7 @@ def decide_block(batch: pa.Table, src: TableSource, policy: Policy) -> pa.Table:
         step = pc.utf8_trim_whitespace(pc.cast(batch.column(STEP), pa.string()))
         cand = pc.utf8_trim_whitespace(pc.cast(batch.column(CANDIDATE), pa.string()))
         scores = {j: batch.column(j) for j in src.judges}
-        t = _normalized(step, cand, scores, src.judges, np.full(batch.num_rows, -1))
+        t = _normalized(step, cand, scores, src.judges, np.full(batch.num_rows, -1), src)
     _check_chunk(src, t)
     return split_block(t, lambda rows: decide_rows(src, rows, policy), output_schema(src.judges))
 
@@ -483,7 +539,8 @@ def ray_dataset(src: TableSource, chunk_size: int, types: dict | None = None):
     if src.format == "csv":
         include = list(types) if types else []
         types = types or {STEP: pa.string(), CANDIDATE: pa.string(), **{j: pa.float64() for j in src.judges}}
-        return ray.data.read_csv(path, convert_options=csv_convert_options(types, include))
+        nulls = [""] if isinstance(src, TableSource) else CSV_NULLS  # score tables keep a literal nan as NaN
+        return ray.data.read_csv(path, convert_options=csv_convert_options(types, include, nulls))
     return ray.data.read_text(path)
 
 

@@ -1,0 +1,101 @@
+"""``accord code CANDIDATES --tests TESTS``: your own code candidates through the sandboxed code judges."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from accord.cli.commands.codepool import JUDGES, make_panel
+from accord.cli.options import parse_lambdas, positive_int, unit_interval
+from accord.cli.progress import add_quiet, progress_bar
+from accord.consensus_core import list_policies
+from accord.errors import UserError
+from accord.verify.code_candidates import check_candidates, read_candidates, read_code_tests
+from accord.verify.io.outputs import writable_output, write_text_atomic
+
+NAME = "code"
+HELP = "Check your own code candidates (JSONL) against tests in the sandbox with the code judges and a policy."
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("candidates", metavar="CANDIDATES", help='JSONL: {"task_id", "code", "id"?} per candidate')
+    p.add_argument("--tests", required=True, metavar="TESTS",
+                   help='JSONL, one line per task: {"task_id", "entry_point", "tests": pytest-style asserts or test_ '
+                        'functions, and/or "check": a HumanEval-style check(candidate), "prompt"?}')
+    p.add_argument("--judges", default=",".join(JUDGES), help=f"panel, from {', '.join(JUDGES)} (default: all three)")
+    p.add_argument("--policy", default="verdict", help=f"decision rule: {', '.join(list_policies())} (default verdict)")
+    p.add_argument("--tau", type=unit_interval, default=None, help="confidence threshold (policies with tau)")
+    p.add_argument("--eps", type=unit_interval, default=None, help="dispersion tolerance (policies with eps)")
+    p.add_argument("--lambdas", default=None, help="stubbornness per judge, in --judges order (default 1 each)")
+    p.add_argument("--probes", type=positive_int, default=12, help="probe inputs per task for the consistency judge (default 12)")
+    p.add_argument("--isolation", default="auto", help="sandbox: auto (bwrap or unshare, private filesystem), bwrap, unshare, "
+                   "or rlimits (shares the host filesystem)")
+    p.add_argument("--workers", type=positive_int, default=None, help="candidates run in parallel (default: CPU count)")
+    p.add_argument("--out", default=None, help="write one JSON line per candidate (scores, reasons, verdict) to this file")
+    p.add_argument("--json", action="store_true", help="print one JSON document instead of a table")
+    add_quiet(p)
+
+
+def _fmt(v) -> str:
+    return "–" if v is None else f"{v:.2f}"
+
+
+def print_table(doc: dict) -> None:
+    from rich.markup import escape
+
+    from accord.cli.display import Table, console
+
+    con = console(120)
+    judges = doc["judges"]
+    params = ", ".join(f"{k}={v}" for k, v in doc["policy"].items() if k != "name")
+    lam = ", ".join(f"{j}={v:g}" for j, v in zip(judges, doc["lambdas"]))
+    t = Table(title=f"accord code — policy {doc['policy']['name']} ({params}), λ {lam}", title_justify="left")
+    for col in ("task", "candidate", *judges, "s̄*", "Δ*", "verdict"):
+        t.add_column(col, justify="right" if col in judges or col in ("s̄*", "Δ*") else "left")
+    colour = {True: "green", False: "red"}
+    for task in doc["tasks"]:
+        for i, c in enumerate(task["candidates"]):
+            verdict = f"[{colour[c['accepted']]}]{'accepted' if c['accepted'] else 'rejected'}[/]" + (" ◀" if c["picked"] else "")
+            t.add_row(escape(task["task_id"]) if i == 0 else "", escape(c["id"]), *[_fmt(c["scores"][j]) for j in judges],
+                      _fmt(c["mean"]), _fmt(c["dispersion"]), verdict, end_section=i == len(task["candidates"]) - 1)
+    con.print(t)
+    con.print("◀ the task's pick (accepted, or when none is, the policy's fallback ranking)")
+    n = len(doc["tasks"])
+    fell = [t["task_id"] for t in doc["tasks"] if t["fallback"] or t["picked"] is None]
+    con.print(f"{n} tasks, {sum(len(t['candidates']) for t in doc['tasks'])} candidates: an accepted pick in "
+              f"{doc['accepted_picks']} of {n}" + (f"; no candidate accepted in {', '.join(fell)} (pick by fallback)" if fell else ""))
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.out:
+        writable_output(args.out, "--out")
+    names = [j.strip() for j in args.judges.split(",") if j.strip()]
+    unknown = [j for j in names if j not in JUDGES]
+    if unknown or len(names) < 2 or len(set(names)) != len(names):
+        raise UserError(f"--judges: give at least two distinct judges from {', '.join(JUDGES)}, got {args.judges!r}")
+    candidates = read_candidates(args.candidates)
+    specs = read_code_tests(args.tests)
+    missing = sorted({c.task_id for c in candidates} - specs.keys())
+    if missing:
+        raise UserError(f"{args.candidates}: no tests in {args.tests} for task(s) {', '.join(map(repr, missing[:5]))}")
+    lam = parse_lambdas(args.lambdas, len(names), default=False) or (1.0,) * len(names)
+    params = {k: v for k, v in (("tau", args.tau), ("eps", args.eps)) if v is not None}
+    panel = make_panel(names, args.isolation, args.workers, args.probes)
+    tasks = len({c.task_id for c in candidates})
+    try:
+        with progress_bar("judging tasks", tasks, args.quiet or args.json) as update:
+            doc = check_candidates(candidates, specs, panel, args.policy, lam, progress=update, **params)
+    except (ValueError, KeyError) as exc:
+        raise UserError(str(exc.args[0]) if exc.args else str(exc)) from None
+    if args.out:
+        lines = [json.dumps({"task_id": t["task_id"], **c, "fallback": t["fallback"]}, ensure_ascii=False)
+                 for t in doc["tasks"] for c in t["candidates"]]
+        write_text_atomic(args.out, "".join(line + "\n" for line in lines), "--out")
+    if args.json:
+        json.dump(doc, sys.stdout, indent=1, ensure_ascii=False)
+        sys.stdout.write("\n")
+    else:
+        print_table(doc)
+    # 1: some task has no accepted candidate (its pick is a fallback), as `accord check` fails on an invalid line
+    return 0 if doc["accepted_picks"] == len(doc["tasks"]) else 1
