@@ -12,6 +12,7 @@ from typing import Sequence
 
 import numpy as np
 
+from accord.adapters.registry import Built, JudgeSpec, register_judge
 from accord.protocols import JudgeScore, StepContext
 
 
@@ -41,3 +42,9 @@ class EmbeddingRelevanceJudge:
         for i, s in zip(live, sims):
             out[i] = JudgeScore(float(s))
         return out
+
+
+@register_judge("embedding", JudgeSpec, columns={"minilm_relevance": 1.0})
+def _embedding(spec: JudgeSpec, models: dict) -> Built:
+    """``{type: embedding}``: one column, ``minilm_relevance`` unless named."""
+    return Built(EmbeddingRelevanceJudge(spec.name or "minilm_relevance"), (1.0,))

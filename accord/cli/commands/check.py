@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import sys
 
-from accord.adapters.math import ArithmeticJudge, FinalAnswerJudge, NumericSamplingJudge, SymbolicEquivalenceJudge
+from accord.adapters.judges import build_judges, parse_judge
 from accord.cli.options import parse_lambdas, positive_float, unit_interval
 from accord.errors import UserError
 from accord.verify.analysis.derivation_check import check_derivation
@@ -25,7 +25,7 @@ def add_arguments(parser) -> None:
         default=",".join(JUDGES),
         help=f"comma-separated judges from {', '.join(JUDGES)}, final_answer (default: all but final_answer)",
     )
-    parser.add_argument("--lambdas", default=None, help="stubbornness per judge, comma-separated (default: 1 each)")
+    parser.add_argument("--lambdas", default=None, help="stubbornness per judge, comma-separated (default: each judge type's, 1 each)")
     parser.add_argument("--tau", type=unit_interval, default=None, help="confidence threshold (policies with tau)")
     parser.add_argument("--eps", type=unit_interval, default=None, help="dispersion tolerance (policies with eps)")
     parser.add_argument("--answer", default=None, help="reference final answer (adds the final_answer judge)")
@@ -42,11 +42,11 @@ def _judges(args):
     names = [n.strip() for n in args.judges.split(",") if n.strip()]
     if args.answer is not None and "final_answer" not in names:
         names.append("final_answer")
-    make = {
-        "symbolic": lambda: SymbolicEquivalenceJudge(timeout=args.timeout, mode=args.mode),
-        "numeric": lambda: NumericSamplingJudge(timeout=args.timeout, seed=args.seed, mode=args.mode),
-        "arithmetic": lambda: ArithmeticJudge(),
-        "final_answer": lambda: FinalAnswerJudge(reference=args.answer, timeout=args.timeout),
+    make = {  # each judge type's options from the flags; built by the judge registry
+        "symbolic": {"timeout": args.timeout, "mode": args.mode},
+        "numeric": {"timeout": args.timeout, "seed": args.seed, "mode": args.mode},
+        "arithmetic": {},
+        "final_answer": {"reference": args.answer, "timeout": args.timeout},
     }
     unknown = [n for n in names if n not in make]
     if unknown:
@@ -57,7 +57,8 @@ def _judges(args):
         raise UserError("--judges: a consensus needs at least 2 judges")
     if "final_answer" in names and args.answer is None:
         raise UserError("--judges: final_answer needs --answer REFERENCE")
-    return [make[n]() for n in names]
+    built = build_judges([parse_judge({"type": n, **make[n]}, f"--judges {n}") for n in names])
+    return [b.judge for b in built], tuple(x for b in built for x in b.lambdas)
 
 
 def _fmt(v) -> str:
@@ -93,8 +94,8 @@ def _print_table(report) -> None:
 
 def run(args) -> int:
     lines = read_derivation(args.derivation)
-    judges = _judges(args)
-    lam = parse_lambdas(args.lambdas, len(judges), default=False)
+    judges, defaults = _judges(args)
+    lam = parse_lambdas(args.lambdas, len(judges)) or defaults
     params = {k: v for k, v in (("tau", args.tau), ("eps", args.eps)) if v is not None}
     try:
         report = check_derivation(lines, judges, policy=args.policy, lambdas=lam, source=args.derivation, **params)

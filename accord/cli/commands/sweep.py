@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 from accord.cli.options import note_if_live, unit_interval
+from accord.consensus_core import parse_lambdas
 from accord.errors import UserError
 from accord.verify.analysis.sweep import DEFAULT_EPS, DEFAULT_TAUS, write_sweep
 
@@ -28,6 +29,13 @@ def _floats(values: list[str] | None, flag: str) -> list[float] | None:
     return out
 
 
+def _lambdas(text: str) -> tuple[float, ...]:
+    try:
+        return parse_lambdas(text)
+    except ValueError as exc:
+        raise UserError(f"--lambdas: {exc}") from None
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("run_dir", metavar="RUN_DIR", help="run folder holding trace.jsonl")
     parser.add_argument("--tau", nargs="+", metavar="T", help="confidence thresholds (space or comma separated)")
@@ -46,7 +54,7 @@ def run(args: argparse.Namespace) -> int:
         raise UserError(f"{run_dir}: not a run folder")
     taus = _floats(args.tau, "--tau") or list(DEFAULT_TAUS)
     epss = _floats(args.eps, "--eps") or list(DEFAULT_EPS)
-    lams = [_floats([v], "--lambdas") for v in args.lambdas] if args.lambdas else None
+    lams = [_lambdas(v) for v in args.lambdas] if args.lambdas else None
     live = note_if_live(run_dir, NAME)
     try:
         res = write_sweep(run_dir, taus, epss, lams, args.policy)
