@@ -61,7 +61,7 @@ def test_default_lambda_sets(trace):
 
 
 def test_wrong_number_of_stubbornness_values_is_an_error(trace):
-    with pytest.raises(ValueError, match="2 stubbornness values for 3 judges"):
+    with pytest.raises(ValueError, match=r"λ must be finite numbers > 0, one per judge.*got \[1.0, 1.0\] for 3 judges"):
         stubbornness_sweep(trace, [(1.0, 1.0)], [0.1])
 
 

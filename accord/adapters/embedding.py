@@ -8,6 +8,7 @@ empty step cannot be embedded meaningfully and is recorded as a failure, not sco
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Sequence
 
 import numpy as np
@@ -44,7 +45,12 @@ class EmbeddingRelevanceJudge:
         return out
 
 
-@register_judge("embedding", JudgeSpec, columns={"minilm_relevance": 1.0})
-def _embedding(spec: JudgeSpec, models: dict) -> Built:
+@dataclass(frozen=True)
+class EmbeddingSpec(JudgeSpec):
+    """``{type: embedding}``."""
+
+
+@register_judge("embedding", EmbeddingSpec, columns={"minilm_relevance": 1.0})
+def _embedding(spec: EmbeddingSpec, models: dict) -> Built:
     """``{type: embedding}``: one column, ``minilm_relevance`` unless named."""
     return Built(EmbeddingRelevanceJudge(spec.name or "minilm_relevance"), (1.0,))

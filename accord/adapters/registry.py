@@ -60,9 +60,13 @@ _TYPES: dict[str, JudgeType] = {}
 
 def register_judge(name: str, spec: type = JudgeSpec, *, group_by: Callable[[Any], Any] | None = None,
                    columns: Mapping[str, float] | None = None):
-    """Registers a factory for judge ``type: name`` (see the module docstring)."""
-    if not (isinstance(spec, type) and issubclass(spec, JudgeSpec) and dataclasses.is_dataclass(spec)):
+    """Registers a factory for judge ``type: name`` (see the module docstring). Each type has a spec
+    class of its own (a spec's class says which type it is)."""
+    if not (isinstance(spec, type) and issubclass(spec, JudgeSpec) and spec is not JudgeSpec and dataclasses.is_dataclass(spec)):
         raise TypeError(f"judge type {name!r}: its spec must be a dataclass subclassing JudgeSpec")
+    taken = [jt.name for jt in _TYPES.values() if jt.spec is spec and jt.name != name]
+    if taken:
+        raise TypeError(f"judge type {name!r}: spec {spec.__name__} is already the spec of {taken[0]!r}; give each type its own")
 
     def deco(factory: Callable[..., Built]) -> Callable[..., Built]:
         _TYPES[name] = JudgeType(name, spec, factory, group_by, dict(columns or {}))

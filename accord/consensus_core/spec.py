@@ -13,7 +13,7 @@ import numpy as np
 
 from accord.consensus_core.equilibrium import consensus
 from accord.consensus_core.statistics import ConsensusStats, summarize
-from accord.consensus_core.validation import as_influence, as_scores, parse_lambdas
+from accord.consensus_core.validation import as_influence, as_scores, lambda_error, parse_lambdas
 
 
 @dataclass(frozen=True, eq=False)
@@ -46,10 +46,10 @@ class ConsensusSpec:
         return np.asarray(self.lambdas, dtype=np.float64)
 
     def check(self, raw: np.ndarray) -> np.ndarray:
-        """Raw scores (..., m) checked against this panel: a ValueError when m differs."""
+        """Raw scores (..., m) checked against this panel: λ for another number of judges is the one λ error."""
         r = as_scores(raw)
         if r.shape[-1] != self.m:
-            raise ValueError(f"scores from {r.shape[-1]} judges, but the panel's consensus has λ for {self.m}")
+            raise lambda_error(list(self.lambdas), r.shape[-1])
         return r
 
     def stats(self, raw) -> ConsensusStats:

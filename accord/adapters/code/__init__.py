@@ -57,6 +57,16 @@ class CodeRunSpec(JudgeSpec):
 
 
 @dataclass(frozen=True)
+class CodeExecutionSpec(CodeRunSpec):
+    """``{type: code_execution, ...}``: visible tests passed."""
+
+
+@dataclass(frozen=True)
+class CodeConsistencySpec(CodeRunSpec):
+    """``{type: code_consistency, ...}``: agreement on generated inputs."""
+
+
+@dataclass(frozen=True)
 class CodeLLMSpec(JudgeSpec):
     """``{type: code_llm, model: smollm2, roles: [spec, correctness, focus], mode: yes_no, names: [...]}``."""
 
@@ -86,13 +96,13 @@ def _code_static(spec: CodeStaticSpec, models: dict) -> Built:
     return Built(_named(StaticJudge(), spec), (1.0,))
 
 
-@register_judge("code_execution", CodeRunSpec, columns={ExecutionJudge.name: 1.0})
-def _code_execution(spec: CodeRunSpec, models: dict) -> Built:
+@register_judge("code_execution", CodeExecutionSpec, columns={ExecutionJudge.name: 1.0})
+def _code_execution(spec: CodeExecutionSpec, models: dict) -> Built:
     return Built(_named(ExecutionJudge(_runner(spec)), spec), (1.0,))
 
 
-@register_judge("code_consistency", CodeRunSpec, columns={SelfConsistencyJudge.name: 1.0})
-def _code_consistency(spec: CodeRunSpec, models: dict) -> Built:
+@register_judge("code_consistency", CodeConsistencySpec, columns={SelfConsistencyJudge.name: 1.0})
+def _code_consistency(spec: CodeConsistencySpec, models: dict) -> Built:
     return Built(_named(SelfConsistencyJudge(_runner(spec)), spec), (1.0,))
 
 
