@@ -67,7 +67,7 @@ def _key(spec: _PromptedSpec, kind: str, roles) -> tuple:
         extra = [k for k in ("device", "dtype") if getattr(spec, k, None) is not None]
         if extra:
             raise ValueError(f"{kind} judge: served judge takes no option(s) {extra}")
-        return ("served", judge_group_key(spec.served_options(), kind))
+        return ("served", judge_group_key(spec.served_options()))
     if kind == "llm":
         return ("local", spec.model or "smollm2", spec.mode or "yes_no")
     if not isinstance(spec.model, str) or not spec.model:
