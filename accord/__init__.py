@@ -6,6 +6,7 @@ symbolic proofs of the core in :mod:`accord.proofs`.
 """
 
 from accord.consensus_core import (
+    ConsensusSpec,
     ConsensusStats,
     Decision,
     consensus,
@@ -18,6 +19,7 @@ from accord.consensus_core import (
 __version__ = "0.1.0"
 
 __all__ = [
+    "ConsensusSpec",
     "ConsensusStats",
     "Decision",
     "consensus",

@@ -26,7 +26,7 @@ import time
 
 import numpy as np
 
-from accord.consensus_core import all_to_all, fused, get_policy
+from accord.consensus_core import ConsensusSpec, all_to_all, fused, get_policy
 from accord.consensus_core.jax_backend import verdict_decide_jax
 
 N_CANDIDATES = 3
@@ -34,12 +34,12 @@ TARGET_ROWS = 10**6
 FIRST_CALL = """
 import time, numpy as np
 t0 = time.perf_counter()
-from accord.consensus_core import get_policy
+from accord.consensus_core import ConsensusSpec, get_policy
 raw = np.random.default_rng(0).random((334_000, 3, 3))
 t1 = time.perf_counter()
-get_policy("verdict", lambdas=(1.5, 1.0, 0.8)).decide(raw)
+get_policy("verdict").decide(raw, ConsensusSpec((1.5, 1.0, 0.8)))
 t2 = time.perf_counter()
-get_policy("verdict", lambdas=(1.5, 1.0, 0.8)).decide(raw)
+get_policy("verdict").decide(raw, ConsensusSpec((1.5, 1.0, 0.8)))
 print(t1 - t0, t2 - t1, time.perf_counter() - t2)
 """
 
@@ -85,18 +85,18 @@ def main() -> None:
     skipped, target = [], None
     for m in (3, 8, 32):
         lam = rng.uniform(0.5, 2.0, m)
-        pol = get_policy("verdict", lambdas=lam)
+        pol, spec = get_policy("verdict"), ConsensusSpec(tuple(lam))
         for B in (10**4, 10**5, 10**6, 10**7):
             if B * m > args.max_elements:
                 skipped.append((B, m))
                 continue
             raw = rng.random((B // N_CANDIDATES, N_CANDIDATES, m))
-            np_t = best_time(lambda: pol.decide(raw, path="reference"), min(args.repeats, 3))
+            np_t = best_time(lambda: pol.decide(raw, spec, path="reference"), min(args.repeats, 3))
             verdict_decide_jax(raw, lam)["chosen"].block_until_ready()  # compile for this shape
             jax_t = best_time(lambda: verdict_decide_jax(raw, lam)["chosen"].block_until_ready(), args.repeats)
-            d = pol.decide(raw)  # compile (or load) the kernels
-            de_t = best_time(lambda: pol.decide(raw), args.repeats)
-            key_t = best_time(lambda: pol.decide(raw).rank_key, args.repeats)
+            d = pol.decide(raw, spec)  # compile (or load) the kernels
+            de_t = best_time(lambda: pol.decide(raw, spec), args.repeats)
+            key_t = best_time(lambda: pol.decide(raw, spec).rank_key, args.repeats)
             copy_t = best_time(lambda: raw.copy(), args.repeats)
             per_solve = solve_loop_per_candidate(raw, lam, 3000)
             best = min(np_t, jax_t, de_t) / raw.shape[0] / N_CANDIDATES
@@ -106,7 +106,7 @@ def main() -> None:
                 + ("" if d.path == "fused" else f"  (decide took the {d.path} path)")
             )
             if B == TARGET_ROWS and m == 3:  # CPU time too: robust when other jobs share the cores
-                cpu = best_time(lambda: pol.decide(raw), args.repeats, time.process_time)
+                cpu = best_time(lambda: pol.decide(raw, spec), args.repeats, time.process_time)
                 target = (de_t / copy_t, cpu / best_time(lambda: raw.copy(), args.repeats, time.process_time), d.path)
             del raw
     if skipped:

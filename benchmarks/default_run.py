@@ -83,7 +83,7 @@ def run_setting(cfg: C.RunConfig, out: Path, tasks, generator, panel) -> dict:
     g = cfg.generator
     gen = TransformersGenerator.from_loaded(generator.lm, generator.tokenizer, temperature=g.temperature,
                                             top_p=g.top_p, max_new_tokens=g.max_new_tokens)
-    chains = build_chains(cfg, panel.lambdas)
+    chains = build_chains(cfg)
     C.save_run_config(out, cfg)
     wall0, cpu0 = time.perf_counter(), time.process_time()
     with TraceWriter(out / TRACE_FILE) as writer:

@@ -47,7 +47,6 @@ def write_table(path: Path, rows: int, per_prompt: int = 8, seed: int = 0, piece
 
 def one(mode: str, path: str, chunk: int) -> dict:
     """Run one path in this process; the measured figures as a dict."""
-    from accord.consensus_core import default_lambdas
     from accord.verify.ensemble import streaming as es
     from accord.verify.ensemble.rewards import default_rules, evaluate_ensemble, read_rewards
     from accord.verify.tables.rewards import open_rewards
@@ -60,7 +59,7 @@ def one(mode: str, path: str, chunk: int) -> dict:
         write_table(warm, 20_000, seed=1)
         src = open_rewards(warm)
         cals = es.fit_streamed(src, "standardize", chunk)
-        es.evaluate_streaming(src, es.Scorer(src.models, cals, tuple(default_rules()), 1.0, default_lambdas(3), {}, True),
+        es.evaluate_streaming(src, es.Scorer(src.models, cals, tuple(default_rules()), 1.0, (1.5, 1.0, 0.8), {}, True),
                               None, chunk, "ray", n_boot=10)
     tracemalloc.start()
     t0 = time.perf_counter()
@@ -72,7 +71,7 @@ def one(mode: str, path: str, chunk: int) -> dict:
     else:
         src = open_rewards(path)
         cals = es.fit_streamed(src, "standardize", chunk)
-        scorer = es.Scorer(src.models, cals, tuple(default_rules()), 1.0, default_lambdas(3), {}, True)
+        scorer = es.Scorer(src.models, cals, tuple(default_rules()), 1.0, (1.5, 1.0, 0.8), {}, True)
         doc = es.evaluate_streaming(src, scorer, Path(path).with_name(f"out-{mode}.parquet"), chunk, "ray" if mode == "ray" else "local", n_boot=1000)
     seconds = time.perf_counter() - t0
     _, peak = tracemalloc.get_traced_memory()

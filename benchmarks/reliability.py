@@ -9,7 +9,7 @@ from pathlib import Path
 
 import numpy as np
 
-from accord.consensus_core import get_policy
+from accord.consensus_core import ConsensusSpec, get_policy
 from accord.consensus_core.reliability import calibrate_thresholds, estimate_stubbornness
 
 PAPER = (1.5, 1.0, 0.8)
@@ -25,7 +25,7 @@ def simulated(noise, steps=3000, n=3, seed=0):
 
 
 def accuracy(raw, good, lam, **kw) -> float:
-    d = get_policy("verdict", lambdas=lam, **kw).decide(raw)
+    d = get_policy("verdict", **kw).decide(raw, ConsensusSpec(tuple(lam)))
     return float(np.mean(good[np.arange(len(good)), d.chosen]))
 
 

@@ -39,7 +39,7 @@ def main(n_tasks: int = 200) -> None:
     nodes = list(tree.nodes.values())
 
     batched = best_of(lambda: tree.decide(spec))
-    single = best_of(lambda: [spec.policy(nd.lambdas).decide(nd.raw) for nd in nodes])
+    single = best_of(lambda: [spec.decide(nd.raw, nd.lambdas) for nd in nodes])
     full = best_of(lambda: replay(trace, spec, tree))
     grid = best_of(lambda: threshold_sweep(trace, [0.4, 0.5, 0.6, 0.7], [0.05, 0.1, 0.2], tree=tree), repeat=1)
     print(f"{len(trace.steps)} step records, {len(nodes)} distinct contexts, {n_tasks} tasks")

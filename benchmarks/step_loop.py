@@ -116,7 +116,7 @@ def run_loop(cfg, tasks, generator, panel, adaptive: bool):
 
     cold_caches(generator, panel)
     a = cfg.adaptive
-    chains = build_chains(dataclasses.replace(cfg, baselines=(), base_chain=False), panel.lambdas)
+    chains = build_chains(dataclasses.replace(cfg, baselines=(), base_chain=False))
     loop = StepLoop(
         generator, panel, chains, cfg.budgets.budgets(), seed=cfg.seed,
         adaptive=Adaptive(adaptive, a.group, a.min_mean, a.max_dispersion),
@@ -172,9 +172,9 @@ def part_c(args, cfg, tasks, gen, panel) -> dict[str, float]:
     _, _, calib_steps = run_loop(cfg, calib_tasks, gen, panel, adaptive=False)
     raw = np.concatenate([np.asarray(r["raw"], dtype=float) for r in calib_steps])
     th = calibrate_thresholds(raw, panel.lambdas, target_rate=0.5)
-    policy = get_policy("verdict", tau=th.tau, eps=th.eps, lambdas=tuple(panel.lambdas))
+    policy = get_policy("verdict", tau=th.tau, eps=th.eps)
     margin = calibrate_margin([(np.asarray(r["raw"], dtype=float), r["candidates"]) for r in calib_steps], policy,
-                              target_agreement=args.target_agreement)
+                              target_agreement=args.target_agreement, spec=panel.consensus)
     print(f"(c) calibration: {len(calib_tasks)} other problems (seed {args.calib_seed}), {raw.shape[0]} candidates -> "
           f"tau {th.tau:.3f}, eps {th.eps:.3f} (acceptance {th.acceptance_rate:.2f}; the paper's 0.6/0.1 accept "
           f"{th.paper_acceptance_rate:.2f}); margin from {margin.steps} fully verified steps: mean >= {margin.min_mean:.3f}, "

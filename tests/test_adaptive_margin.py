@@ -8,7 +8,7 @@ import pytest
 from accord.consensus_core import get_policy
 from accord.verify.loop.margin import calibrate_margin, replay_margin
 
-POLICY = get_policy("verdict", tau=0.5, eps=0.2, lambdas=(1.0, 1.0, 1.0))
+POLICY = get_policy("verdict", tau=0.5, eps=0.2)  # λ = 1 each
 
 
 def step(rows, cands):

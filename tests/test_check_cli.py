@@ -97,13 +97,13 @@ def test_table_output_names_the_first_invalid_step(capsys):
         (None, [], "no such file"),
         ("", [], "no steps found"),
         ("# only a comment\n", [], "no steps found"),
-        ("x = x\n", ["--lambdas", "1,2"], "--lambdas: got 2 values for 3 judges"),
+        ("x = x\n", ["--lambdas", "1,2"], "--lambdas: λ must be finite numbers > 0, one per judge"),
         ("x = x\n", ["--lambdas", "a,b,c"], "--lambdas"),
         ("x = x\n", ["--judges", "symbolic,oracle"], "unknown judge"),
         ("x = x\n", ["--judges", "symbolic"], "at least 2 judges"),
         ("x = x\n", ["--judges", "symbolic,final_answer"], "needs --answer"),
         ("x = x\n", ["--policy", "nope"], "unknown policy"),
-        ("x = x\n", ["--lambdas", "1,0,1"], "must be finite and > 0"),
+        ("x = x\n", ["--lambdas", "1,0,1"], "--lambdas: λ must be finite numbers > 0, one per judge"),
     ],
 )
 def test_bad_input_is_one_line_and_exit_2(tmp_path, capsys, content, args, message):

@@ -127,11 +127,12 @@ def test_the_example_configs_resolve_and_the_default_one_is_the_builtin_run():
 
 
 def test_the_config_is_typed_frozen_and_saved_as_written(tmp_path):
-    served = {"name": "big", "type": "served", "lambda": 2, "base_url": "http://127.0.0.1:9/v1", "model": "m",
-              "api_key_env": "KEY", "max_concurrency": 4, "timeout_s": 5.0, "max_retries": 1}
+    served = {"name": "big", "type": "llm", "lambda": 2, "base_url": "http://127.0.0.1:9/v1", "model": "m",
+              "api_key_env": "KEY", "max_concurrency": 4, "timeout_s": 5.0, "max_retries": 1, "role": "logic"}
     cfg = C.resolve({"judges": [served, {"type": "arithmetic", "lambda": 1.5}]})
     j = cfg.judges[0]
-    assert (j.type, j.lam, j.model, j.name, j.role) == ("served", 2, "m", "big", None)
+    assert (j.type, j.lam, j.model, j.name, j.role) == ("llm", 2, "m", "big", "logic")
+    assert j.typed().lam == (2.0,) and j.typed().base_url == "http://127.0.0.1:9/v1"
     assert j.options == {"base_url": "http://127.0.0.1:9/v1", "api_key_env": "KEY", "max_concurrency": 4,
                          "timeout_s": 5.0, "max_retries": 1}
     assert list(cfg.as_dict()["judges"][0].items()) == list(served.items())  # same keys, same order
@@ -143,17 +144,24 @@ def test_the_config_is_typed_frozen_and_saved_as_written(tmp_path):
     assert C.load_run_config(tmp_path) == cfg
 
 
-@pytest.mark.parametrize("lam", [0, -1, float("inf"), float("nan"), True, "1"])
-def test_a_judge_lambda_passes_the_core_check(lam):
-    with pytest.raises(UserError, match=r"judges\[1\].lambda"):
+@pytest.mark.parametrize("lam", [0, -1, float("inf"), float("nan"), True, "one", "1,-1", [1, 0]])
+def test_a_judge_lambda_passes_the_one_lambda_reader(lam):
+    with pytest.raises(UserError, match=r"judges\[1\].lambda: λ must be finite numbers > 0, one per judge"):
         C.resolve({"judges": [{"type": "arithmetic"}, {"type": "arithmetic", "name": "b", "lambda": lam}]})
 
 
-def test_policy_lambdas_must_match_the_panel(tmp_path):
+def test_a_lambda_is_written_as_on_the_command_line():
+    cfg = C.resolve({"judges": [{"type": "arithmetic", "lambda": "1.5"}, {"type": "symbolic", "lambda": [0.8]}]})
+    assert [j.typed().lam for j in cfg.judges] == [(1.5,), (0.8,)]
+
+
+@pytest.mark.parametrize("where", ["policy", "baseline"])
+def test_a_policy_holds_no_lambdas(where):
+    """λ is the panel's (judges[k].lambda); a policy or baseline naming lambdas is refused with the one reason."""
     from accord.verify.run.setup import build_chains
 
-    cfg = C.resolve({"policy": {"name": "verdict", "params": {"lambdas": [1.0, 2.0]}}, "baselines": ["mean"]})
-    chains = build_chains(cfg, (1.5, 1.0))
-    assert chains[0].policy.params()["lambdas"] == (1.0, 2.0) and chains[1].policy.params()["lambdas"] == (1.5, 1.0)
-    with pytest.raises(UserError, match="policy.params.lambdas"):
-        build_chains(cfg, (1.5, 1.0, 0.8))
+    with pytest.raises(UserError, match="takes no lambdas: λ and W belong to the panel"):
+        if where == "policy":
+            C.resolve({"policy": {"name": "verdict", "params": {"lambdas": [1.0, 2.0]}}})
+        else:
+            build_chains(C.resolve({"baselines": [{"name": "mean", "params": {"lambdas": [1.0, 2.0]}}]}))

@@ -67,7 +67,7 @@ def test_bad_lambdas_and_unknown_policy(capsys):
     assert main(["consensus", str(EXAMPLES / "scores.csv"), "--lambdas", "1,0,1"]) == 2
     assert "> 0" in capsys.readouterr().err
     assert main(["consensus", str(EXAMPLES / "scores.csv"), "--lambdas", "1,1"]) == 2
-    assert "2 values for 3 judges" in capsys.readouterr().err
+    assert "got '1,1' for 3 judges" in capsys.readouterr().err
     assert main(["consensus", str(EXAMPLES / "scores.csv"), "--policy", "bogus"]) == 2
     assert "unknown policy" in capsys.readouterr().err
     assert main(["consensus", str(EXAMPLES / "scores.csv"), "--policy", "mean", "--tau", "0.3"]) == 2
@@ -80,3 +80,22 @@ def test_entry_point_runs_as_a_program():
         capture_output=True, text=True, check=True,
     ).stdout
     assert "step 1" in out and "s̄*" in out
+
+
+def test_columns_take_lambda_by_name_never_by_position(capsys, tmp_path):
+    """The example's columns are the VLM roles (their defaults); unknown columns take 1.0 and say so;
+    reordering the columns reorders λ with them and changes no decision."""
+    doc = run_json(capsys, str(EXAMPLES / "scores.csv"))
+    assert doc["lambdas"] == [1.5, 1.0, 0.8] and doc["lambda_note"] is None
+    rows = [r.split(",") for r in (EXAMPLES / "scores.csv").read_text().splitlines()]
+    swapped = tmp_path / "swapped.csv"
+    swapped.write_text("\n".join(",".join([r[0], r[1], r[4], r[2], r[3]]) for r in rows) + "\n")
+    again = run_json(capsys, str(swapped))
+    assert again["lambdas"] == [0.8, 1.5, 1.0]
+    assert [s["chosen"] for s in again["steps"]] == [s["chosen"] for s in doc["steps"]]
+    renamed = tmp_path / "renamed.csv"
+    renamed.write_text("\n".join([",".join(rows[0][:2] + ["mystery", "logical", "other"])] + [",".join(r) for r in rows[1:]]) + "\n")
+    doc = run_json(capsys, str(renamed))
+    assert doc["lambdas"] == [1.0, 1.0, 1.0] and "mystery, other" in doc["lambda_note"]
+    assert main(["consensus", str(renamed)]) == 0
+    assert "note: λ = 1 for mystery, other" in capsys.readouterr().out

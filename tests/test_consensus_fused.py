@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from accord.consensus_core import fused, get_policy, list_policies
+from accord.consensus_core import ConsensusSpec, fused, get_policy, list_policies
 
 pytestmark = pytest.mark.skipif(not fused.available(), reason="numba not installed (the 'fast' extra)")
 
@@ -57,16 +57,16 @@ def cases(draw):
 @given(cases(), st.sampled_from(KERNEL_POLICIES), st.sampled_from([(0.6, 0.1), (0.5, 0.25), None]), st.randoms())
 def test_fused_path_decides_as_the_reference(case, name, thresholds, rnd):
     raw, lambdas, W = case
-    policy = get_policy(name, influence=W, lambdas=lambdas)
+    policy, spec = get_policy(name), ConsensusSpec(lambdas or (1.0,) * raw.shape[-1], W)
     if "tau" in policy.params():
         if thresholds is None:  # thresholds on a candidate's own mean and spread, to the last bit
-            st_ = policy.stats(raw)
+            st_ = policy.stats(raw, spec)
             ok = np.flatnonzero(np.isfinite(st_.mean.ravel()) & (st_.dispersion.ravel() > 0))
             i, j = (rnd.choice(ok), rnd.choice(ok)) if ok.size else (0, 0)
             thresholds = (st_.mean.ravel()[i], st_.dispersion.ravel()[j]) if ok.size else (0.6, 0.1)
-        policy = get_policy(name, influence=W, lambdas=lambdas, tau=thresholds[0], eps=thresholds[1])
-    got = policy.decide(raw, path="fused")
-    ref = policy.decide(raw, path="reference")
+        policy = get_policy(name, tau=thresholds[0], eps=thresholds[1])
+    got = policy.decide(raw, spec, path="fused")
+    ref = policy.decide(raw, spec, path="reference")
     assert got.path == "fused" and ref.path == "reference"
     assert_same(got, ref)
 
@@ -77,7 +77,7 @@ def test_thresholds_and_ties_at_the_last_bit(name):
     rng = np.random.default_rng(5)
     raw = rng.random((300, 3, 3))
     raw[::2, 1] = raw[::2, 0, ::-1]  # the same scores from other judges: tied under equal λ, up to rounding
-    policy = get_policy(name, lambdas=(1.0, 1.0, 1.0))
+    policy = get_policy(name)  # λ = 1 each
     assert_same(policy.decide(raw, path="fused"), policy.decide(raw, path="reference"))
     if "tau" not in policy.params():
         return
@@ -109,7 +109,7 @@ def test_a_few_failed_judges_keep_the_rest_on_the_fast_path(monkeypatch):
     policy = get_policy("verdict")
     redone = []
     reference = type(policy).decide_reference
-    monkeypatch.setattr(type(policy), "decide_reference", lambda self, r: redone.append(len(r)) or reference(self, r))
+    monkeypatch.setattr(type(policy), "decide_reference", lambda self, r, spec=None: redone.append(len(r)) or reference(self, r, spec))
     got = policy.decide(raw)
     assert got.path == "fused" and redone and redone[0] < 10  # only the steps that need it
     assert got.chosen[7] == -1
@@ -159,7 +159,7 @@ def test_statistics_are_computed_on_first_access(monkeypatch):
     ref = policy.decide(raw, path="reference")
     calls = []
     stats = type(policy).stats
-    monkeypatch.setattr(type(policy), "stats", lambda self, r: calls.append(1) or stats(self, r))
+    monkeypatch.setattr(type(policy), "stats", lambda self, r, spec=None: calls.append(1) or stats(self, r, spec))
     d = policy.decide(raw)
     np.testing.assert_allclose(d.rank_key, ref.rank_key, atol=1e-12, rtol=0)
     assert calls == []  # neither the decision nor its rank key built the per-candidate statistics

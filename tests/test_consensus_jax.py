@@ -5,7 +5,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from accord.consensus_core import consensus, consensus_stats, get_policy
+from accord.consensus_core import ConsensusSpec, consensus, consensus_stats, get_policy
 from accord.consensus_core.jax_backend import consensus_jax, consensus_stats_jax, verdict_decide_jax
 
 
@@ -41,7 +41,7 @@ def test_jax_matches_numpy(seed, m, general):
 @pytest.mark.parametrize("general", [False, True])
 def test_jax_verdict_decision_matches_numpy(general, nan_rate):
     raw, lam, W = _case(7, 4, n=5, batch=400, nan_rate=nan_rate, general=general)
-    ref = get_policy("verdict", lambdas=lam, influence=W, tau=0.5, eps=0.15).decide(raw)
+    ref = get_policy("verdict", tau=0.5, eps=0.15).decide(raw, ConsensusSpec(tuple(lam), W))
     got = verdict_decide_jax(raw, lam, W, tau=0.5, eps=0.15)
     np.testing.assert_array_equal(np.asarray(got["chosen"]), ref.chosen)
     np.testing.assert_array_equal(np.asarray(got["accepted"]), ref.accepted)

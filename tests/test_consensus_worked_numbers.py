@@ -5,7 +5,7 @@ import itertools
 import numpy as np
 import pytest
 
-from accord.consensus_core import all_to_all, consensus_stats, get_policy
+from accord.consensus_core import ConsensusSpec, all_to_all, consensus_stats, get_policy
 
 LAM = (1.5, 1.0, 0.8)
 
@@ -61,5 +61,5 @@ def test_table_15_rows(raw, raw_mean, disp, wa_accept, verdict_accept):
     assert round(float(st.raw_mean), 2) == raw_mean
     assert round(float(st.dispersion), 2) == disp
     assert bool(st.raw_mean > 0.6) == wa_accept
-    d = get_policy("verdict", lambdas=LAM).decide(np.array([raw]))
+    d = get_policy("verdict").decide(np.array([raw]), ConsensusSpec(LAM))
     assert bool(d.accepted[0]) == verdict_accept

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from accord.adapters.math import ArithmeticJudge
-from accord.consensus_core import get_policy
+from accord.consensus_core import ConsensusSpec, get_policy
 from accord.protocols import JudgeScore, StepContext
 from accord.verify.analysis.records import read_trace
 from accord.verify.loop.engine import Adaptive, Budgets, Chain, StepLoop, generation_seed
@@ -76,7 +76,7 @@ def panel() -> Panel:
 
 
 def chains() -> list[Chain]:
-    return [Chain("verdict", get_policy("verdict", lambdas=(1.5, 1.0))), Chain("mean", get_policy("mean")), Chain("base")]
+    return [Chain("verdict", get_policy("verdict")), Chain("mean", get_policy("mean")), Chain("base")]
 
 
 def run_loop(tmp_path, gen=None, **kw):
@@ -204,7 +204,8 @@ def test_adaptive_runs_see_the_candidates_of_a_full_run(tmp_path):
     policy = chains()[0].policy
     for key in shared:
         rec = full[key]
-        predicted = replay_margin([(np.array(rec["raw"], dtype=float), rec["candidates"])], policy, 0.9, 0.05)
+        predicted = replay_margin([(np.array(rec["raw"], dtype=float), rec["candidates"])], policy, 0.9, 0.05,
+                                  spec=ConsensusSpec((1.5, 1.0)))
         assert predicted.stop_rate == float(ada[key]["adaptive"]["stopped_early"])
 
 
@@ -219,7 +220,7 @@ def test_adaptive_margin_is_learned_without_labels_after_a_fully_verified_warm_u
     assert m is not None and m.steps == 4 and m.agreement == 1.0 and recs[-1]["adaptive"]["margin"]["min_mean"] == m.min_mean
     assert any(r["n_generated"] == 1 for r in recs[4:])  # and it does stop early afterwards
     warm = [(np.array(r["raw"], dtype=float), r["candidates"]) for r in recs[:4]]
-    assert replay_margin(warm, chains()[0].policy, m.min_mean, m.max_dispersion).stop_rate == m.stop_rate
+    assert replay_margin(warm, chains()[0].policy, m.min_mean, m.max_dispersion, spec=loop.panel.consensus).stop_rate == m.stop_rate
     # a run cut after the warm-up and resumed learns the same margin from the trace
     lines = path.read_text().splitlines(keepends=True)
     cut = tmp_path / "cut" / "trace.jsonl"
@@ -276,7 +277,7 @@ def test_real_smollm2_end_to_end_on_two_tiny_problems(smollm2, minilm, tmp_path)
     probs = load_tasks("basic_arithmetic", size=2, seed=0, max_terms=2, max_digits=1)
     path = tmp_path / "trace.jsonl"
     with TraceWriter(path) as w:
-        loop = StepLoop(gen, p, [Chain("verdict", get_policy("verdict", lambdas=p.lambdas)), Chain("base")],
+        loop = StepLoop(gen, p, [Chain("verdict", get_policy("verdict")), Chain("base")],
                         budgets=Budgets(2, 2, 40), writer=w)
         ends = loop.run(probs)
     trace = read_trace(path)

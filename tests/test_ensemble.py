@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from accord.adapters.calibration import fit_calibrators
-from accord.consensus_core import get_policy
+from accord.consensus_core import ConsensusSpec, get_policy
 from accord.errors import UserError
 from accord.verify.ensemble.rewards import (
     evaluate_ensemble,
@@ -55,7 +55,7 @@ def test_rules_on_a_small_example():
     assert np.allclose(rule_keys(cal, "min"), [[0.1, 0.6]])
     assert np.allclose(rule_keys(cal, "uwo", k=1.0), [[0.6 - np.std([0.9, 0.1, 0.8]), 0.6]])
     fj = rule_keys(cal, "fj:verdict", lambdas=(1.5, 1.0, 0.8))
-    assert np.array_equal(fj, get_policy("verdict", lambdas=(1.5, 1.0, 0.8)).decide(cal).rank_key)
+    assert np.array_equal(fj, get_policy("verdict").decide(cal, ConsensusSpec((1.5, 1.0, 0.8))).rank_key)
 
 
 def _write(tmp_path, rows, name="r.jsonl"):
@@ -85,7 +85,7 @@ def test_best_of_n_accuracy_orders_models_and_rules(tmp_path):
     table = read_rewards(_write(tmp_path, _simulated_rows()))
     assert table.kind == "best_of_n" and table.models == ["strong", "medium", "noise"] and table.raw.shape == (120, 4, 3)
     cals = fit_calibrators(table.flat_raw, table.models, "quantile")
-    doc = evaluate_ensemble(table, cals, n_boot=200)
+    doc = evaluate_ensemble(table, cals, lambdas=(1.5, 1.0, 0.8), n_boot=200)
     acc = {k: v["accuracy"] for k, v in doc["accuracy"].items()}
     assert acc["strong"] > acc["medium"] > acc["noise"]
     assert doc["baselines"]["random"] == pytest.approx(0.25) and doc["baselines"]["oracle"] == 1.0

@@ -58,7 +58,7 @@ def test_tables_print(capsys):
     "argv, message",
     [
         (["--rules", "median"], "unknown rule 'median'"),
-        (["--lambdas", "1,2"], "--lambdas: got 2 values for 3 judges"),
+        (["--lambdas", "1,2"], "--lambdas: λ must be finite numbers > 0, one per judge, comma-separated (e.g. 1.5,1,0.8); got '1,2' for 3 judges"),
         (["--load-calibration", "/nonexistent.json"], "no such calibration file"),
         (["--models", "loglik"], "at least 2 reward models"),
     ],
@@ -68,3 +68,12 @@ def test_errors_are_one_line(capsys, argv, message):
     err = capsys.readouterr().err.strip()
     assert message in err and "\n" not in err
 
+
+
+def test_model_order_does_not_change_the_result(capsys):
+    """λ is never given by position: models no judge type names take 1.0 each, and the output says so."""
+    docs = [_doc(capsys, str(REWARDS), "--models", m) for m in ("loglik,judge,similarity", "similarity,judge,loglik")]
+    assert docs[0]["accuracy"] == docs[1]["accuracy"] and docs[0]["lambdas"] == [1.0, 1.0, 1.0]
+    assert "loglik, judge, similarity" in docs[0]["lambda_note"]
+    given = _doc(capsys, str(REWARDS), "--lambdas", "1.5,1,0.8")
+    assert given["lambdas"] == [1.5, 1.0, 0.8] and given["lambda_note"] is None

@@ -13,7 +13,6 @@ import pytest
 
 from accord.adapters.calibration import fit_calibrators
 from accord.cli.main import main
-from accord.consensus_core import default_lambdas
 from accord.verify.ensemble import streaming as es
 from accord.verify.ensemble.rewards import RewardTable, best_responses, evaluate_ensemble, read_rewards, rule_keys
 from accord.verify.tables.rewards import open_rewards
@@ -56,7 +55,7 @@ WRITERS = {"jsonl": write_jsonl, "csv": write_csv, "parquet": write_parquet}
 def streamed(path, out=None, chunk=7, backend="local", n_boot=300, **kw):
     src = open_rewards(path)
     cals = es.fit_streamed(src, "standardize", chunk)
-    scorer = es.Scorer(src.models, cals, RULES, 0.5, default_lambdas(3), {"tau": 0.55}, src.label is not None)
+    scorer = es.Scorer(src.models, cals, RULES, 0.5, (1.5, 1.0, 0.8), {"tau": 0.55}, src.label is not None)
     return es.evaluate_streaming(src, scorer, out, chunk, backend, n_boot=n_boot, **kw)
 
 
@@ -85,7 +84,7 @@ def test_streamed_equals_in_memory(tmp_path, fmt, chunk):
     WRITERS[fmt](path, rows)
     table = read_rewards(tmp_path / "ref.jsonl")
     cals = fit_calibrators(table.flat_raw, table.models, "standardize")
-    ref = evaluate_ensemble(table, cals, RULES, k=0.5, policy_params={"tau": 0.55}, n_boot=300)
+    ref = evaluate_ensemble(table, cals, RULES, k=0.5, lambdas=(1.5, 1.0, 0.8), policy_params={"tau": 0.55}, n_boot=300)
     doc = streamed(path, tmp_path / "out.parquet", chunk)
     assert_same_report(doc, ref)
     assert doc["spearman_sample"]["exact"]
@@ -97,7 +96,7 @@ def test_streamed_equals_in_memory(tmp_path, fmt, chunk):
 
     cal = apply_calibrators(table.raw, table.models, cals)
     for rule in RULES:
-        key = rule_keys(cal, rule, k=0.5, lambdas=default_lambdas(3), **({"tau": 0.55} if rule.startswith("fj:") else {}))
+        key = rule_keys(cal, rule, k=0.5, lambdas=(1.5, 1.0, 0.8), **({"tau": 0.55} if rule.startswith("fj:") else {}))
         np.testing.assert_allclose(out.column(f"key_{rule}").to_numpy(), key[table.valid], rtol=1e-12, atol=1e-12)
         assert out.column(f"selected_{rule}").to_pylist() == best_responses(key, table.valid)[table.valid].tolist()
     np.testing.assert_allclose(out.column("calibrated_rm_b").to_numpy(zero_copy_only=False), cal[..., 1][table.valid], rtol=1e-12)
@@ -145,7 +144,7 @@ def test_large_table_bounded_memory_identical(tmp_path, monkeypatch):
     try:
         src = open_rewards(tmp_path / "big.parquet")
         cals = es.fit_streamed(src, "standardize", chunk)
-        scorer = es.Scorer(src.models, cals, rules, 1.0, default_lambdas(3), {}, True)
+        scorer = es.Scorer(src.models, cals, rules, 1.0, (1.5, 1.0, 0.8), {}, True)
         doc = es.evaluate_streaming(src, scorer, tmp_path / "out.parquet", chunk, n_boot=1, sample_size=2_000)
         _, np_peak = tracemalloc.get_traced_memory()
     finally:
@@ -162,7 +161,7 @@ def test_large_table_bounded_memory_identical(tmp_path, monkeypatch):
     labels[pid, pos] = label
     valid = ~np.isnan(labels)
     t = RewardTable("best_of_n", list(MODELS), [str(p) for p in range(n_prompts)], [], raw, labels, valid)
-    ref = evaluate_ensemble(t, fit_calibrators(t.flat_raw, t.models), rules, n_boot=1)
+    ref = evaluate_ensemble(t, fit_calibrators(t.flat_raw, t.models), rules, lambdas=(1.5, 1.0, 0.8), n_boot=1)
     ref["agreement"]["spearman_raw"] = doc["agreement"]["spearman_raw"]  # sampled here (2,000 of the rows)
     assert_same_report(doc, ref)
     assert doc["prompts"] == n_prompts and not doc["spearman_sample"]["exact"]

@@ -10,7 +10,7 @@ import pytest
 from test_engine import AdditionWalker, GroundingJudge, tasks
 
 from accord.adapters.math import ArithmeticJudge
-from accord.consensus_core import all_to_all, get_policy
+from accord.consensus_core import ConsensusSpec, all_to_all, get_policy
 from accord.errors import UserError
 from accord.protocols import JudgeScore
 from accord.verify.loop.engine import Budgets, Chain, StepLoop
@@ -47,7 +47,7 @@ def estimating_panel(warmup: int = 24) -> Panel:
 
 def run(path, panel, resume=None):
     with TraceWriter(path) as w:
-        loop = StepLoop(AdditionWalker(), panel, [Chain("verdict", get_policy("verdict", lambdas=(1.0,) * 4)), Chain("mean", get_policy("mean"))],
+        loop = StepLoop(AdditionWalker(), panel, [Chain("verdict", get_policy("verdict")), Chain("mean", get_policy("mean"))],
                         budgets=Budgets(3, 5, 200), seed=2, writer=w, resume=resume)
         return loop.run(tasks(6)), loop
 
@@ -106,11 +106,11 @@ def test_a_panel_influence_matrix_reaches_the_policies(tmp_path):
     panel = Panel([ArithmeticJudge(), GroundingJudge(), NoisyArithmetic("noisy", 0.3)], [1.5, 1.0, 0.8], influence=W)
     assert not np.allclose(W, all_to_all(3))
     with TraceWriter(tmp_path / "t.jsonl") as w:
-        StepLoop(AdditionWalker(), panel, [Chain("verdict", get_policy("verdict", lambdas=(1.5, 1.0, 0.8)))],
+        StepLoop(AdditionWalker(), panel, [Chain("verdict", get_policy("verdict"))],
                  budgets=Budgets(3, 2, 100), seed=0, writer=w).run(tasks(1))
     rec = steps(tmp_path / "t.jsonl")[0]
     raw = np.array(rec["raw"], dtype=float)
-    want = get_policy("verdict", lambdas=(1.5, 1.0, 0.8), influence=W).decide(raw[None]).stats.mean[0]
+    want = get_policy("verdict").decide(raw[None], ConsensusSpec((1.5, 1.0, 0.8), W)).stats.mean[0]
     assert rec["mean"] == pytest.approx(want.tolist())
 
 

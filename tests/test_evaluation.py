@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from scipy.stats import binomtest
 from tracegen import simulate_run
 
-from accord.consensus_core import consensus_stats, get_policy
+from accord.consensus_core import ConsensusSpec, consensus_stats, get_policy
 from accord.verify.analysis.diagnostics import (
     _weighted_auc,
     candidate_table,
@@ -240,8 +240,8 @@ def _one_step_run(tmp_path, tables):
             if chain == "base":
                 chosen = 0
             else:
-                params = {k: v for k, v in pol.items() if k != "name"}
-                chosen = int(get_policy(pol["name"], lambdas=lam, **params).decide(raw).chosen)
+                params = {k: v for k, v in pol.items() if k not in ("name", "lambdas")}
+                chosen = int(get_policy(pol["name"], **params).decide(raw, ConsensusSpec(tuple(lam))).chosen)
             recs.append({"type": "step", "task_id": f"t{t}", "chain": chain, "step": 0, "context_id": context_id(f"t{t}", []),
                          "candidates": cands, "judges": ["a", "b", "c"], "lambdas": lam,
                          "raw": [[None if np.isnan(v) else float(v) for v in row] for row in raw], "policy": pol,
@@ -265,7 +265,7 @@ def test_paired_summary_matches_a_direct_count(tmp_path):
     by = {(c["first"], c["second"]): c for c in out["comparisons"]}
 
     def chosen(name, raw, **kw):
-        return int(get_policy(name, lambdas=[1.5, 1.0, 0.8], **kw).decide(raw).chosen)
+        return int(get_policy(name, **kw).decide(raw, ConsensusSpec((1.5, 1.0, 0.8))).chosen)
 
     verdict = np.array([good[chosen("verdict", raw, tau=0.6, eps=0.1)] for raw, good in tables], dtype=float)
     mean = np.array([good[chosen("mean", raw)] for raw, good in tables], dtype=float)

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from accord.consensus_core import get_policy, list_policies
+from accord.consensus_core import ConsensusSpec, get_policy, list_policies
 
 STEP = np.array(
     [
@@ -116,16 +116,17 @@ def test_failed_judge_consensus_over_the_rest():
 @pytest.mark.parametrize(
     "call, message",
     [
-        (lambda: get_policy("verdict", lambdas=(1.0, 0.0, 1.0)).decide(STEP), "> 0"),
-        (lambda: get_policy("verdict", lambdas=(1.0, float("nan"), 1.0)).decide(STEP), "finite"),
-        (lambda: get_policy("verdict", lambdas=(1.0, 1.0)).decide(STEP), "2 stubbornness values for 3 judges"),
+        (lambda: ConsensusSpec((1.0, 0.0, 1.0)), "finite numbers > 0"),
+        (lambda: ConsensusSpec((1.0, float("nan"), 1.0)), "finite numbers > 0"),
+        (lambda: get_policy("verdict", lambdas=(-1, 1, 1)), "takes no lambdas: λ and W belong to the panel"),
+        (lambda: get_policy("verdict").decide(STEP, ConsensusSpec((1.0, 1.0))), r"got \[1.0, 1.0\] for 3 judges"),
         (lambda: get_policy("verdict").decide(np.array([[0.5], [0.4]])), "at least 2 judges"),
         (lambda: get_policy("verdict").decide(np.array([[0.5, 1.2, 0.1]])), r"\[0, 1\]"),
         (lambda: get_policy("verdict").decide(np.array([[0.5, -0.1, 0.1]])), r"\[0, 1\]"),
         (lambda: get_policy("verdict").decide(np.array([0.5, 0.2, 0.1])), "shape"),
-        (lambda: get_policy("verdict", influence=np.eye(3)).decide(STEP), "zero diagonal"),
-        (lambda: get_policy("verdict", influence=np.full((3, 3), 0.2) - np.diag([0.2] * 3)).decide(STEP), "row-stochastic"),
-        (lambda: get_policy("verdict", influence=np.ones((2, 2))).decide(STEP), "3 x 3"),
+        (lambda: ConsensusSpec((1.0, 1.0, 1.0), np.eye(3)), "zero diagonal"),
+        (lambda: ConsensusSpec((1.0, 1.0, 1.0), np.full((3, 3), 0.2) - np.diag([0.2] * 3)), "row-stochastic"),
+        (lambda: ConsensusSpec((1.0, 1.0, 1.0), np.ones((2, 2))), "3 x 3"),
         (lambda: get_policy("verdict", eps=0.0), "eps"),
         (lambda: get_policy("nonsense"), "unknown policy"),
         (lambda: get_policy("mean", tau=0.5), "takes no parameter"),
@@ -147,3 +148,17 @@ def test_single_judge_ranks_by_one_column_ties_to_the_first_unscored_last():
             get_policy("single_judge", judge=bad)
     with pytest.raises(ValueError, match="not a column"):
         get_policy("single_judge", judge=3).decide(raw)
+
+
+def test_a_bare_score_matrix_takes_equal_stubbornness_and_a_spec_takes_the_panels():
+    """No spec: λ = 1 for every judge; a spec's λ changes s* and so the statistics."""
+    equal = get_policy("verdict").decide(STEP)
+    same = get_policy("verdict").decide(STEP, ConsensusSpec((1.0, 1.0, 1.0)))
+    paper = get_policy("verdict").decide(STEP, ConsensusSpec((1.5, 1.0, 0.8)))
+    np.testing.assert_array_equal(equal.stats.consensus, same.stats.consensus)
+    assert not np.allclose(equal.stats.consensus, paper.stats.consensus)
+
+
+def test_policies_hold_no_stubbornness():
+    for name in list_policies():
+        assert "lambdas" not in get_policy(name).params() and "influence" not in get_policy(name).params()

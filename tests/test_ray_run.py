@@ -83,7 +83,7 @@ def local_trace(cfg, smollm2, tmp_path_factory):
     torch.set_num_threads(1)
     try:
         with TraceWriter(path) as writer:
-            loop = StepLoop(generator, panel, build_chains(cfg, panel.lambdas),
+            loop = StepLoop(generator, panel, build_chains(cfg),
                             budgets=cfg.budgets.budgets(), seed=cfg.seed, writer=writer)
             loop.run(load_task_list(cfg.task))
     finally:

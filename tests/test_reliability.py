@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from accord.consensus_core import get_policy
+from accord.consensus_core import ConsensusSpec, get_policy
 from accord.consensus_core.reliability import (
     calibrate_thresholds,
     estimate_stubbornness,
@@ -31,7 +31,7 @@ def simulated_steps(noise, steps=2000, n=3, seed=0):
 
 
 def selection_accuracy(raw, good, lambdas) -> float:
-    d = get_policy("verdict", lambdas=lambdas).decide(raw)
+    d = get_policy("verdict").decide(raw, ConsensusSpec(tuple(lambdas)))
     return float(np.mean(good[np.arange(len(good)), d.chosen]))
 
 
@@ -87,7 +87,7 @@ def test_thresholds_hit_the_target_acceptance_rate():
     th = calibrate_thresholds(raw, PAPER, target_rate=0.3)
     assert th.acceptance_rate == pytest.approx(0.3, abs=0.01)
     q = calibrate_thresholds(raw, PAPER, method="quantiles", tau_quantile=0.6, eps_quantile=0.5)
-    stats = get_policy("verdict", lambdas=PAPER).stats(raw)
+    stats = get_policy("verdict").stats(raw, ConsensusSpec(PAPER))
     assert q.tau == pytest.approx(np.quantile(stats.mean, 0.6))
     assert 0 <= th.paper_acceptance_rate <= 1 and th.paper_tau == 0.6
 

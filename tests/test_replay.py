@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from tracegen import LAMBDAS, simulate_run
 
-from accord.consensus_core import get_policy
+from accord.consensus_core import ConsensusSpec, get_policy
 from accord.errors import UserError
 from accord.verify.analysis.records import read_trace
 from accord.verify.analysis.replay import (
@@ -112,8 +112,8 @@ def test_divergence_is_counted_never_guessed():
 
 
 def test_equal_stubbornness_makes_mean_preserving_identical_to_verdict(trace):
-    a = replay(trace, parse_policy_spec("verdict:lambdas=1/1/1"))
-    b = replay(trace, parse_policy_spec("mean_preserving:lambdas=1/1/1"))
+    a = replay(trace, parse_policy_spec("verdict:lambdas=1,1,1"))
+    b = replay(trace, parse_policy_spec("mean_preserving:lambdas=1,1,1"))
     assert {t: o.steps for t, o in a.outcomes.items()} == {t: o.steps for t, o in b.outcomes.items()}
 
 
@@ -125,12 +125,12 @@ def test_every_replayed_step_is_the_core_decision_on_recorded_scores(tau, eps):
     spec = make_spec("verdict", tau=tau, eps=eps)
     res = replay(trace, spec, tree)
     assert res.n_exact + res.n_diverged == res.n_tasks
-    policy = get_policy("verdict", tau=tau, eps=eps, lambdas=LAMBDAS)
+    policy, panel = get_policy("verdict", tau=tau, eps=eps), ConsensusSpec(LAMBDAS)
     for out in res.outcomes.values():
         for k, choice in enumerate(out.choices):
             assert out.contexts[k] == context_id(out.task_id, out.steps[:k])  # no empty steps here
             node = tree.nodes[(out.task_id, out.contexts[k])]
-            assert int(policy.decide(node.raw).chosen) == choice
+            assert int(policy.decide(node.raw, panel).chosen) == choice
             assert node.candidates[choice] == out.steps[k]
         if out.status == EXACT:
             assert tree.ends[(out.task_id, out.steps)].correct == out.correct
@@ -237,8 +237,8 @@ J3 = ["a", "b", "c"]
 def _rec(task, chain, step, steps, cands, raw, policy, lambdas=(1.0, 1.0, 1.0), influence=None, final=False):
     """A step record decided by the core, as the step loop writes it."""
     r = np.array([[np.nan if v is None else v for v in row] for row in raw], dtype=float)
-    d = get_policy(policy["name"], lambdas=lambdas, influence=influence,
-                   **{k: v for k, v in policy.items() if k != "name"}).decide(r)
+    d = get_policy(policy["name"], **{k: v for k, v in policy.items() if k not in ("name", "lambdas")}).decide(
+        r, ConsensusSpec(tuple(lambdas), influence))
     chosen, fallback = int(d.chosen), bool(d.fallback)
     if chosen < 0:
         chosen, fallback = 0, True
@@ -328,7 +328,7 @@ def test_the_panels_influence_matrix_is_used(tmp_path):
     tree = ContextTree.from_trace(trace)
     np.testing.assert_array_equal(tree.settings.influence, W)
     got = tree.decide(make_spec("verdict", tau=0.6, eps=0.1))[("t", r0["context_id"])]
-    want = get_policy("verdict", tau=0.6, eps=0.1, lambdas=(1.5, 1.0, 0.8), influence=np.array(W)).decide(np.array(raw))
+    want = get_policy("verdict", tau=0.6, eps=0.1).decide(np.array(raw), ConsensusSpec((1.5, 1.0, 0.8), np.array(W)))
     assert got[0] == int(want.chosen) and list(got[1]) == list(want.accepted)
     assert fidelity(trace)["verdict"]["reproduced"] == 1
 

@@ -54,7 +54,7 @@ def test_cli_report_json(run, capsys):
 
 def test_cli_report_replays_extra_policies(run, capsys):
     assert main(["report", str(run), "--json", "--bootstrap", "200", "--replay", "verdict:tau=0.3,eps=0.3",
-                 "--replay", "mean_preserving:lambdas=1/1/1"]) == 0
+                 "--replay", "mean_preserving:lambdas=1,1,1"]) == 0
     rows = json.loads(capsys.readouterr().out)["replay"]
     assert rows[-2]["policy"] == "verdict:eps=0.3,tau=0.3" and rows[-1]["params"]["lambdas"] == [1.0, 1.0, 1.0]
     assert rows[-2]["exact"] + rows[-2]["diverged"] == 12
@@ -76,7 +76,7 @@ def test_cli_sweep(run, capsys):
 
 
 @pytest.mark.parametrize("argv,message", [
-    (["sweep", "{run}", "--lambdas", "1,1"], "2 stubbornness values for 3 judges"),
+    (["sweep", "{run}", "--lambdas", "1,1"], "got [1.0, 1.0] for 3 judges"),
     (["sweep", "{run}", "--tau", "x"], "--tau: expected a number, got 'x'"),
     (["report", "{run}/nope"], "not a run folder"),
     (["report", "{run}", "--bootstrap", "5"], "argument --bootstrap: must be at least 100"),

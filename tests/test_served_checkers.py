@@ -11,7 +11,8 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from accord.adapters.served.checkers import CodeCheckJudge, CriticJudge, build_checker, index_of, program_of
+from accord.adapters.judges import build_judges, parse_judge
+from accord.adapters.served.checkers import CodeCheckJudge, CriticJudge, index_of, program_of
 from accord.adapters.served.client import Endpoint
 from accord.cli.main import main
 from accord.protocols import StepContext
@@ -69,13 +70,19 @@ def test_any_reply_text_is_read_without_raising(text):
     assert score.value in (None, 0.0, 1.0) and score.reason
 
 
+def _build(entry: dict):
+    return build_judges([parse_judge(entry, "judges[0]")])
+
+
 def test_entries_are_checked():
     with pytest.raises(ValueError, match="base_url"):
-        build_checker("critic", {"model": "m"})
-    with pytest.raises(ValueError, match="unknown key"):
-        build_checker("code_check", {"base_url": "http://x/v1", "model": "m", "role": "logic"})
+        _build({"type": "critic", "model": "m"})
+    with pytest.raises(ValueError, match="no option"):
+        _build({"type": "code_check", "base_url": "http://x/v1", "model": "m", "role": "logic"})
     with pytest.raises(ValueError, match="wall_s"):
-        build_checker("code_check", {"base_url": "http://x/v1", "model": "m", "wall_s": 0})
+        _build({"type": "code_check", "base_url": "http://x/v1", "model": "m", "wall_s": 0})
+    (built,) = _build({"type": "critic", "base_url": "http://x/v1", "model": "m", "lambda": 1.5})
+    assert isinstance(built.judge, CriticJudge) and built.judge.name == "critic"
 
 
 def test_an_unreachable_endpoint_is_a_null_with_the_reason():

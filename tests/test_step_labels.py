@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from tracegen import LAMBDAS, simulate_run
 
 from accord.cli.main import main
-from accord.consensus_core import get_policy
+from accord.consensus_core import ConsensusSpec, get_policy
 from accord.errors import UserError
 from accord.verify.analysis.records import read_trace
 from accord.verify.labels.formats import CORRECT, INCORRECT, UNVERIFIABLE, LabeledSolution, detect_format, read_labels, write_labels
@@ -94,7 +94,7 @@ def test_accord_trace_labels_follow_the_dual_rule(run):
     trace = read_trace(run / "trace.jsonl")
     ends = trace.end_of("verdict")
     assert len(sols) == 20
-    policy = get_policy("verdict", tau=0.6, eps=0.1, lambdas=LAMBDAS)
+    policy, panel = get_policy("verdict", tau=0.6, eps=0.1), ConsensusSpec(LAMBDAS)
     by_task = {}
     for r in trace.steps:
         if r.chain == "verdict":
@@ -102,7 +102,7 @@ def test_accord_trace_labels_follow_the_dual_rule(run):
     for s in sols:
         assert s.steps == ends[s.id].steps
         for r, label in zip(by_task[s.id], s.labels):
-            d = policy.decide(r.raw)
+            d = policy.decide(r.raw, panel)
             m = d.stats.mean[r.chosen]
             expected = CORRECT if d.accepted[r.chosen] else (UNVERIFIABLE if m > 0.6 else INCORRECT)
             assert label == expected

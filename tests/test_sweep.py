@@ -61,7 +61,7 @@ def test_default_lambda_sets(trace):
 
 
 def test_wrong_number_of_stubbornness_values_is_an_error(trace):
-    with pytest.raises(ValueError, match="2 stubbornness values for 3 judges"):
+    with pytest.raises(ValueError, match=r"λ must be finite numbers > 0, one per judge.*got \[1.0, 1.0\] for 3 judges"):
         stubbornness_sweep(trace, [(1.0, 1.0)], [0.1])
 
 
@@ -86,3 +86,12 @@ def test_sweep_thresholds_outside_the_unit_interval_are_refused(run, capsys, fla
     assert main(["sweep", str(run), flag, "0.5", value]) == 2
     err = capsys.readouterr().err.strip()
     assert err.startswith("accord sweep: error:") and flag in err and len(err.splitlines()) == 1
+
+
+def test_sweep_reads_stubbornness_as_every_command_does(run, capsys):
+    """λ above 1 is a λ, not a threshold: `--lambdas 1.5,1,0.8 2,1,1` sweeps; a bad λ is the one λ message."""
+    assert main(["sweep", str(run), "--lambdas", "1.5,1,0.8", "2,1,1", "--tau", "0.6", "--eps", "0.1", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["stubbornness"]["lambdas"] == [[1.5, 1.0, 0.8], [2.0, 1.0, 1.0]]
+    assert main(["sweep", str(run), "--lambdas", "1,-1,1"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err == "accord sweep: error: --lambdas: λ must be finite numbers > 0, one per judge, comma-separated (e.g. 1.5,1,0.8); got '1,-1,1'"

@@ -74,7 +74,7 @@ def record_run(folder: Path, questions: list[str]) -> Path:
     tasks = [TextTask(id=f"t{i}", question=q, reference=str(sum(int(x) for x in re.findall(r"\d+", q)[:2])))
              for i, q in enumerate(questions)]
     panel = Panel([ArithmeticJudge(), Silent()], lambdas=[1.0, 1.0])
-    chains = [Chain("verdict", get_policy("verdict", tau=0.6, eps=0.1, lambdas=(1.0, 1.0))), Chain("base")]
+    chains = [Chain("verdict", get_policy("verdict", tau=0.6, eps=0.1)), Chain("base")]
     with TraceWriter(folder / "trace.jsonl") as writer:
         StepLoop(Summer(), panel, chains, Budgets(n=3, max_steps=3, max_tokens=100), writer=writer).run(tasks)
     return folder
@@ -118,7 +118,7 @@ def test_a_resumed_run_does_not_record_a_question_twice(tmp_path):
     lines = trace.read_text().splitlines()
     trace.write_text("\n".join(lines[:3]) + "\n")  # killed after the task record and two steps
     panel = Panel([ArithmeticJudge(), Silent()], lambdas=[1.0, 1.0])
-    chains = [Chain("verdict", get_policy("verdict", tau=0.6, eps=0.1, lambdas=(1.0, 1.0))), Chain("base")]
+    chains = [Chain("verdict", get_policy("verdict", tau=0.6, eps=0.1)), Chain("base")]
     state = load_resume_state(trace)
     with TraceWriter(trace) as writer:
         StepLoop(Summer(), panel, chains, Budgets(n=3, max_steps=3, max_tokens=100), writer=writer,

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
-from accord.consensus_core import get_policy
+from accord.consensus_core import ConsensusSpec, get_policy
 from accord.verify.loop.trace import context_id
 
 JUDGES = ("grounding", "logic", "relevance")
@@ -78,8 +78,8 @@ def simulate_run(out_dir: str | Path, n_tasks: int = 12, seed: int = 0, n: int =
                     chosen, accepted, fallback = 0, [False] * n, False
                     cons = mean = disp = None
                 else:
-                    params = {k: v for k, v in pol.items() if k != "name"}
-                    d = get_policy(pol["name"], lambdas=LAMBDAS, **params).decide(r)
+                    params = {k: v for k, v in pol.items() if k not in ("name", "lambdas")}
+                    d = get_policy(pol["name"], **params).decide(r, ConsensusSpec(LAMBDAS))
                     chosen, accepted, fallback = int(d.chosen), [bool(a) for a in d.accepted], bool(d.fallback)
                     cons = [[None if np.isnan(v) else float(v) for v in row] for row in d.stats.consensus]
                     mean = [None if np.isnan(v) else float(v) for v in d.stats.mean]

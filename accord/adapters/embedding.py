@@ -8,10 +8,12 @@ empty step cannot be embedded meaningfully and is recorded as a failure, not sco
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Sequence
 
 import numpy as np
 
+from accord.adapters.registry import Built, JudgeSpec, register_judge
 from accord.protocols import JudgeScore, StepContext
 
 
@@ -41,3 +43,14 @@ class EmbeddingRelevanceJudge:
         for i, s in zip(live, sims):
             out[i] = JudgeScore(float(s))
         return out
+
+
+@dataclass(frozen=True)
+class EmbeddingSpec(JudgeSpec):
+    """``{type: embedding}``."""
+
+
+@register_judge("embedding", EmbeddingSpec, columns={"minilm_relevance": 1.0})
+def _embedding(spec: EmbeddingSpec, models: dict) -> Built:
+    """``{type: embedding}``: one column, ``minilm_relevance`` unless named."""
+    return Built(EmbeddingRelevanceJudge(spec.name or "minilm_relevance"), (1.0,))

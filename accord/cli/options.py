@@ -1,8 +1,9 @@
-"""Flags shared by several sub-commands, and the one λ check every command uses.
+"""Flags shared by several sub-commands, and the one λ reader every command uses.
 
-λ (stubbornness) is validated by :func:`accord.consensus_core.validation.as_lambdas`: finite,
-> 0, one per judge. The run config and :class:`accord.verify.loop.panel.Panel` use the same check,
-so ``--lambdas`` means the same everywhere.
+λ (stubbornness) is read by :func:`accord.consensus_core.parse_lambdas`: comma-separated numbers,
+finite, > 0, one per judge, with one error message. Replay specs (``verdict:lambdas=1.5,1,0.8``) and
+the run config's judge ``lambda`` use the same reader, so λ is written the same way everywhere.
+Without ``--lambdas``, a table's columns take λ by name (:func:`table_lambdas`), never by position.
 """
 
 from __future__ import annotations
@@ -13,9 +14,9 @@ import math
 import sys
 from pathlib import Path
 
+from accord.adapters.registry import UNKNOWN_COLUMN_LAMBDA
 from accord.cli.progress import progress_bar
-from accord.consensus_core import default_lambdas
-from accord.consensus_core.validation import as_lambdas
+from accord.consensus_core import parse_lambdas as read_lambdas
 from accord.errors import UserError
 from accord.extras import require
 from accord.verify.io.cluster import connect_ray
@@ -25,21 +26,30 @@ from accord.verify.io.run_folder import TRACE_FILE
 from accord.verify.tables import DEFAULT_CHUNK_SIZE
 
 
-def parse_lambdas(text: str | None, m: int, default: bool = True) -> tuple[float, ...] | None:
-    """``--lambdas`` as one finite value > 0 per judge; absent: the core's defaults (or None)."""
+def parse_lambdas(text: str | None, m: int, flag: str = "--lambdas") -> tuple[float, ...] | None:
+    """``--lambdas`` as one finite value > 0 per judge (None when not given); errors are one line."""
     if text is None:
-        return default_lambdas(m) if default else None
+        return None
     try:
-        values = [float(x) for x in text.split(",") if x.strip()]
-    except ValueError:
-        raise UserError(f"--lambdas: expected comma-separated numbers, got {text!r}") from None
-    if len(values) != m:
-        raise UserError(f"--lambdas: got {len(values)} values for {m} judges (give one per judge, in order)")
-    try:
-        return tuple(float(x) for x in as_lambdas(values, m))
-    except ValueError:
-        bad = [v for v in values if not v > 0 or v == float("inf")]
-        raise UserError(f"--lambdas: stubbornness values must be finite and > 0, got {bad}") from None
+        return read_lambdas(text, m)
+    except ValueError as exc:
+        raise UserError(f"{flag}: {exc}") from None
+
+
+def table_lambdas(text: str | None, columns) -> tuple[tuple[float, ...], list[str]]:
+    """λ for a score table's columns: ``--lambdas`` when given, else each column's by its name
+    (a registered judge type's default, else 1.0). Returns (λ, the columns that took 1.0)."""
+    from accord.adapters.judges import column_lambdas  # registers every judge type: not needed to build the parser
+
+    return column_lambdas(list(columns), parse_lambdas(text, len(columns)))
+
+
+def lambda_note(defaulted) -> str | None:
+    """The line saying which columns took λ = 1.0 because no judge type names them (None: none)."""
+    if not defaulted:
+        return None
+    return (f"λ = {UNKNOWN_COLUMN_LAMBDA:g} for {', '.join(defaulted)} (no judge type of that name; "
+            f"set λ with --lambdas)")
 
 
 def _number(text: str, kind) -> float:
@@ -108,7 +118,9 @@ def wants_streaming(args: argparse.Namespace) -> bool:
 
 
 def run_streaming(args: argparse.Namespace, build_policy) -> int:
-    """Decide a table of any size into ``--output``; print a summary (a table, or JSON with --json)."""
+    """Decide a table of any size into ``--output``; print a summary (a table, or JSON with --json).
+
+    ``build_policy(args, src)`` gives (policy, the panel's ConsensusSpec, the λ note or None)."""
     require("pyarrow", "streaming a table (--backend ray, --chunk-size, --output or a Parquet input)")
     from accord.verify.tables import streaming as tables
     src = tables.open_source(args.file, getattr(args, "nan", "error"))
@@ -119,22 +131,24 @@ def run_streaming(args: argparse.Namespace, build_policy) -> int:
         raise UserError(f"--output {args.output} would overwrite the input")
     table_format(args.output)
     writable_output(args.output, "--output")
-    policy = build_policy(args, src)
+    policy, spec, note = build_policy(args, src)
     chunk = args.chunk_size or DEFAULT_CHUNK_SIZE
     if chunk < 1:
         raise UserError(f"--chunk-size must be >= 1, got {chunk}")
     with writer_lock(args.output):  # one writer per output file, taken before anything is written
         if args.backend == "ray":
             connect_ray(args.address)
-            summary = tables.decide_with_ray(src, policy, args.output, chunk)
+            summary = tables.decide_with_ray(src, policy, args.output, chunk, spec=spec)
         else:
             with progress_bar("deciding rows", quiet=getattr(args, "quiet", False) or getattr(args, "json", False)) as update:
-                summary = tables.decide_streaming(src, policy, args.output, chunk, progress=update)
+                summary = tables.decide_streaming(src, policy, args.output, chunk, spec=spec, progress=update)
     doc = {"input": str(src.path), "output": str(args.output), "backend": args.backend, "policy": policy.name,
-           "judges": list(src.judges), **summary.as_dict()}
+           "judges": list(src.judges), "lambdas": list(spec.lambdas), "lambda_note": note, **summary.as_dict()}
     if getattr(args, "json", False):
         print(json.dumps(doc, indent=1))
     else:
+        if note:
+            print(f"note: {note}")
         rate = summary.rows / summary.seconds if summary.seconds > 0 else float("inf")
         print(
             f"{summary.rows} rows, {summary.steps} steps -> {args.output} ({args.backend}, {summary.seconds:.2f} s, "

@@ -20,7 +20,7 @@ jax.config.update("jax_enable_x64", True)
 import jax.numpy as jnp  # noqa: E402
 import numpy as np  # noqa: E402
 
-from accord.consensus_core.policies import DEFAULT_EPS, DEFAULT_TAU, default_lambdas  # noqa: E402
+from accord.consensus_core.policies import DEFAULT_EPS, DEFAULT_TAU  # noqa: E402
 from accord.consensus_core.validation import as_influence, as_lambdas, as_scores  # noqa: E402
 
 _LAST = -1e6
@@ -184,7 +184,7 @@ def verdict_decide_jax(raw, lambdas=None, influence=None, tau: float = DEFAULT_T
     if r.ndim < 2 or r.shape[-1] < 2:
         raise ValueError(f"decide needs scores of shape (..., n, m) with m >= 2; got shape {r.shape}")
     m = r.shape[-1]
-    lam = as_lambdas(lambdas if lambdas is not None else default_lambdas(m), m)
+    lam = as_lambdas(lambdas if lambdas is not None else 1.0, m)  # λ = 1 each when not given, as Policy.decide
     if eps <= 0 or not np.isfinite(tau) or not np.isfinite(eps):
         raise ValueError(f"thresholds must be finite with eps > 0, got tau={tau}, eps={eps}")
     general = influence is not None

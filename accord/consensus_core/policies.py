@@ -1,7 +1,9 @@
 """Decision rules: which candidate step to accept, vectorised over any batch of steps.
 
-A policy maps raw scores of shape (..., n, m) (n candidates, m judges; NaN = failed judge) to a
-:class:`Decision`. Every rule ranks candidates by a key; rules with an acceptance test choose the
+A policy maps raw scores of shape (..., n, m) (n candidates, m judges; NaN = failed judge) and the
+panel's :class:`~accord.consensus_core.spec.ConsensusSpec` (λ and W) to a :class:`Decision`:
+``get_policy("verdict", tau=0.6, eps=0.1).decide(raw, ConsensusSpec((1.5, 1.0, 0.8)))``; without a
+spec, λ = 1 for every judge. A policy holds only its own parameters, never λ or W. Every rule ranks candidates by a key; rules with an acceptance test choose the
 best accepted candidate and otherwise fall back to a second key. Ties go to the lowest candidate
 index. A candidate scored by fewer than two judges is never accepted and ranks below every valid
 one; a candidate nobody scored is never chosen (``chosen = -1`` when no candidate has a score).
@@ -26,18 +28,17 @@ single_judge        one judge alone: rank by column ``judge``'s raw score (a can
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, fields
 from typing import Callable, ClassVar
 
 import numpy as np
 
 from accord.consensus_core import fused
-from accord.consensus_core.equilibrium import consensus
 from accord.consensus_core.fused import KernelRule
+from accord.consensus_core.spec import ConsensusSpec
 from accord.consensus_core.statistics import ConsensusStats, summarize
-from accord.consensus_core.validation import as_influence, as_lambdas, as_scores
+from accord.consensus_core.validation import as_scores
 
-DEFAULT_LAMBDAS = (1.5, 1.0, 0.8)  # the paper's (visual, logical, contextual) stubbornness
 DEFAULT_TAU = 0.6
 DEFAULT_EPS = 0.1
 DEFAULT_MAX_VAR = 0.01
@@ -94,11 +95,6 @@ class Decision:
         return self.stats.dispersion
 
 
-def default_lambdas(m: int) -> tuple[float, ...]:
-    """The paper's values for three judges; equal stubbornness 1.0 otherwise."""
-    return DEFAULT_LAMBDAS if m == 3 else (1.0,) * m
-
-
 def choose(accepted: np.ndarray, key: np.ndarray, fallback_key: np.ndarray, stats: ConsensusStats):
     """Index of the best accepted candidate by ``key``, else the best by ``fallback_key``."""
     accepted = accepted & stats.valid
@@ -127,29 +123,30 @@ def register(name: str) -> Callable[[type["Policy"]], type["Policy"]]:
 
 @dataclass(frozen=True)
 class Policy:
-    """Base class: holds the panel's stubbornness and influence; subclasses implement ``_decide``.
+    """Base class: a rule's own parameters (thresholds, seeds); subclasses implement ``_decide``.
 
-    Statistics always include the consensus (so a raw-score rule's decision can be shown next to
-    s̄* and Δ*); raw-score rules only look at the raw fields. A rule that accepts by a mean and a
-    spread also states itself as a ``kernel`` (with its thresholds in ``kernel_thresholds``) and
-    is then decided by the compiled kernels whenever they can take the input.
+    λ and W are the panel's: :meth:`decide` takes them as a :class:`ConsensusSpec` with the raw
+    scores. Statistics always include the consensus (so a raw-score rule's decision can be shown
+    next to s̄* and Δ*); raw-score rules only look at the raw fields. A rule that accepts by a mean
+    and a spread also states itself as a ``kernel`` (with its thresholds in ``kernel_thresholds``)
+    and is then decided by the compiled kernels whenever they can take the input.
     """
 
     name: ClassVar[str] = "base"
     kernel: ClassVar[KernelRule | None] = None
-    lambdas: tuple[float, ...] | None = None
-    influence: object = field(default=None, repr=False, compare=False)
 
-    def panel_lambdas(self, m: int) -> np.ndarray:
-        return as_lambdas(self.lambdas if self.lambdas is not None else default_lambdas(m), m)
-
-    def stats(self, raw) -> ConsensusStats:
+    def stats(self, raw, spec: ConsensusSpec | None = None) -> ConsensusStats:
+        """The statistics this rule decides on: the panel's (``spec.stats``), seen by the rule."""
         r = as_scores(raw)
-        lam = self.panel_lambdas(r.shape[-1])
-        return summarize(r, consensus(r, lam, self.influence), lam)
+        spec = _spec(spec, r)
+        return self.view(spec.stats(r), spec)
 
-    def decide(self, raw, path: str = "auto") -> Decision:
-        """Decide for raw scores of shape (..., n, m).
+    def view(self, st: ConsensusStats, spec: ConsensusSpec) -> ConsensusStats:
+        """The rule's view of the panel's statistics (most rules: unchanged)."""
+        return st
+
+    def decide(self, raw, spec: ConsensusSpec | None = None, path: str = "auto") -> Decision:
+        """Decide for raw scores of shape (..., n, m) with the panel's λ and W (``spec``; None: λ = 1 each).
 
         ``path="auto"`` takes the compiled kernels when the policy has one, numba is installed,
         the scores are floating-point and the batch holds at least ``fused.MIN_CANDIDATES``
@@ -161,15 +158,15 @@ class Policy:
             raise ValueError(f"path must be one of {', '.join(PATHS)}, got {path!r}")
         r = np.asarray(raw)
         if path == "reference":
-            return self.decide_reference(r)
-        why_not = self.why_not_fused(r)
+            return self.decide_reference(r, spec)
+        why_not = self.why_not_fused(r, spec)
         if path == "auto" and (why_not or r.size < fused.MIN_CANDIDATES * r.shape[-1]):
-            return self.decide_reference(r)
+            return self.decide_reference(r, spec)
         if why_not:
             raise ValueError(f"policy {self.name!r} cannot take the fused path: {why_not}")
-        return self._decide_fused(r)
+        return self._decide_fused(r, _spec(spec, r))
 
-    def why_not_fused(self, r: np.ndarray) -> str | None:
+    def why_not_fused(self, r: np.ndarray, spec: ConsensusSpec | None = None) -> str | None:
         """Why the compiled kernels cannot decide scores ``r``, or None when they can."""
         if self.kernel is None:
             return "the policy has no compiled kernel"
@@ -179,27 +176,26 @@ class Policy:
             return f"scores are not floating-point (dtype {r.dtype})"
         if r.ndim < 2 or r.shape[-1] < 2 or r.size == 0:
             return f"scores of shape {r.shape} are not a non-empty (..., n, m) batch with m >= 2"
-        return fused.unsupported(r.shape[-2], r.shape[-1], self.influence is not None)
+        return fused.unsupported(r.shape[-2], r.shape[-1], spec is not None and spec.influence is not None)
 
-    def decide_reference(self, raw) -> Decision:
+    def decide_reference(self, raw, spec: ConsensusSpec | None = None) -> Decision:
         """The numpy reference path of :meth:`decide`."""
         r = as_scores(raw)
         if r.ndim < 2:
             raise ValueError(f"decide() needs scores of shape (..., n, m); got shape {r.shape}")
-        st = self.stats(r)
+        st = self.stats(r, spec)
         accepted, key, fb_key = self._decide(st)
         chosen, acc, fallback, final = choose(accepted, key, fb_key, st)
         return Decision(self.name, chosen, acc, fallback, final, st)
 
-    def _decide_fused(self, raw: np.ndarray) -> Decision:
+    def _decide_fused(self, raw: np.ndarray, spec: ConsensusSpec) -> Decision:
         r = np.ascontiguousarray(raw, dtype=np.float64)
         n, m = r.shape[-2:]
-        W = None if self.influence is None else as_influence(self.influence, m)
-        kernel = fused.StepKernel(self.kernel, self.panel_lambdas(m), W, *self.kernel_thresholds())
+        kernel = fused.StepKernel(self.kernel, spec.lam, spec.influence, *self.kernel_thresholds())
         steps = r.reshape(-1, n, m)
         out = kernel.decide(steps)
         redo = np.flatnonzero(out.redo)
-        ref = self.decide_reference(steps[redo]) if redo.size else None  # near a threshold, tied or a failed judge
+        ref = self.decide_reference(steps[redo], spec) if redo.size else None  # near a threshold, tied or a failed judge
         if ref is not None:
             out.chosen[redo], out.accepted[redo], out.fallback[redo] = ref.chosen, ref.accepted, ref.fallback
         batch = r.shape[:-2]
@@ -211,7 +207,7 @@ class Policy:
             return key.reshape(batch + (n,))
 
         return Decision(self.name, out.chosen.reshape(batch), out.accepted.reshape(batch + (n,)),
-                        out.fallback.reshape(batch), rank_key, lambda: self.stats(r), path="fused")
+                        out.fallback.reshape(batch), rank_key, lambda: self.stats(r, spec), path="fused")
 
     def kernel_thresholds(self) -> tuple[float, float]:
         """(tau, eps) for the kernel: a candidate is accepted iff mean > tau and spread < eps."""
@@ -221,7 +217,16 @@ class Policy:
         raise NotImplementedError
 
     def params(self) -> dict:
-        return {f.name: getattr(self, f.name) for f in fields(self) if f.name != "influence"}
+        return {f.name: getattr(self, f.name) for f in fields(self)}
+
+
+def _spec(spec: ConsensusSpec | None, r: np.ndarray) -> ConsensusSpec:
+    """The panel's spec, or λ = 1 for each judge of a bare score matrix."""
+    if spec is None:
+        return ConsensusSpec.equal(r.shape[-1])
+    if not isinstance(spec, ConsensusSpec):
+        raise TypeError(f"decide() takes the panel's ConsensusSpec, got {type(spec).__name__}")
+    return spec
 
 
 def _all(st: ConsensusStats) -> np.ndarray:
@@ -266,10 +271,9 @@ class MeanPreservingVerdict(Verdict):
 
     kernel: ClassVar[KernelRule | None] = KernelRule("raw", "consensus")
 
-    def stats(self, raw):
-        st = super().stats(raw)
+    def view(self, st, spec):
         shift = (st.raw_mean - st.mean)[..., None]
-        return summarize(st.raw, st.consensus + shift, self.panel_lambdas(st.raw.shape[-1]))
+        return summarize(st.raw, st.consensus + shift, spec.lam)
 
 
 @register("no_rejection")
@@ -390,9 +394,11 @@ def get_policy(name: str, **params) -> Policy:
         raise ValueError(f"unknown policy {name!r}; choose one of {', '.join(list_policies())}")
     cls = _REGISTRY[key]
     allowed = {f.name for f in fields(cls)}
+    panel = sorted(set(params) & {"lambdas", "influence"})
+    if panel:
+        raise ValueError(f"policy {key!r} takes no {' or '.join(panel)}: λ and W belong to the panel; "
+                         f"pass ConsensusSpec(lambdas, influence) to decide()")
     unknown = set(params) - allowed
     if unknown:
         raise ValueError(f"policy {key!r} takes no parameter(s) {sorted(unknown)}; it takes {sorted(allowed)}")
-    if params.get("lambdas") is not None:
-        params["lambdas"] = tuple(float(x) for x in params["lambdas"])
     return cls(**params)

@@ -7,20 +7,51 @@ import numpy as np
 ROW_SUM_TOL = 1e-9
 
 
+LAMBDA_RULE = "λ must be finite numbers > 0, one per judge, comma-separated (e.g. 1.5,1,0.8)"
+
+
+def lambda_error(got, m: int | None) -> ValueError:
+    """The one message for λ that breaks the rule, wherever it was typed or passed."""
+    judges = f" for {m} judges" if m is not None else ""
+    return ValueError(f"{LAMBDA_RULE}; got {got!r}{judges}")
+
+
 def as_lambdas(lambdas, m: int) -> np.ndarray:
-    """Stubbornness vector of length m, every entry finite and > 0."""
-    lam = np.asarray(lambdas, dtype=np.float64)
+    """Stubbornness vector of length m, every entry finite and > 0 (one number: the same for all)."""
+    try:
+        lam = np.asarray(lambdas, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise lambda_error(lambdas, m) from None
     if lam.ndim == 0:
         lam = np.full(m, float(lam))
-    if lam.ndim != 1:
-        raise ValueError(f"lambdas must be a 1-D vector, got shape {lam.shape}")
-    if lam.shape[0] != m:
-        raise ValueError(f"got {lam.shape[0]} stubbornness values for {m} judges")
-    if not np.all(np.isfinite(lam)):
-        raise ValueError(f"stubbornness values must be finite, got {lam.tolist()}")
-    if np.any(lam <= 0):
-        raise ValueError(f"stubbornness values must be > 0 (lambda <= 0 has no equilibrium meaning), got {lam.tolist()}")
+    if lam.ndim != 1 or lam.shape[0] != m or not np.all(np.isfinite(lam)) or np.any(lam <= 0):
+        raise lambda_error(lam.tolist(), m)
     return lam
+
+
+def parse_lambdas(value, m: int | None = None) -> tuple[float, ...]:
+    """λ as a user types it, the one reader for flags, replay specs and config files.
+
+    ``"1.5,1,0.8"`` (commas, spaces allowed), one number, or a list of numbers (YAML/TOML); every
+    value finite and > 0, and ``m`` of them when ``m`` is given. Anything else is a ValueError with
+    the one message of :func:`lambda_error`.
+    """
+    if isinstance(value, str):
+        parts = [p.strip() for p in value.split(",")]
+        try:
+            values = [float(p) for p in parts]
+        except ValueError:
+            raise lambda_error(value, m) from None
+    elif isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, bool):
+        values = [float(value)]
+    elif isinstance(value, (list, tuple, np.ndarray)) and all(
+            isinstance(x, (int, float, np.integer, np.floating)) and not isinstance(x, bool) for x in value):
+        values = [float(x) for x in value]
+    else:
+        raise lambda_error(value, m)
+    if not values or (m is not None and len(values) != m) or not all(np.isfinite(v) and v > 0 for v in values):
+        raise lambda_error(value, m)
+    return tuple(values)
 
 
 def as_scores(raw) -> np.ndarray:

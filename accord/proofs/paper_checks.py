@@ -14,7 +14,7 @@ import itertools
 import numpy as np
 import sympy as sp
 
-from accord.consensus_core import consensus_stats, get_policy
+from accord.consensus_core import ConsensusSpec, consensus_stats, get_policy
 from accord.proofs import symbolic as sym
 from accord.proofs.audit import Number, audit_result as _result, stated as _n
 from accord.proofs.registry import CHECKED_NUMERICALLY, PROVED, REFUTED, Erratum, Result, claim
@@ -30,7 +30,7 @@ def _stats(r, lam=LAM):
 
 
 def _verdict(r, tau=0.6, eps=0.1) -> bool:
-    d = get_policy("verdict", lambdas=LAM, tau=tau, eps=eps).decide(np.asarray([r, r], dtype=float))
+    d = get_policy("verdict", tau=tau, eps=eps).decide(np.asarray([r, r], dtype=float), ConsensusSpec(LAM))
     return bool(d.accepted[0])
 
 
@@ -156,7 +156,7 @@ def s11_quote() -> Result:
 )
 def s11_ranking() -> Result:
     R = np.array([[[0.5, 0.6, 0.8], [0.8, 0.5, 0.5]]])
-    v = get_policy("verdict", lambdas=LAM, tau=1e-4, eps=0.1).decide(R)
+    v = get_policy("verdict", tau=1e-4, eps=0.1).decide(R, ConsensusSpec(LAM))
     mean = get_policy("mean").decide(R)
     if not (v.accepted.all() and int(v.chosen[0]) != int(mean.chosen[0])):
         return Result("FAILED", "the counterexample did not separate the rankings")

@@ -25,7 +25,7 @@ from typing import Callable, Sequence
 import numpy as np
 
 from accord.adapters.code.spec import CodeSpec, CodeTest
-from accord.consensus_core import get_policy
+from accord.consensus_core import ConsensusSpec, get_policy
 from accord.errors import UserError
 from accord.protocols import StepContext
 from accord.verify.io.inputs import text_lines
@@ -174,7 +174,7 @@ def _num(x) -> float | None:
 
 
 def check_candidates(candidates: Sequence[Candidate], specs: dict[str, CodeSpec], judges: Sequence, policy: str = "verdict",
-                     lambdas: Sequence[float] | None = None, progress: Callable[[int, int], None] | None = None,
+                     consensus: ConsensusSpec | None = None, progress: Callable[[int, int], None] | None = None,
                      **policy_params) -> dict:
     """Score every task's candidates with ``judges`` and decide each task with ``policy``.
 
@@ -183,7 +183,8 @@ def check_candidates(candidates: Sequence[Candidate], specs: dict[str, CodeSpec]
     if missing:
         raise UserError(f"no tests for task(s) {', '.join(map(repr, missing[:5]))}")
     names = [j.name for j in judges]
-    pol = get_policy(policy, lambdas=lambdas, **policy_params)
+    consensus = consensus or ConsensusSpec.equal(len(judges))
+    pol = get_policy(policy, **policy_params)
     order = list(dict.fromkeys(c.task_id for c in candidates))
     tasks = []
     for k, task in enumerate(order):
@@ -192,7 +193,7 @@ def check_candidates(candidates: Sequence[Candidate], specs: dict[str, CodeSpec]
         ctx = StepContext(spec.prompt, metadata={"code": spec, "task": "code", "id": task})
         cols = [j.score(ctx, [c.code for c in cands]) for j in judges]
         raw = np.array([[np.nan if col[i].value is None else col[i].value for col in cols] for i in range(len(cands))])
-        d = pol.decide(raw)
+        d = pol.decide(raw, consensus)
         chosen = int(d.chosen)
         rows = []
         for i, c in enumerate(cands):
@@ -207,5 +208,5 @@ def check_candidates(candidates: Sequence[Candidate], specs: dict[str, CodeSpec]
             progress(k + 1, len(order))
     params = {k: v for k, v in pol.params().items() if k != "lambdas"}
     return {"policy": {"name": pol.name, **params}, "judges": names,
-            "lambdas": list(pol.panel_lambdas(len(names))), "tasks": tasks,
+            "lambdas": list(consensus.lambdas), "tasks": tasks,
             "accepted_picks": sum(t["picked"] is not None and not t["fallback"] for t in tasks)}

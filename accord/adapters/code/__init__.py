@@ -13,53 +13,106 @@
 from __future__ import annotations
 
 import functools
+from dataclasses import dataclass
 
 from accord.adapters.code.judges import ExecutionJudge, SelfConsistencyJudge
 from accord.adapters.code.limits import Limits
+from accord.adapters.code.llm_judge import LLMCodeJudges
 from accord.adapters.code.mutants import Mutant, mutate
 from accord.adapters.code.runner import CodeRunner
 from accord.adapters.code.sandbox import RunResult, Sandbox
 from accord.adapters.code.spec import CodeSpec, CodeTest, visible_tests
 from accord.adapters.code.static import StaticJudge
+from accord.adapters.registry import Built, JudgeSpec, register_judge
+
+DEFAULT_CODE_LAMBDA = {"spec": 1.5, "correctness": 1.0, "focus": 0.8}  # the LLM code roles, as the paper's V, L, C
 
 CODE_JUDGE_TYPES = ("code_static", "code_execution", "code_consistency", "code_llm")
 
 
-@functools.lru_cache(maxsize=1)
+@functools.lru_cache(maxsize=None)
+def shared_runner(isolation: str = "auto", workers: int | None = None, probes: int | None = None) -> CodeRunner:
+    """One runner per (isolation, workers, probes) and process, so the execution and agreement judges
+    share each candidate's run."""
+    sandbox = Sandbox(isolation=isolation, workers=workers)
+    return CodeRunner(sandbox) if probes is None else CodeRunner(sandbox, n_probes=int(probes))
+
+
 def default_runner() -> CodeRunner:
-    """One runner per process, so the execution and agreement judges share each candidate's run."""
-    return CodeRunner()
+    return shared_runner()
 
 
-def build_code_judge(kind: str, spec: dict, models: dict | None = None):
-    """A code judge (or judge group) from a run config entry; ``spec`` holds its options."""
-    spec = dict(spec)
-    if kind == "code_static":
-        judge = StaticJudge()
-    elif kind in ("code_execution", "code_consistency"):
-        probes = spec.pop("probes", None)
-        runner = default_runner() if probes is None else CodeRunner(default_runner().sandbox, n_probes=int(probes))
-        judge = ExecutionJudge(runner) if kind == "code_execution" else SelfConsistencyJudge(runner)
-    elif kind == "code_llm":
-        from accord.adapters.code.llm_judge import LLMCodeJudges
+@dataclass(frozen=True)
+class CodeStaticSpec(JudgeSpec):
+    """``{type: code_static}``."""
 
-        model = spec.pop("model", "smollm2")
-        lm, tok = (models or {}).get(model, (None, None))
-        kwargs = {k: spec.pop(k) for k in ("roles", "mode", "names", "device", "dtype") if k in spec}
-        if spec:
-            _extra(kind, spec)
-        return LLMCodeJudges(model=model, lm=lm, tokenizer=tok, **kwargs)
-    else:
-        raise ValueError(f"unknown code judge type {kind!r}; choose one of {', '.join(CODE_JUDGE_TYPES)}")
-    if "name" in spec:
-        judge.name = str(spec.pop("name"))
-    if spec:
-        _extra(kind, spec)
+
+@dataclass(frozen=True)
+class CodeRunSpec(JudgeSpec):
+    """``{type: code_execution|code_consistency, probes: n, isolation: auto|bwrap|unshare|rlimits, workers: n}``."""
+
+    probes: int | None = None
+    isolation: str = "auto"
+    workers: int | None = None
+
+
+@dataclass(frozen=True)
+class CodeExecutionSpec(CodeRunSpec):
+    """``{type: code_execution, ...}``: visible tests passed."""
+
+
+@dataclass(frozen=True)
+class CodeConsistencySpec(CodeRunSpec):
+    """``{type: code_consistency, ...}``: agreement on generated inputs."""
+
+
+@dataclass(frozen=True)
+class CodeLLMSpec(JudgeSpec):
+    """``{type: code_llm, model: smollm2, roles: [spec, correctness, focus], mode: yes_no, names: [...]}``."""
+
+    model: str = "smollm2"
+    roles: tuple[str, ...] | None = None
+    mode: str | None = None
+    names: tuple[str, ...] | None = None
+    device: str | None = None
+    dtype: str | None = None
+
+
+def _named(judge, spec: JudgeSpec):
+    if spec.name is not None:
+        judge.name = str(spec.name)
     return judge
 
 
-def _extra(kind: str, spec: dict) -> None:
-    raise ValueError(f"{kind} judge takes no option(s) {sorted(spec)}")
+def _runner(spec: CodeRunSpec) -> CodeRunner:
+    try:
+        return shared_runner(spec.isolation, spec.workers, spec.probes)
+    except RuntimeError as exc:
+        raise ValueError(f"isolation: {exc}") from None
+
+
+@register_judge("code_static", CodeStaticSpec, columns={StaticJudge.name: 1.0})
+def _code_static(spec: CodeStaticSpec, models: dict) -> Built:
+    return Built(_named(StaticJudge(), spec), (1.0,))
+
+
+@register_judge("code_execution", CodeExecutionSpec, columns={ExecutionJudge.name: 1.0})
+def _code_execution(spec: CodeExecutionSpec, models: dict) -> Built:
+    return Built(_named(ExecutionJudge(_runner(spec)), spec), (1.0,))
+
+
+@register_judge("code_consistency", CodeConsistencySpec, columns={SelfConsistencyJudge.name: 1.0})
+def _code_consistency(spec: CodeConsistencySpec, models: dict) -> Built:
+    return Built(_named(SelfConsistencyJudge(_runner(spec)), spec), (1.0,))
+
+
+@register_judge("code_llm", CodeLLMSpec, columns={f"llm_code_{r}": v for r, v in DEFAULT_CODE_LAMBDA.items()})
+def _code_llm(spec: CodeLLMSpec, models: dict) -> Built:
+    lm, tok = models.get(spec.model, (None, None))
+    kwargs = {k: list(v) if isinstance(v, tuple) else v for k in ("roles", "mode", "names", "device", "dtype")
+              if (v := getattr(spec, k)) is not None}
+    judge = LLMCodeJudges(model=spec.model, lm=lm, tokenizer=tok, **kwargs)
+    return Built(judge, tuple(DEFAULT_CODE_LAMBDA[r] for r in judge.roles))
 
 
 __all__ = [
@@ -74,30 +127,9 @@ __all__ = [
     "Sandbox",
     "SelfConsistencyJudge",
     "StaticJudge",
-    "build_code_judge",
-    "panel_entry",
     "default_runner",
+    "shared_runner",
     "mutate",
     "visible_tests",
 ]
 
-
-def panel_entry(kind: str, spec: dict, lam, models: dict | None = None):
-    """(judge or group, one λ per panel column) for a code judge in a run config.
-
-    ``lambda`` may be one number (every column) or a list (one per column); by default 1.0, and the
-    LLM roles take their code defaults (spec 1.5, correctness 1.0, focus 0.8).
-    """
-    judge = build_code_judge(kind, spec, models)
-    cols = list(getattr(judge, "names", None) or [judge.name])
-    if isinstance(lam, (list, tuple)):
-        if len(lam) != len(cols):
-            raise ValueError(f"{kind}: {len(lam)} lambdas given for columns {cols}")
-        return judge, [float(x) for x in lam]
-    if lam is not None:
-        return judge, [float(lam)] * len(cols)
-    if kind == "code_llm":
-        from accord.adapters.code.llm_judge import DEFAULT_CODE_LAMBDA
-
-        return judge, [DEFAULT_CODE_LAMBDA[r] for r in judge.roles]
-    return judge, [1.0] * len(cols)

@@ -29,7 +29,6 @@ CODE_ROLES: dict[str, str] = {
         "no file, process or network access, no unrelated code."
     ),
 }
-DEFAULT_CODE_LAMBDA = {"spec": 1.5, "correctness": 1.0, "focus": 0.8}
 _CODE_CLOSING = {
     "yes_no": "Is the proposed code acceptable under this check? Answer yes or no.",
     "digits": "Rate the proposed code under this check from 0 (unacceptable) to 9 (fully acceptable). Answer with one digit.",

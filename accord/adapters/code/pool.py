@@ -16,11 +16,10 @@ from typing import Callable, Sequence
 import numpy as np
 
 from accord.adapters.code.mutants import mutate
-from accord.consensus_core import get_policy
+from accord.consensus_core import ConsensusSpec, get_policy
 from accord.consensus_core.statistics import bootstrap_ci
 
 TIE_TOL = 1e-9
-CODE_JUDGE_LAMBDA = 1.0
 
 
 @dataclass
@@ -49,8 +48,9 @@ class PolicyResult:
     n_problems: int
 
 
-def build_pool(tasks, judges, n_mutants: int = 5, seed: int = 0, progress: Callable | None = None) -> list[PoolProblem]:
-    """Score canonical + mutants of every task with ``judges`` and label them by the hidden tests."""
+def build_pool(tasks, panel, n_mutants: int = 5, seed: int = 0, progress: Callable | None = None) -> list[PoolProblem]:
+    """Score canonical + mutants of every task with ``panel`` (anything with ``score(ctx, candidates)``
+    giving ``raw`` (n, m) and ``reasons``, e.g. a Panel) and label them by the hidden tests."""
     out = []
     for k, task in enumerate(tasks):
         whole = task.question + task.canonical_solution
@@ -61,9 +61,9 @@ def build_pool(tasks, judges, n_mutants: int = 5, seed: int = 0, progress: Calla
         random.Random(f"{seed}:{task.id}").shuffle(order)
         cands, kinds = [cands[i] for i in order], [kinds[i] for i in order]
         ctx = task.context()
-        cols = [j.score(ctx, cands) for j in judges]
-        scores = [[np.nan if col[i].value is None else col[i].value for col in cols] for i in range(len(cands))]
-        reasons = [[col[i].reason for col in cols] for i in range(len(cands))]
+        scored = panel.score(ctx, cands)
+        scores = [[float(x) for x in row] for row in scored.raw]
+        reasons = [list(row) for row in scored.reasons]
         programs = [task.spec.program([], c) for c in cands]
         correct = [v == 1.0 for v in task.score_programs(programs)]
         out.append(PoolProblem(task.id, kinds, programs, scores, reasons, correct))
@@ -88,19 +88,17 @@ def expected_pick(rank_key: np.ndarray, correct: np.ndarray) -> tuple[float, boo
 
 def evaluate_policies(pool: Sequence[PoolProblem], policies: Sequence[str], lambdas=None) -> list[PolicyResult]:
     """Every policy on every problem, plus the references ``pool`` (a random candidate) and
-    ``oracle`` (a correct candidate whenever there is one). ``lambdas`` defaults to the code
-    judges' stubbornness in a run config, 1.0 each (not the paper's LLM roles, which would be
-    given by position to whichever three judges the panel has)."""
-    if lambdas is None and pool:
-        lambdas = (CODE_JUDGE_LAMBDA,) * len(pool[0].scores[0])
+    ``oracle`` (a correct candidate whenever there is one), with the panel's λ (``lambdas``, one
+    per judge column; None: 1.0 each)."""
+    spec = ConsensusSpec(tuple(lambdas)) if lambdas is not None else None
     results = []
     for name in policies:
-        policy = get_policy(name, lambdas=lambdas) if lambdas is not None else get_policy(name)
+        policy = get_policy(name)
         shares, first, ties, mixed = [], [], [], []
         for prob in pool:
             raw = np.asarray(prob.scores, dtype=float)
             correct = np.asarray(prob.correct, dtype=bool)
-            d = policy.decide(raw)
+            d = policy.decide(raw, spec)
             share, tie, mix = expected_pick(np.asarray(d.rank_key, dtype=float), correct)
             shares.append(share)
             ties.append(tie)

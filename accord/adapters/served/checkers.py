@@ -23,8 +23,10 @@ from __future__ import annotations
 
 import asyncio
 import re
+from dataclasses import dataclass, fields
 from typing import Any, Sequence
 
+from accord.adapters.registry import Built, JudgeSpec, register_judge
 from accord.adapters.served.client import Reply, ServedClient
 from accord.adapters.served.entries import ENDPOINT_KEYS, endpoint_of
 from accord.adapters.served.runner import run
@@ -203,16 +205,46 @@ class CriticJudge(_ServedChecker):
         return JudgeScore.failed(f"critic: paragraph {idx}, before this step, is the earliest wrong one")
 
 
-def build_checker(kind: str, spec: dict[str, Any]):
-    """A code_check or critic judge from its entry (without ``type`` and ``lambda``); a ValueError
-    names what is wrong."""
-    spec = dict(spec)
-    if "base_url" not in spec:
-        raise ValueError(f"{kind} judge needs a 'base_url' (an OpenAI-compatible endpoint) and a 'model'")
-    endpoint = endpoint_of({k: spec.pop(k) for k in ENDPOINT_KEYS if k in spec})
-    allowed = {"name", "max_tokens"} | ({"wall_s"} if kind == "code_check" else set())
-    unknown = sorted(set(spec) - allowed)
-    if unknown:
-        raise ValueError(f"{kind} judge: unknown key(s) {', '.join(unknown)}")
-    cls = CodeCheckJudge if kind == "code_check" else CriticJudge
-    return cls(endpoint, **spec)
+@dataclass(frozen=True)
+class _CheckerSpec(JudgeSpec):
+    """The served endpoint (``base_url`` and ``model`` required) and the reply's token budget."""
+
+    base_url: str | None = None
+    model: str | None = None
+    api_key_env: str | None = None
+    max_concurrency: int | None = None
+    timeout_s: float | None = None
+    max_retries: int | None = None
+    cache: Any = None
+    max_tokens: int | None = None
+
+    def endpoint(self, kind: str):
+        if self.base_url is None:
+            raise ValueError(f"{kind} judge needs a 'base_url' (an OpenAI-compatible endpoint) and a 'model'")
+        return endpoint_of({k: getattr(self, k) for k in ENDPOINT_KEYS if getattr(self, k) is not None})
+
+    def options(self) -> dict[str, Any]:
+        keep = {f.name for f in fields(self)} - {f.name for f in fields(_CheckerSpec)} | {"name", "max_tokens"}
+        return {k: getattr(self, k) for k in keep if getattr(self, k) is not None}
+
+
+@dataclass(frozen=True)
+class CodeCheckSpec(_CheckerSpec):
+    """``{type: code_check, base_url: URL, model: NAME, max_tokens: 512, wall_s: 10}``."""
+
+    wall_s: float | None = None
+
+
+@dataclass(frozen=True)
+class CriticSpec(_CheckerSpec):
+    """``{type: critic, base_url: URL, model: NAME, max_tokens: 1024}``."""
+
+
+@register_judge("code_check", CodeCheckSpec, columns={"code_check": 1.0})
+def _code_check(spec: CodeCheckSpec, models: dict) -> Built:
+    return Built(CodeCheckJudge(spec.endpoint("code_check"), **spec.options()), (1.0,))
+
+
+@register_judge("critic", CriticSpec, columns={"critic": 1.0})
+def _critic(spec: CriticSpec, models: dict) -> Built:
+    return Built(CriticJudge(spec.endpoint("critic"), **spec.options()), (1.0,))

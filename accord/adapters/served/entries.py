@@ -35,14 +35,14 @@ def endpoint_of(entry: dict[str, Any]) -> Endpoint:
     return Endpoint(**{"base_url": None, "model": None, **options})  # a missing one is named by Endpoint's checks
 
 
-def judge_group_key(spec: dict[str, Any], where: str = "judge") -> str:
+def judge_group_key(spec: dict[str, Any], where: str | None = None) -> str:
     """Takes the served keys out of a judge spec (leaving role, name, ...) and returns the key that
     groups the roles one endpoint scores: the same endpoint, model and options. ``where`` prefixes errors."""
     options = {k: spec.pop(k) for k in (*ENDPOINT_KEYS, *JUDGE_KEYS) if k in spec}
     try:
         endpoint_of(options)  # checked now, with the entry's other errors
     except (TypeError, ValueError) as exc:
-        raise ValueError(f"{where}: served judge: {exc}") from None
+        raise ValueError(f"{where + ': ' if where else ''}served judge: {exc}") from None
     return json.dumps(options, sort_keys=True)
 
 

@@ -24,7 +24,7 @@ def add_arguments(parser) -> None:
         default=",".join(JUDGES),
         help=f"comma-separated judges from {', '.join(JUDGES)}, final_answer (default: all but final_answer)",
     )
-    parser.add_argument("--lambdas", default=None, help="stubbornness per judge, comma-separated (default: 1 each)")
+    parser.add_argument("--lambdas", default=None, help="stubbornness per judge, comma-separated (default: each judge type's, 1 each)")
     parser.add_argument("--tau", type=unit_interval, default=None, help="confidence threshold (policies with tau)")
     parser.add_argument("--eps", type=unit_interval, default=None, help="dispersion tolerance (policies with eps)")
     parser.add_argument("--answer", default=None, help="reference final answer (adds the final_answer judge)")
@@ -37,18 +37,18 @@ def add_arguments(parser) -> None:
 
 
 def _judges(args):
-    from accord.adapters.math import ArithmeticJudge, FinalAnswerJudge, NumericSamplingJudge, SymbolicEquivalenceJudge
+    from accord.adapters.judges import build_judges, parse_judge
 
     if not args.timeout > 0:
         raise UserError(f"--timeout must be > 0 seconds, got {args.timeout}")
     names = [n.strip() for n in args.judges.split(",") if n.strip()]
     if args.answer is not None and "final_answer" not in names:
         names.append("final_answer")
-    make = {
-        "symbolic": lambda: SymbolicEquivalenceJudge(timeout=args.timeout, mode=args.mode),
-        "numeric": lambda: NumericSamplingJudge(timeout=args.timeout, seed=args.seed, mode=args.mode),
-        "arithmetic": lambda: ArithmeticJudge(),
-        "final_answer": lambda: FinalAnswerJudge(reference=args.answer, timeout=args.timeout),
+    make = {  # each judge type's options from the flags; built by the judge registry
+        "symbolic": {"timeout": args.timeout, "mode": args.mode},
+        "numeric": {"timeout": args.timeout, "seed": args.seed, "mode": args.mode},
+        "arithmetic": {},
+        "final_answer": {"reference": args.answer, "timeout": args.timeout},
     }
     unknown = [n for n in names if n not in make]
     if unknown:
@@ -59,7 +59,8 @@ def _judges(args):
         raise UserError("--judges: a consensus needs at least 2 judges")
     if "final_answer" in names and args.answer is None:
         raise UserError("--judges: final_answer needs --answer REFERENCE")
-    return [make[n]() for n in names]
+    built = build_judges([parse_judge({"type": n, **make[n]}, f"--judges {n}") for n in names])
+    return [b.judge for b in built], tuple(x for b in built for x in b.lambdas)
 
 
 def _fmt(v) -> str:
@@ -98,8 +99,8 @@ def run(args) -> int:
     from accord.verify.analysis.derivation_check import check_derivation
 
     lines = read_derivation(args.derivation)
-    judges = _judges(args)
-    lam = parse_lambdas(args.lambdas, len(judges), default=False)
+    judges, defaults = _judges(args)
+    lam = parse_lambdas(args.lambdas, len(judges)) or defaults
     params = {k: v for k, v in (("tau", args.tau), ("eps", args.eps)) if v is not None}
     try:
         with progress_bar("checking lines", quiet=args.quiet) as update:

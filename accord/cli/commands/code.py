@@ -9,7 +9,7 @@ import sys
 from accord.cli.commands.codepool import JUDGES, make_panel
 from accord.cli.options import parse_lambdas, positive_int, unit_interval
 from accord.cli.progress import add_quiet, progress_bar
-from accord.consensus_core import list_policies
+from accord.consensus_core import ConsensusSpec, list_policies
 from accord.errors import UserError
 from accord.verify.code_candidates import check_candidates, read_candidates, read_code_tests
 from accord.verify.io.outputs import writable_output, write_text_atomic
@@ -27,7 +27,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--policy", default="verdict", help=f"decision rule: {', '.join(list_policies())} (default verdict)")
     p.add_argument("--tau", type=unit_interval, default=None, help="confidence threshold (policies with tau)")
     p.add_argument("--eps", type=unit_interval, default=None, help="dispersion tolerance (policies with eps)")
-    p.add_argument("--lambdas", default=None, help="stubbornness per judge, in --judges order (default 1 each)")
+    p.add_argument("--lambdas", default=None, help="stubbornness per judge, in --judges order (default: each judge type's registered λ)")
     p.add_argument("--probes", type=positive_int, default=12, help="probe inputs per task for the consistency judge (default 12)")
     p.add_argument("--isolation", default="auto", help="sandbox: auto (bwrap or unshare, private filesystem), bwrap, unshare, "
                    "or rlimits (shares the host filesystem)")
@@ -79,13 +79,14 @@ def run(args: argparse.Namespace) -> int:
     missing = sorted({c.task_id for c in candidates} - specs.keys())
     if missing:
         raise UserError(f"{args.candidates}: no tests in {args.tests} for task(s) {', '.join(map(repr, missing[:5]))}")
-    lam = parse_lambdas(args.lambdas, len(names), default=False) or (1.0,) * len(names)
     params = {k: v for k, v in (("tau", args.tau), ("eps", args.eps)) if v is not None}
     panel = make_panel(names, args.isolation, args.workers, args.probes)
+    lam = parse_lambdas(args.lambdas, len(panel.names))
+    consensus = panel.consensus if lam is None else ConsensusSpec(lam)
     tasks = len({c.task_id for c in candidates})
     try:
         with progress_bar("judging tasks", tasks, args.quiet or args.json) as update:
-            doc = check_candidates(candidates, specs, panel, args.policy, lam, progress=update, **params)
+            doc = check_candidates(candidates, specs, panel, args.policy, consensus, progress=update, **params)
     except (ValueError, KeyError) as exc:
         raise UserError(str(exc.args[0]) if exc.args else str(exc)) from None
     if args.out:

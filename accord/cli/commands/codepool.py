@@ -8,23 +8,21 @@ import math
 import sys
 from pathlib import Path
 
-from accord.adapters.code.judges import ExecutionJudge, SelfConsistencyJudge
-from accord.adapters.code.llm_judge import LLMCodeJudge
+from accord.adapters.code import CODE_JUDGE_TYPES
 from accord.adapters.code.pool import build_pool, evaluate_policies, pool_from_json, pool_to_json
-from accord.adapters.code.runner import CodeRunner
-from accord.adapters.code.sandbox import Sandbox
-from accord.adapters.code.static import StaticJudge
+from accord.adapters.judges import column_lambdas
 from accord.cli.options import parse_lambdas, positive_int
 from accord.cli.progress import add_quiet, progress_bar
 from accord.consensus_core import list_policies
 from accord.errors import UserError
 from accord.verify.io.inputs import parse_json, read_text
 from accord.verify.io.outputs import writable_output, write_text_atomic
+from accord.verify.loop.panel import build_panel
 from accord.verify.tasks.humaneval import load_humaneval
 
 NAME = "codepool"
 HELP = "Evaluate selection policies on a model-free code pool (HumanEval canonical solutions + AST mutants)."
-JUDGES = ("static", "execution", "consistency")
+JUDGES = ("code_static", "code_execution", "code_consistency")  # judge types, as in a run config
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -32,9 +30,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--ids", default=None, help="comma-separated problem ids, e.g. HumanEval/0,HumanEval/5")
     p.add_argument("--mutants", type=positive_int, default=5, help="mutants per problem (default 5)")
     p.add_argument("--seed", type=int, default=0, help="seed of the mutant choice and candidate order")
-    p.add_argument("--judges", default=",".join(JUDGES), help=f"panel, from {', '.join(JUDGES)}, llm (default: the first three)")
+    p.add_argument("--judges", default=",".join(JUDGES), help=f"judge types, from {', '.join(CODE_JUDGE_TYPES)} (default: the first three)")
     p.add_argument("--policies", default=None, help="comma-separated policies (default: all)")
-    p.add_argument("--lambdas", default=None, help="stubbornness per judge, in --judges order")
+    p.add_argument("--lambdas", default=None, help="stubbornness per judge column, comma-separated (default: each judge type's)")
     p.add_argument("--probes", type=positive_int, default=12, help="probe inputs per problem for the consistency judge")
     p.add_argument("--isolation", default="auto", help="sandbox: auto (bwrap or unshare, private filesystem), bwrap, unshare, or rlimits (shares the host filesystem)")
     p.add_argument("--workers", type=positive_int, default=None, help="candidates run in parallel (default: CPU count)")
@@ -51,46 +49,38 @@ def _positive(name: str, v: int | None) -> None:
 
 def _build(args) -> tuple[list, list[str]]:
     judges = [j.strip() for j in args.judges.split(",") if j.strip()]
-    unknown = [j for j in judges if j not in JUDGES + ("llm",)]
+    unknown = [j for j in judges if j not in CODE_JUDGE_TYPES]
     if unknown or not judges:
-        raise UserError(f"--judges: unknown judge(s) {unknown or '(none)'}; choose from {', '.join(JUDGES + ('llm',))}")
+        raise UserError(f"--judges: unknown judge(s) {unknown or '(none)'}; choose from {', '.join(CODE_JUDGE_TYPES)}")
     try:
         tasks = load_humaneval(args.limit, [i.strip() for i in args.ids.split(",")] if args.ids else None)
     except ValueError as exc:
         raise UserError(str(exc)) from None
     panel = make_panel(judges, args.isolation, args.workers, args.probes)
     print(f"sandbox: {_describe(panel)}", file=sys.stderr)
+    judges = list(panel.names)
     with progress_bar("scoring pool", len(tasks), args.quiet) as update:
         pool = build_pool(tasks, panel, args.mutants, args.seed, progress=update)
     return pool, judges
 
 
 def _describe(panel) -> str:
-    for j in panel:
-        if hasattr(j, "runner"):
-            return j.runner.sandbox.describe()
+    for g in panel.groups:
+        runner = getattr(getattr(g, "judge", g), "runner", None)
+        if runner is not None:
+            return runner.sandbox.describe()
     return "not used"
 
 
-def make_panel(names, isolation: str = "auto", workers: int | None = None, probes: int = 12) -> list:
-    """The judges named, sharing one sandboxed runner (each candidate executes once)."""
-
+def make_panel(types, isolation: str = "auto", workers: int | None = None, probes: int = 12):
+    """A panel of the judge types named, built by the judge registry as a run config's are; the
+    execution judges share one sandboxed runner (each candidate executes once)."""
+    run = {"isolation": isolation, "workers": workers, "probes": probes}
+    specs = [{"type": t, **(run if t in ("code_execution", "code_consistency") else {})} for t in types]
     try:
-        runner = CodeRunner(Sandbox(isolation=isolation, workers=workers), n_probes=probes)
-    except (RuntimeError, ValueError) as exc:
-        raise UserError(f"--isolation: {exc}") from None
-    make = {
-        "static": StaticJudge,
-        "execution": lambda: ExecutionJudge(runner),
-        "consistency": lambda: SelfConsistencyJudge(runner),
-    }
-    panel = []
-    for n in names:
-        if n == "llm":
-            panel.append(LLMCodeJudge())
-        else:
-            panel.append(make[n]())
-    return panel
+        return build_panel(specs, timeout_s=24 * 3600.0)  # every candidate has its own sandbox limits
+    except ValueError as exc:
+        raise UserError(f"--judges: {exc}") from None
 
 
 def run(args: argparse.Namespace) -> int:
@@ -111,9 +101,7 @@ def run(args: argparse.Namespace) -> int:
         if args.save:
             write_text_atomic(args.save, json.dumps(pool_to_json(pool, judges)), "--save")
     policies = [p.strip() for p in args.policies.split(",")] if args.policies else list_policies()
-    lambdas = None
-    if args.lambdas:
-        lambdas = parse_lambdas(args.lambdas, len(judges))
+    lambdas, _ = column_lambdas(judges, parse_lambdas(args.lambdas, len(judges)))  # by column name, never position
     try:
         results = evaluate_policies(pool, policies, lambdas)
     except ValueError as exc:

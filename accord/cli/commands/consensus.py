@@ -8,8 +8,16 @@ import math
 from dataclasses import fields
 
 from accord.cli.progress import add_quiet
-from accord.cli.options import add_streaming_arguments, nonnegative_float, parse_lambdas, run_streaming, unit_interval, wants_streaming
-from accord.consensus_core import Decision, get_policy, list_policies
+from accord.cli.options import (
+    add_streaming_arguments,
+    lambda_note,
+    nonnegative_float,
+    run_streaming,
+    table_lambdas,
+    unit_interval,
+    wants_streaming,
+)
+from accord.consensus_core import ConsensusSpec, Decision, get_policy, list_policies
 from accord.errors import UserError
 from accord.verify.tables.score_table import NAN_MODES, ScoreTable, read_influence, read_score_table
 
@@ -24,7 +32,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--eps", type=unit_interval, default=None, help="dispersion tolerance (default 0.1)")
     p.add_argument("--max-var", type=nonnegative_float, default=None, help="variance policy: largest raw variance accepted (default 0.01)")
     p.add_argument("--seed", type=int, default=None, help="seed of the random and no_selection policies")
-    p.add_argument("--lambdas", default=None, help="stubbornness per judge in column order, e.g. 1.5,1.0,0.8")
+    p.add_argument("--lambdas", default=None, help="stubbornness per judge in column order, e.g. 1.5,1.0,0.8 "
+                                                  "(default: by column name, a judge type's default, else 1.0)")
     p.add_argument("--influence", default=None, help="CSV of an m x m row-stochastic influence matrix W (zero diagonal)")
     p.add_argument("--nan", choices=NAN_MODES, default="error",
                    help="a literal NaN score: error (default: one line naming file:line, exit 2) or failed "
@@ -35,8 +44,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def build_policy(args: argparse.Namespace, table: ScoreTable):
-    lam = parse_lambdas(args.lambdas, len(table.judges))
+    """(policy, the panel's ConsensusSpec, the λ note or None) for the table's columns."""
+    lam, defaulted = table_lambdas(args.lambdas, table.judges)
     W = read_influence(args.influence, table.judges) if args.influence else None
+    try:
+        spec = ConsensusSpec(lam, W)
+    except ValueError as exc:
+        raise UserError(f"--influence: {exc}") from None
     given = {"tau": args.tau, "eps": args.eps, "max_var": args.max_var, "seed": args.seed}
     try:
         cls = type(get_policy(args.policy))
@@ -45,7 +59,7 @@ def build_policy(args: argparse.Namespace, table: ScoreTable):
         unused = sorted(k for k in params if k not in accepted)
         if unused:
             raise UserError(f"policy {args.policy!r} does not use {', '.join('--' + u.replace('_', '-') for u in unused)}")
-        return get_policy(args.policy, lambdas=lam, influence=W, **params)
+        return get_policy(args.policy, **params), spec, lambda_note(defaulted)
     except ValueError as exc:
         raise UserError(str(exc)) from None
 
@@ -55,7 +69,7 @@ def _num(x) -> float | None:
     return None if math.isnan(x) else round(x, 12)
 
 
-def to_document(table: ScoreTable, decision: Decision, policy) -> dict:
+def to_document(table: ScoreTable, decision: Decision, policy, spec: ConsensusSpec, note: str | None) -> dict:
     st = decision.stats
     steps = []
     for s, step in enumerate(table.steps):
@@ -85,11 +99,11 @@ def to_document(table: ScoreTable, decision: Decision, policy) -> dict:
                 "candidates": cands,
             }
         )
-    params = {k: v for k, v in policy.params().items() if k != "lambdas"}
     return {
-        "policy": {"name": policy.name, **params},
+        "policy": {"name": policy.name, **policy.params()},
         "judges": list(table.judges),
-        "lambdas": list(policy.panel_lambdas(len(table.judges))),
+        "lambdas": list(spec.lambdas),
+        "lambda_note": note,
         "steps": steps,
     }
 
@@ -102,6 +116,8 @@ def print_tables(doc: dict) -> None:
     lam = ", ".join(f"{j}={v:g}" for j, v in zip(judges, doc["lambdas"]))
     params = ", ".join(f"{k}={v}" for k, v in doc["policy"].items() if k != "name")
     console.print(f"[bold]policy[/] {doc['policy']['name']} ({params})   [bold]λ[/] {lam}")
+    if doc["lambda_note"]:
+        console.print(f"note: {doc['lambda_note']}", highlight=False)
     for step in doc["steps"]:
         t = Table(title=f"step {step['step']}" + ("  (fallback)" if step["fallback"] else ""), title_justify="left")
         t.add_column("cand")
@@ -129,12 +145,12 @@ def run(args: argparse.Namespace) -> int:
     if wants_streaming(args):
         return run_streaming(args, build_policy)
     table = read_score_table(args.file, args.nan)
-    policy = build_policy(args, table)
+    policy, spec, note = build_policy(args, table)
     try:
-        decision = policy.decide(table.raw)
+        decision = policy.decide(table.raw, spec)
     except ValueError as exc:
         raise UserError(f"{args.file}: {exc}") from None
-    doc = to_document(table, decision, policy)
+    doc = to_document(table, decision, policy, spec, note)
     # padding slots (steps with fewer candidates) are dropped by to_document; their NaN rows never win
     if args.json:
         print(json.dumps(doc, indent=1))

@@ -14,8 +14,7 @@ from pathlib import Path
 
 from accord.adapters.calibration import METHODS, fit_calibrators, load_calibrators, save_calibrators
 from accord.cli.progress import add_quiet, progress_bar
-from accord.cli.options import add_streaming_arguments, nonnegative_float, parse_lambdas, positive_int, unit_interval, wants_streaming
-from accord.consensus_core import default_lambdas
+from accord.cli.options import add_streaming_arguments, lambda_note, nonnegative_float, positive_int, table_lambdas, unit_interval, wants_streaming
 from accord.errors import UserError
 from accord.extras import require
 from accord.verify.io.cluster import connect_ray
@@ -40,7 +39,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--save-calibration", default=None, help="write the fitted calibration to this JSON file")
     p.add_argument("--rules", default=None, help="comma-separated: mean, min, uwo, fj:<policy> (default mean,min,uwo,fj:verdict,fj:no_rejection)")
     p.add_argument("--k", type=nonnegative_float, default=1.0, help="uncertainty penalty of the uwo rule: mean - k * std (default 1)")
-    p.add_argument("--lambdas", default=None, help="stubbornness per model for the FJ rules, comma-separated (default: the core's)")
+    p.add_argument("--lambdas", default=None, help="stubbornness per model for the FJ rules, comma-separated, in --models order "
+                                                  "(default: 1.0 each, or a judge type's default for a column named after one)")
     p.add_argument("--tau", type=unit_interval, default=None, help="FJ verdict rule: confidence threshold")
     p.add_argument("--eps", type=unit_interval, default=None, help="FJ verdict rule: dispersion tolerance")
     p.add_argument("--n-boot", type=positive_int, default=2000, help="bootstrap resamples for intervals (default 2000)")
@@ -129,6 +129,8 @@ def print_report(doc: dict) -> None:
     con.print(t)
     inf = doc["influence"]
     con.print("FJ share of the consensus mean: " + ", ".join(f"{j} {s:.3f} (λ={lam:g})" for (j, s), lam in zip(inf["share_of_mean"].items(), inf["lambdas"])))
+    if doc.get("lambda_note"):
+        con.print(f"note: {doc['lambda_note']}", highlight=False)
 
 
 def _columns_note(models, metadata, explicit: bool) -> dict:
@@ -160,17 +162,16 @@ def _stream(args, models, rules, params) -> dict:
         raise UserError(f"--chunk-size must be >= 1, got {chunk}")
     rules = rules or default_rules()
     check_rules(rules)
-    lam = parse_lambdas(args.lambdas, len(src.models), default=False)
+    lam, defaulted = table_lambdas(args.lambdas, src.models)
     cals = _calibrators(args, None, list(src.models), stream=src)
     if args.save_calibration:
         save_calibrators(args.save_calibration, {m: cals[m] for m in src.models})
-    lam = tuple(lam) if lam is not None else default_lambdas(len(src.models))
     scorer = es.Scorer(src.models, {m: cals[m] for m in src.models}, tuple(rules), args.k, lam, params, src.label is not None)
     if args.backend == "ray":
         connect_ray(args.address)
     with progress_bar("scoring rows", quiet=args.quiet or args.json) as update:
         doc = es.evaluate_streaming(src, scorer, args.output, chunk, args.backend, args.n_boot, args.seed, progress=update)
-    return {**doc, **_columns_note(src.models, src.metadata, bool(models))}
+    return {**doc, **_columns_note(src.models, src.metadata, bool(models)), "lambda_note": lambda_note(defaulted)}
 
 
 def _names(text: str | None) -> list[str]:
@@ -198,8 +199,9 @@ def run(args: argparse.Namespace) -> int:
         cals = _calibrators(args, table)
         if args.save_calibration:
             save_calibrators(args.save_calibration, {m: cals[m] for m in table.models})
-        doc = evaluate_ensemble(table, cals, rules, args.k, parse_lambdas(args.lambdas, len(table.models), default=False), params, args.n_boot, args.seed)
-        doc = {**doc, **note}
+        lam, defaulted = table_lambdas(args.lambdas, table.models)
+        doc = evaluate_ensemble(table, cals, rules, args.k, lam, params, args.n_boot, args.seed)
+        doc = {**doc, **note, "lambda_note": lambda_note(defaulted)}
     _say_columns(doc)
     if args.json:
         print(json.dumps(doc, indent=1))

@@ -31,7 +31,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--bootstrap", type=_resamples, default=2000, metavar="B", help="bootstrap resamples, at least 100 (default 2000)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the bootstrap (default 0)")
     parser.add_argument("--replay", action="append", default=[], metavar="POLICY",
-                        help="also replay this policy, e.g. verdict:tau=0.5,eps=0.2 or mean_preserving:lambdas=1/1/1 "
+                        help="also replay this policy, e.g. verdict:tau=0.5,eps=0.2 or mean_preserving:lambdas=1,1,1 "
                              "(repeatable)")
     parser.add_argument("--out-dir", metavar="DIR",
                         help="write report.json and the plots here instead of RUN_DIR (created if missing)")

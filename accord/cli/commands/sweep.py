@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 from accord.cli.options import note_if_live, unit_interval
+from accord.consensus_core import parse_lambdas
 from accord.errors import UserError
 from accord.verify.io.outputs import writable_folder
 
@@ -25,6 +26,13 @@ def _floats(values: list[str] | None, flag: str) -> list[float] | None:
             except argparse.ArgumentTypeError as exc:
                 raise UserError(f"{flag}: {exc}") from None
     return out
+
+
+def _lambdas(text: str) -> tuple[float, ...]:
+    try:
+        return parse_lambdas(text)
+    except ValueError as exc:
+        raise UserError(f"--lambdas: {exc}") from None
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -49,7 +57,7 @@ def run(args: argparse.Namespace) -> int:
         raise UserError(f"{run_dir}: not a run folder")
     taus = _floats(args.tau, "--tau") or list(DEFAULT_TAUS)
     epss = _floats(args.eps, "--eps") or list(DEFAULT_EPS)
-    lams = [_floats([v], "--lambdas") for v in args.lambdas] if args.lambdas else None
+    lams = [_lambdas(v) for v in args.lambdas] if args.lambdas else None
     out_dir = writable_folder(args.out_dir) if args.out_dir else run_dir
     live = note_if_live(run_dir, NAME)
     try:

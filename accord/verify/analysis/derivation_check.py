@@ -15,7 +15,7 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from accord.consensus_core import get_policy
+from accord.consensus_core import ConsensusSpec, get_policy, parse_lambdas
 from accord.protocols import Judge, JudgeScore, StepContext
 from accord.verify.io.derivations import DerivationLine
 
@@ -109,10 +109,8 @@ def check_derivation(
     m = len(judges)
     if m < 2:
         raise ValueError(f"a derivation check needs at least 2 judges, got {m}")
-    lam = tuple(float(x) for x in lambdas) if lambdas is not None else (1.0,) * m
-    if len(lam) != m:
-        raise ValueError(f"got {len(lam)} stubbornness values for {m} judges")
-    pol = get_policy(policy, lambdas=lam, **policy_params)
+    spec = ConsensusSpec(parse_lambdas(lambdas, m) if lambdas is not None else (1.0,) * m)
+    pol = get_policy(policy, **policy_params)
     names = tuple(j.name for j in judges)
     texts = [ln.text for ln in lines]
     claims = [i for i, ln in enumerate(lines) if ln.kind == "claim"]
@@ -131,7 +129,7 @@ def check_derivation(
     raw = np.full((len(lines), m), np.nan)
     for i, js in scored.items():
         raw[i] = [np.nan if s.value is None else s.value for s in js]
-    stats = pol.stats(raw)
+    stats = pol.stats(raw, spec)
     accepted = np.asarray(pol._decide(stats)[0], dtype=bool)  # the policy's own acceptance rule
 
     steps = []
@@ -155,4 +153,4 @@ def check_derivation(
                 verdict=verdict,
             )
         )
-    return CheckReport(source, pol.name, {k: v for k, v in pol.params().items()}, names, steps)
+    return CheckReport(source, pol.name, {**pol.params(), "lambdas": spec.lambdas}, names, steps)

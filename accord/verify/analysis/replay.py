@@ -18,7 +18,7 @@ from typing import Any, Iterable
 
 import numpy as np
 
-from accord.consensus_core import get_policy, list_policies
+from accord.consensus_core import ConsensusSpec, get_policy, list_policies, parse_lambdas
 from accord.verify.analysis.records import RunSettings, StepRecord, TaskEnd, Trace, read_settings
 from accord.verify.loop.trace import context_id
 
@@ -27,7 +27,9 @@ EXACT, DIVERGED = "exact", "diverged"
 
 @dataclass(frozen=True)
 class PolicySpec:
-    """A core policy by name with its parameters; ``lambdas=None`` means the recorded panel's λ."""
+    """A core policy by name with its parameters, and optionally the λ to replay it with
+    (``lambdas`` among ``params``; absent: each step's recorded λ). λ is the panel's, not the
+    policy's: it goes to the :class:`ConsensusSpec` the decisions take."""
 
     name: str
     params: tuple[tuple[str, Any], ...] = ()
@@ -49,14 +51,17 @@ class PolicySpec:
         merged = {**self.kwargs, **{k: v for k, v in params.items() if v is not None}}
         return make_spec(self.name, **merged)
 
-    def policy(self, lambdas: tuple[float, ...], influence=None):
-        """The core policy object for a panel with the given recorded stubbornness (and influence W)."""
-        kw = self.kwargs
-        if kw.get("lambdas") is None:
-            kw["lambdas"] = lambdas
-        if influence is not None:
-            kw["influence"] = influence
-        return get_policy(self.name, **kw)
+    def policy(self):
+        """The core policy object (its own parameters)."""
+        return get_policy(self.name, **{k: v for k, v in self.params if k != "lambdas"})
+
+    def consensus(self, lambdas: tuple[float, ...], influence=None) -> ConsensusSpec:
+        """The panel's consensus to replay with: this spec's λ if it has one, else the recorded ``lambdas``."""
+        return ConsensusSpec(self.kwargs.get("lambdas") or lambdas, influence)
+
+    def decide(self, raw, lambdas: tuple[float, ...], influence=None):
+        """The policy's decision for recorded scores (..., n, m) of a panel with the recorded λ (and W)."""
+        return self.policy().decide(raw, self.consensus(lambdas, influence))
 
 
 def _fmt(v) -> str:
@@ -72,25 +77,35 @@ def _policy_fields(name: str) -> set[str]:
 
 
 def make_spec(name: str, label: str = "", **params) -> PolicySpec:
-    """A validated spec: unknown policy or parameter names raise ValueError (from the core)."""
+    """A validated spec: unknown policy or parameter names raise ValueError (from the core); ``lambdas``
+    (read by the one λ reader) replays with that λ instead of the recorded one."""
     key = name.strip().lower().replace("-", "_")
     if params.get("lambdas") is not None:
-        params["lambdas"] = tuple(float(x) for x in params["lambdas"])
-    get_policy(key, **params)  # validates name, parameter names and values
+        params["lambdas"] = parse_lambdas(params["lambdas"])
+    else:
+        params.pop("lambdas", None)
+    get_policy(key, **{k: v for k, v in params.items() if k != "lambdas"})  # validates name, parameter names and values
     return PolicySpec(key, tuple(sorted(params.items())), label)
 
 
 def parse_policy_spec(text: str) -> PolicySpec:
-    """``"verdict"``, ``"verdict:tau=0.5,eps=0.2"``, ``"variance:max_var=0.02"``, ``"mean:lambdas=1/1/1"``."""
+    """``"verdict"``, ``"verdict:tau=0.5,eps=0.2"``, ``"variance:max_var=0.02"``, ``"mean:lambdas=1.5,1,0.8"``.
+
+    λ is written as everywhere else (comma-separated): the numbers after ``lambdas=`` up to the next
+    ``name=value`` are its values."""
     name, _, rest = text.partition(":")
     params: dict[str, Any] = {}
+    key = None
     for part in filter(None, (p.strip() for p in rest.split(","))):
-        key, eq, value = part.partition("=")
+        k, eq, value = part.partition("=")
         if not eq:
-            raise ValueError(f"policy parameter {part!r} in {text!r} must look like name=value")
-        key = key.strip()
+            if key != "lambdas":
+                raise ValueError(f"policy parameter {part!r} in {text!r} must look like name=value")
+            params["lambdas"] += "," + part
+            continue
+        key = k.strip()
         if key == "lambdas":
-            params[key] = tuple(float(x) for x in value.split("/"))
+            params[key] = value
         elif key == "seed":
             params[key] = int(value)
         else:
@@ -103,7 +118,7 @@ def recorded_spec(policy: dict[str, Any], label: str = "") -> PolicySpec | None:
     name = str(policy.get("name", "")).strip().lower().replace("-", "_")
     if name not in list_policies():
         return None
-    allowed = _policy_fields(name)
+    allowed = _policy_fields(name) | {"lambdas"}  # the λ the chain decided with (recorded with its policy)
     flat = {**policy, **(policy.get("params") or {})} if isinstance(policy.get("params"), dict) else policy
     params = {k: v for k, v in flat.items() if k in allowed and v is not None}
     return make_spec(name, label=label, **params)
@@ -179,7 +194,7 @@ class ContextTree:
         out: dict[tuple[str, str], tuple[int, np.ndarray, bool]] = {}
         for (_, lambdas), keys in groups.items():
             raw = np.stack([self.nodes[k].raw for k in keys])
-            d = spec.policy(lambdas, self.settings.influence).decide(raw)
+            d = spec.decide(raw, lambdas, self.settings.influence)
             for i, k in enumerate(keys):
                 out[k] = (int(d.chosen[i]), d.accepted[i], bool(d.fallback[i]))
         return out
@@ -343,7 +358,7 @@ def _ok_mask(recs: list[StepRecord], spec: PolicySpec, influence=None) -> list[b
     for i, r in enumerate(recs):
         groups.setdefault((r.raw.shape, r.lambdas), []).append(i)
     for (_, lambdas), idx in groups.items():
-        d = spec.policy(lambdas, influence).decide(np.stack([recs[i].raw for i in idx]))
+        d = spec.decide(np.stack([recs[i].raw for i in idx]), lambdas, influence)
         for j, i in enumerate(idx):
             r = recs[i]
             chosen, fallback = int(d.chosen[j]), bool(d.fallback[j])

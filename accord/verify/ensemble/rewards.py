@@ -31,7 +31,7 @@ from typing import Sequence
 import numpy as np
 
 from accord.adapters.calibration import Calibrator, apply_calibrators
-from accord.consensus_core import consensus_stats, default_lambdas, get_policy, influence_report, list_policies
+from accord.consensus_core import ConsensusSpec, consensus_stats, get_policy, influence_report, list_policies
 from accord.errors import UserError
 from accord.verify.io.inputs import input_file, text_lines
 from accord.consensus_core.statistics import bootstrap_cis
@@ -143,7 +143,8 @@ def rule_keys(cal: np.ndarray, rule: str, k: float = 1.0, lambdas=None, **policy
     name = rule.removeprefix("fj:")
     accepted = {f.name for f in fields(type(get_policy(name)))}
     params = {p: v for p, v in policy_params.items() if p in accepted}  # e.g. tau/eps only where used
-    key = get_policy(name, lambdas=lambdas, **params).decide(cal).rank_key
+    spec = None if lambdas is None else ConsensusSpec(tuple(lambdas))
+    key = get_policy(name, **params).decide(cal, spec).rank_key
     return np.where(np.isnan(key), -np.inf, key)
 
 
@@ -262,9 +263,10 @@ def evaluate_ensemble(
     n_boot: int = 2000,
     seed: int = 0,
 ) -> dict:
-    """Per-model and per-rule accuracy with intervals, agreement, and the FJ influence report."""
+    """Per-model and per-rule accuracy with intervals, agreement, and the FJ influence report.
+    ``lambdas``: one per model, in ``table.models`` order (None: 1.0 each)."""
     m = len(table.models)
-    lam = tuple(lambdas) if lambdas is not None else default_lambdas(m)
+    lam = tuple(lambdas) if lambdas is not None else (1.0,) * m
     cal = apply_calibrators(table.raw, table.models, calibrators)
     rules = list(rules) if rules else default_rules()
     check_rules(rules)

@@ -31,7 +31,7 @@ from typing import Any, Iterable, Sequence
 
 import numpy as np
 
-from accord.consensus_core import get_policy
+from accord.consensus_core import ConsensusSpec, get_policy
 from accord.errors import UserError
 from accord.verify.io.inputs import parse_json, read_text
 from accord.verify.io.outputs import write_text_atomic
@@ -207,7 +207,7 @@ def read_accord(path: Path, chain: str | None = None, tau: float | None = None, 
         rs = sorted(recs.get(task_id, []), key=lambda r: r.step)
         labels = []
         for r in rs:
-            d = get_policy("verdict", tau=tau, eps=eps, lambdas=r.lambdas, influence=influence).decide(r.raw)
+            d = get_policy("verdict", tau=tau, eps=eps).decide(r.raw, ConsensusSpec(r.lambdas, influence))
             c = r.chosen
             if c < 0:
                 labels.append(None)

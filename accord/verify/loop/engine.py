@@ -23,12 +23,12 @@ from __future__ import annotations
 
 import hashlib
 import time
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, replace
 from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from accord.consensus_core import Policy, consensus_stats
+from accord.consensus_core import Policy
 from accord.consensus_core.policies import Verdict
 from accord.protocols import Generator, StepContext, Task
 from accord.verify.loop.margin import Margin, calibrate_margin
@@ -45,11 +45,12 @@ class Chain:
     label: str
     policy: Policy | None = None
 
-    def policy_record(self) -> dict[str, Any]:
+    def policy_record(self, lambdas: Sequence[float] | None = None) -> dict[str, Any]:
+        """The policy's name and parameters, with the panel's λ it decided with (``lambdas``)."""
         if self.policy is None:
             return {"name": BASE}
         params = {k: (list(v) if isinstance(v, tuple) else v) for k, v in self.policy.params().items()}
-        return {"name": self.policy.name, **params}
+        return {"name": self.policy.name, **params, **({} if lambdas is None else {"lambdas": list(lambdas)})}
 
 
 @dataclass(frozen=True)
@@ -218,14 +219,11 @@ class StepLoop:
 
     # -------------------------------------------------------------------- loop
     def _policy(self, chain: Chain) -> Policy | None:
-        """The chain's policy with the panel's W and, when the panel estimates λ, its current λ."""
+        """The chain's policy, with VERDICT's τ, ε once the panel has calibrated them. (λ and W are the
+        panel's: every decision takes ``panel.consensus``.)"""
         policy = chain.policy
         if policy is None:
             return None
-        if self.panel.influence is not None and getattr(policy, "influence", None) is None:
-            policy = replace(policy, influence=self.panel.influence)
-        if self.panel.estimating and "lambdas" in {f.name for f in fields(policy)}:
-            policy = replace(policy, lambdas=tuple(self.panel.lambdas))
         th = getattr(self.panel, "thresholds", None)
         if th is not None and isinstance(policy, Verdict):  # calibrated on s̄* and Δ*: consensus rules only
             policy = replace(policy, tau=th["tau"], eps=th["eps"])
@@ -233,11 +231,11 @@ class StepLoop:
 
     def _decide(self, chain: Chain, raw: np.ndarray):
         if chain.policy is None:
-            st = consensus_stats(raw, self.panel.lambdas, self.panel.influence)
+            st = self.panel.stats(raw)
             accepted = np.zeros(raw.shape[0], dtype=bool)
             accepted[0] = True
             return 0, accepted, False, st
-        d = self._policy(chain).decide(raw[None])
+        d = self._policy(chain).decide(raw[None], self.panel.consensus)
         st = d.stats
         st = type(st)(**{k: v[0] for k, v in vars(st).items()})
         return int(d.chosen[0]), d.accepted[0], bool(d.fallback[0]), st
@@ -253,7 +251,7 @@ class StepLoop:
         self._margin_steps.append((np.array(record["raw"], dtype=float), list(record["candidates"])))  # None: NaN
         if len(self._margin_steps) >= self.adaptive.warmup_steps:
             self.margin = calibrate_margin(self._margin_steps, self._policy(chain), self.adaptive.calibrate,
-                                           min(self.adaptive.group, self.budgets.n))
+                                           min(self.adaptive.group, self.budgets.n), self.panel.consensus)
 
     def margin_record(self) -> dict[str, Any]:
         """The adaptive margin in force now, and where it came from (recorded per step and in the summary)."""
@@ -322,7 +320,7 @@ class StepLoop:
             "lambdas": list(self.panel.lambdas),
             "raw": raw,
             "failures": fails,
-            "policy": Chain(chain.label, self._policy(chain)).policy_record(),
+            "policy": Chain(chain.label, self._policy(chain)).policy_record(self.panel.lambdas),
             "consensus": st.consensus,
             "mean": st.mean,
             "dispersion": st.dispersion,

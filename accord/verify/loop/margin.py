@@ -18,7 +18,7 @@ from typing import Sequence
 
 import numpy as np
 
-from accord.consensus_core import Policy
+from accord.consensus_core import ConsensusSpec, Policy
 
 
 @dataclass(frozen=True)
@@ -53,14 +53,15 @@ class _Replay:
                       float(agree.mean()) if n else 1.0, n)
 
 
-def _replayable(steps: Sequence[tuple[np.ndarray, Sequence[str]]], policy: Policy, group: int) -> _Replay:
+def _replayable(steps: Sequence[tuple[np.ndarray, Sequence[str]]], policy: Policy, group: int,
+                spec: ConsensusSpec | None) -> _Replay:
     means, disps, agrees = [], [], []
     for raw, cands in steps:
         raw = np.asarray(raw, dtype=float)
         if raw.ndim != 2 or raw.shape[0] != len(cands) or raw.shape[0] <= group:
             continue  # a step with no candidates left to skip tells nothing about the margin
-        full = policy.decide(raw[None])
-        head = policy.decide(raw[None, :group])
+        full = policy.decide(raw[None], spec)
+        head = policy.decide(raw[None, :group], spec)
         c = int(head.chosen[0])
         ok = c >= 0 and bool(head.accepted[0][c])
         means.append(float(head.stats.mean[0][c]) if ok else -np.inf)
@@ -70,14 +71,17 @@ def _replayable(steps: Sequence[tuple[np.ndarray, Sequence[str]]], policy: Polic
 
 
 def replay_margin(
-    steps: Sequence[tuple[np.ndarray, Sequence[str]]], policy: Policy, min_mean: float, max_dispersion: float, group: int = 1
+    steps: Sequence[tuple[np.ndarray, Sequence[str]]], policy: Policy, min_mean: float, max_dispersion: float, group: int = 1,
+    spec: ConsensusSpec | None = None,
 ) -> Margin:
-    """What margin (``min_mean``, ``max_dispersion``) would do on fully verified ``steps`` of (raw (n, m), candidates)."""
-    return _replayable(steps, policy, group).margin(min_mean, max_dispersion)
+    """What margin (``min_mean``, ``max_dispersion``) would do on fully verified ``steps`` of (raw (n, m),
+    candidates), decided with the panel's ``spec`` (None: λ = 1 each)."""
+    return _replayable(steps, policy, group, spec).margin(min_mean, max_dispersion)
 
 
 def calibrate_margin(
-    steps: Sequence[tuple[np.ndarray, Sequence[str]]], policy: Policy, target_agreement: float = 0.95, group: int = 1
+    steps: Sequence[tuple[np.ndarray, Sequence[str]]], policy: Policy, target_agreement: float = 0.95, group: int = 1,
+    spec: ConsensusSpec | None = None,
 ) -> Margin:
     """The margin that stops most often on fully verified ``steps`` while adaptive's step equals full
     verification's on at least ``target_agreement`` of them (ties: the stricter margin)."""
@@ -85,7 +89,7 @@ def calibrate_margin(
         raise ValueError(f"target_agreement must be in (0, 1], got {target_agreement}")
     if group < 1:
         raise ValueError(f"group must be >= 1, got {group}")
-    rep = _replayable(steps, policy, group)
+    rep = _replayable(steps, policy, group, spec)
     if not len(rep.mean):
         raise ValueError("no fully verified step with candidates beyond the first group to calibrate on")
     accepted = np.isfinite(rep.mean)

@@ -1,5 +1,10 @@
 """A panel: judges with one stubbornness λ each (and optionally an influence matrix W).
 
+The panel owns the consensus: its :class:`~accord.consensus_core.ConsensusSpec` (λ, W, checked once
+when the panel is built) computes the statistics every policy decides on
+(``policy.decide(raw, panel.consensus)``). Panels are built from judge specs through the judge
+registry (:mod:`accord.adapters.registry`).
+
 Judges run concurrently, one thread per judge (or per judge group: several panel columns scored
 by one call, e.g. all roles of one LLM), and each call has a time limit. A judge that raises, times
 out, or returns something malformed becomes a recorded ``None`` with the reason for every
@@ -20,18 +25,9 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from accord.adapters import llm, vlm
-from accord.adapters import math as mj
-from accord.adapters.code import panel_entry
-from accord.adapters.embedding import EmbeddingRelevanceJudge
-from accord.adapters.llm import LLMJudges
-from accord.adapters.served import build_judges, is_served, judge_group_key
-from accord.adapters.served.checkers import KINDS as CHECKER_KINDS
-from accord.adapters.served.checkers import build_checker
-from accord.adapters.vlm import VLMJudges, shared_vlm
-from accord.consensus_core import consensus
+from accord.adapters.judges import JudgeSpec, build_judges
+from accord.consensus_core import ConsensusSpec, ConsensusStats, parse_lambdas
 from accord.consensus_core.reliability import calibrate_thresholds, estimate_stubbornness
-from accord.consensus_core.validation import as_lambdas
 from accord.protocols import Judge, JudgeScore, StepContext
 
 
@@ -91,7 +87,12 @@ class PanelScores:
 
 
 class Panel:
-    """Judges (or judge groups), one λ_i > 0 per column, optional influence W (m x m)."""
+    """Judges (or judge groups), one λ_i > 0 per column, optional influence W (m x m).
+
+    ``lambdas``: one value per column, or ``"estimated"`` (λ = 1 each until the warm-up is scored).
+    λ and W are checked here, once, by :class:`ConsensusSpec`; ``panel.consensus`` is what policies
+    decide with, ``panel.stats(raw)`` the statistics they see.
+    """
 
     def __init__(self, judges: Sequence[Any], lambdas: Sequence[float] | str, influence=None, timeout_s: float = 120.0,
                  warmup: int = 30, calibrate_thresholds: float | None = None):
@@ -116,11 +117,8 @@ class Panel:
             if lambdas != "estimated":
                 raise ValueError(f"stubbornness must be one λ per judge or \"estimated\", got {lambdas!r}")
             lambdas = [1.0] * len(self.names)  # equal until estimate_stubbornness() has seen scored steps
-        lam = [float(x) for x in as_lambdas([float(x) for x in lambdas], len(self.names))]  # the core's one λ check
-        self.lambdas = tuple(lam)
-        self.influence = None if influence is None else np.asarray(influence, dtype=float)
-        if self.influence is not None:
-            consensus(np.full((1, len(lam)), 0.5), self.lambdas, self.influence)  # validates W
+        lam = parse_lambdas(list(lambdas), len(self.names))  # the one λ rule, here once for the run
+        self.consensus = ConsensusSpec(lam, None if influence is None else np.asarray(influence, dtype=float))
         if not timeout_s > 0:
             raise ValueError(f"judge timeout must be > 0 seconds, got {timeout_s}")
         self.timeout_s = float(timeout_s)
@@ -129,13 +127,25 @@ class Panel:
     def m(self) -> int:
         return len(self.names)
 
+    @property
+    def lambdas(self) -> tuple[float, ...]:
+        return self.consensus.lambdas
+
+    @property
+    def influence(self) -> np.ndarray | None:
+        return self.consensus.influence
+
+    def stats(self, raw) -> ConsensusStats:
+        """FJ consensus and statistics of raw scores (..., m) with this panel's λ and W."""
+        return self.consensus.stats(raw)
+
     def estimate_stubbornness(self, raw, **kwargs):
         """Set λ from a batch of scored steps (raw scores (..., m), no labels); the estimate and its
         intervals are kept for the run's record (see accord.consensus_core.reliability)."""
 
         kwargs.setdefault("groups", [k for k, g in enumerate(self.groups) for _ in g.names])  # one model's roles agree among themselves
         est = estimate_stubbornness(raw, **kwargs)
-        self.lambdas = tuple(float(x) for x in est.lambdas)
+        self.consensus = ConsensusSpec(tuple(float(x) for x in est.lambdas), self.influence)
         self.stubbornness_estimate = est.as_dict(self.names)
         return est
 
@@ -253,117 +263,21 @@ class Panel:
         return cols
 
 
-# ------------------------------------------------------------------ building from a config
-JUDGE_TYPES = ("llm", "vlm", "embedding", "arithmetic", "symbolic", "numeric", "final_answer",
-               "code_static", "code_execution", "code_consistency", "code_llm", "code_check", "critic")
-
-
-def build_panel(specs: Sequence[dict], influence=None, timeout_s: float = 120.0, models: dict | None = None,
+# ------------------------------------------------------------------ building from specs
+def build_panel(specs: Sequence[JudgeSpec | dict], influence=None, timeout_s: float = 120.0, models: dict | None = None,
                 stubbornness: str = "hand-set", warmup: int = 30, calibrate_thresholds: float | None = None) -> Panel:
-    """A panel from judge specs (``{"type": ..., "lambda": ..., ...}``, see docs/step-loop.md).
+    """A panel from judge specs (typed, or entries ``{"type": ..., "lambda": ..., ...}``, see
+    docs/step-loop.md), each judge built by its registered factory with its λ per column (the
+    entry's ``lambda``, else the type's default).
 
     ``stubbornness="estimated"`` ignores the specs' λ and estimates λ from the first ``warmup``
     scored candidates; ``calibrate_thresholds`` (a target acceptance rate) sets VERDICT's τ and ε
-    from them (see :meth:`Panel.observe`).
-
-    LLM judges sharing (model, mode) are merged into one group so that all their roles are scored
-    in one call. ``models`` maps a model name to an already loaded (model, tokenizer) pair.
+    from them (see :meth:`Panel.observe`). ``models`` maps a model name to an already loaded
+    (model, tokenizer) pair.
     """
-    models = models or {}
-    groups: list[Any] = []
-    names: list[str] = []
-    lambdas: list[float] = []
-    llm_groups: dict[tuple, dict] = {}
-    for k, spec in enumerate(specs):
-        spec = dict(spec)
-        kind = spec.pop("type", None)
-        if kind not in JUDGE_TYPES:
-            raise ValueError(f"judges[{k}]: unknown type {kind!r}; choose one of {', '.join(JUDGE_TYPES)}")
-        lam = spec.pop("lambda", None)
-        if kind in ("llm", "vlm"):  # prompted models: roles of one (model, mode, ...) share one group
-            role = spec.pop("role", None)
-            roles, default_lambda = (llm.ROLES, llm.DEFAULT_LAMBDA) if kind == "llm" else (vlm.ROLES, vlm.DEFAULT_LAMBDA)
-            if is_served(spec):  # one served group per (kind, endpoint, options)
-                key = ("served", kind, judge_group_key(spec, f"judges[{k}]"))
-            elif kind == "llm":
-                key = (kind, spec.pop("model", "smollm2"), spec.pop("mode", "yes_no"))
-            else:
-                key = (kind, spec.pop("model", None), spec.pop("mode", "yes_no"), spec.pop("device", "cpu"), spec.pop("dtype", "float32"))
-                if not isinstance(key[1], str) or not key[1]:
-                    raise ValueError(f"judges[{k}]: vlm judge needs a 'model' (a local folder or a cached name)")
-            if role not in roles:
-                raise ValueError(f"judges[{k}]: {kind} judge needs a 'role' in {sorted(roles)}, got {role!r}")
-            name = spec.pop("name", f"{kind}_{role}")
-            _no_extra(k, kind, spec)
-            entry = llm_groups.get(key)
-            if entry is None:
-                entry = llm_groups[key] = {"roles": [], "names": [], "slot": len(groups)}
-                groups.append(None)  # filled below, keeps the spec order of groups
-            entry["roles"].append(role)
-            entry["names"].append(name)
-            names.append(name)
-            lambdas.append(float(lam if lam is not None else default_lambda[role]))
-            continue
-        if kind in CHECKER_KINDS:  # served: the model writes a check, or names the earliest wrong step
-            try:
-                groups.append(build_checker(kind, spec))
-            except (TypeError, ValueError) as exc:
-                raise ValueError(f"judges[{k}]: {exc}") from None
-            names.append(groups[-1].name)
-            lambdas.append(float(lam if lam is not None else 1.0))
-            continue
-        if kind.startswith("code_"):  # code judges (accord.adapters.code), possibly several columns
-
-            try:
-                judge, lams = panel_entry(kind, spec, lam, models)
-            except (TypeError, ValueError) as exc:
-                raise ValueError(f"judges[{k}]: {exc}") from None
-            groups.append(judge)
-            names.extend(as_group(judge).names)
-            lambdas.extend(lams)
-            continue
-        groups.append(_build_simple(k, kind, spec))
-        names.extend(as_group(groups[-1]).names)
-        lambdas.append(float(lam if lam is not None else 1.0))
-    for key, entry in llm_groups.items():
-        if key[0] == "served":
-            groups[entry["slot"]] = build_judges(key[1], key[2], entry["roles"], entry["names"])
-            continue
-        if key[0] == "vlm":
-            _, model, mode, device, dtype = key
-            groups[entry["slot"]] = VLMJudges(entry["roles"], mode=mode, names=entry["names"], vlm=shared_vlm(model, device, dtype))
-            continue
-
-        _, model, mode = key
-        lm, tok = models.get(model, (None, None))
-        groups[entry["slot"]] = LLMJudges(entry["roles"], model=model, mode=mode, names=entry["names"], lm=lm, tokenizer=tok)
-    # lambdas follow the spec order; columns follow group order: reorder lambdas to the columns
-    by_name = dict(zip(names, lambdas))
-    columns = [n for g in groups for n in as_group(g).names]
     if stubbornness not in ("hand-set", "estimated"):
         raise ValueError(f"stubbornness must be 'hand-set' or 'estimated', got {stubbornness!r}")
-    lams = "estimated" if stubbornness == "estimated" else [by_name[n] for n in columns]
-    return Panel(groups, lams, influence=influence, timeout_s=timeout_s, warmup=warmup, calibrate_thresholds=calibrate_thresholds)
-
-
-def _no_extra(k: int, kind: str, spec: dict) -> None:
-    if spec:
-        raise ValueError(f"judges[{k}]: {kind} judge takes no option(s) {sorted(spec)}")
-
-
-def _build_simple(k: int, kind: str, spec: dict):
-    if kind == "embedding":
-        name = spec.pop("name", "minilm_relevance")
-        _no_extra(k, kind, spec)
-        return EmbeddingRelevanceJudge(name)
-
-    cls = {
-        "arithmetic": mj.ArithmeticJudge,
-        "symbolic": mj.SymbolicEquivalenceJudge,
-        "numeric": mj.NumericSamplingJudge,
-        "final_answer": mj.FinalAnswerJudge,
-    }[kind]
-    try:
-        return cls(**spec)
-    except TypeError as exc:
-        raise ValueError(f"judges[{k}]: {kind} judge: {exc}") from None
+    built = build_judges(specs, models)
+    lams = "estimated" if stubbornness == "estimated" else [x for b in built for x in b.lambdas]
+    return Panel([b.judge for b in built], lams, influence=influence, timeout_s=timeout_s, warmup=warmup,
+                 calibrate_thresholds=calibrate_thresholds)

@@ -21,9 +21,10 @@ from typing import Any
 
 import yaml
 
+from accord.adapters.judges import JudgeSpec as TypedJudgeSpec
+from accord.adapters.judges import parse_judge
 from accord.adapters.served import check_generator, is_served
 from accord.consensus_core import get_policy
-from accord.consensus_core.validation import as_lambdas
 from accord.errors import UserError
 from accord.verify.io.inputs import read_text
 from accord.verify.loop.engine import Adaptive, Budgets
@@ -162,7 +163,7 @@ def fill_policy_params(cfg: dict[str, Any]) -> dict[str, Any]:
         policy = get_policy(cfg["policy"]["name"], **(cfg["policy"].get("params") or {}))
     except ValueError as exc:
         raise UserError(f"config key 'policy': {exc}") from None
-    params = {k: v for k, v in policy.params().items() if k != "lambdas" or v is not None}
+    params = policy.params()
     cfg["policy"] = {"name": policy.name, "params": {k: list(v) if isinstance(v, tuple) else v for k, v in params.items()}}
     return cfg
 
@@ -221,9 +222,10 @@ def validate(cfg: dict[str, Any]) -> None:
     for k, j in enumerate(judges):
         if not isinstance(j, dict) or not isinstance(j.get("type"), str):
             raise UserError(f"config key 'judges[{k}]' must be a mapping with a 'type'")
-        lam = j.get("lambda")
-        if lam is not None:
-            check_lambdas([lam], 1, f"judges[{k}].lambda")
+        try:
+            parse_judge(j, f"judges[{k}]")  # its type, options and λ, by the judge registry
+        except ValueError as exc:
+            raise UserError(f"config key {exc}") from None
     pol = cfg["policy"]
     if not isinstance(pol.get("name"), str) or not isinstance(pol.get("params") or {}, dict):
         raise UserError("config key 'policy' needs a string 'name' and a mapping 'params'")
@@ -247,16 +249,6 @@ def check_generator_keys(g: dict[str, Any]) -> None:
     unknown = sorted(set(g) - set(DEFAULTS["generator"]))
     if unknown:
         raise UserError(f"unknown config key 'generator.{unknown[0]}'; known keys here: {', '.join(sorted(DEFAULTS['generator']))}")
-
-
-def check_lambdas(values, m: int, key: str) -> tuple[float, ...]:
-    """λ through the consensus core's one check (finite, > 0, one per judge); errors name the key."""
-    if isinstance(values, bool) or any(isinstance(x, bool) or not isinstance(x, (int, float)) for x in values):
-        raise UserError(f"config key {key!r} must be a number > 0, got {values!r}")
-    try:
-        return tuple(float(x) for x in as_lambdas(list(values), m))
-    except ValueError as exc:
-        raise UserError(f"config key {key!r}: {exc}") from None
 
 
 def versions() -> dict[str, Any]:
@@ -359,9 +351,13 @@ class JudgeSpec:
         return cls(**typed, options=extra, keys=tuple(entry))
 
     def as_dict(self) -> dict[str, Any]:
-        """The entry as written (the form :func:`accord.verify.loop.panel.build_panel` reads)."""
+        """The entry as written (what ``config.yaml`` holds)."""
         typed = {key: getattr(self, attr) for key, attr in self._TYPED.items()}
         return {k: typed[k] if k in typed else copy.deepcopy(self.options[k]) for k in self.keys}
+
+    def typed(self) -> TypedJudgeSpec:
+        """The judge type's own spec (:mod:`accord.adapters.registry`): what the panel is built from."""
+        return parse_judge(self.as_dict())
 
 
 @dataclass(frozen=True)

@@ -38,7 +38,7 @@ def execute(cfg: RunConfig, run_dir: Path, resume: bool = False, progress=None) 
     say("loading judges")
     panel = build_panel_from(cfg)
     load_s = time.perf_counter() - t0
-    chains = build_chains(cfg, panel.lambdas)
+    chains = build_chains(cfg)
     writer = TraceWriter(trace_path)
     served = Recorder(writer.write)  # every served call: one trace line, summed in the summary
     try:

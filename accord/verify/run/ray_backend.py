@@ -33,6 +33,7 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
+from accord.consensus_core import ConsensusSpec
 from accord.errors import UserError
 from accord.verify.analysis.paired import paired_from
 from accord.verify.io.cluster import connect_ray, user_error_from
@@ -146,8 +147,9 @@ class RemotePanel:
 
         self.server = server
         self.names = list(info["names"])
-        self.lambdas = tuple(info["lambdas"])
-        self.influence = None if info["influence"] is None else np.asarray(info["influence"], dtype=float)
+        influence = None if info["influence"] is None else np.asarray(info["influence"], dtype=float)
+        self.consensus = ConsensusSpec(tuple(info["lambdas"]), influence)
+        self.lambdas, self.influence = self.consensus.lambdas, self.consensus.influence
         self._describe = info["scoring"]
 
     estimating = False  # Ray runs use hand-set λ and fixed thresholds (see execute)
@@ -159,6 +161,9 @@ class RemotePanel:
 
     def describe(self) -> dict[str, Any]:
         return self._describe
+
+    def stats(self, raw):
+        return self.consensus.stats(raw)
 
     def observe(self, raw) -> None:
         """Nothing to learn: λ is hand-set on Ray."""
@@ -340,7 +345,7 @@ def execute(cfg: RunConfig, run_dir: Path, resume: bool = False, progress=None, 
         pool = server_pool(ray, cfg, opts, tag)
         load_s = time.perf_counter() - t0
         info = pool.info
-        chains = build_chains(cfg, info["lambdas"])
+        chains = build_chains(cfg)
         labels = [c.label for c in chains]
         if state is not None and state.judges is not None and tuple(state.judges) != tuple(info["names"]):
             raise UserError(f"{run_dir}: the trace was recorded with judges {list(state.judges)}, the panel has {info['names']}")

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Sequence
 
 from accord.adapters.code.generator import CodeGenerator
 from accord.adapters.llm import TransformersGenerator
@@ -15,24 +14,21 @@ from accord.errors import UserError
 from accord.verify.io.run_folder import TRACE_FILE
 from accord.verify.loop.engine import BASE, Chain
 from accord.verify.loop.panel import build_panel
-from accord.verify.run.config import RunConfig, TaskConfig, check_lambdas, save_run_config
+from accord.verify.run.config import RunConfig, TaskConfig, save_run_config
 from accord.verify.tasks import load_tasks
 
 
-def build_chains(cfg: RunConfig, lambdas: Sequence[float]) -> list[Chain]:
+def build_chains(cfg: RunConfig) -> list[Chain]:
     """The verified chain, the baselines and (optionally) the base chain, in that order.
 
-    Every policy takes the panel's λ (``lambdas``, already checked by the panel), unless its own
-    ``params`` name ``lambdas``, which then pass the same check.
+    Policies hold only their own parameters; λ and W are the panel's (each decision takes
+    ``panel.consensus``), so a policy's ``params`` naming ``lambdas`` is an error.
     """
     def make(name: str, params: dict | None, label: str | None, key: str) -> Chain:
-        params = dict(params or {})
-        own = params.pop("lambdas", None)
-        lam = tuple(lambdas) if own is None else check_lambdas(own, len(lambdas), f"{key}.params.lambdas")
         try:
-            policy = get_policy(name, lambdas=lam, **params)
+            policy = get_policy(name, **dict(params or {}))
         except ValueError as exc:
-            raise UserError(f"config: {exc}") from None
+            raise UserError(f"config: {key}: {exc}") from None
         return Chain(label or policy.name, policy)
 
     chains = [make(cfg.policy.name, cfg.policy.params, None, "policy")]
@@ -74,7 +70,7 @@ def build_generator(cfg: RunConfig):
 
 def build_panel_from(cfg: RunConfig):
     try:
-        return build_panel([j.as_dict() for j in cfg.judges], influence=cfg.influence, timeout_s=cfg.judge_timeout_s,
+        return build_panel([j.typed() for j in cfg.judges], influence=cfg.influence, timeout_s=cfg.judge_timeout_s,
                            stubbornness=cfg.stubbornness.mode, warmup=cfg.stubbornness.warmup,
                            calibrate_thresholds=cfg.thresholds.calibrate)
     except (OSError, ValueError, TypeError) as exc:

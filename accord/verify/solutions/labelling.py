@@ -24,7 +24,7 @@ from typing import Sequence
 
 import numpy as np
 
-from accord.consensus_core import get_policy
+from accord.consensus_core import ConsensusSpec, get_policy
 
 VALID, INVALID, UNCERTAIN = "valid", "invalid", "uncertain"
 CONSENSUS_RULES = ("verdict", "mean_preserving")
@@ -47,10 +47,10 @@ def rule_stats(raw: np.ndarray, rule: str, judges: Sequence[str], lambdas: Seque
         col = raw[:, list(judges).index(rule)]
         return RuleStats(col, np.zeros_like(col), (~np.isnan(col)).astype(int))
     if rule in CONSENSUS_RULES:
-        st = get_policy(rule, lambdas=tuple(lambdas), influence=influence).stats(raw)
+        st = get_policy(rule).stats(raw, ConsensusSpec(tuple(lambdas), influence))
         return RuleStats(st.mean, st.dispersion, st.n_scored)
     if rule in RAW_RULES:
-        st = get_policy("mean", lambdas=tuple(lambdas), influence=influence).stats(raw)
+        st = ConsensusSpec(tuple(lambdas), influence).stats(raw)
         score = {"mean": st.raw_mean, "max": st.raw_max, "min": st.raw_min, "raw_average": st.raw_mean}[rule]
         return RuleStats(score, st.raw_mad if rule == "raw_average" else None, st.n_scored)
     raise ValueError(f"no three-way labels for rule {rule!r}")

@@ -28,7 +28,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from accord.consensus_core import Policy
+from accord.consensus_core import ConsensusSpec, Policy
 from accord.errors import UserError
 from accord.verify.io import faults
 from accord.verify.io.cluster import user_error_from
@@ -289,8 +289,9 @@ def float_array(x: np.ndarray) -> pa.Array:
     return pa.array(x, pa.float64(), mask=np.isnan(x))
 
 
-def decide_rows(src: TableSource, t: pa.Table, policy: Policy, check: bool = True) -> pa.Table:
-    """Decide every step of a table of complete steps; one output row per input row, same order.
+def decide_rows(src: TableSource, t: pa.Table, policy: Policy, check: bool = True, spec: ConsensusSpec | None = None) -> pa.Table:
+    """Decide every step of a table of complete steps (with the panel's λ, W: ``spec``); one output
+    row per input row, same order.
 
     ``check`` validates the grouping (a step's rows together, no candidate twice); a caller that
     has already checked a larger table containing these rows passes False.
@@ -307,7 +308,7 @@ def decide_rows(src: TableSource, t: pa.Table, policy: Policy, check: bool = Tru
     raw = np.full((len(starts), int(lengths.max()), len(judges)), np.nan)
     raw[run_id, pos] = np.column_stack([t.column(j).to_numpy() for j in judges])
     try:
-        d = policy.decide(raw)
+        d = policy.decide(raw, spec)
     except ValueError as exc:
         raise UserError(f"{src.path}: {exc}") from None
     st = d.stats
@@ -351,7 +352,7 @@ def row_total(src) -> int:
 
 
 def decide_streaming(src: TableSource, policy: Policy, output, chunk_size: int = DEFAULT_CHUNK_SIZE,
-                     progress=None) -> TableSummary:
+                     spec: ConsensusSpec | None = None, progress=None) -> TableSummary:
     """The in-process path: read in chunks, decide complete steps, append to one output file;
     ``progress(rows read, rows in the file)`` after each chunk."""
     _check_names(src.judges)
@@ -370,7 +371,7 @@ def decide_streaming(src: TableSource, policy: Policy, output, chunk_size: int =
 
     with _Writer(output, src.judges) as writer:
         for t in whole_groups(counted(), lambda t, starts, run_id: check_groups(src, t, starts, run_id)):
-            writer.write(decide_rows(src, t, policy, check=False), summary)
+            writer.write(decide_rows(src, t, policy, check=False, spec=spec), summary)
     summary.seconds = time.perf_counter() - t0
     return summary
 
@@ -455,7 +456,7 @@ def _jsonl_block(src: TableSource, lines: list[str]) -> pa.Table:
     return _normalized(pa.array(steps), pa.array(cands), cols, src.judges, np.full(len(lines), -1))
 
 
-def decide_block(batch: pa.Table, src: TableSource, policy: Policy) -> pa.Table:
+def decide_block(batch: pa.Table, src: TableSource, policy: Policy, spec: ConsensusSpec | None = None) -> pa.Table:
     """One Ray Data block: decide its interior steps; its first and last step go back undecided.
 
     A block is a contiguous slice of the file, so only its first and last step may continue in
@@ -469,7 +470,7 @@ def decide_block(batch: pa.Table, src: TableSource, policy: Policy) -> pa.Table:
         scores = {j: batch.column(j) for j in src.judges}
         t = _normalized(step, cand, scores, src.judges, np.full(batch.num_rows, -1), src)
     _check_chunk(src, t)
-    return split_block(t, lambda rows: decide_rows(src, rows, policy), output_schema(src.judges))
+    return split_block(t, lambda rows: decide_rows(src, rows, policy, spec=spec), output_schema(src.judges))
 
 
 def split_block(t: pa.Table, decide, schema: pa.Schema, key: str = STEP) -> pa.Table:
@@ -545,7 +546,8 @@ def ray_dataset(src: TableSource, chunk_size: int, types: dict | None = None):
 
 
 def decide_with_ray(
-    src: TableSource, policy: Policy, output, chunk_size: int = DEFAULT_CHUNK_SIZE, num_cpus: float = 1.0
+    src: TableSource, policy: Policy, output, chunk_size: int = DEFAULT_CHUNK_SIZE, num_cpus: float = 1.0,
+    spec: ConsensusSpec | None = None,
 ) -> TableSummary:
     """The Ray Data path: blocks are decided in parallel tasks; one writer on the driver appends
     them in file order to a single Parquet file, joining the steps that cross block edges."""
@@ -557,13 +559,13 @@ def decide_with_ray(
     summary = TableSummary()
     ds = ray_dataset(src, chunk_size).map_batches(
         decide_block,
-        fn_kwargs={"src": src, "policy": policy},
+        fn_kwargs={"src": src, "policy": policy, "spec": spec},
         batch_format="pyarrow",
         batch_size=None,
         zero_copy_batch=True,
         num_cpus=num_cpus,
     )
-    merger = _EdgeMerger(src, policy, summary)
+    merger = _EdgeMerger(src, policy, summary, spec=spec)
     try:
         with _Writer(output, src.judges) as writer:
             for batch in ds.iter_batches(batch_size=None, batch_format="pyarrow"):
@@ -584,9 +586,10 @@ class _EdgeMerger:
     complete; the last stays open, since the next batch may continue it.
     """
 
-    def __init__(self, src: TableSource, policy: Policy, summary: TableSummary, decide=None, key: str = STEP):
+    def __init__(self, src: TableSource, policy: Policy, summary: TableSummary, decide=None, key: str = STEP,
+                 spec: ConsensusSpec | None = None):
         self.src, self.policy, self.summary, self.key = src, policy, summary, key
-        self.decide = decide or (lambda rows: decide_rows(src, _raw_part(rows, src.judges), policy))
+        self.decide = decide or (lambda rows: decide_rows(src, _raw_part(rows, src.judges), policy, spec=spec))
         self.open: pa.Table | None = None
 
     def flush(self, writer) -> None:

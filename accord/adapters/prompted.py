@@ -1,0 +1,104 @@
+"""Judge types ``llm`` and ``vlm``: a prompted model in one role per entry, local or served.
+
+Entries naming the same model (and mode, device, ...; or the same served endpoint and options) are
+one judge group: the model scores all their roles in one call, one panel column per role, named
+``{type}_{role}`` unless the entry gives a ``name``. Default λ: the paper's per role (1.5, 1.0, 0.8).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from accord.adapters import llm, vlm
+from accord.adapters.llm import LLMJudges
+from accord.adapters.registry import Built, JudgeSpec, register_judge
+from accord.adapters.served import build_judges, judge_group_key
+from accord.adapters.vlm import VLMJudges, shared_vlm
+
+_SERVED = ("base_url", "api_key_env", "max_concurrency", "timeout_s", "max_retries", "cache", "max_tokens", "top_logprobs")
+
+
+@dataclass(frozen=True)
+class _PromptedSpec(JudgeSpec):
+    role: str | None = None
+    model: str | None = None
+    mode: str | None = None  # yes_no (default) or digits
+    base_url: str | None = None  # served: an OpenAI-compatible endpoint; the keys below are its options
+    api_key_env: str | None = None
+    max_concurrency: int | None = None
+    timeout_s: float | None = None
+    max_retries: int | None = None
+    cache: Any = None
+    max_tokens: int | None = None
+    top_logprobs: int | None = None
+
+    @property
+    def served(self) -> bool:
+        return self.base_url is not None
+
+    def served_options(self) -> dict[str, Any]:
+        return {k: getattr(self, k) for k in ("model", "mode", *_SERVED) if getattr(self, k) is not None}
+
+    def check(self, kind: str, roles) -> None:
+        if self.role not in roles:
+            raise ValueError(f"{kind} judge needs a 'role' in {sorted(roles)}, got {self.role!r}")
+        extra = [k for k in _SERVED if getattr(self, k) is not None] if not self.served else []
+        if extra:
+            raise ValueError(f"{kind} judge takes no option(s) {extra} without a 'base_url'")
+
+
+@dataclass(frozen=True)
+class LLMSpec(_PromptedSpec):
+    """``{type: llm, role: grounding|logic|relevance, model: smollm2, mode: yes_no}``."""
+
+
+@dataclass(frozen=True)
+class VLMSpec(_PromptedSpec):
+    """``{type: vlm, role: visual|logical|contextual, model: PATH_OR_NAME, device: cpu, dtype: float32}``."""
+
+    device: str | None = None
+    dtype: str | None = None
+
+
+def _key(spec: _PromptedSpec, kind: str, roles) -> tuple:
+    spec.check(kind, roles)
+    if spec.served:
+        extra = [k for k in ("device", "dtype") if getattr(spec, k, None) is not None]
+        if extra:
+            raise ValueError(f"{kind} judge: served judge takes no option(s) {extra}")
+        return ("served", judge_group_key(spec.served_options()))
+    if kind == "llm":
+        return ("local", spec.model or "smollm2", spec.mode or "yes_no")
+    if not isinstance(spec.model, str) or not spec.model:
+        raise ValueError("vlm judge needs a 'model' (a local folder or a cached name)")
+    return ("local", spec.model, spec.mode or "yes_no", spec.device or "cpu", spec.dtype or "float32")
+
+
+def _names(specs, kind: str) -> tuple[list[str], list[str]]:
+    return [s.role for s in specs], [s.name or f"{kind}_{s.role}" for s in specs]
+
+
+@register_judge("llm", LLMSpec, group_by=lambda s: _key(s, "llm", llm.ROLES),
+                columns={**{f"llm_{r}": v for r, v in llm.DEFAULT_LAMBDA.items()}, **llm.DEFAULT_LAMBDA})
+def _llm(specs: list[LLMSpec], models: dict) -> Built:
+    key = _key(specs[0], "llm", llm.ROLES)
+    roles, names = _names(specs, "llm")
+    lam = tuple(llm.DEFAULT_LAMBDA[r] for r in roles)
+    if key[0] == "served":
+        return Built(build_judges("llm", key[1], roles, names), lam)
+    _, model, mode = key
+    lm, tok = models.get(model, (None, None))
+    return Built(LLMJudges(roles, model=model, mode=mode, names=names, lm=lm, tokenizer=tok), lam)
+
+
+@register_judge("vlm", VLMSpec, group_by=lambda s: _key(s, "vlm", vlm.ROLES),
+                columns={**{f"vlm_{r}": v for r, v in vlm.DEFAULT_LAMBDA.items()}, **vlm.DEFAULT_LAMBDA})
+def _vlm(specs: list[VLMSpec], models: dict) -> Built:
+    key = _key(specs[0], "vlm", vlm.ROLES)
+    roles, names = _names(specs, "vlm")
+    lam = tuple(vlm.DEFAULT_LAMBDA[r] for r in roles)
+    if key[0] == "served":
+        return Built(build_judges("vlm", key[1], roles, names), lam)
+    _, model, mode, device, dtype = key
+    return Built(VLMJudges(roles, mode=mode, names=names, vlm=shared_vlm(model, device, dtype)), lam)
