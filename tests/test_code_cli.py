@@ -92,7 +92,7 @@ def test_table_and_out_file(files, tmp_path, capsys, monkeypatch):
 def test_a_task_with_no_acceptable_candidate_exits_1(tmp_path, capsys):
     c, t = _write(tmp_path, [{"task_id": "rev", "code": REV_BAD}, {"task_id": "rev", "code": REV_BAD.replace("s\n", "s[1:]\n")}],
                   [{"task_id": "rev", "entry_point": "rev", "tests": ["assert rev('ab') == 'ba'", "assert rev('abc') == 'cba'"]}])
-    assert main(["code", str(c), "--tests", str(t), "--judges", "static,execution", "--quiet"]) == 1
+    assert main(["code", str(c), "--tests", str(t), "--judges", "code_static,code_execution", "--quiet"]) == 1
     assert "no candidate accepted in rev" in capsys.readouterr().out
 
 

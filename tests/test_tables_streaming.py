@@ -121,8 +121,8 @@ def test_large_table_bounded_memory_identical(tmp_path):
     peaks = []
     real_decide = tables.decide_rows
 
-    def observed(src, t, pol, check=True):  # records memory in use while each chunk is decided
-        out = real_decide(src, t, pol, check)
+    def observed(src, t, pol, check=True, spec=None):  # records memory in use while each chunk is decided
+        out = real_decide(src, t, pol, check, spec=spec)
         peaks.append((t.num_rows, pa.total_allocated_bytes()))
         return out
 

@@ -173,17 +173,18 @@ def _num(x) -> float | None:
     return None if x is None or not np.isfinite(x) else round(float(x), 6)
 
 
-def check_candidates(candidates: Sequence[Candidate], specs: dict[str, CodeSpec], judges: Sequence, policy: str = "verdict",
+def check_candidates(candidates: Sequence[Candidate], specs: dict[str, CodeSpec], panel, policy: str = "verdict",
                      consensus: ConsensusSpec | None = None, progress: Callable[[int, int], None] | None = None,
                      **policy_params) -> dict:
-    """Score every task's candidates with ``judges`` and decide each task with ``policy``.
+    """Score every task's candidates with the ``panel`` (a :class:`accord.verify.loop.panel.Panel`) and
+    decide each task with ``policy`` and ``consensus`` (default: the panel's).
 
     ``progress(done, total)`` after each task. Returns the document ``accord code --json`` prints."""
     missing = sorted({c.task_id for c in candidates} - specs.keys())
     if missing:
         raise UserError(f"no tests for task(s) {', '.join(map(repr, missing[:5]))}")
-    names = [j.name for j in judges]
-    consensus = consensus or ConsensusSpec.equal(len(judges))
+    names = list(panel.names)
+    consensus = consensus or panel.consensus
     pol = get_policy(policy, **policy_params)
     order = list(dict.fromkeys(c.task_id for c in candidates))
     tasks = []
@@ -191,15 +192,16 @@ def check_candidates(candidates: Sequence[Candidate], specs: dict[str, CodeSpec]
         cands = [c for c in candidates if c.task_id == task]
         spec = specs[task]
         ctx = StepContext(spec.prompt, metadata={"code": spec, "task": "code", "id": task})
-        cols = [j.score(ctx, [c.code for c in cands]) for j in judges]
-        raw = np.array([[np.nan if col[i].value is None else col[i].value for col in cols] for i in range(len(cands))])
+        scored = panel.score(ctx, [c.code for c in cands])
+        raw = scored.raw
+        why = scored.reasons or scored.failures
         d = pol.decide(raw, consensus)
         chosen = int(d.chosen)
         rows = []
         for i, c in enumerate(cands):
             rows.append({"id": c.id, "line": c.line,
                          "scores": {n: _num(raw[i, j]) for j, n in enumerate(names)},
-                         "reasons": {n: cols[j][i].reason for j, n in enumerate(names)},
+                         "reasons": {n: why[i][j] for j, n in enumerate(names)},
                          "mean": _num(d.stats.mean[i]), "dispersion": _num(d.stats.dispersion[i]),
                          "accepted": bool(d.accepted[i]), "picked": i == chosen})
         tasks.append({"task_id": task, "tests": len(spec.tests), "picked": cands[chosen].id if chosen >= 0 else None,
