@@ -27,7 +27,8 @@ def add_collect_arguments(p: argparse.ArgumentParser) -> None:
     g.add_argument("questions", nargs="?", help=argparse.SUPPRESS)
     g.add_argument("--member", action="append", default=[], metavar="NAME=BASE_URL,MODEL", help="a served jury member (repeat)")
     g.add_argument("--api-key-env", default=None, metavar="VAR", help="environment variable holding the members' API key")
-    g.add_argument("--max-concurrency", type=positive_int, default=4, help="requests in flight per endpoint (default 4)")
+    g.add_argument("--max-concurrency", type=lambda t: t if t == "auto" else positive_int(t), default="auto",
+                   help="requests in flight per endpoint (default auto: the server's slot count where it says, else 4)")
     g.add_argument("--request-timeout", type=positive_float, default=120.0, metavar="S", help="seconds per request (default 120)")
     g.add_argument("--max-retries", type=nonnegative_int, default=3, help="retries on 429, 5xx and connection errors (default 3)")
     g.add_argument("--max-tokens", type=positive_int, default=256, help="tokens per answer (default 256)")
