@@ -313,3 +313,16 @@ def test_jury_collect_records_a_failed_member_and_asks_again_on_the_next_run(tmp
     assert len(lines) == 2 and all(x["answers"] == {"a": "19", "b": "19"} and "failures" not in x for x in lines)
     assert main(["jury", "collect", str(questions), "--member", "a=nope", "--out", str(out)]) == 2
     assert "expected NAME=BASE_URL,MODEL" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("reuse", [{"timings": {"cache_n": 7, "prompt_n": 4}},
+                                   {"usage": {"prompt_tokens": 11, "completion_tokens": 1,
+                                              "prompt_tokens_details": {"cached_tokens": 7}}}])
+def test_prompt_tokens_the_server_took_from_its_cache_are_recorded(reuse):
+    server = Scripted([(200, {**completion(), **reuse})])
+    try:
+        with Recorder() as rec:
+            ServedJudges(Endpoint(server.base_url, "m", max_concurrency=1, cache=False), ("logic",)).score_many(CTX, ["a", "b"])
+    finally:
+        server.close()
+    assert rec.tally.requests == 2 and rec.tally.prompt_cached_tokens == 14 and rec.tally.prompt_tokens == 22

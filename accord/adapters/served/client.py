@@ -90,8 +90,16 @@ class Reply:
 
     @property
     def usage(self) -> dict[str, int]:
-        u = (self.response or {}).get("usage") or {}
-        return {"prompt_tokens": int(u.get("prompt_tokens") or 0), "completion_tokens": int(u.get("completion_tokens") or 0)}
+        """Tokens: prompt, completion, and the prompt tokens the server took from its prompt cache
+        (``usage.prompt_tokens_details.cached_tokens``, or llama-server's ``timings.cache_n``)."""
+        r = self.response or {}
+        u = r.get("usage") or {}
+        details = u.get("prompt_tokens_details") or {}
+        reused = details.get("cached_tokens") if isinstance(details, dict) else None
+        if reused is None:
+            reused = (r.get("timings") or {}).get("cache_n")
+        return {"prompt_tokens": int(u.get("prompt_tokens") or 0), "completion_tokens": int(u.get("completion_tokens") or 0),
+                "prompt_cached_tokens": int(reused or 0)}
 
 
 # One semaphore per (loop, endpoint URL, bound): every client of one endpoint with the same bound shares it.
