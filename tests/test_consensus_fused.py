@@ -181,3 +181,29 @@ def test_a_forked_process_still_splits_large_batches():
 
 def _decide_in_child(raw):
     return get_policy("verdict").decide(raw).chosen
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 4 * fused.SPLIT_CANDIDATES), st.integers(0, 64))
+def test_the_kernel_threads_follow_the_batch_size_and_the_free_cores(candidates, busy):
+    cores = len(fused.os.sched_getaffinity(0))
+    real = fused._busy_cores
+    fused._busy_cores = lambda: busy  # what the machine's other work holds, as /proc/loadavg would say
+    try:
+        threads = fused.threads_for(candidates)
+    finally:
+        fused._busy_cores = real
+    assert 1 <= threads <= max(1, min(cores - busy, candidates // fused.SPLIT_CANDIDATES))
+    if candidates < fused.SPLIT_CANDIDATES or busy >= cores:
+        assert threads == 1  # small batches and a full machine: one thread, no hand-off
+    else:
+        assert threads == min(cores - busy, candidates // fused.SPLIT_CANDIDATES)
+
+
+@pytest.mark.parametrize("threads", [1, 2, 3])
+def test_decisions_are_the_same_whatever_the_thread_count(threads, monkeypatch):
+    raw = np.random.default_rng(7).random((fused.SPLIT_CANDIDATES // 3 * 2 + 11, 3, 3))
+    policy = get_policy("verdict")
+    expected = policy.decide(raw, path="reference")
+    monkeypatch.setattr(fused, "threads_for", lambda c: threads)
+    assert_same(policy.decide(raw), expected)

@@ -40,14 +40,25 @@ def completion(answer: str = "yes", p_yes: float = 0.8) -> dict:
 class Scripted:
     """A loopback HTTP server: each POST gets the next (status, body) of the script, then the last one."""
 
-    def __init__(self, script, delay_s: float = 0.0):
+    def __init__(self, script, delay_s: float = 0.0, props: dict | None = None):
         self.script = list(script)
+        self.gets: list[str] = []
         self.requests: list[dict] = []
         self.in_flight = self.most_in_flight = 0
         lock = threading.Lock()
         outer = self
 
         class Handler(BaseHTTPRequestHandler):
+            def do_GET(self):  # llama-server's /props, where the script has one
+                outer.gets.append(self.path)
+                found = props is not None and self.path == "/props"
+                data = json.dumps(props if found else {"error": "not found"}).encode()
+                self.send_response(200 if found else 404)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
             def do_POST(self):
                 body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
                 with lock:
@@ -125,6 +136,30 @@ def test_requests_in_flight_to_an_endpoint_are_bounded():
     finally:
         server.close()
     assert len(server.requests) == 6 and server.most_in_flight == 2
+
+
+@pytest.mark.parametrize("props, expected", [({"total_slots": 2}, 2), ({"total_slots": 6}, 6), (None, 4)])
+def test_by_default_requests_in_flight_follow_the_servers_slot_count(props, expected):
+    server = Scripted([(200, completion())], delay_s=0.3, props=props)
+    try:
+        judge = ServedJudges(Endpoint(server.base_url, "m", cache=False), ("grounding", "logic", "relevance"))
+        judge.score_many(CTX, ["a", "b"])  # 6 requests
+        judge.score_many(CTX, ["c", "d"])
+    finally:
+        server.close()
+    assert len(server.requests) == 12 and server.most_in_flight == expected
+    assert server.gets.count("/props") == 1  # asked once per endpoint
+
+
+def test_a_candidates_roles_go_out_next_to_each_other():
+    server = Scripted([(200, completion())])
+    try:
+        judge = ServedJudges(Endpoint(server.base_url, "m", max_concurrency=1, cache=False), ("grounding", "logic", "relevance"))
+        judge.score_many(CTX, ["first candidate", "second candidate"])
+    finally:
+        server.close()
+    users = [r["body"]["messages"][-1]["content"] for r in server.requests]
+    assert ["first candidate" in u for u in users] == [True] * 3 + [False] * 3  # the shared prefix, back to back
 
 
 def test_answers_come_from_the_cache_the_second_time(tmp_path):
@@ -278,3 +313,16 @@ def test_jury_collect_records_a_failed_member_and_asks_again_on_the_next_run(tmp
     assert len(lines) == 2 and all(x["answers"] == {"a": "19", "b": "19"} and "failures" not in x for x in lines)
     assert main(["jury", "collect", str(questions), "--member", "a=nope", "--out", str(out)]) == 2
     assert "expected NAME=BASE_URL,MODEL" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("reuse", [{"timings": {"cache_n": 7, "prompt_n": 4}},
+                                   {"usage": {"prompt_tokens": 11, "completion_tokens": 1,
+                                              "prompt_tokens_details": {"cached_tokens": 7}}}])
+def test_prompt_tokens_the_server_took_from_its_cache_are_recorded(reuse):
+    server = Scripted([(200, {**completion(), **reuse})])
+    try:
+        with Recorder() as rec:
+            ServedJudges(Endpoint(server.base_url, "m", max_concurrency=1, cache=False), ("logic",)).score_many(CTX, ["a", "b"])
+    finally:
+        server.close()
+    assert rec.tally.requests == 2 and rec.tally.prompt_cached_tokens == 14 and rec.tally.prompt_tokens == 22

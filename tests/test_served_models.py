@@ -5,6 +5,7 @@ its resume, no key in the run folder, and `accord jury collect`."""
 from __future__ import annotations
 
 import json
+import math
 import os
 import signal
 import subprocess
@@ -64,8 +65,14 @@ def local_read(lm, tok, messages) -> float:
     return score_from_logprobs([{**alts[0], "top_logprobs": alts}], "yes_no")
 
 
+def log_odds(p: float) -> float:
+    p = min(max(p, 1e-6), 1 - 1e-6)
+    return math.log(p / (1 - p))
+
+
 @pytest.mark.slow
-def test_the_served_judge_reads_the_models_own_verdict_and_prefers_the_on_topic_step(llama_server, smollm2):
+def test_the_served_judge_reads_the_models_own_verdict_and_prefers_the_on_topic_step(llama_server, smollm2,
+                                                                                     record_property):
     lm, tok = smollm2
     served = ServedJudges(Endpoint(llama_server.base_url, "smollm2"), ROLES)
     steps = [
@@ -75,15 +82,26 @@ def test_the_served_judge_reads_the_models_own_verdict_and_prefers_the_on_topic_
         (StepContext("What is 9 + 8?", ("9 + 8 = 17",)), ["The answer is 17.", "Dogs bark at night."]),
         (StepContext("What is 40 / 8?"), ["40 / 8 = 5", "My favourite colour is blue."]),
     ]
-    prefers = 0
+    gaps, odds_gaps, prefers = [], [], 0
     for ctx, cands in steps:
         scores = served.score_many(ctx, cands)
         for role, column in zip(ROLES, scores):
             for cand, score in zip(cands, column):
-                # llama.cpp runs the Q4_1 weights quantized, transformers dequantized: close, not equal
-                assert score.value == pytest.approx(local_read(lm, tok, served.messages(role, ctx, cand)), abs=0.08)
+                here = local_read(lm, tok, served.messages(role, ctx, cand))
+                gaps.append(abs(score.value - here))
+                odds_gaps.append(abs(log_odds(score.value) - log_odds(here)))
         mean = np.array([[s.value for s in col] for col in scores]).mean(axis=0)
         prefers += int(mean[0] > mean[1])
+    record_property("largest_gap", max(gaps))  # read by scripts/stability.py
+    record_property("mean_gap", float(np.mean(gaps)))
+    record_property("largest_log_odds_gap", max(odds_gaps))
+    record_property("prefers", prefers)
+    # llama.cpp multiplies the Q4_1 weights with 8-bit quantized activations and keeps a float16 KV
+    # cache; transformers runs the same weights dequantized in float32. That moves the yes/no
+    # log-odds by up to 0.34 here (0.36 under llama-server), P(yes) by up to 0.085 (0.021 on average):
+    # a bound in log-odds (where the error does not depend on p), and a mean that a misread would break.
+    assert max(odds_gaps) <= 0.5, f"served vs in-process log-odds differ by up to {max(odds_gaps):.3f}"
+    assert np.mean(gaps) <= 0.03, f"served vs in-process reads differ by {np.mean(gaps):.3f} on average"
     assert prefers >= 4, f"the served judge preferred the on-topic step on {prefers} of {len(steps)} steps"
 
 

@@ -6,7 +6,7 @@ candidate's mean and spread (s̄* and Δ*, or their raw twins), the range check,
 choice. The loop is generated for the panel's (n, m) with every candidate and judge unrolled into
 branch-free scalar code over flat arrays with constant strides, which the compiler vectorises
 across steps for small panels (3 x 3 is; 3 x 5, 3 x 8 and 6 x 3 stay scalar); large batches are
-split over the cores.
+split over the cores that other work leaves free (see :func:`threads_for`).
 
 Exactness: the decision must be the reference's, but compiled arithmetic may round differently in
 the last bits. So a step is flagged for the reference (``redo``) when any candidate's mean or
@@ -41,7 +41,8 @@ from accord.consensus_core.validation import as_scores
 MARGIN = 1e-9  # far above any rounding difference (~1e-15 for scores in [0, 1]), far below real gaps
 MIN_CANDIDATES = 16_384  # below this the reference takes milliseconds; loading numba costs more
 MAX_UNROLLED = 512  # n * m (general W: n * m * m) terms unrolled into one kernel; compiling more costs too much
-SPLIT_CANDIDATES = 65_536  # batches from this size are split over the cores
+SPLIT_CANDIDATES = 65_536  # batches from this size are split over the free cores, one thread per this many candidates
+CHUNKS_PER_THREAD = 4  # a split batch goes in this many pieces per thread: a thread the OS pauses holds up one piece
 _CENTERS = ("consensus", "raw")
 _SPREADS = (None, "consensus", "raw")
 
@@ -131,22 +132,48 @@ class StepKernel:
                           _SPREADS.index(rule.spread), rule.rank_by_margin, self.tau, self.eps, MARGIN,
                           accepted[a * n:b * n], out.chosen[s], out.fallback[s], out.redo[s], *(e[a * n:b * n] for e in extra))
 
-        parts = _split(steps, n)
-        bad = sum(_pool().map(run, parts)) if len(parts) > 1 else run(parts[0])
+        threads, parts = _split(steps, n)
+        bad = sum(_pool(threads).map(run, parts)) if threads > 1 else sum(map(run, parts))
         if bad:
             as_scores(r)  # raises the reference's message
         return out
 
 
-def _split(steps: int, n: int) -> list[slice]:
-    k = (os.cpu_count() or 1) if steps * n >= SPLIT_CANDIDATES else 1
+def threads_for(candidates: int) -> int:
+    """Threads for one pass over this many candidates: one below ``SPLIT_CANDIDATES`` (handing work
+    to threads costs more than the pass), else the cores this process may run on less those that
+    other runnable work holds right now, never more than one per ``SPLIT_CANDIDATES`` candidates.
+    On a busy machine the extra threads would wait for a core while the pass waits for them."""
+    if candidates < SPLIT_CANDIDATES:
+        return 1
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    return max(1, min(cores - _busy_cores(), candidates // SPLIT_CANDIDATES))
+
+
+def _busy_cores() -> int:
+    """Cores other work is running on now: the runnable tasks in /proc/loadavg less this thread
+    (an instant count; where there is none, the one-minute load average)."""
+    try:
+        with open("/proc/loadavg") as f:
+            return max(0, int(f.read().split()[3].split("/")[0]) - 1)
+    except (OSError, IndexError, ValueError):
+        try:
+            return int(round(os.getloadavg()[0]))
+        except (OSError, AttributeError):
+            return 0
+
+
+def _split(steps: int, n: int) -> tuple[int, list[slice]]:
+    """(threads, pieces): one piece on one thread, or CHUNKS_PER_THREAD pieces per thread."""
+    threads = threads_for(steps * n)
+    k = 1 if threads == 1 else min(steps, threads * CHUNKS_PER_THREAD)
     bounds = np.linspace(0, steps, k + 1).astype(int)
-    return [slice(a, b) for a, b in zip(bounds[:-1], bounds[1:])]
+    return threads, [slice(a, b) for a, b in zip(bounds[:-1], bounds[1:])]
 
 
-@lru_cache(maxsize=1)
-def _pool() -> ThreadPoolExecutor:
-    return ThreadPoolExecutor(os.cpu_count() or 1, thread_name_prefix="accord-fused")
+@lru_cache(maxsize=None)
+def _pool(threads: int) -> ThreadPoolExecutor:
+    return ThreadPoolExecutor(threads, thread_name_prefix="accord-fused")
 
 
 os.register_at_fork(after_in_child=_pool.cache_clear)  # a forked child has none of the parent's threads

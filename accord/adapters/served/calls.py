@@ -25,6 +25,7 @@ class CallRecord:
     cached: bool
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    prompt_cached_tokens: int = 0  # prompt tokens the server reused from its prompt cache (where it says)
     latency_s: float = 0.0  # wall time of the request, retries included (0 from the cache)
     attempts: int = 0  # requests sent (0 from the cache)
     error: str | None = None
@@ -46,6 +47,7 @@ class Tally:
     attempts: int = 0
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    prompt_cached_tokens: int = 0
     latency_s: float = 0.0
     score_modes: dict[str, int] = field(default_factory=dict)
 
@@ -58,6 +60,7 @@ class Tally:
             self.latency_s += float(rec.get("latency_s") or 0.0)
             self.prompt_tokens += int(rec.get("prompt_tokens") or 0)
             self.completion_tokens += int(rec.get("completion_tokens") or 0)
+            self.prompt_cached_tokens += int(rec.get("prompt_cached_tokens") or 0)
         if rec.get("error"):
             self.failed += 1
         mode = rec.get("score_mode")

@@ -1,7 +1,8 @@
 """A model behind an OpenAI-compatible endpoint (vLLM, llama.cpp's server, TGI, SGLang, a hosted API).
 
 Requests go through the official ``openai`` async client on the process's served loop
-(:mod:`accord.adapters.served.runner`), at most ``max_concurrency`` at a time per endpoint. The
+(:mod:`accord.adapters.served.runner`), at most ``max_concurrency`` at a time per endpoint (by
+default, ``"auto"``, as many as the server runs at once: see :mod:`accord.adapters.served.slots`). The
 client retries 429, 5xx and connection errors with exponential backoff (honouring Retry-After);
 each request has a time limit. A call that still fails is returned with its error, never raised,
 so a judge turns it into a null score with its reason. Answers are cached on disk by
@@ -22,6 +23,7 @@ from typing import Any
 
 from accord.adapters.served.cache import CallCache, request_key, shared_cache
 from accord.adapters.served.calls import CallRecord, emit
+from accord.adapters.served.slots import concurrency
 from accord.extras import require
 
 UNAVAILABLE = "served endpoint unavailable"  # failure reasons that a later attempt may not meet
@@ -36,7 +38,7 @@ class Endpoint:
     base_url: str
     model: str
     api_key_env: str | None = None
-    max_concurrency: int = 4
+    max_concurrency: int | str = "auto"  # "auto": the server's slot count where it says, else 4
     timeout_s: float = 60.0
     max_retries: int = 3
     cache: str | bool | None = None  # a cache file; None or True: the default file; False: no cache
@@ -48,8 +50,9 @@ class Endpoint:
             raise ValueError(f"a served model needs a 'model' name (as the server knows it), got {self.model!r}")
         if self.api_key_env is not None and (not isinstance(self.api_key_env, str) or not self.api_key_env):
             raise ValueError(f"api_key_env must name an environment variable, got {self.api_key_env!r}")
-        if isinstance(self.max_concurrency, bool) or not isinstance(self.max_concurrency, int) or self.max_concurrency < 1:
-            raise ValueError(f"max_concurrency must be an integer >= 1, got {self.max_concurrency!r}")
+        if self.max_concurrency != "auto" and (isinstance(self.max_concurrency, bool) or not isinstance(self.max_concurrency, int)
+                                               or self.max_concurrency < 1):
+            raise ValueError(f"max_concurrency must be an integer >= 1 or 'auto', got {self.max_concurrency!r}")
         if isinstance(self.timeout_s, bool) or not isinstance(self.timeout_s, (int, float)) or not self.timeout_s > 0:
             raise ValueError(f"timeout_s must be a number > 0, got {self.timeout_s!r}")
         if isinstance(self.max_retries, bool) or not isinstance(self.max_retries, int) or self.max_retries < 0:
@@ -88,8 +91,16 @@ class Reply:
 
     @property
     def usage(self) -> dict[str, int]:
-        u = (self.response or {}).get("usage") or {}
-        return {"prompt_tokens": int(u.get("prompt_tokens") or 0), "completion_tokens": int(u.get("completion_tokens") or 0)}
+        """Tokens: prompt, completion, and the prompt tokens the server took from its prompt cache
+        (``usage.prompt_tokens_details.cached_tokens``, or llama-server's ``timings.cache_n``)."""
+        r = self.response or {}
+        u = r.get("usage") or {}
+        details = u.get("prompt_tokens_details") or {}
+        reused = details.get("cached_tokens") if isinstance(details, dict) else None
+        if reused is None:
+            reused = (r.get("timings") or {}).get("cache_n")
+        return {"prompt_tokens": int(u.get("prompt_tokens") or 0), "completion_tokens": int(u.get("completion_tokens") or 0),
+                "prompt_cached_tokens": int(reused or 0)}
 
 
 # One semaphore per (loop, endpoint URL, bound): every client of one endpoint with the same bound shares it.
@@ -134,6 +145,12 @@ class ServedClient:
                                                      timeout=float(self.endpoint.timeout_s), max_retries=self.endpoint.max_retries))
         return self._client[1]
 
+    async def bound(self) -> int:
+        """Requests in flight to this endpoint at most: the configured number, or the server's slots."""
+        if self.endpoint.max_concurrency != "auto":
+            return self.endpoint.max_concurrency
+        return await concurrency(self.endpoint.base_url, self._key, self.endpoint.timeout_s)
+
     async def chat(self, messages: list[dict[str, Any]], params: dict[str, Any]) -> Reply:
         """One chat completion (``params``: temperature, max_tokens, logprobs, n, seed, stop, ...;
         ``extra_body`` for server-specific ones). Failures come back in ``Reply.error``."""
@@ -146,7 +163,7 @@ class ServedClient:
             if hit is not None:
                 return Reply(hit, cached=True)
         client = self._openai()
-        async with _semaphore(self.endpoint.base_url, self.endpoint.max_concurrency):
+        async with _semaphore(self.endpoint.base_url, await self.bound()):
             t0 = time.perf_counter()
             try:
                 raw = await client.chat.completions.with_raw_response.create(

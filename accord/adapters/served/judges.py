@@ -1,7 +1,8 @@
 """LLM and VLM judges behind an OpenAI-compatible endpoint, in the local judges' roles and prompts.
 
 Each (role, candidate) is one chat request; all of a step's requests go out together (bounded per
-endpoint). The score is P(yes) normalised over the yes/no variants (or, in ``digits`` mode, the
+endpoint), a candidate's roles back to back (a server's prompt cache computes their shared prefix
+once). The score is P(yes) normalised over the yes/no variants (or, in ``digits`` mode, the
 expected digit / 9), read from ``top_logprobs`` at the first position of the reply that ranks an
 answer among its top tokens. A server that returns no log-probabilities (or no answer among the top ones) is read from the
 reply's text instead: yes / no, or a grade (0-9 in ``digits`` mode, 0-10 otherwise). Every call
@@ -135,8 +136,10 @@ class ServedJudges:
                 **self.client.endpoint.describe()}
 
     def score_many(self, ctx: StepContext, candidates: Sequence[str]) -> list[list[JudgeScore]]:
-        """Scores per role (outer) per candidate (inner); all requests of the step in flight together."""
-        jobs = [(k, name, role, c) for k, (name, role) in enumerate(zip(self.names, self.roles)) for c in candidates]
+        """Scores per role (outer) per candidate (inner); all requests of the step in flight together,
+        each candidate's roles next to each other: their prompts differ only in the closing line, so a
+        server with a prompt cache computes the shared part once."""
+        jobs = [(k, name, role, c) for c in candidates for k, (name, role) in enumerate(zip(self.names, self.roles))]
 
         async def ask_all():
             return await asyncio.gather(*(self.client.chat(self.messages(role, ctx, c), self.params) for _, _, role, c in jobs))
