@@ -48,6 +48,9 @@ CHECKS = [
     ("lead-in", re.compile(r"the claim of the next line")),
     ("calculator annotation", re.compile(r"calculator annotation")),
     ("opening link read as a rewrite", re.compile(r"read as a rewrite")),
+    ("quantified claim (small cases)", re.compile(r"claimed for all .* it fails at")),
+    ("number fact in prose", re.compile(r"(?:divisible by|multiple of|factor of|divisor of|divides?|divide|prime|"
+                                        r"composite|even|odd|coprime) is false: ")),
     ("inequality", re.compile(r"inequality .*(?:fails|is false) at")),
     ("not an identity (later link)", re.compile(r"is not an identity")),
     ("arithmetic", re.compile(r"is false|is wrong")),

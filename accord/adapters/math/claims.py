@@ -53,8 +53,10 @@ from accord.adapters.math.identities import (
     small_counterexample,
 )
 from accord.adapters.math.inequalities import check_inequality, conditional, domain_of
+from accord.adapters.math.numberfacts import number_facts
 from accord.adapters.math.parser import MathParseError, parse, to_text
 from accord.adapters.math.precision import compare, show, value_of
+from accord.adapters.math.quantifiers import quantified, universal_check
 from accord.adapters.math.reader import Chain, read_chains
 from accord.adapters.math.rewrites import first_link_rewrites, rewrite_context
 
@@ -238,6 +240,12 @@ def check_chain(chain: Chain, facts: Facts, real: bool = False,
 
 def _check_link(rel, ta, tb, left, right, facts, rewriting, real, modulus_tree, is_subject, ambiguous, text,
                 cues) -> Link:
+    if rel in ("=", "≡") and len(cues) > 5 and cues[5]:
+        if modulus_tree is None and rel == "≡" and len(cues[0]) == 1:  # "(mod 8)" written outside the formula
+            modulus_tree = ("num", Fraction(next(iter(cues[0]))), 0)
+        verdict = universal_check(rel, ta, tb, modulus_tree if rel == "≡" else None, facts, cues[5])
+        if verdict is not None:
+            return Link(left, rel, right, verdict[0], verdict[1], float(verdict[0]))
     values = rel in ("=", "≈", "≡")  # an inequality with a name is a condition ("if d > 1"), not a claim
     try:
         (va, used_a), (vb, used_b) = _closed(ta, facts, values), _closed(tb, facts, values)
@@ -309,11 +317,13 @@ def check_step(question: str, steps: tuple[str, ...], step: str, real: bool = Fa
     domain = None if conditional(step) else domain_of(question, tuple(steps), functions)
     cues = (moduli_in(step), speaks_of_contradiction(step + "\n" + following), assumes(step),
             rewrite_context(step, steps[-1] if steps and is_lead_in(steps[-1]) else ""),
-            domain)
+            domain, quantified(step))
     for eq in calculator_annotations(step):  # <<expr=value>>: checked exactly, never "at the precision written"
         links.append(Link(eq.claimed[0], "=", eq.claimed[1], eq.correct,
                           "calculator annotation holds" if eq.correct else f"{eq.text} is wrong: {eq.claimed[0]} = "
                           f"{show(eq.values[0]) if eq.values else 'undefined'}, not {eq.claimed[1]}", float(eq.correct)))
+    for fact in number_facts(step):  # "1977 is not divisible by 3": numbers alone, never excused
+        links.append(Link(fact.text, "", "", fact.holds, fact.reason, float(fact.holds)))
     for chain in read_chains(step):
         links.extend(check_chain(chain, facts, real, cues))
     end_of_step(step, facts)

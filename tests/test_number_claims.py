@@ -1,0 +1,118 @@
+"""Number-theory claims ``accord verify`` checks exactly: facts about written-out whole numbers in
+prose ("1977 is not divisible by 3", "p = 1991 is a prime") and relations a step claims "for all n"
+(checked on the smallest cases of the domain the quantifier names).
+
+End to end through the command users run, then each rule: a false claim is refuted with its
+evidence, a true one holds, and hypotheses, expressions and restricted quantifiers are left alone.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+
+import sympy
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from accord.adapters.math.claims import solution_check
+from accord.adapters.math.numberfacts import number_facts
+from accord.adapters.math.quantifiers import quantified
+from accord.cli.main import main
+
+SOLUTIONS = [
+    {"id": "divisible", "problem": "Is 1977 a sum of two squares?",
+     "steps": ["We look at remainders.", "The number 1977 is not divisible by 3, so its digit sum is not either.",
+               "So the answer is no."], "label": 1},
+    {"id": "prime", "problem": "Find the primes p with p + 2 prime.",
+     "steps": ["Try large values.", "In this case, $p = 1991$ is a prime number.", "So p = 1991 works."], "label": 1},
+    {"id": "for-all", "problem": "Show that 8 divides $n^5 - 5n^3 + 4n$ for every integer $n$.",
+     "steps": ["We work modulo 8.", "Since $n^5 \\equiv n$ (mod 8) for any integer $n$, the expression is $n - 5n^3 + 4n$.",
+               "Hence the claim."], "label": 1},
+    {"id": "odd", "problem": "Show that $50^n + 23^n a$ is divisible by 1971 for some a.",
+     "steps": ["Note that $50^n \\equiv 1 \\pmod{27}$ for all odd $n$.", "So a works."], "label": 0},
+    {"id": "correct", "problem": "Show that $p^2 - 1$ is divisible by 24 for every prime $p > 3$.",
+     "steps": ["Since 323 is not a prime number, we factor it as $323 = 17 \\cdot 19$.",
+               "Since 17 and 19 are coprime, we may work modulo each.",
+               "We have $n^2 \\equiv 1 \\pmod{8}$ for all odd $n$.",
+               "Also $12^m \\equiv 0 \\pmod{3}$ for any $m$.",
+               "If 12 were divisible by 5 we would be done, but it is not."], "label": -1},
+]
+
+
+def test_number_claims_find_the_first_errors_through_the_command(tmp_path, capsys):
+    data, out = tmp_path / "sols.jsonl", tmp_path / "pred.jsonl"
+    data.write_text("".join(json.dumps(s) + "\n" for s in SOLUTIONS))
+    rc = main(["verify", str(data), "--out", str(out), "--json", "--bootstrap", "0"])
+    doc = json.loads(capsys.readouterr().out)
+    assert rc == 1
+    assert doc["predictions"] == {s["id"]: s["label"] for s in SOLUTIONS}
+    recs = {r["id"]: r for r in map(json.loads, out.read_text().splitlines())}
+    assert "1977 is not divisible by 3 is false: 1977 = 659·3" in recs["divisible"]["steps"][1]["reason"]
+    assert "1991 is a prime is false: 1991 = 11·181" in recs["prime"]["steps"][1]["reason"]
+    assert "claimed for all n, it fails at n = 2: 32 ≢ 2 (mod 8)" in recs["for-all"]["steps"][1]["reason"]
+    assert "claimed for all odd n, it fails at n = 1: 50 ≢ 1 (mod 27)" in recs["odd"]["steps"][0]["reason"]
+    assert "invalid" not in recs["correct"]["step_labels"]
+    assert recs["correct"]["step_labels"][:4] == ["valid", "valid", "valid", "valid"]
+
+
+@settings(max_examples=60, deadline=None)
+@given(n=st.integers(1, 10**6), d=st.integers(2, 999), negated=st.booleans())
+def test_divisibility_in_prose_is_judged_exactly(n, d, negated):
+    facts = number_facts(f"Since {n} is {'not ' if negated else ''}divisible by {d}, we go on.")
+    assert len(facts) == 1
+    assert facts[0].holds == ((n % d == 0) != negated)
+    assert f"{n} = {n // d}·{d}" in facts[0].reason
+
+
+@settings(max_examples=60, deadline=None)
+@given(n=st.integers(2, 10**7))
+def test_primality_parity_and_coprimality_in_prose(n):
+    (prime,) = number_facts(f"We know that {n} is a prime number.")
+    assert prime.holds == sympy.isprime(n)
+    (odd,) = number_facts(f"Clearly {n} is odd.")
+    assert odd.holds == (n % 2 == 1)
+    (co,) = number_facts(f"Since {n} and 12 are relatively prime, we divide.")
+    assert co.holds == (math.gcd(n, 12) == 1)
+
+
+def test_numbers_in_expressions_and_hypotheses_are_left_alone():
+    for text in ["Since 10^1962 - 1 is divisible by 10^981 + 1, it follows that 10^1962 + 1 is not prime.",
+                 "Since 984 is divisible by 2^3 * 3 * 41, we stop.",
+                 "If 12 is divisible by 5, then we are done.",
+                 "We check whether 91 is prime.",
+                 "The values 2, 4, 7 are even.",
+                 "Is 15 divisible by 4?"]:
+        assert number_facts(text) == [], text
+    (fact,) = number_facts("7 divides 63, so we are done.")
+    assert fact.holds
+
+
+def test_quantifiers_name_their_domain_and_restrictions_are_left_alone():
+    assert quantified("for any positive integer a and prime number p") == {"a": "positive", "p": "prime"}
+    assert quantified("$x^2 \\equiv 1$ for all odd $n$") == {"n": "odd"}
+    assert quantified("for all even k") == {"k": "even"}
+    for restricted in ["for any n not divisible by 3", "for all n \\ge 2", "for all i in 1 to n",
+                       "for all sufficiently large n", "for each of the values"]:
+        assert quantified(restricted) == {}, restricted
+
+
+def test_a_universal_claim_needs_every_name_quantified():
+    # m is not named by the quantifier: a statement about m, not checked
+    assert solution_check("", [], "So $m \\equiv n^2 \\pmod{7}$ for all $n$.")[0] is None
+    # restricted: left alone even though it fails at n = 3
+    assert solution_check("", [], "We have $n^2 \\equiv 1 \\pmod{3}$ for any $n$ not divisible by 3.")[0] is None
+    score, reason = solution_check("", [], "Fermat gives $a^5 \\equiv a \\pmod{25}$ for all integers $a$.")
+    assert score == 0.0 and "fails at a = 2: 32 ≢ 2 (mod 25)" in reason
+    assert solution_check("", [], "So $a^p \\equiv a \\pmod{p}$ for any integer a and prime p.")[0] == 1.0
+
+
+@settings(max_examples=30, deadline=None)
+@given(k=st.integers(1, 6), m=st.integers(2, 30))
+def test_a_power_congruence_for_all_n_is_refuted_exactly_when_it_fails(k, m):
+    score, reason = solution_check("", [], f"Then $n^{k} \\equiv n \\pmod{{{m}}}$ for all $n$.")
+    fails = [n for n in range(1, 13) if (n ** k - n) % m]
+    if fails:
+        assert score == 0.0 and f"fails at n = {fails[0]}:" in reason
+    else:
+        assert score == 1.0
