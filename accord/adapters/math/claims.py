@@ -56,7 +56,7 @@ from accord.adapters.math.inequalities import check_inequality, conditional, dom
 from accord.adapters.math.numberfacts import number_facts
 from accord.adapters.math.parser import MathParseError, parse, to_text
 from accord.adapters.math.precision import compare, show, value_of
-from accord.adapters.math.quantifiers import quantified, universal_check
+from accord.adapters.math.quantifiers import always_claims, quantified, universal_check
 from accord.adapters.math.reader import Chain, read_chains
 from accord.adapters.math.rewrites import first_link_rewrites, rewrite_context
 
@@ -324,10 +324,30 @@ def check_step(question: str, steps: tuple[str, ...], step: str, real: bool = Fa
                           f"{show(eq.values[0]) if eq.values else 'undefined'}, not {eq.claimed[1]}", float(eq.correct)))
     for fact in number_facts(step):  # "1977 is not divisible by 3": numbers alone, never excused
         links.append(Link(fact.text, "", "", fact.holds, fact.reason, float(fact.holds)))
+    links.extend(_always(step, facts))
     for chain in read_chains(step):
         links.extend(check_chain(chain, facts, real, cues))
     end_of_step(step, facts)
     return links
+
+
+def _always(step: str, facts: Facts) -> list[Link]:
+    """"n^2 is always even": checked on the smallest cases (:mod:`accord.adapters.math.quantifiers`)."""
+    out = []
+    for claim in always_claims(step):
+        try:
+            tree = parse_side(claim.subject, facts.functions)[0]
+        except MathParseError:
+            continue
+        free = free_names(tree, facts)
+        if any(name.endswith("()") for name in free):
+            continue
+        domains = claim.domains or dict.fromkeys(free, "positive")
+        verdict = universal_check("≡", tree, ("num", Fraction(claim.residue), 0), ("num", Fraction(claim.modulus), 0),
+                                  facts, domains)
+        if verdict is not None:
+            out.append(Link(claim.text, "", "", verdict[0], f"{claim.text}: {verdict[1]}", float(verdict[0])))
+    return out
 
 
 _EXCUSED = ("equal modulo", "false as the step itself says")

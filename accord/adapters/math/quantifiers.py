@@ -13,6 +13,7 @@ from __future__ import annotations
 import itertools
 import random
 import re
+from dataclasses import dataclass
 from fractions import Fraction
 
 from accord.adapters.math.context import Facts
@@ -89,3 +90,58 @@ def universal_check(rel: str, ta, tb, modulus_tree, facts: Facts, domains: dict[
     if tried < 3:
         return None
     return True, f"holds at the {tried} smallest cases"
+
+
+_PREDICATE = re.compile(
+    r"\bis\s+(always\s+)?(?:(even|odd)\b|(?:divisible\s+by|an?\s+multiple\s+of)\s+(\d{1,6})(?![\d^*/+\-(])|"
+    r"(?:congruent\s+to\s+)?(\d{1,6})\s+(?:mod(?:ulo)?|\(mod)\s+(\d{1,6})(?![\d^*/+\-(]))", re.IGNORECASE)
+# the formula a predicate is about: single letters, digits and operators, read backwards from it
+_SUBJECT = re.compile(r"(?:(?<![A-Za-z\\])[A-Za-z](?![A-Za-z])|\d|[\^*+\-/()·×{}_ ]|\\cdot)+$")
+_HEDGED = re.compile(r"\b(?:if|when|whenever|where|suppose|assume|let|whether|case|odd|even|prime|divisible|"
+                     r"multiple|need|want|would|must|should|not)\b|\?", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class Always:
+    """"n^2 is always even": the formula, the residue and modulus it claims, the names' domains."""
+
+    text: str
+    subject: str
+    residue: int
+    modulus: int
+    domains: dict
+
+
+def always_claims(step: str) -> list[Always]:
+    """Divisibility and parity claims about a formula for every value of its names: "n^2 is always
+    even", "32k^2 + 32k + 9 is always odd", "n^5 - n is divisible by 5 for any integer n". The
+    sentence must not hedge or restrict before the claim ("if", "since n is odd", "must")."""
+    out = []
+    text = _MATH.sub("", step).replace("\\cdot", "·")
+    for sentence in re.split(r"(?<=[.;!?])\s+|\n|,\s+(?:and|so|while|but)\s+", text):
+        for m in _PREDICATE.finditer(sentence):
+            before = sentence[:m.start()].rstrip()
+            sub = _SUBJECT.search(before)
+            if not sub:
+                continue
+            subject = sub.group(0).strip()
+            while subject.count("(") > subject.count(")"):
+                subject = subject[1:].lstrip()
+            if not re.search(r"[A-Za-z]", subject) or not re.search(r"[\^*+\-/·×\d]", subject):
+                continue  # a bare name ("n is even") depends on what the solution says of n
+            if _HEDGED.search(before[:sub.start()].rsplit("(", 1)[-1]):
+                continue
+            domains = quantified(sentence[m.end():])
+            if not m.group(1) and not domains:
+                continue  # neither "always" nor "for all n": a statement about the names
+            parity, mult, res, mod = m.group(2), m.group(3), m.group(4), m.group(5)
+            if parity:
+                residue, modulus = int(parity.lower() == "odd"), 2
+            elif mult:
+                residue, modulus = 0, int(mult)
+            else:
+                residue, modulus = int(res), int(mod)
+            if modulus < 2:
+                continue
+            out.append(Always(f"{subject} {m.group(0).strip()}", subject, residue, modulus, domains))
+    return out
