@@ -116,3 +116,28 @@ def test_a_power_congruence_for_all_n_is_refuted_exactly_when_it_fails(k, m):
         assert score == 0.0 and f"fails at n = {fails[0]}:" in reason
     else:
         assert score == 1.0
+
+
+def test_parity_and_divisibility_claimed_for_every_value_are_checked_on_small_cases():
+    score, reason = solution_check("", [], "Since $n^2$ is always even, $(n^2+2)^2$ is always even.")
+    assert score == 0.0 and "n^2 is always even: claimed for all n, it fails at n = 1: 1 ≢ 0 (mod 2)" in reason
+    score, reason = solution_check("", [], "x is odd (since 3y^2 is always even, adding 17 makes it odd).")
+    assert score == 0.0 and "fails at y = 1" in reason
+    for true in ["Notice that $32k^2 + 32k + 9$ is always odd.", "However, $c^2 + c$ is always even for any integer $c$.",
+                 "So the expression $n^5 - 5n^3 + 4n$ is always 0 modulo 8 for any integer $n$.",
+                 "Since $(n - 1)n(n + 1)$ is always a multiple of 3, we are done."]:
+        assert solution_check("", [], true)[0] == 1.0, true
+    # hedged, restricted, or about a bare name: a statement in context, not checked
+    for left in ["Since n is odd, $n^2$ is always odd.", "If $n^2 + 1$ is always even then we win.",
+                 "So $n^2 + 1$ is even.", "So n is always even.", "$n^2 + n$ is even for all n not divisible by 3."]:
+        assert solution_check("", [], left)[0] is None, left
+
+
+@settings(max_examples=40, deadline=None)
+@given(a=st.integers(1, 9), b=st.integers(0, 9), m=st.integers(2, 12))
+def test_a_formula_always_divisible_is_refuted_exactly_when_a_small_case_fails(a, b, m):
+    score, reason = solution_check("", [], f"Clearly ${a}n^2 + {b}n$ is always divisible by {m}.")
+    fails = [n for n in range(1, 13) if (a * n * n + b * n) % m]
+    assert score == (0.0 if fails else 1.0)
+    if fails:
+        assert f"fails at n = {fails[0]}:" in reason
