@@ -49,6 +49,7 @@ CHECKS = [
     ("calculator annotation", re.compile(r"calculator annotation")),
     ("opening link read as a rewrite", re.compile(r"read as a rewrite")),
     ("quantified claim (small cases)", re.compile(r"claimed for all .* it fails at")),
+    ("residues claimed modulo n", re.compile(r"\(mod \d+\), not among|over all residues, never")),
     ("number fact in prose", re.compile(r"(?:divisible by|multiple of|factor of|divisor of|divides?|divide|prime|"
                                         r"composite|even|odd|coprime) is false: ")),
     ("inequality", re.compile(r"inequality .*(?:fails|is false) at")),

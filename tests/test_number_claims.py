@@ -141,3 +141,28 @@ def test_a_formula_always_divisible_is_refuted_exactly_when_a_small_case_fails(a
     assert score == (0.0 if fails else 1.0)
     if fails:
         assert f"fails at n = {fails[0]}:" in reason
+
+
+def test_residues_claimed_modulo_n_are_computed_over_every_residue_class():
+    score, reason = solution_check("", [], "For integer x, x^2 modulo 9 can take values of 0, 1, 4, and 7. "
+                                           "Therefore, (x^2-1) modulo 9 can take values of 8, 2, 3, and 6.")
+    assert score == 0.0 and "at x = 1 it is 0 (mod 9), not among [2, 3, 6, 8]" in reason
+    score, reason = solution_check("", [], "So the possible values of $x^2 + 1 \\mod 4$ are 1, 2, or 3.")
+    assert score == 0.0 and "it takes only [1, 2] (mod 4) over all residues, never 3" in reason
+    for true in ["We know that $x^2 \\mod 8$ can be 0, 1, or 4. Therefore, $x^2 - 1 \\mod 8$ can be -1, 0, or 3.",
+                 "So, the possible values of $(x^2 - 1)(y^2 - 1) \\mod 8$ are 0, 1, or 5.",
+                 "However, $5^n$ mod 6 can be either 1 or 5."]:
+        assert solution_check("", [], true)[0] == 1.0, true
+    for left in ["Since x is odd, $x^2$ mod 8 is 1.", "So, n mod 5 can be 0, 2, or 4.",
+                 "The possible values of $20^n - 1 \\mod 323$ for even n are 0."]:
+        assert solution_check("", [], left)[0] is None, left
+
+
+@settings(max_examples=40, deadline=None)
+@given(k=st.integers(1, 4), c=st.integers(0, 9), m=st.integers(2, 13),
+       claimed=st.sets(st.integers(0, 12), min_size=1, max_size=6))
+def test_a_residue_set_claim_holds_exactly_when_it_is_the_set_taken(k, c, m, claimed):
+    listed = ", ".join(map(str, sorted(claimed)))
+    score, _ = solution_check("", [], f"Hence $x^{k} + {c}$ modulo {m} can take values of {listed}.")
+    taken = {(x ** k + c) % m for x in range(m)}
+    assert score == (1.0 if taken == {v % m for v in claimed} else 0.0)

@@ -56,7 +56,7 @@ from accord.adapters.math.inequalities import check_inequality, conditional, dom
 from accord.adapters.math.numberfacts import number_facts
 from accord.adapters.math.parser import MathParseError, parse, to_text
 from accord.adapters.math.precision import compare, show, value_of
-from accord.adapters.math.quantifiers import always_claims, quantified, universal_check
+from accord.adapters.math.quantifiers import always_claims, quantified, residue_check, residue_claims, universal_check
 from accord.adapters.math.reader import Chain, read_chains
 from accord.adapters.math.rewrites import first_link_rewrites, rewrite_context
 
@@ -347,6 +347,14 @@ def _always(step: str, facts: Facts) -> list[Link]:
                                   facts, domains)
         if verdict is not None:
             out.append(Link(claim.text, "", "", verdict[0], f"{claim.text}: {verdict[1]}", float(verdict[0])))
+    for res in residue_claims(step):
+        try:
+            tree = parse_side(res.subject, facts.functions)[0]
+        except MathParseError:
+            continue
+        verdict = residue_check(tree, res.modulus, res.claimed, facts)
+        if verdict is not None:
+            out.append(Link(res.text, "", "", verdict[0], f"{res.text}: {verdict[1]}", float(verdict[0])))
     return out
 
 

@@ -19,6 +19,7 @@ from fractions import Fraction
 from accord.adapters.math.context import Facts
 from accord.adapters.math.evaluate import EvaluationError, exact
 from accord.adapters.math.identities import RandomPoint, free_names
+from accord.adapters.math.parser import children, names
 from accord.adapters.math.precision import show
 
 _KINDS = r"(?:(?:positive|natural|odd|even|prime|nonnegative|non-negative)\s+)*"
@@ -145,3 +146,89 @@ def always_claims(step: str) -> list[Always]:
                 continue
             out.append(Always(f"{subject} {m.group(0).strip()}", subject, residue, modulus, domains))
     return out
+
+
+_LIST = r"(-?\d{1,6}(?:\s*(?:,\s*(?:and\s+|or\s+)?|\s+or\s+|\s+and\s+)-?\d{1,6})*)(?![\d^*/+(])(?!\s*(?:mod|\(mod|modulo)\b)"
+_FORMULA = r"((?:(?<![A-Za-z\\])[A-Za-z](?![A-Za-z])|[0-9^*+\-()·×{}_ ])+?)"
+_MOD = r"\s*\(?\s*(?:mod(?:ulo)?|\\mod|\\pmod|\\bmod)\s*\{?\s*(\d{1,4})\s*\}?\s*\)?"
+_RESIDUE_SETS = [
+    re.compile(r"(?<![\w^])" + _FORMULA + _MOD + r"\s*(?:can\s+(?:only\s+)?(?:take\s+(?:on\s+)?(?:the\s+)?values?\s+(?:of\s+)?|be\s+"
+               r"(?:either\s+)?)|is\s+(?:either\s+)?|are\s+(?:either\s+)?)" + _LIST, re.IGNORECASE),
+    re.compile(r"\bpossible\s+(?:values|remainders|residues)\s+of\s+" + _FORMULA + _MOD + r"\s+are\s+(?:either\s+)?" + _LIST,
+               re.IGNORECASE),
+]
+_SET_HEDGED = re.compile(r"\b(?:if|when|whenever|where|suppose|assume|let|whether|case|odd|even|prime|primes|divisible|not|"
+                         r"need|want|would|must|should)\b|[<>≤≥?]|\\(?:ge|le|geq|leq|ne|neq|nmid)\b", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class Residues:
+    """"x^2 modulo 9 can take values of 0, 1, 4, and 7": the formula, the modulus, the residues claimed."""
+
+    text: str
+    subject: str
+    modulus: int
+    claimed: frozenset
+
+
+def residue_claims(step: str) -> list[Residues]:
+    """The residues a step says a formula takes modulo n, for every value of its names. A sentence
+    that hedges or restricts the names ("for odd n", "if", "x > 30") is left alone."""
+    out = []
+    text = _MATH.sub("", step).replace("\\cdot", "·").replace("\\left", "").replace("\\right", "")
+    for sentence in re.split(r"(?<=[.;!?])\s+|\n", text):
+        for pat in _RESIDUE_SETS:
+            for m in pat.finditer(sentence):
+                subject, modulus = m.group(1).strip(), int(m.group(2))
+                while subject.count("(") > subject.count(")"):
+                    subject = subject[1:].lstrip()
+                if not re.search(r"[A-Za-z]", subject) or not re.search(r"[\^*+\-/·×\d]", subject):
+                    continue  # a bare name ("n mod 5 can be ...") depends on what the solution says of n
+                if modulus < 2 or _SET_HEDGED.search(sentence[:m.start()]):
+                    continue
+                if _SET_HEDGED.search(sentence[m.end():]):
+                    continue
+                claimed = frozenset(int(v) % modulus for v in re.findall(r"-?\d+", m.group(3)))
+                if not any((r.subject, r.modulus, r.claimed) == (subject, modulus, claimed) for r in out):
+                    out.append(Residues(m.group(0).strip(), subject, modulus, claimed))
+    return out
+
+
+def residue_check(tree, modulus: int, claimed: frozenset, facts: Facts) -> tuple[bool, str] | None:
+    """Residues of a formula modulo n over its names: every residue class of each name when no
+    name is in an exponent (the set is then exact: a residue claimed but never taken refutes the
+    claim), else the names 1..12 (only a residue taken but not claimed refutes it)."""
+    free = free_names(tree, facts)
+    if not free or any(n.endswith("()") for n in free) or len(free) > 3:
+        return None
+    names = sorted(free)
+    polynomial = _polynomial(tree) and modulus ** len(names) <= 20000
+    values = list(range(modulus)) if polynomial else list(range(1, N_SMALL + 1))
+    if not polynomial and len(names) > 1:
+        values = values[:6]
+    taken: dict[int, dict] = {}
+    for combo in itertools.product(values, repeat=len(names)):
+        point = {x: Fraction(v) for x, v in zip(names, combo)}
+        try:
+            v = exact(tree, RandomPoint(facts, random.Random(0), False, point))
+        except (EvaluationError, ArithmeticError, ValueError):
+            return None
+        if v.denominator != 1:
+            return None
+        taken.setdefault(int(v) % modulus, point)
+    outside = sorted(set(taken) - claimed)
+    if outside:
+        at = ", ".join(f"{x} = {v}" for x, v in taken[outside[0]].items())
+        return False, f"at {at} it is {outside[0]} (mod {modulus}), not among {sorted(claimed)}"
+    never = sorted(claimed - set(taken))
+    if polynomial and never:
+        return False, f"it takes only {sorted(taken)} (mod {modulus}) over all residues, never {never[0]}"
+    return True, f"it takes {sorted(taken)} (mod {modulus})"
+
+
+def _polynomial(tree) -> bool:
+    if tree[0] == "pow" and names(tree[2]):
+        return False
+    if tree[0] in ("div", "call", "apply", "fact", "abs", "mod", "floor", "ceil"):
+        return not names(tree)
+    return all(_polynomial(c) for c in children(tree))
