@@ -166,3 +166,10 @@ def test_a_residue_set_claim_holds_exactly_when_it_is_the_set_taken(k, c, m, cla
     score, _ = solution_check("", [], f"Hence $x^{k} + {c}$ modulo {m} can take values of {listed}.")
     taken = {(x ** k + c) % m for x in range(m)}
     assert score == (1.0 if taken == {v % m for v in claimed} else 0.0)
+
+
+def test_comparisons_of_numbers_in_prose():
+    (fact,) = number_facts("a(1-b) = 1(1-1) = 1(0) = 0, which is greater than 1/4.")
+    assert not fact.holds and fact.reason == "0, which is greater than 1/4 is false: 0 < 1/4"
+    assert [f.holds for f in number_facts("Since 1318 is less than 1979, and 7 is greater than or equal to 7.")] == [True, True]
+    assert number_facts("because 3^3 is greater than 2^2, and") == []

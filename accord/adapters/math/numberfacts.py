@@ -1,7 +1,8 @@
 """Facts about given whole numbers stated in prose, checked exactly.
 
 "1980 is divisible by 100", "1977 is not divisible by 3", "p = 1991 is a prime number", "495 is a
-multiple of 991", "7 divides 63", "17 and 19 are coprime", "45 is odd": a claim about numbers
+multiple of 991", "7 divides 63", "17 and 19 are coprime", "45 is odd", "... = 0, which is greater
+than 1/4": a claim about numbers
 written out, true or false whatever the solution is about. Only a number standing alone is read
 (not the end of an expression: ``10^981 + 1 is ...``, ``divisible by 2^3``), and never in a
 hypothesis or a question ("if 12 is divisible by 5", "check whether ...", "would be").
@@ -12,6 +13,7 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass
+from fractions import Fraction
 
 import sympy
 
@@ -25,6 +27,8 @@ _FACTS = [
     ("divides", re.compile(r"(does\s+not\s+|doesn't\s+)?divides?\s+" + _NUM, re.I)),
     ("prime", re.compile(r"(?:is|are)\s+" + _NOT + r"(?:a\s+|an\s+)?(prime|composite|even|odd)\b(?!\s+(?:factor|divisor|power))",
                          re.I)),
+    ("compare", re.compile(r"(?:which\s+)?is\s+" + _NOT + r"(greater|larger|bigger|more|less|smaller|fewer)\s+than\s+"
+                           r"(or\s+equal\s+to\s+)?(-?\d{1,40}(?:/\d{1,40}|\.\d+)?)(?![\d^*/+\-(])", re.I)),
     ("coprime", re.compile(r"are\s+" + _NOT + r"(?:co-?prime|relatively\s+prime)\b", re.I)),
 ]
 _SUBJECT = re.compile(r"(?:(?<![\w.])([A-Za-z](?:_\w+)?)\s*=\s*)?(?<![\w.^,])" + r"(\d{1,40})\s+$")
@@ -45,7 +49,11 @@ class NumberFact:
 
 
 def _subject(before: str, pair_wanted: bool) -> list[int] | None:
-    """The whole number(s) the predicate is about, or None if the text before is an expression."""
+    """The whole number(s) the predicate is about, or None if the text before is an expression.
+    "... = 0, which is greater than 1/4": the value a computation ends with is the subject."""
+    end = re.search(r"=\s*(-?\d{1,40})\s*,\s*$", before)
+    if end:
+        return [int(end.group(1))]
     pair = _PAIR.search(before) if pair_wanted else None
     if pair and not _OPERATOR.search(before[:pair.start()]):
         return [int(pair.group(1)), int(pair.group(2))]
@@ -59,7 +67,7 @@ def _subject(before: str, pair_wanted: bool) -> list[int] | None:
     return [int(m.group(2))]
 
 
-def _judge(kind: str, negated: bool, word: str, subject: list[int], other: int | None) -> tuple[bool, str] | None:
+def _judge(kind: str, negated: bool, word: str, subject: list[int], other, strict_not: bool = False) -> tuple[bool, str] | None:
     if kind == "coprime":
         if len(subject) != 2:
             return None
@@ -68,6 +76,11 @@ def _judge(kind: str, negated: bool, word: str, subject: list[int], other: int |
         why = f"gcd({subject[0]}, {subject[1]}) = {g}"
     elif len(subject) != 1:
         return None
+    elif kind == "compare":
+        a, b = Fraction(subject[0]), Fraction(other)
+        bigger = word.lower() in ("greater", "larger", "bigger", "more")
+        claim = (a > b or strict_not and a == b) if bigger else (a < b or strict_not and a == b)
+        why = f"{a} {'>' if a > b else '<' if a < b else '='} {b}"
     elif kind in ("divisible", "divides"):
         n, d = (subject[0], other) if kind == "divisible" else (other, subject[0])
         if d == 0:
@@ -107,15 +120,17 @@ def number_facts(step: str) -> list[NumberFact]:
                 groups = m.groups()
                 negated = bool(groups[0])
                 other = int(groups[1]) if kind in ("divisible", "divides") else None
-                word = groups[1] if kind == "prime" else ""
+                word = groups[1] if kind in ("prime", "compare") else ""
+                if kind == "compare":
+                    other = Fraction(groups[3])
                 if other is not None and re.match(r"\s*[-+*/^·×!(]|\s*\d", sentence[m.end():]):
                     continue  # "divisible by 2^3", "a multiple of 3 + 1": an expression, not a number
                 if m.group(0).lower().startswith("are") and len(subject) == 1:
                     continue  # "2, 4, 7 are even": a list, read only as a pair
-                verdict = _judge(kind, negated, word, subject, other)
+                verdict = _judge(kind, negated, word, subject, other, kind == "compare" and bool(groups[2]))
                 if verdict is None:
                     continue
-                said = " and ".join(map(str, subject)) + " " + m.group(0).strip()
+                said = " and ".join(map(str, subject)) + (", " if m.group(0).startswith("which") else " ") + m.group(0).strip()
                 holds, why = verdict
                 out.append(NumberFact(said, holds, f"{said} is {'true' if holds else 'false'}: {why}"))
     return out
