@@ -48,6 +48,7 @@ CHECKS = [
     ("lead-in", re.compile(r"the claim of the next line")),
     ("calculator annotation", re.compile(r"calculator annotation")),
     ("opening link read as a rewrite", re.compile(r"read as a rewrite")),
+    ("prose rewrite (write A as B)", re.compile(r"written as: ")),
     ("quantified claim (small cases)", re.compile(r"claimed for all .* it fails at")),
     ("residues claimed modulo n", re.compile(r"\(mod \d+\), not among|over all residues, never")),
     ("number fact in prose", re.compile(r"(?:divisible by|multiple of|factor of|divisor of|divides?|divide|prime|"

@@ -173,3 +173,16 @@ def test_comparisons_of_numbers_in_prose():
     assert not fact.holds and fact.reason == "0, which is greater than 1/4 is false: 0 < 1/4"
     assert [f.holds for f in number_facts("Since 1318 is less than 1979, and 7 is greater than or equal to 7.")] == [True, True]
     assert number_facts("because 3^3 is greater than 2^2, and") == []
+
+
+def test_a_prose_rewrite_is_checked_as_an_identity():
+    score, reason = solution_check("", [], "We can rewrite 1978^m - 1000^m as (2^m * 989^m) - (2^m * 5^m).")
+    assert score == 0.0 and reason.startswith("written as: ") and "at m = 2 the left side is 2912484" in reason
+    score, reason = solution_check("", [], "We can write 50 as $2^2\\cdot5^2$ and 23 as $23^1$.")
+    assert score == 0.0 and "50 = 2^2·5^2 is false: the right side is 100" in reason
+    assert solution_check("", [], "Write $\\sin(x)^3/\\cos(x)$ as $\\sin(x)^3 \\cdot (1/\\cos(x))$.")[0] == 1.0
+    # different names (a substitution from context), words, or a bare name introducing a form: left alone
+    for left in ["Using the information given, we can rewrite x^3 as (2y + 1)(2y^2 + 2y + 1).",
+                 "We can rewrite it as a single fraction by finding a common denominator.",
+                 "We can write x as x = 3v + b, where b is the remainder."]:
+        assert solution_check("", [], left)[0] is None, left

@@ -58,7 +58,7 @@ from accord.adapters.math.parser import MathParseError, parse, to_text
 from accord.adapters.math.precision import compare, show, value_of
 from accord.adapters.math.quantifiers import always_claims, quantified, residue_check, residue_claims, universal_check
 from accord.adapters.math.reader import Chain, read_chains
-from accord.adapters.math.rewrites import first_link_rewrites, rewrite_context
+from accord.adapters.math.rewrites import first_link_rewrites, rewrite_context, written_as
 
 
 @dataclass(frozen=True)
@@ -325,10 +325,29 @@ def check_step(question: str, steps: tuple[str, ...], step: str, real: bool = Fa
     for fact in number_facts(step):  # "1977 is not divisible by 3": numbers alone, never excused
         links.append(Link(fact.text, "", "", fact.holds, fact.reason, float(fact.holds)))
     links.extend(_always(step, facts))
+    links.extend(_written_as(step, facts, real, cues))
     for chain in read_chains(step):
         links.extend(check_chain(chain, facts, real, cues))
     end_of_step(step, facts)
     return links
+
+
+def _written_as(step: str, facts: Facts, real: bool, cues) -> list[Link]:
+    """"We can rewrite 2^(641-1) as (2^6)^(106) * 2^5": checked as an identity when both formulas
+    have the same free names (exactly when they have none); left alone otherwise."""
+    out = []
+    for a, b in written_as(step):
+        try:
+            ta, tb = parse_side(a, facts.functions)[0], parse_side(b, facts.functions)[0]
+        except MathParseError:
+            continue
+        if free_names(ta, facts) != free_names(tb, facts):
+            continue
+        link = _check_link("=", ta, tb, a, b, facts, True, real, None, False, False, step, cues[:2] + (False,) + cues[3:])
+        if link.holds is not None:
+            reason = link.reason if link.holds else f"written as: {link.reason}"
+            out.append(Link(f"{a} written as {b}", "", "", link.holds, reason, link.score))
+    return out
 
 
 def _always(step: str, facts: Facts) -> list[Link]:
