@@ -48,6 +48,7 @@ CHECKS = [
     ("lead-in", re.compile(r"the claim of the next line")),
     ("calculator annotation", re.compile(r"calculator annotation")),
     ("opening link read as a rewrite", re.compile(r"read as a rewrite")),
+    ("equation derived from the one before", re.compile(r"does not follow from the equation before it")),
     ("prose rewrite (write A as B)", re.compile(r"written as: ")),
     ("quantified claim (small cases)", re.compile(r"claimed for all .* it fails at")),
     ("residues claimed modulo n", re.compile(r"\(mod \d+\), not among|over all residues, never")),

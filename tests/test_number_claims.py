@@ -186,3 +186,33 @@ def test_a_prose_rewrite_is_checked_as_an_identity():
                  "We can rewrite it as a single fraction by finding a common denominator.",
                  "We can write x as x = 3v + b, where b is the remainder."]:
         assert solution_check("", [], left)[0] is None, left
+
+
+def test_an_equation_derived_by_operating_on_both_sides_must_follow_from_the_one_before():
+    before = ["$4000a + 400b + 40c + 4d = 1000d + 100c + 10b + a$", "Subtracting a, 10b, 100c, and 1000d from both sides gives:"]
+    score, reason = solution_check("", before, "$3999a + 390b + 30c - 996d = 0$")
+    assert score == 0.0 and "does not follow from the equation before it" in reason and "where that equation holds" in reason
+    assert solution_check("", before, "$3999a + 390b - 60c - 996d = 0$")[0] is None
+    assert solution_check("", ["We have $3x + 6 = 2y$.", "Squaring both sides:"], "$9x^2 + 36x + 36 = 4y^2$")[0] is None
+    # a substitution or another equation: not a transformation of the one before
+    assert solution_check("", ["We have $3x + 6 = 2y$.", "Substituting y = 3 and subtracting:"], "$x = 0$")[0] is None
+
+
+@settings(max_examples=30, deadline=None)
+@given(a=st.integers(1, 9), b=st.integers(1, 9), c=st.integers(1, 30), k=st.integers(2, 5), slip=st.integers(-3, 3))
+def test_dividing_both_sides_is_refuted_exactly_when_the_result_differs(a, b, c, k, slip):
+    before = [f"We get ${k * a}x + {k * b}y = {k * c}$.", f"Dividing both sides by {k}, we get:"]
+    score, _ = solution_check("", before, f"${a}x + {b}y = {c + slip}$")
+    if slip:
+        assert score == 0.0
+    else:
+        assert score in (None, 1.0)
+
+
+def test_a_number_spelt_by_its_digits_is_not_read_as_a_product():
+    problem = "Find the four-digit number abcd with 4 abcd = dcba."
+    assert solution_check(problem, [], "$abcd = 1000a + 100b + 10c + d$")[0] is None
+    assert solution_check(problem, [], "$1100a + 11b = aabb$")[0] is None
+    # without digits in sight, juxtaposed names are a product as usual
+    score, reason = solution_check("Let a, b, c, d be reals.", [], "We simplify: $abcd = 1000a + 100b + 10c + d$")
+    assert score == 0.0 and "a·b·c·d" in reason

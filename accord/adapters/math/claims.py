@@ -22,6 +22,7 @@ explains a non-identity, :mod:`accord.adapters.math.identities`.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -58,6 +59,7 @@ from accord.adapters.math.parser import MathParseError, parse, to_text
 from accord.adapters.math.precision import compare, show, value_of
 from accord.adapters.math.quantifiers import always_claims, quantified, residue_check, residue_claims, universal_check
 from accord.adapters.math.reader import Chain, read_chains
+from accord.adapters.math.transforms import does_not_follow, transforms
 from accord.adapters.math.rewrites import first_link_rewrites, rewrite_context, written_as
 
 
@@ -263,6 +265,10 @@ def _check_link(rel, ta, tb, left, right, facts, rewriting, real, modulus_tree, 
             return Link(left, rel, right, None, "a relation between expressions with free names: not checked")
         try:
             holds, reason, share = _symbolic_link(ta, tb, facts, rewriting, real, f"{text}|{left}|{right}")
+            if holds is None and reason.startswith("an equation stating") and len(cues) > 6 and cues[6]:
+                why = does_not_follow(ta, tb, facts, seed_of(f"{text}|{left}|{right}"))
+                if why is not None:
+                    return Link(left, rel, right, False, f"{to_text(ta)} = {to_text(tb)} {why}", 0.0)
         except TooLarge as exc:
             return Link(left, rel, right, None, str(exc))
         except EvaluationError as exc:
@@ -317,7 +323,7 @@ def check_step(question: str, steps: tuple[str, ...], step: str, real: bool = Fa
     domain = None if conditional(step) else domain_of(question, tuple(steps), functions)
     cues = (moduli_in(step), speaks_of_contradiction(step + "\n" + following), assumes(step),
             rewrite_context(step, steps[-1] if steps and is_lead_in(steps[-1]) else ""),
-            domain, quantified(step))
+            domain, quantified(step), transforms(step, steps[-1] if steps and is_lead_in(steps[-1]) else ""))
     for eq in calculator_annotations(step):  # <<expr=value>>: checked exactly, never "at the precision written"
         links.append(Link(eq.claimed[0], "=", eq.claimed[1], eq.correct,
                           "calculator annotation holds" if eq.correct else f"{eq.text} is wrong: {eq.claimed[0]} = "
@@ -326,10 +332,25 @@ def check_step(question: str, steps: tuple[str, ...], step: str, real: bool = Fa
         links.append(Link(fact.text, "", "", fact.holds, fact.reason, float(fact.holds)))
     links.extend(_always(step, facts))
     links.extend(_written_as(step, facts, real, cues))
+    digits = "digit" in f"{question} {' '.join(steps)} {step}".lower()
     for chain in read_chains(step):
+        if digits and _digit_string(chain.text):
+            links.append(Link(chain.text, "", "", None, "a number written by its digits (abcd), not a product: not read"))
+            continue
         links.extend(check_chain(chain, facts, real, cues))
     end_of_step(step, facts)
     return links
+
+
+_DIGIT_STRING = re.compile(r"(?<![A-Za-z0-9_\\.^])(?=[a-z][a-z0-9]*[a-z])[a-z][a-z0-9]{2,}(?![A-Za-z0-9_(])")
+_WORDS = frozenset({"sqrt", "sin", "cos", "tan", "log", "exp", "mod", "gcd", "lcm", "binom", "floor", "ceil", "max",
+                    "min", "frac", "cdot", "times", "pmod", "bmod", "choose", "and", "for", "the"})
+
+
+def _digit_string(text: str) -> bool:
+    """``abcd``, ``aabb``, ``abc0`` where the solution speaks of digits: a numeral
+    spelt by its digits; read as a product of names it would be a false claim accord made up."""
+    return any(m.group(0) not in _WORDS for m in _DIGIT_STRING.finditer(text))
 
 
 def _written_as(step: str, facts: Facts, real: bool, cues) -> list[Link]:
