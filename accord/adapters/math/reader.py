@@ -56,8 +56,14 @@ class Chain:
 
 
 def _strip_outer(s: str) -> str:
-    """No sentence punctuation around a side (a factorial's ``!`` is kept)."""
-    return s.strip().strip(",.;:?\"' ").strip()
+    """No sentence punctuation around a side (a factorial's ``!`` is kept), nor the bracket of a
+    remark it ends or opens: "(since 3^4 mod 13 = 1)" gives ``3^4 mod 13 = 1``."""
+    s = s.strip().strip(",.;:?\"' ").strip()
+    while s.endswith(")") and s.count(")") > s.count("("):
+        s = s[:-1].strip().strip(",.;:?\"' ").strip()
+    while s.startswith("(") and s.count("(") > s.count(")"):
+        s = s[1:].strip()
+    return s
 
 
 def _top_level_split(s: str, seps: str) -> list[str]:
