@@ -15,6 +15,7 @@ import sympy
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from accord.adapters.math.arithmetic import check_arithmetic
 from accord.adapters.math.claims import solution_check
 from accord.adapters.math.numberfacts import number_facts
 from accord.adapters.math.quantifiers import quantified
@@ -216,3 +217,10 @@ def test_a_number_spelt_by_its_digits_is_not_read_as_a_product():
     # without digits in sight, juxtaposed names are a product as usual
     score, reason = solution_check("Let a, b, c, d be reals.", [], "We simplify: $abcd = 1000a + 100b + 10c + d$")
     assert score == 0.0 and "a·b·c·d" in reason
+
+
+def test_the_arithmetic_judge_is_valid_only_when_it_read_every_formula():
+    assert check_arithmetic("She has 12 x 2 = 24 apples and 3 + 4 = 7 pears.")[0] == 1.0
+    score, reason = check_arithmetic("Then $(1^3\\cdot2+2^3\\cdot3)/(1+2) = \\frac{12}{6} = 2$, and 1*2*3 = 6.")
+    assert score is None and "not plain arithmetic" in reason
+    assert check_arithmetic("So 7 * 8 = 54, and $x^2 = 4$.")[0] == 0.0  # a wrong one is wrong whatever else is there
