@@ -224,3 +224,9 @@ def test_the_arithmetic_judge_is_valid_only_when_it_read_every_formula():
     score, reason = check_arithmetic("Then $(1^3\\cdot2+2^3\\cdot3)/(1+2) = \\frac{12}{6} = 2$, and 1*2*3 = 6.")
     assert score is None and "not plain arithmetic" in reason
     assert check_arithmetic("So 7 * 8 = 54, and $x^2 = 4$.")[0] == 0.0  # a wrong one is wrong whatever else is there
+
+
+def test_thousands_separators_and_bracketed_remarks_are_read_whole():
+    assert solution_check("", [], "So there are 10 * 9 * 8 * 7 * 6 = 30,240 strings.")[0] == 1.0
+    score, reason = solution_check("", [], "$3^{105} \\bmod 13 = 1$ (since 3^4 mod 13 = 1)")
+    assert score == 0.0 and "3^4 mod 13 = 1 is false: the left side is 3" in reason
