@@ -17,7 +17,11 @@ So a link is ``False`` only with a shown evaluation or counterexample; everythin
 read or decide is ``None`` with the reason. ``real=True`` repeats the same reading in floating
 point at random real points and scores the share of points where a rewriting holds. Comparing at
 written precision is :mod:`accord.adapters.math.precision`; identities at random points and what
-explains a non-identity, :mod:`accord.adapters.math.identities`.
+explains a non-identity, :mod:`accord.adapters.math.identities`. Claims in words are read too:
+facts about written-out numbers (:mod:`accord.adapters.math.numberfacts`), relations claimed for
+all n, "always" and residues modulo n (:mod:`accord.adapters.math.quantifiers`), "rewrite A as B"
+(:mod:`accord.adapters.math.rewrites`), equations derived from the one before
+(:mod:`accord.adapters.math.transforms`); a number spelt by its digits (``abcd``) is not read.
 """
 
 from __future__ import annotations
@@ -59,8 +63,8 @@ from accord.adapters.math.parser import MathParseError, parse, to_text
 from accord.adapters.math.precision import compare, show, value_of
 from accord.adapters.math.quantifiers import always_claims, quantified, residue_check, residue_claims, universal_check
 from accord.adapters.math.reader import Chain, read_chains
-from accord.adapters.math.transforms import does_not_follow, transforms
 from accord.adapters.math.rewrites import first_link_rewrites, rewrite_context, written_as
+from accord.adapters.math.transforms import does_not_follow, transforms
 
 
 @dataclass(frozen=True)
