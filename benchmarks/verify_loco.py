@@ -11,6 +11,7 @@ raw judge scores in ``PRED.jsonl`` (what ``--policy``/``--tau`` relabel without 
 - leave-one-category-out: for each category, the rule and τ with the best F1 on the other two
   among those with false alarms ≤ 3% and precision ≥ 0.9 there (the best F1 if none qualifies),
   and its figures on the held-out category; the three folds pooled;
+- each category on its own, every judge and rule at the default settings (the per-fold table);
 - with ``--baseline OLD.jsonl`` (an earlier run's ``--out``): the solutions whose first error is
   found exactly now and not before, and the reverse, counted by the check whose evidence found it.
 
@@ -48,6 +49,12 @@ CHECKS = [
     ("lead-in", re.compile(r"the claim of the next line")),
     ("calculator annotation", re.compile(r"calculator annotation")),
     ("opening link read as a rewrite", re.compile(r"read as a rewrite")),
+    ("equation derived from the one before", re.compile(r"does not follow from the equation before it")),
+    ("prose rewrite (write A as B)", re.compile(r"written as: ")),
+    ("quantified claim (small cases)", re.compile(r"claimed for all .* it fails at")),
+    ("residues claimed modulo n", re.compile(r"\(mod \d+\), not among|over all residues, never")),
+    ("number fact in prose", re.compile(r"(?:divisible by|multiple of|factor of|divisor of|divides?|divide|prime|"
+                                        r"composite|even|odd|coprime|than)[^:;]{0,40} is false: ")),
     ("inequality", re.compile(r"inequality .*(?:fails|is false) at")),
     ("not an identity (later link)", re.compile(r"is not an identity")),
     ("arithmetic", re.compile(r"is false|is wrong")),
@@ -191,6 +198,10 @@ def main() -> int:
     print(f"\nper category at the default settings (policy {doc['policy']}):\n{HEAD.replace('| rule |', '| category |')}")
     for c in cats:
         print(row(c, figures([r for r in recs if category(r["id"]) == c], doc["policy"], doc["tau"])))
+    for c in cats:
+        print(f"\nheld-out {c}, every judge and rule at the default settings (τ {doc['tau']}):\n{HEAD}")
+        for rule in list(judges) + list(RULES):
+            print(row(rule, figures([r for r in recs if category(r["id"]) == c], rule, doc["tau"])))
     if args.baseline:
         old = {json.loads(x)["id"]: json.loads(x) for x in args.baseline.read_text().splitlines() if x.strip()}
         compare(recs, old, doc["policy"], doc["tau"])

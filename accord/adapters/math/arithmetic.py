@@ -5,7 +5,8 @@ parentheses are evaluated (no powers, so no huge numbers). A claimed result writ
 decimals counts as correct when it is the exact value rounded to d decimals. Numbers next to
 ``mod``, ``choose``, ``!`` or ``^`` are not plain arithmetic and are skipped; a wrong equation that
 holds modulo a modulus the step mentions, or that the step calls a contradiction, is not reported
-(:mod:`accord.adapters.math.cues`).
+(:mod:`accord.adapters.math.cues`). A step is valid only if all its equations were read: with a
+formula that is not plain arithmetic beside them (``x^2 = 4``, LaTeX), the judge does not score it.
 """
 
 from __future__ import annotations
@@ -225,6 +226,10 @@ def check_arithmetic(text: str) -> tuple[float | None, str]:
     moduli, contradiction = moduli_in(text), speaks_of_contradiction(text)
     wrong = [e for e in eqs if not e.correct and not contradiction and not _congruent(e, moduli)]
     if not wrong:
+        read = sum(len(e.claimed) - 1 for e in eqs if not e.text.startswith("calculator annotation"))
+        if normalize(_ANNOTATION.sub(" ", text)).count("=") > read:
+            return None, (f"{len(eqs)} equation(s) correct ({'; '.join(e.text for e in eqs)}), but the step has "
+                          "formulas that are not plain arithmetic: not judged valid on part of it")
         return 1.0, f"{len(eqs)} equation(s) correct: " + "; ".join(e.text for e in eqs)
     e = wrong[0]
     if not e.values:

@@ -17,11 +17,16 @@ So a link is ``False`` only with a shown evaluation or counterexample; everythin
 read or decide is ``None`` with the reason. ``real=True`` repeats the same reading in floating
 point at random real points and scores the share of points where a rewriting holds. Comparing at
 written precision is :mod:`accord.adapters.math.precision`; identities at random points and what
-explains a non-identity, :mod:`accord.adapters.math.identities`.
+explains a non-identity, :mod:`accord.adapters.math.identities`. Claims in words are read too:
+facts about written-out numbers (:mod:`accord.adapters.math.numberfacts`), relations claimed for
+all n, "always" and residues modulo n (:mod:`accord.adapters.math.quantifiers`), "rewrite A as B"
+(:mod:`accord.adapters.math.rewrites`), equations derived from the one before
+(:mod:`accord.adapters.math.transforms`); a number spelt by its digits (``abcd``) is not read.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -53,10 +58,13 @@ from accord.adapters.math.identities import (
     small_counterexample,
 )
 from accord.adapters.math.inequalities import check_inequality, conditional, domain_of
+from accord.adapters.math.numberfacts import number_facts
 from accord.adapters.math.parser import MathParseError, parse, to_text
 from accord.adapters.math.precision import compare, show, value_of
+from accord.adapters.math.quantifiers import always_claims, quantified, residue_check, residue_claims, universal_check
 from accord.adapters.math.reader import Chain, read_chains
-from accord.adapters.math.rewrites import first_link_rewrites, rewrite_context
+from accord.adapters.math.rewrites import first_link_rewrites, rewrite_context, written_as
+from accord.adapters.math.transforms import does_not_follow, transforms
 
 
 @dataclass(frozen=True)
@@ -238,6 +246,12 @@ def check_chain(chain: Chain, facts: Facts, real: bool = False,
 
 def _check_link(rel, ta, tb, left, right, facts, rewriting, real, modulus_tree, is_subject, ambiguous, text,
                 cues) -> Link:
+    if rel in ("=", "≡") and len(cues) > 5 and cues[5]:
+        if modulus_tree is None and rel == "≡" and len(cues[0]) == 1:  # "(mod 8)" written outside the formula
+            modulus_tree = ("num", Fraction(next(iter(cues[0]))), 0)
+        verdict = universal_check(rel, ta, tb, modulus_tree if rel == "≡" else None, facts, cues[5])
+        if verdict is not None:
+            return Link(left, rel, right, verdict[0], verdict[1], float(verdict[0]))
     values = rel in ("=", "≈", "≡")  # an inequality with a name is a condition ("if d > 1"), not a claim
     try:
         (va, used_a), (vb, used_b) = _closed(ta, facts, values), _closed(tb, facts, values)
@@ -255,6 +269,10 @@ def _check_link(rel, ta, tb, left, right, facts, rewriting, real, modulus_tree, 
             return Link(left, rel, right, None, "a relation between expressions with free names: not checked")
         try:
             holds, reason, share = _symbolic_link(ta, tb, facts, rewriting, real, f"{text}|{left}|{right}")
+            if holds is None and reason.startswith("an equation stating") and len(cues) > 6 and cues[6]:
+                why = does_not_follow(ta, tb, facts, seed_of(f"{text}|{left}|{right}"))
+                if why is not None:
+                    return Link(left, rel, right, False, f"{to_text(ta)} = {to_text(tb)} {why}", 0.0)
         except TooLarge as exc:
             return Link(left, rel, right, None, str(exc))
         except EvaluationError as exc:
@@ -309,15 +327,79 @@ def check_step(question: str, steps: tuple[str, ...], step: str, real: bool = Fa
     domain = None if conditional(step) else domain_of(question, tuple(steps), functions)
     cues = (moduli_in(step), speaks_of_contradiction(step + "\n" + following), assumes(step),
             rewrite_context(step, steps[-1] if steps and is_lead_in(steps[-1]) else ""),
-            domain)
+            domain, quantified(step), transforms(step, steps[-1] if steps and is_lead_in(steps[-1]) else ""))
     for eq in calculator_annotations(step):  # <<expr=value>>: checked exactly, never "at the precision written"
         links.append(Link(eq.claimed[0], "=", eq.claimed[1], eq.correct,
                           "calculator annotation holds" if eq.correct else f"{eq.text} is wrong: {eq.claimed[0]} = "
                           f"{show(eq.values[0]) if eq.values else 'undefined'}, not {eq.claimed[1]}", float(eq.correct)))
+    for fact in number_facts(step):  # "1977 is not divisible by 3": numbers alone, never excused
+        links.append(Link(fact.text, "", "", fact.holds, fact.reason, float(fact.holds)))
+    links.extend(_always(step, facts))
+    links.extend(_written_as(step, facts, real, cues))
+    digits = "digit" in f"{question} {' '.join(steps)} {step}".lower()
     for chain in read_chains(step):
+        if digits and _digit_string(chain.text):
+            links.append(Link(chain.text, "", "", None, "a number written by its digits (abcd), not a product: not read"))
+            continue
         links.extend(check_chain(chain, facts, real, cues))
     end_of_step(step, facts)
     return links
+
+
+_DIGIT_STRING = re.compile(r"(?<![A-Za-z0-9_\\.^])(?=[a-z][a-z0-9]*[a-z])[a-z][a-z0-9]{2,}(?![A-Za-z0-9_(])")
+_WORDS = frozenset({"sqrt", "sin", "cos", "tan", "log", "exp", "mod", "gcd", "lcm", "binom", "floor", "ceil", "max",
+                    "min", "frac", "cdot", "times", "pmod", "bmod", "choose", "and", "for", "the"})
+
+
+def _digit_string(text: str) -> bool:
+    """``abcd``, ``aabb``, ``abc0`` where the solution speaks of digits: a numeral
+    spelt by its digits; read as a product of names it would be a false claim accord made up."""
+    return any(m.group(0) not in _WORDS for m in _DIGIT_STRING.finditer(text))
+
+
+def _written_as(step: str, facts: Facts, real: bool, cues) -> list[Link]:
+    """"We can rewrite 2^(641-1) as (2^6)^(106) * 2^5": checked as an identity when both formulas
+    have the same free names (exactly when they have none); left alone otherwise."""
+    out = []
+    for a, b in written_as(step):
+        try:
+            ta, tb = parse_side(a, facts.functions)[0], parse_side(b, facts.functions)[0]
+        except MathParseError:
+            continue
+        if free_names(ta, facts) != free_names(tb, facts):
+            continue
+        link = _check_link("=", ta, tb, a, b, facts, True, real, None, False, False, step, cues[:2] + (False,) + cues[3:])
+        if link.holds is not None:
+            reason = link.reason if link.holds else f"written as: {link.reason}"
+            out.append(Link(f"{a} written as {b}", "", "", link.holds, reason, link.score))
+    return out
+
+
+def _always(step: str, facts: Facts) -> list[Link]:
+    """"n^2 is always even": checked on the smallest cases (:mod:`accord.adapters.math.quantifiers`)."""
+    out = []
+    for claim in always_claims(step):
+        try:
+            tree = parse_side(claim.subject, facts.functions)[0]
+        except MathParseError:
+            continue
+        free = free_names(tree, facts)
+        if any(name.endswith("()") for name in free):
+            continue
+        domains = claim.domains or dict.fromkeys(free, "positive")
+        verdict = universal_check("≡", tree, ("num", Fraction(claim.residue), 0), ("num", Fraction(claim.modulus), 0),
+                                  facts, domains)
+        if verdict is not None:
+            out.append(Link(claim.text, "", "", verdict[0], f"{claim.text}: {verdict[1]}", float(verdict[0])))
+    for res in residue_claims(step):
+        try:
+            tree = parse_side(res.subject, facts.functions)[0]
+        except MathParseError:
+            continue
+        verdict = residue_check(tree, res.modulus, res.claimed, facts)
+        if verdict is not None:
+            out.append(Link(res.text, "", "", verdict[0], f"{res.text}: {verdict[1]}", float(verdict[0])))
+    return out
 
 
 _EXCUSED = ("equal modulo", "false as the step itself says")

@@ -56,19 +56,30 @@ class Chain:
 
 
 def _strip_outer(s: str) -> str:
-    """No sentence punctuation around a side (a factorial's ``!`` is kept)."""
-    return s.strip().strip(",.;:?\"' ").strip()
+    """No sentence punctuation around a side (a factorial's ``!`` is kept), nor the bracket of a
+    remark it ends or opens: "(since 3^4 mod 13 = 1)" gives ``3^4 mod 13 = 1``."""
+    s = s.strip().strip(",.;:?\"' ").strip()
+    while s.endswith(")") and s.count(")") > s.count("("):
+        s = s[:-1].strip().strip(",.;:?\"' ").strip()
+    while s.startswith("(") and s.count("(") > s.count(")"):
+        s = s[1:].strip()
+    return s
+
+
+_THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}(?!\d))")
 
 
 def _top_level_split(s: str, seps: str) -> list[str]:
-    """Split at separator characters outside (), [] and {}."""
+    """Split at separator characters outside (), [] and {} (a thousands separator, ``30,240``, is
+    part of its number)."""
     out, depth, cur = [], 0, []
-    for ch in s:
+    grouping = {m.start() for m in _THOUSANDS.finditer(s)} if "," in seps else set()
+    for i, ch in enumerate(s):
         if ch in "([{":
             depth += 1
         elif ch in ")]}":
             depth = max(0, depth - 1)
-        if ch in seps and depth == 0:
+        if ch in seps and depth == 0 and i not in grouping:
             out.append("".join(cur))
             cur = []
         else:

@@ -91,3 +91,29 @@ def first_link_rewrites(ta, tb, facts: Facts, context: str, seed: int) -> bool:
     if not fa or fa != fb or any(n.endswith("()") for n in fa):
         return False
     return context in (ALIGNED, REWRITE) or same_leading_terms(ta, tb, facts, seed)
+
+
+_MATH_MARKS = re.compile(r"\$|\\\(|\\\)")
+_WRITTEN_AS = re.compile(r"\b(?:re-?write|write|express)\s+(?P<a>[^.:;]{1,80}?)\s+as\s+(?P<b>[^.:;]{1,120}?)"
+                         r"(?=\s*(?:[.:;]\s|[.:;]?$|,|\s+and\s|\s+where\b|\s+which\b|\s+to\b|\s+by\b|\s+for\b|\s+with\b|"
+                         r"\s+using\b|\s+in\b|\s+then\b|\s+so\b|\s+since\b|\s+because\b))", re.IGNORECASE)
+_FUNCTION_WORDS = {"sqrt", "sin", "cos", "tan", "log", "ln", "exp", "mod", "binom", "gcd", "lcm", "frac", "cdot",
+                   "times", "left", "right", "dfrac", "tfrac", "pmod", "bmod", "choose"}
+
+
+def _formula(text: str) -> bool:
+    words = re.findall(r"[A-Za-z]{2,}", text)
+    return bool(text.strip()) and all(w.lower() in _FUNCTION_WORDS for w in words) and not re.search(r"[=<>≤≥≡]", text)
+
+
+def written_as(step: str) -> list[tuple[str, str]]:
+    """"We can rewrite 2^(641-1) as (2^6)^(106) * 2^5": the two formulas a prose rewrite equates.
+    The first must be a computation (a digit or an operator, not a bare name: "write x as 3v + b"
+    introduces a form), and both must be formulas, not words ("write it as a single fraction")."""
+    out = []
+    text = _MATH_MARKS.sub("", step)
+    for m in _WRITTEN_AS.finditer(text):
+        a, b = m.group("a").strip(), m.group("b").strip()
+        if _formula(a) and _formula(b) and re.search(r"[\d^*/+\-·×(\\]", a):
+            out.append((a, b))
+    return out
