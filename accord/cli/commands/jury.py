@@ -119,7 +119,7 @@ def build_document(args: argparse.Namespace, panel: PanelAnswers, progress=None)
         missing = [pid for pid, r in zip(panel.ids, panel.references) if r is None][:3]
         raise UserError(f"{args.file}: --check-law and --plan need a 'reference' on every line (missing for {missing})")
     stage("comparing answers")
-    classes = panel_classes(panel.answers, panel.references, args.equivalence)
+    classes = panel_classes(panel.answers, panel.references, args.equivalence, panel.problems)
     codes, truth = classes.codes, classes.truth
     stage("deciding")
     try:
