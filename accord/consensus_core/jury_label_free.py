@@ -14,18 +14,19 @@ fitted without labels, so the jury says the members cannot be ranked when:
   best member, or the label-free estimators disagree on who it is (the difficulty model, the
   one-coin Dawid-Skene EM and the pairwise-agreement fit).
 
-The model's own estimate of the vote's advantage over the best member is reported with its
-bootstrap interval, widened to take in what the other label-free estimators (one-coin
-Dawid-Skene, the agreement fit) say of their own vote's advantage (the bootstrap alone measures
-sampling noise, not the model being wrong) and, in quadrature, the spread of the realised
-difference on these rows under the model's posteriors (the rows' own luck: the claim is about
-the difference the user will see on this file). Without labels none of this can tell a pair of
-members that copy each other from a pair of experts. So when any reason above holds the jury
-says the data cannot rank the members (``ranks_members`` false), gives no interval as a claim,
-and says about how many random labels would: enough for a paired 95% interval on the two
-estimated best members' accuracy difference to be narrower than their estimated gap (floored
-at ``MIN_GAP``), reading the share of rows where their answers differ from the panel.
-A few references (:mod:`accord.consensus_core.jury_labels`) settle it.
+The model's own estimate of the vote's advantage over the best member is reported with an
+interval that starts from the model's (its bootstrap, the other label-free estimators' own-vote
+advantage, and the realised difference's spread under the posteriors) and then assumes nothing
+on the rows where the vote overrides the estimated best member (``overrides``): there a bloc of
+weaker members that agree is either right or sharing one wrong answer, and agreement cannot
+tell which. The interval never leaves the model-free bounds [-parting, overrides]. Its one
+assumption is the ranking; when any reason above holds the jury says the data cannot rank the
+members (``ranks_members`` false), gives no interval as a claim, and says about how many random
+labels would: enough for a paired 95% interval on the two estimated best members' accuracy
+difference to be narrower than their estimated gap (floored at ``MIN_GAP``), reading the share
+of rows where their answers differ from the panel. A claim on the sign of the advantage
+(``claims``) is made only when the interval excludes zero; otherwise ``labels_needed`` says how
+many random labels would settle it. A few references (:mod:`accord.consensus_core.jury_labels`) settle it.
 """
 
 from __future__ import annotations
