@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from accord.cli.main import main
+from accord.consensus_core.jury_law import simulate_unequal_panel
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples" / "jury"
 EXAMPLE = EXAMPLES / "panel.jsonl"
@@ -225,4 +226,19 @@ def test_a_panel_that_cannot_be_ranked_without_labels_says_so(capsys, tmp_path):
     assert main(["jury", str(path), "--n-boot", "20", "--equivalence", "text"]) == 0
     out = " ".join(capsys.readouterr().out.split())
     assert "cannot rank the members without labels" in out and "random labels would rank" in out
-    assert "vote advantage" not in out
+    assert "vote minus best member within" not in out
+
+
+def test_a_ranked_panel_bounds_the_vote_against_the_best_member_and_asks_for_labels_on_the_sign(capsys, tmp_path):
+    sim = simulate_unequal_panel([0.75, 0.55, 0.5], correlation=0.05, s=0.1, n=1500, seed=2)
+    rows = [{"id": i, "answers": {f"m{j}": f"a{c}" for j, c in enumerate(row)}} for i, row in enumerate(sim.codes)]
+    path = tmp_path / "ranked.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    assert main(["jury", str(path), "--n-boot", "10", "--equivalence", "text", "--json"]) == 0
+    lf = json.loads(capsys.readouterr().out)["label_free"]
+    assert lf["ranks_members"] and lf["claims"] is None and lf["labels_needed"] >= 1
+    lo, hi = lf["advantage_ci"]
+    assert -lf["parting"] <= lo <= lf["advantage"] <= hi <= lf["overrides"]
+    assert main(["jury", str(path), "--n-boot", "10", "--equivalence", "text"]) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert "vote minus best member within" in out and "random labels would tell" in out

@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from accord.consensus_core.jury import MISSING, vote_codes
 from accord.consensus_core.jury_difficulty import fit_difficulty, pattern_fit, pattern_key, set_partitions
-from accord.consensus_core.jury_label_free import label_free_jury
+from accord.consensus_core.jury_label_free import label_free_jury, parting_share
 from accord.consensus_core.jury_labels import choose_labels, fit_few_labels, log_evidence
 from accord.consensus_core.jury_law import simulate_unequal_panel
 from accord.consensus_core.jury_weighted import dawid_skene
@@ -87,11 +89,38 @@ def test_a_trusted_label_free_claim_brackets_the_other_estimators():
     sim = simulate_unequal_panel([0.75, 0.55, 0.5], correlation=0.05, s=0.1, n=1500, seed=2)
     jury = label_free_jury(sim.codes, n_boot=20)
     lo, hi = jury.advantage_ci
-    assert jury.ranks_members and jury.labels_needed is None
+    assert jury.ranks_members
     assert lo <= jury.advantage <= hi
     ds = dawid_skene(sim.codes)
     own = float(np.mean(np.where(ds.chosen != MISSING, ds.confidence, 0.0))) - float(ds.accuracy.max())
     assert lo <= own <= hi
+
+
+def test_the_conservative_interval_holds_where_weak_members_share_a_wrong_answer():
+    # three weak members that share one wrong answer outvote the best member: the model takes
+    # their agreement as evidence; the interval leaves those rows open and so still covers
+    sim = simulate_unequal_panel([0.7, 0.4, 0.4, 0.4], correlation=0.3, s=0.6, n=800, seed=11)
+    jury = label_free_jury(sim.codes, n_boot=10)
+    trusting = label_free_jury(sim.codes, n_boot=10, allowance=0.0)
+    realised = float(np.mean(jury.chosen == 0) - np.mean(sim.codes == 0, axis=0).max())
+    lo, hi = jury.advantage_ci
+    assert lo <= realised <= hi
+    assert trusting.advantage_ci[0] >= lo and trusting.advantage_ci[1] <= hi + 1e-12
+    overrides = float(np.mean(jury.chosen != sim.codes[:, jury.best_member]))
+    assert jury.overrides == pytest.approx(overrides) and hi <= overrides + 1e-12  # the vote gains only where it overrides
+    assert jury.claims is None and jury.labels_needed >= 1
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.lists(st.integers(-1, 3), min_size=3, max_size=3), min_size=1, max_size=30), st.integers(0, 3))
+def test_parting_bounds_the_difference_with_every_member_without_a_model(rows, right):
+    codes = np.array(rows, dtype=np.int64)
+    codes[codes < 0] = MISSING
+    chosen = vote_codes(codes, 0).chosen
+    hits = (codes == right) & (codes != MISSING)
+    vote = (chosen == right) & (chosen != MISSING)
+    bound = parting_share(codes, chosen)
+    assert all(abs(vote.mean() - hits[:, j].mean()) <= bound + 1e-12 for j in range(3))
 
 
 @pytest.mark.parametrize("strategy", ["random", "active"])

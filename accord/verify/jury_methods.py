@@ -22,7 +22,7 @@ from typing import Sequence
 
 import numpy as np
 
-from accord.adapters.answers import AnswerGrader, equivalence, text_equivalent
+from accord.adapters.answers import AnswerGrader, asked_form, equivalence, text_equivalent
 from accord.consensus_core.jury import MISSING, classify, vote_codes
 from accord.consensus_core.jury_difficulty import fit_difficulty
 from accord.consensus_core.jury_label_free import best_member_answers, label_free_jury
@@ -43,19 +43,24 @@ class PanelClasses:
     parse: dict = field(default_factory=dict)  # how answers were read (counts), for the report
 
 
-def panel_classes(answers: Sequence[Sequence[str | None]], references: Sequence[str | None], name: str) -> PanelClasses:
-    """Class codes and reference classes under the ``auto``, ``math`` or ``text`` equivalence."""
+def panel_classes(
+    answers: Sequence[Sequence[str | None]], references: Sequence[str | None], name: str, problems: Sequence[str | None] | None = None
+) -> PanelClasses:
+    """Class codes and reference classes under the ``auto``, ``math`` or ``text`` equivalence;
+    ``problems`` (texts, optional): where one asks for a form, ``auto`` and ``math`` compare forms."""
     eq = equivalence(name)
     has_ref = np.array([r is not None for r in references], dtype=bool)
     if isinstance(eq, AnswerGrader):
         eq.prepare([a for row in answers for a in row] + [r for r in references if r is not None])
-        codes = eq.codes(answers)
-        truth = np.array([eq.truth(r, row, c) for r, row, c in zip(references, answers, codes)], dtype=np.int64)
+        forms = [asked_form(q) for q in problems] if problems else [None] * len(answers)
+        codes = eq.codes(answers, forms)
+        truth = np.array([eq.truth(r, row, c, f) for r, row, c, f in zip(references, answers, codes, forms)], dtype=np.int64)
         hows: dict[str, int] = {}
         for a in {a for row in answers for a in row if a is not None}:
             how = eq.parse(a).how
             hows[how] = hows.get(how, 0) + 1
-        return PanelClasses(codes, truth, has_ref, {"distinct_answers": hows, "timeouts": eq.parser.timeouts})
+        asked = {f: forms.count(f) for f in dict.fromkeys(forms) if f is not None}
+        return PanelClasses(codes, truth, has_ref, {"distinct_answers": hows, "timeouts": eq.parser.timeouts, **({"asked_forms": asked} if asked else {})})
     rows = [[a if a is not None and a.strip() else None for a in row] for row in answers]
     codes = np.stack([classify(row, eq) for row in rows])
     truth = []

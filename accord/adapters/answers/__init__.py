@@ -5,6 +5,7 @@ compares parsed forms (:mod:`.grader`); :func:`equivalence` gives the jury's ``a
 and ``text`` equivalences.
 """
 
+from accord.adapters.answers.asked_form import FORMS, asked_form
 from accord.adapters.answers.config import AUTO, MATH, GradeConfig, ParseConfig
 from accord.adapters.answers.forms import ParsedAnswer
 from accord.adapters.answers.grader import AnswerGrader, Comparer
@@ -31,6 +32,6 @@ def equivalence(name: str):
 
 
 __all__ = [
-    "AUTO", "MATH", "EQUIVALENCES", "AnswerGrader", "AnswerParser", "Comparer", "GradeConfig", "ParseConfig",
+    "AUTO", "MATH", "EQUIVALENCES", "FORMS", "asked_form", "AnswerGrader", "AnswerParser", "Comparer", "GradeConfig", "ParseConfig",
     "ParsedAnswer", "equivalence", "normalize_text", "text_equivalent",
 ]

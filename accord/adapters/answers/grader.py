@@ -15,7 +15,9 @@ Comparison rules (a pair of answers matches when any of their alternative forms 
 - solutions match by variable names and values; a one-variable solution ``x = 3`` matches 3; a
   solution matches a tuple of its values in written order;
 - relations match when the sign and the difference agree (a > b is b < a; = and != up to sign);
-- keywords match the same keyword; text matches equal text.
+- keywords match the same keyword; text matches equal text;
+- where the problem asks for a form (factorise, expand, simplify, a closed form: see
+  :mod:`.asked_form`), two expressions must also be written in that same form.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from typing import Sequence
 
 import numpy as np
 
+from accord.adapters.answers.asked_form import same_form
 from accord.adapters.answers.config import AUTO, GradeConfig, ParseConfig
 from accord.adapters.answers.forms import (
     COMPUTED,
@@ -84,12 +87,13 @@ class Comparer:
         self.config = config
         self.verified: dict[tuple[str, str], bool] = {}
 
-    def same(self, a: ParsedAnswer, b: ParsedAnswer) -> bool:
+    def same(self, a: ParsedAnswer, b: ParsedAnswer, form: str | None = None) -> bool:
+        """Equal in value; where the problem asks for a ``form`` (:mod:`.asked_form`), also in form."""
         if a.blank or b.blank:
             return False
         if a.normal == b.normal:
             return True
-        return any(self.value(x, y) for x in a.forms for y in b.forms)
+        return any(self.value(x, y) and same_form(x, y, form) for x in a.forms for y in b.forms)
 
     def value(self, a: Value, b: Value) -> bool:
         if isinstance(a, Collection) and not isinstance(b, Collection):
@@ -196,22 +200,28 @@ class AnswerGrader:
     def parse(self, text: str | None) -> ParsedAnswer:
         return self.parser.parse(text)
 
-    def equivalent(self, x: str, y: str) -> bool:
-        return self.comparer.same(self.parser.parse(x), self.parser.parse(y))
+    def equivalent(self, x: str, y: str, form: str | None = None) -> bool:
+        """Same answer (``form``: the form the problem asks for, see :mod:`.asked_form`)."""
+        return self.comparer.same(self.parser.parse(x), self.parser.parse(y), form)
 
     __call__ = equivalent
 
-    def codes(self, rows: Sequence[Sequence[str | None]]) -> np.ndarray:
-        """Class codes (problems, members): blank answers are no answer (MISSING)."""
+    def codes(self, rows: Sequence[Sequence[str | None]], forms: Sequence[str | None] | None = None) -> np.ndarray:
+        """Class codes (problems, members): blank answers are no answer (MISSING); ``forms``: per
+        problem the form it asks for (None: compare values)."""
         self.prepare(a for row in rows for a in row)
-        out = [classify([None if self.parse(a).blank else a for a in row], self.equivalent) for row in rows]
+        forms = forms if forms is not None else [None] * len(rows)
+        out = [
+            classify([None if self.parse(a).blank else a for a in row], lambda x, y, f=f: self.equivalent(x, y, f))
+            for row, f in zip(rows, forms)
+        ]
         return np.stack(out) if out else np.zeros((0, 0), dtype=np.int64)
 
-    def truth(self, reference: str | None, row: Sequence[str | None], codes: np.ndarray) -> int:
+    def truth(self, reference: str | None, row: Sequence[str | None], codes: np.ndarray, form: str | None = None) -> int:
         """The class code of the answers equivalent to ``reference``; -2 when none is (or no reference)."""
         if reference is None:
             return -2
         for ans, code in zip(row, codes):
-            if code != MISSING and self.equivalent(reference, ans):
+            if code != MISSING and self.equivalent(reference, ans, form):
                 return int(code)
         return -2

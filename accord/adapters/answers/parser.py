@@ -4,7 +4,8 @@
 file where the same answers recur is parsed once. Per answer:
 
 1. blank (empty or white space) -> no forms: the member gave no answer;
-2. with ``text_forms``: alternatives are split, then each part is tried as a keyword (yes / no /
+2. with ``text_forms``: alternatives are split, a function form keeps its right-hand side and
+   a ± is expanded, then each part is tried as a keyword (yes / no /
    infinite), a percentage, LaTeX (math-verify's parser), a plain-math structure
    (:mod:`~accord.adapters.answers.plain_math`), and else as a sentence stating a value
    (:func:`~accord.adapters.answers.text_forms.value_candidates`, up to three rules deep);
@@ -109,6 +110,8 @@ class AnswerParser:
             return [("text", Text(normal))], normal
         cleaned = text_forms.clean(text)
         parts = text_forms.alternatives(cleaned) if self.config.text_forms else [cleaned]
+        if self.config.text_forms:
+            parts = [rewritten(p) for p in parts]
         out: list[tuple[str, object]] = []
         for part in parts:
             out.extend(self._read_part(part))
@@ -136,6 +139,8 @@ class AnswerParser:
         """Keyword, percent, LaTeX or plain math for the whole part; [] if none applies."""
         if self.config.text_forms:
             word = text_forms.keyword(part)
+            if word is None and how == "math":  # a whole part only: a sentence cut short could flip it
+                word = text_forms.comparison(part)
             if word:
                 return [("keyword", Keyword(word))]
             unit = text_forms.number_with_unit(part)
@@ -199,6 +204,14 @@ class AnswerParser:
             )
             return ParsedAnswer(text, (Text(normal),), "timeout" if late else "text", normal)
         return ParsedAnswer(text, tuple(dict.fromkeys(forms)), hows[0], normal)
+
+
+def rewritten(part: str) -> str:
+    """A part with its function form reduced to the right-hand side and its ± expanded."""
+    rhs = text_forms.function_value(part)
+    part = rhs if rhs is not None else part
+    expanded = text_forms.plus_minus(part)
+    return expanded if expanded is not None else part
 
 
 def percent_of(value: Number) -> Number:

@@ -14,6 +14,13 @@ Rules, in the order they apply (each documented in docs/jury.md):
   "x(n) > y(n-1) for all n ≥ 2" give 3, 2, 5, 1, 1, 98, n, 12 and the relation. Number words
   up to twenty are digits; "exactly", "only", "at least", "at most" are dropped (the question
   sets the direction of a bound).
+- comparisons stated in words: "always greater", "greater", "it is always smaller", "the left
+  side is greater than the right side" are one verdict (greater / less / greater or equal / less
+  or equal / equal); a sentence counts only when its subject names the first or the left side
+  (it, the first, the former, the left side, LHS) or the second or the right side (which flips
+  it), so "B is greater than A" is never read as "greater".
+- function forms: "f(x) = x^2 + 1" (a name applied to variables, then =) is its right-hand side.
+- ± lists: "±1" is "+1 and -1", "x = 1 ± sqrt(2)" is "x = 1 + sqrt(2) and x = 1 - sqrt(2)" (one ±).
 - percent: "35.7%" is 0.357 and also matches 35.7.
 - units: a number followed by a unit of length, mass, time, area, money or angle ("12 cm",
   "$30", "45°") is the number.
@@ -62,6 +69,19 @@ _INFINITE = re.compile(
     r"^(?:there\s+(?:are|exist)\s+)?(?:infinitely\s+many|an\s+infinite\s+(?:number|amount)|infinite(?:ly)?|infinity|unboundedly\s+many|oo|\+oo|\\infty)\b",
     re.IGNORECASE,
 )
+
+_FIRST = r"(?:it|this|the\s+first(?:\s+(?:one|expression|quantity|number|side|term))?|the\s+former|the\s+left(?:[- ]hand)?(?:\s+side)?|(?:the\s+)?lhs)"
+_SECOND = r"(?:the\s+second(?:\s+(?:one|expression|quantity|number|side|term))?|the\s+latter|the\s+right(?:[- ]hand)?(?:\s+side)?|(?:the\s+)?rhs)"
+_COMPARATIVE = re.compile(
+    rf"^(?:(?P<subject>{_FIRST}|{_SECOND})\s+(?:is|are|will\s+be|remains?)\s+)?(?:always\s+|strictly\s+|necessarily\s+)*"
+    r"(?P<word>greater|larger|bigger|more|less|smaller|fewer|equal)"
+    r"(?:\s+than)?(?P<eq>\s+or\s+equal(?:\s+to)?)?"
+    rf"(?:\s+(?:to\s+)?(?P<object>{_FIRST}|{_SECOND}))?(?:\s+(?:for\s+all|always)\b.*)?$",
+    re.IGNORECASE,
+)
+_GREATER = {"greater", "larger", "bigger", "more"}
+_FUNCTION = re.compile(r"^[A-Za-z]\w*\s*\(\s*[A-Za-z]\w*(?:\s*,\s*[A-Za-z]\w*)*\s*\)\s*=\s*(?P<rhs>[^=<>]+)$")
+_PLUS_MINUS = re.compile(r"±|\+/-|\+-(?=\s*[\w(])")
 
 # A sentence that states a value: each rule gives a shorter candidate text.
 _QUANTIFIER = re.compile(
@@ -158,6 +178,38 @@ def keyword(text: str) -> str | None:
     if _NO.search(t):
         return "no"
     return None
+
+
+def comparison(text: str) -> str | None:
+    """The verdict of a comparison stated in words (see the module docstring), else None."""
+    m = _COMPARATIVE.match(text.strip())
+    if not m:
+        return None
+    word = m.group("word").lower()
+    if word == "equal":
+        return None if m.group("eq") else "equal"
+    first = re.fullmatch(_FIRST, (m.group("subject") or "it").lower()) is not None
+    obj = m.group("object")
+    if obj is not None and (re.fullmatch(_FIRST, obj.lower()) is not None) == first:
+        return None  # "the left side is greater than the left side": nothing sensible
+    greater = (word in _GREATER) == first
+    return ("greater" if greater else "less") + (" or equal" if m.group("eq") else "")
+
+
+def function_value(text: str) -> str | None:
+    """The right-hand side of "f(x) = ..." (a name applied to variables), else None."""
+    m = _FUNCTION.match(text.strip())
+    return m.group("rhs").strip() if m else None
+
+
+def plus_minus(text: str) -> str | None:
+    """"a ± b" as "a + b and a - b" (one ± only; LaTeX's \\pm is read by the LaTeX parser), else None."""
+    found = _PLUS_MINUS.findall(text)
+    if len(found) != 1:
+        return None
+    i = text.index(found[0])
+    head, tail = text[:i], text[i + len(found[0]) :]
+    return f"{head}+{tail} and {head}-{tail}"
 
 
 def percent(text: str) -> str | None:

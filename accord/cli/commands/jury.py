@@ -39,7 +39,7 @@ METHODS = ("auto", "modal", "weighted", "dawid-skene", "difficulty", "best-membe
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("file", help='JSONL: {"id", "answers": {member: answer}, "reference"?} per problem; or "collect" (below)')
+    p.add_argument("file", help='JSONL: {"id", "answers": {member: answer}, "reference"?, "problem"?} per problem; or "collect" (below)')
     p.add_argument("--equivalence", choices=("auto", "math", "text"), default="auto", help="answer classes: math where answers parse as math and textual forms otherwise (auto), math only, or normalised text (default auto)")
     p.add_argument("--method", choices=METHODS, default="auto", help="auto: the label-free default, or the few-label jury when only some rows have a reference (default auto)")
     p.add_argument("--label-budget", type=nonnegative_int, default=None, metavar="N", help="read the references of only N rows, learn from them, measure on the rest")
@@ -119,7 +119,7 @@ def build_document(args: argparse.Namespace, panel: PanelAnswers, progress=None)
         missing = [pid for pid, r in zip(panel.ids, panel.references) if r is None][:3]
         raise UserError(f"{args.file}: --check-law and --plan need a 'reference' on every line (missing for {missing})")
     stage("comparing answers")
-    classes = panel_classes(panel.answers, panel.references, args.equivalence)
+    classes = panel_classes(panel.answers, panel.references, args.equivalence, panel.problems)
     codes, truth = classes.codes, classes.truth
     stage("deciding")
     try:
@@ -320,12 +320,17 @@ def print_decision(con, doc: dict) -> None:
     if lf:
         fit = lf["fit_test"]
         test = "" if fit is None else f"; fit test RMSEA {fit['rmsea']:.3f}, close-fit p {fit['p_close']:.3g}"
+        ci = f"[{lf['advantage_ci'][0]:+.3f}, {lf['advantage_ci'][1]:+.3f}]"
         if lf["ranks_members"]:
-            con.print(
-                f"label-free: estimated best member {lf['estimated_best_member']} (same in {lf['best_member_share']:.0%} of refits), "
-                f"vote advantage {lf['advantage']:+.3f} [{lf['advantage_ci'][0]:+.3f}, {lf['advantage_ci'][1]:+.3f}] "
-                f"(model-based: members that share wrong answers can make it wrong; labels measure it){test}"
-            )
+            head = f"label-free: estimated best member {lf['estimated_best_member']} (same in {lf['best_member_share']:.0%} of refits); "
+            why = (f"(conservative: on the {lf['overrides']:.1%} of rows where the vote overrides {lf['estimated_best_member']} "
+                   f"it assumes nothing about who is right){test}")
+            if lf.get("claims"):
+                con.print(head + f"the vote is {lf['claims']} of the best member: advantage {lf['advantage']:+.3f} {ci} {why}")
+            else:
+                con.print(head + f"vote minus best member within {ci}, model estimate {lf['advantage']:+.3f} {why}")
+                con.print(f"[bold yellow]whether the vote beats the best member needs labels[/]: about {lf['labels_needed']} random labels would tell; "
+                          "give those rows a 'reference', or measure with --label-budget N")
         else:
             con.print(f"label-free: [bold yellow]the data cannot rank the members without labels[/]: the vote's advantage over the best member is unknown (model estimate {lf['advantage']:+.3f}, not a claim){test}")
         for reason in lf["reasons"]:

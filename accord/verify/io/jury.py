@@ -5,13 +5,15 @@
 ``answers`` maps member name to answer text (``null`` = no answer); every line names the same
 members (a member missing from a line counts as no answer). ``answers`` may also be a list, whose
 members are then called member1, member2, ... ``reference`` (optional) is the correct answer; it
-is needed for accuracies and for the law's estimates. Bad input is a UserError naming file:line.
+is needed for accuracies and for the law's estimates. ``problem`` (optional) is the problem's text:
+where it asks for a form (factorise, simplify, a closed form) answers are compared in that form.
+Bad input is a UserError naming file:line.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from accord.errors import UserError
@@ -25,6 +27,7 @@ class PanelAnswers:
     members: list[str]
     answers: list[list[str | None]]  # (problems, members)
     references: list[str | None]
+    problems: list[str | None] = field(default_factory=list)  # the problems' texts, where given
 
     @property
     def labelled(self) -> bool:
@@ -36,6 +39,7 @@ def read_panel_answers(path: str | Path) -> PanelAnswers:
     ids: list[str] = []
     rows: list[dict | list] = []
     refs: list[str | None] = []
+    problems: list[str | None] = []
     members: list[str] | None = None
     lines: list[int] = []
     seen: dict[str, int] = {}
@@ -64,6 +68,9 @@ def read_panel_answers(path: str | Path) -> PanelAnswers:
             raise UserError(f"{p}:{no}: 'reference' must be text or a number")
         if isinstance(ref, float) and not math.isfinite(ref):
             raise UserError(f"{p}:{no}: 'reference' is {ref}, not an answer")
+        problem = obj.get("problem")
+        if problem is not None and not isinstance(problem, str):
+            raise UserError(f"{p}:{no}: 'problem' must be text")
         pid = str(obj.get("id", len(ids) + 1))
         if pid in seen:
             raise UserError(f"{p}:{no}: id {pid!r} already given on line {seen[pid]}; each problem once")
@@ -71,10 +78,11 @@ def read_panel_answers(path: str | Path) -> PanelAnswers:
         ids.append(pid)
         rows.append(ans)
         refs.append(None if ref is None else str(ref))
+        problems.append(problem)
         lines.append(no)
     if members is None:
         raise UserError(f"{p}: no problems in the file")
     if len(members) < 2:
         raise UserError(f"{p}: a jury needs at least 2 members, got {members}")
     table = [[None if r.get(m) is None else str(r.get(m)) for m in members] for r in rows]
-    return PanelAnswers(ids, members, table, refs)
+    return PanelAnswers(ids, members, table, refs, problems)

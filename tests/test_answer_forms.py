@@ -1,0 +1,171 @@
+"""Answer forms beyond plain values: sentences stating the answer, function forms, ± and set
+lists, comparisons in words, and problems that ask for a form (hand-written examples)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from accord.adapters.answers import AUTO, AnswerGrader, asked_form
+from accord.adapters.answers.asked_form import shape
+from accord.adapters.answers.text_forms import comparison, function_value, plus_minus
+from accord.cli.main import main
+
+
+@pytest.fixture(scope="module")
+def grader():
+    return AnswerGrader(AUTO)
+
+
+SAME = [
+    ("The answer is 12.", "12"),
+    ("So the final answer is 12", "12"),
+    ("f(x)=x^2+1", "x^2+1"),
+    ("$f(x) = x^2 + 1$", "1 + x^2"),
+    ("g(t) = 2t", "f(t)=2*t"),
+    ("f(n) = n", "n"),
+    ("{1, -1}", "±1"),
+    ("±1", "1 and -1"),
+    ("1, -1", "±1"),
+    ("x = ±2", "{2, -2}"),
+    ("x = 3 and x = -3", "±3"),
+    ("3 or -3", "+-3"),
+    ("1 ± sqrt(2)", "{1 + sqrt(2), 1 - sqrt(2)}"),
+    ("none", "There are no such numbers."),
+    ("None", "No such n exists"),
+    ("always greater", "The left side is always greater than the right side."),
+    ("greater", "It is always larger."),
+    ("always less", "The right-hand side is always greater than the left-hand side"),
+    ("always smaller", "the first is smaller than the second"),
+    ("greater than or equal", "The left side is always greater than or equal to the right side"),
+]
+
+DIFFERENT = [
+    ("The answer is 12.", "13"),
+    ("f(x)=x^2+1", "x^2+2"),
+    ("f(x) = 2x", "f(x) = x"),
+    ("±1", "1"),
+    ("±1", "{1, 2}"),
+    ("always greater", "always smaller"),
+    ("always greater", "The right side is always greater than the left side."),
+    ("greater", "greater than or equal"),
+    ("always greater", "none"),
+    ("greater", "2"),
+    ("B is greater than A", "greater"),
+]
+
+
+@pytest.mark.parametrize("a,b", SAME)
+def test_forms_that_say_the_same(grader, a, b):
+    assert grader.equivalent(a, b) and grader.equivalent(b, a)
+
+
+@pytest.mark.parametrize("a,b", DIFFERENT)
+def test_forms_that_differ(grader, a, b):
+    assert not grader.equivalent(a, b) and not grader.equivalent(b, a)
+
+
+def test_only_a_name_applied_to_variables_is_a_function_form():
+    assert function_value("f(x) = x + 1") == "x + 1"
+    assert function_value("f(x, y) = xy") == "xy"
+    assert function_value("f(2) = 5") is None  # a value of f, not its form
+    assert function_value("x = 3") is None
+
+
+def test_plus_minus_expands_one_sign_only():
+    assert plus_minus("±1") == "+1 and -1"
+    assert plus_minus("x = 1 ± y") == "x = 1 + y and x = 1 - y"
+    assert plus_minus("(±1, ±2)") is None  # two signs: which combinations is not said
+    assert plus_minus("x^2 - 1") is None
+
+
+def test_a_comparison_reads_its_subject():
+    assert comparison("always greater") == "greater"
+    assert comparison("the right side is always less than the left side") == "greater"
+    assert comparison("lhs is smaller") == "less"
+    assert comparison("a is greater than b") is None  # a sentence about other things is not a verdict
+    assert comparison("the left side is greater than the left side") is None
+
+
+ASKED = [
+    ("Factorise x^2 - 1.", "factored"),
+    ("Factor completely: x^3 - x", "factored"),
+    ("Write x^2 + 5x + 6 as a product of two linear factors.", "factored"),
+    ("Expand (x + 1)^3.", "expanded"),
+    ("Simplify (x^2 - 1)/(x - 1).", "simplified"),
+    ("Find a closed-form formula of sum_(k=1)^n k.", "closed"),
+    ("How many subsets does {1, ..., n} have, as an expression of n?", None),
+    ("Is 91 a prime factor of 1001?", None),
+    (None, None),
+]
+
+
+@pytest.mark.parametrize("problem,form", ASKED)
+def test_the_asked_form_is_read_from_the_problem(problem, form):
+    assert asked_form(problem) == form
+
+
+FORM_CASES = [  # (form, reference, answer, same)
+    ("factored", "(x-1)(x+1)", "(x+1)*(x-1)", True),
+    ("factored", "(x-1)(x+1)", "x^2-1", False),
+    ("factored", "(x-1)^2", "x^2-2x+1", False),
+    ("expanded", "x^2-2x+1", "(x-1)^2", False),
+    ("expanded", "x^2-2x+1", "1 - 2x + x^2", True),
+    ("simplified", "x+1", "(x^2-1)/(x-1)", False),
+    ("simplified", "x+1", "1+x", True),
+    ("closed", "n(n+1)/2", "sum_(k=1)^n k", False),
+    ("closed", "n(n+1)/2", "n^2/2 + n/2", True),
+    ("closed", "3", "3", True),
+    (None, "(x-1)(x+1)", "x^2-1", True),
+    (None, "n(n+1)/2", "sum_(k=1)^n k", True),
+]
+
+
+@pytest.mark.parametrize("form,reference,answer,same", FORM_CASES)
+def test_form_sensitive_problems_compare_forms(grader, form, reference, answer, same):
+    assert grader.equivalent(reference, answer, form) is same
+    assert grader.equivalent(answer, reference, form) is same
+
+
+def test_shape_reads_head_terms_base_and_unevaluated_sums():
+    assert shape("Mul(Add(Symbol('x'), Integer(-1)), Add(Symbol('x'), Integer(1)))") == ("Mul", 2, "", False)
+    assert shape("Pow(Add(Symbol('x'), Integer(-1)), Integer(2))") == ("Pow", 1, "Add", False)
+    assert shape("Sum(Symbol('k'), Tuple(Symbol('k'), Integer(1), Symbol('n')))")[3] is True
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(-30, 30).filter(bool), st.integers(-30, 30))  # x^2 is both forms
+def test_factored_and_expanded_quadratics_differ_only_where_form_is_asked(grader, a, b):
+    factored = f"(x - ({a}))*(x - ({b}))"
+    expanded = f"x^2 - ({a + b})*x + ({a * b})"
+    assert grader.equivalent(factored, expanded)
+    assert not grader.equivalent(factored, expanded, "factored")
+    assert grader.equivalent(factored, f"(x - ({b}))*(x - ({a}))", "factored")
+
+
+def test_the_cli_reads_the_problem_and_grades_the_asked_form(tmp_path, capsys):
+    rows = [
+        {"id": "p1", "problem": "Factorise x^2 - 1.", "answers": {"a": "(x-1)(x+1)", "b": "x^2-1", "c": "(x+1)(x-1)"}, "reference": "(x+1)(x-1)"},
+        {"id": "p2", "problem": "What is x^2 - 1 at x = 3?", "answers": {"a": "8", "b": "The answer is 8.", "c": "9"}, "reference": "8"},
+        {"id": "p3", "answers": {"a": "f(x)=x^2+1", "b": "x^2+1", "c": "±1"}, "reference": "x^2 + 1"},
+    ]
+    path = tmp_path / "panel.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    assert main(["jury", str(path), "--json", "--n-boot", "1", "--method", "modal"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    correct = {v["id"]: v["member_correct"] for v in doc["verdicts"]}
+    assert correct["p1"] == {"a": True, "b": False, "c": True}
+    assert correct["p2"] == {"a": True, "b": True, "c": False}
+    assert correct["p3"] == {"a": True, "b": True, "c": False}
+    assert doc["answers_read"]["asked_forms"] == {"factored": 1}
+
+
+def test_a_problem_that_is_not_text_is_one_line_on_stderr(tmp_path, capsys):
+    path = tmp_path / "panel.jsonl"
+    path.write_text(json.dumps({"id": "p1", "problem": 3, "answers": {"a": "1", "b": "2"}}) + "\n", encoding="utf-8")
+    assert main(["jury", str(path)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "'problem' must be text" in err[0]
