@@ -12,30 +12,19 @@ from typing import Any
 
 from accord.adapters import llm, vlm
 from accord.adapters.llm import LLMJudges
-from accord.adapters.registry import Built, JudgeSpec, register_judge
+from accord.adapters.registry import Built, register_judge
 from accord.adapters.served import build_judges, judge_group_key
+from accord.adapters.served.spec import ServedSpec
 from accord.adapters.vlm import VLMJudges, shared_vlm
 
 _SERVED = ("base_url", "api_key_env", "max_concurrency", "timeout_s", "max_retries", "cache", "max_tokens", "top_logprobs")
 
 
 @dataclass(frozen=True)
-class _PromptedSpec(JudgeSpec):
+class _PromptedSpec(ServedSpec):
     role: str | None = None
-    model: str | None = None
     mode: str | None = None  # yes_no (default) or digits
-    base_url: str | None = None  # served: an OpenAI-compatible endpoint; the keys below are its options
-    api_key_env: str | None = None
-    max_concurrency: int | None = None
-    timeout_s: float | None = None
-    max_retries: int | None = None
-    cache: Any = None
-    max_tokens: int | None = None
-    top_logprobs: int | None = None
-
-    @property
-    def served(self) -> bool:
-        return self.base_url is not None
+    top_logprobs: int | None = None  # served only, like the endpoint's keys
 
     def served_options(self) -> dict[str, Any]:
         return {k: getattr(self, k) for k in ("model", "mode", *_SERVED) if getattr(self, k) is not None}

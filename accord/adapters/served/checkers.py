@@ -26,10 +26,10 @@ import re
 from dataclasses import dataclass, fields
 from typing import Any, Sequence
 
-from accord.adapters.registry import Built, JudgeSpec, register_judge
+from accord.adapters.registry import Built, register_judge
 from accord.adapters.served.client import Reply, ServedClient
-from accord.adapters.served.entries import ENDPOINT_KEYS, endpoint_of
 from accord.adapters.served.runner import run
+from accord.adapters.served.spec import ServedSpec
 from accord.protocols import JudgeScore, StepContext
 
 KINDS = ("code_check", "critic")
@@ -206,26 +206,13 @@ class CriticJudge(_ServedChecker):
 
 
 @dataclass(frozen=True)
-class _CheckerSpec(JudgeSpec):
-    """The served endpoint (``base_url`` and ``model`` required) and the reply's token budget."""
-
-    base_url: str | None = None
-    model: str | None = None
-    api_key_env: str | None = None
-    max_concurrency: int | None = None
-    timeout_s: float | None = None
-    max_retries: int | None = None
-    cache: Any = None
-    max_tokens: int | None = None
-
-    def endpoint(self, kind: str):
-        if self.base_url is None:
-            raise ValueError(f"{kind} judge needs a 'base_url' (an OpenAI-compatible endpoint) and a 'model'")
-        return endpoint_of({k: getattr(self, k) for k in ENDPOINT_KEYS if getattr(self, k) is not None})
+class _CheckerSpec(ServedSpec):
+    """A served checker's entry: the endpoint (``base_url`` and ``model`` required) and its options."""
 
     def options(self) -> dict[str, Any]:
-        keep = {f.name for f in fields(self)} - {f.name for f in fields(_CheckerSpec)} | {"name", "max_tokens"}
-        return {k: getattr(self, k) for k in keep if getattr(self, k) is not None}
+        """The judge's keyword arguments: ``name``, ``max_tokens`` and the type's own fields."""
+        own = {f.name for f in fields(self)} - {f.name for f in fields(ServedSpec)}
+        return {k: getattr(self, k) for k in (own | {"name", "max_tokens"}) if getattr(self, k) is not None}
 
 
 @dataclass(frozen=True)
