@@ -84,6 +84,14 @@ def test_results_before_a_crash_are_kept(sandbox):
     assert "exited with code 3" in res.reason
 
 
+def test_a_fatal_signal_is_named_whatever_the_isolation_level(sandbox):
+    # Under bwrap or unshare the wrapper reports its child's fatal signal as exit code 128 + signal.
+    prog = "import os, signal\ndef f():\n    os.kill(os.getpid(), signal.SIGXCPU)\n"
+    res = sandbox.run(prog, [{"kind": "probe", "args": "()"}], "f")
+    assert res.items[0].status == "not_run"
+    assert "CPU time limit" in res.reason
+
+
 def test_hidden_check_item(sandbox):
     check = "def check(candidate):\n    assert candidate(2, 3) == 5\n    assert candidate('x', 'y') == 'xy'\n"
     ok = sandbox.run(ADD, [{"kind": "check", "src": check}], "f")

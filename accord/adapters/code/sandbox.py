@@ -220,6 +220,8 @@ def _kill_group(proc: subprocess.Popen) -> None:
 
 
 def _exit_reason(rc: int | None) -> str:
+    """Name why the sandboxed process ended; a wrapper (bwrap, unshare) reports its child's fatal
+    signal as exit code 128 + signal, so such codes are named as that signal too."""
     if rc is None:
         return "did not exit"
     if rc < 0:
@@ -228,6 +230,12 @@ def _exit_reason(rc: int | None) -> str:
         except ValueError:
             return f"killed by signal {-rc}"
         return _SIGNALS.get(sig, f"killed by {sig.name}")
+    if 128 < rc < 128 + 65:
+        try:
+            sig = signal.Signals(rc - 128)
+        except ValueError:
+            return f"exited with code {rc}"
+        return f"{_SIGNALS.get(sig, f'killed by {sig.name}')}, exit code {rc}"
     return f"exited with code {rc}"
 
 
