@@ -65,7 +65,7 @@ def main() -> None:
     from accord.adapters.code.runner import CodeRunner
     from accord.adapters.code.sandbox import Sandbox
     from accord.adapters.code.static import StaticJudge
-    from accord.verify.tasks.humaneval import load_humaneval
+    from accord.verify.tasks import load_humaneval
 
     limits = Limits()
     sandbox = Sandbox(limits)

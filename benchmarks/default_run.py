@@ -8,7 +8,7 @@ sampled with run seed 1000 (the reported run uses 0). The models are loaded once
 
 Per setting it prints every chain's accuracy, the run's paired comparisons (VERDICT against base,
 Mean, mean-preserving VERDICT and the best single judge: difference, paired bootstrap interval,
-McNemar p; accord.verify.analysis.paired), the share of steps whose candidates are not all the same text,
+McNemar p; accord.verify.analysis), the share of steps whose candidates are not all the same text,
 each judge alone, and the time per problem: wall and process CPU seconds (with one torch thread per
 model the CPU time bounds the time on an idle 2-core machine). The rule, fixed before any reported problem is
 run: take the setting with the largest VERDICT - base on this split among those whose projected
@@ -32,11 +32,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from accord.verify.analysis.paired import paired_from  # noqa: E402
-from accord.verify.analysis.records import read_trace  # noqa: E402
-from accord.verify.run import config as C  # noqa: E402
-from accord.verify.run.config import TaskConfig  # noqa: E402
-from accord.verify.run.setup import build_chains, build_generator, build_panel_from, load_task_list  # noqa: E402
+from accord.verify.analysis import paired_from
+from accord.verify.analysis import read_trace
+from accord.verify.run import RunConfig, resolve, save_run_config
+from accord.verify.run import TaskConfig
+from accord.verify.run import build_chains, build_generator, build_panel_from, load_task_list
 
 DEV_SEED = 1000  # reasoning-gym seed and generation seed of the development split
 BUDGET_S = 480.0  # the projected reported run must fit in 8 of the 10 minutes
@@ -56,15 +56,15 @@ SETTINGS = [
 ]
 
 
-def dev_config(setting, out: Path) -> C.RunConfig:
+def dev_config(setting, out: Path) -> RunConfig:
     _, temperature, top_p, n, max_steps, options, problems = setting
-    return C.resolve(None, [{"task": {"options": {"size": problems, "seed": DEV_SEED, **options}},
+    return resolve(None, [{"task": {"options": {"size": problems, "seed": DEV_SEED, **options}},
                              "generator": {"temperature": temperature, "top_p": top_p},
                              "budgets": {"n_candidates": n, "max_steps": max_steps}, "seed": DEV_SEED,
                              "output": {"dir": str(out)}}])
 
 
-def dev_tasks(cfg: C.RunConfig, problems: int, reported: int) -> list:
+def dev_tasks(cfg: RunConfig, problems: int, reported: int) -> list:
     """``problems`` dev-split problems, none of whose questions is among the reported problems."""
     def draw(size: int, seed: int) -> list:
         return load_task_list(TaskConfig(cfg.task.name, {**cfg.task.options, "size": size, "seed": seed}))
@@ -74,17 +74,18 @@ def dev_tasks(cfg: C.RunConfig, problems: int, reported: int) -> list:
     return [t for t in pool if t.question not in seen][:problems]
 
 
-def run_setting(cfg: C.RunConfig, out: Path, tasks, generator, panel) -> dict:
+def run_setting(cfg: RunConfig, out: Path, tasks, generator, panel) -> dict:
     """One setting's run folder (trace, config) and its timing; the models are the loaded ones."""
     from accord.adapters.llm import TransformersGenerator
-    from accord.verify.loop.engine import StepLoop
-    from accord.verify.loop.trace import TRACE_FILE, TraceWriter
+    from accord.verify.loop import StepLoop
+    from accord.verify.io import TRACE_FILE
+    from accord.verify.loop import TraceWriter
 
     g = cfg.generator
     gen = TransformersGenerator.from_loaded(generator.lm, generator.tokenizer, temperature=g.temperature,
                                             top_p=g.top_p, max_new_tokens=g.max_new_tokens)
     chains = build_chains(cfg)
-    C.save_run_config(out, cfg)
+    save_run_config(out, cfg)
     wall0, cpu0 = time.perf_counter(), time.process_time()
     with TraceWriter(out / TRACE_FILE) as writer:
         writer.write({"type": "run", "seed": cfg.seed, "judges": panel.names, "lambdas": list(panel.lambdas),

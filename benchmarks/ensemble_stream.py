@@ -47,19 +47,19 @@ def write_table(path: Path, rows: int, per_prompt: int = 8, seed: int = 0, piece
 
 def one(mode: str, path: str, chunk: int) -> dict:
     """Run one path in this process; the measured figures as a dict."""
-    from accord.verify.ensemble import streaming as es
-    from accord.verify.ensemble.rewards import default_rules, evaluate_ensemble, read_rewards
-    from accord.verify.tables.rewards import open_rewards
+    from accord.verify.ensemble import Scorer, evaluate_streaming, fit_streamed
+    from accord.verify.ensemble import default_rules, evaluate_ensemble, read_rewards
+    from accord.verify.tables import open_rewards
 
     if mode == "ray":
-        from accord.verify.io.cluster import connect_ray
+        from accord.verify.io import connect_ray
 
         connect_ray(num_cpus=2)
         warm = Path(path).with_name("warm.parquet")  # Ray worker start-up and imports, not counted
         write_table(warm, 20_000, seed=1)
         src = open_rewards(warm)
-        cals = es.fit_streamed(src, "standardize", chunk)
-        es.evaluate_streaming(src, es.Scorer(src.models, cals, tuple(default_rules()), 1.0, (1.5, 1.0, 0.8), {}, True),
+        cals = fit_streamed(src, "standardize", chunk)
+        evaluate_streaming(src, Scorer(src.models, cals, tuple(default_rules()), 1.0, (1.5, 1.0, 0.8), {}, True),
                               None, chunk, "ray", n_boot=10)
     tracemalloc.start()
     t0 = time.perf_counter()
@@ -70,9 +70,9 @@ def one(mode: str, path: str, chunk: int) -> dict:
         doc = evaluate_ensemble(table, fit_calibrators(table.flat_raw, table.models), n_boot=1000)
     else:
         src = open_rewards(path)
-        cals = es.fit_streamed(src, "standardize", chunk)
-        scorer = es.Scorer(src.models, cals, tuple(default_rules()), 1.0, (1.5, 1.0, 0.8), {}, True)
-        doc = es.evaluate_streaming(src, scorer, Path(path).with_name(f"out-{mode}.parquet"), chunk, "ray" if mode == "ray" else "local", n_boot=1000)
+        cals = fit_streamed(src, "standardize", chunk)
+        scorer = Scorer(src.models, cals, tuple(default_rules()), 1.0, (1.5, 1.0, 0.8), {}, True)
+        doc = evaluate_streaming(src, scorer, Path(path).with_name(f"out-{mode}.parquet"), chunk, "ray" if mode == "ray" else "local", n_boot=1000)
     seconds = time.perf_counter() - t0
     _, peak = tracemalloc.get_traced_memory()
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024

@@ -26,8 +26,9 @@ from pathlib import Path
 import numpy as np
 
 from accord.adapters.calibration import fit_calibrators
-from accord.verify.ensemble import streaming as es
-from accord.verify.ensemble.rewards import default_rules, evaluate_ensemble, read_rewards
+from accord.verify.ensemble import Scorer, evaluate_streaming, fit_streamed
+from accord.verify.tables import open_rewards
+from accord.verify.ensemble import default_rules, evaluate_ensemble, read_rewards
 
 
 def write_tables(folder: Path, rows: int, m: int, seed: int = 0) -> tuple[Path, Path]:
@@ -57,11 +58,11 @@ def in_memory(path: Path, n_boot: int) -> float:
 
 def streamed(path: Path, n_boot: int) -> float:
     t0 = time.perf_counter()
-    src = es.open_rewards(path)
-    cals = es.fit_streamed(src, "standardize")
+    src = open_rewards(path)
+    cals = fit_streamed(src, "standardize")
     m = len(src.models)
-    scorer = es.Scorer(src.models, cals, tuple(default_rules()), 1.0, (1.0,) * m, {}, True)
-    json.dumps(es.evaluate_streaming(src, scorer, n_boot=n_boot))
+    scorer = Scorer(src.models, cals, tuple(default_rules()), 1.0, (1.0,) * m, {}, True)
+    json.dumps(evaluate_streaming(src, scorer, n_boot=n_boot))
     return time.perf_counter() - t0
 
 

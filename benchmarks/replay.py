@@ -16,9 +16,9 @@ sys.path.insert(0, str(ROOT / "tests"))
 
 from tracegen import simulate_run  # noqa: E402
 
-from accord.verify.analysis.records import read_trace  # noqa: E402
-from accord.verify.analysis.replay import ContextTree, make_spec, replay  # noqa: E402
-from accord.verify.analysis.sweep import threshold_sweep  # noqa: E402
+from accord.verify.analysis import read_trace
+from accord.verify.analysis import ContextTree, make_spec, replay
+from accord.verify.analysis import threshold_sweep
 
 
 def best_of(fn, repeat: int = 3) -> float:

@@ -42,20 +42,20 @@ def write_table(path: Path, rows: int, seed: int = 0, piece: int = 1_000_000) ->
 
 def bench_tables(rows: int, chunk: int, workdir: Path) -> None:
     from accord.consensus_core import get_policy
-    from accord.verify.io.cluster import connect_ray
-    from accord.verify.tables import streaming as tables
+    from accord.verify.io import connect_ray
+    from accord.verify.tables import decide_streaming, decide_with_ray, open_source
 
     path = workdir / "scores.parquet"
     t0 = time.perf_counter()
     write_table(path, rows)
     print(f"[tables] wrote {rows:,} rows ({path.stat().st_size / 2**20:.0f} MiB Parquet) in {time.perf_counter() - t0:.1f} s")
-    src = tables.open_source(path)
+    src = open_source(path)
     policy = get_policy("verdict")
-    local = tables.decide_streaming(src, policy, workdir / "local.parquet", chunk_size=chunk)
+    local = decide_streaming(src, policy, workdir / "local.parquet", chunk_size=chunk)
     ray = connect_ray(num_cpus=os.cpu_count())
     write_table(workdir / "warm.parquet", 100_000, seed=1)  # Ray worker start-up and imports, not counted
-    tables.decide_with_ray(tables.open_source(workdir / "warm.parquet"), policy, workdir / "warm-out.parquet", chunk_size=chunk)
-    remote = tables.decide_with_ray(src, policy, workdir / "ray.parquet", chunk_size=chunk)
+    decide_with_ray(open_source(workdir / "warm.parquet"), policy, workdir / "warm-out.parquet", chunk_size=chunk)
+    remote = decide_with_ray(src, policy, workdir / "ray.parquet", chunk_size=chunk)
     same = _same_files(workdir / "local.parquet", workdir / "ray.parquet")
     lr, rr = local.rows / local.seconds, remote.rows / remote.seconds
     print(f"[tables] in-process streaming: {local.seconds:.1f} s, {lr:,.0f} rows/s ({local.chunks} chunks of {chunk:,})")
@@ -85,10 +85,11 @@ def _same_files(a: Path, b: Path) -> bool:
 
 
 def bench_run(problems: int, workdir: Path) -> None:
-    from accord.verify.io.cluster import connect_ray, ray_backend
-    from accord.verify.run import config as C
+    from accord.verify.io import connect_ray
+    from accord.verify.run import RayOptions, close_servers, execute_on_ray, server_pool
+    from accord.verify.run import resolve
 
-    cfg = C.resolve({
+    cfg = resolve({
         "task": {"name": "basic_arithmetic", "options": {"size": problems, "seed": 0}},
         "generator": {"max_new_tokens": 16},
         "judges": [{"type": "arithmetic", "lambda": 1.5}, {"type": "embedding", "lambda": 0.8}],
@@ -99,18 +100,18 @@ def bench_run(problems: int, workdir: Path) -> None:
     connect_ray(num_cpus=os.cpu_count())
     rates = {}
     for workers in (1, 2):
-        opts = ray_backend.RayOptions(workers=workers, servers=workers, server_cpus=1.0, worker_cpus=0.0, reuse_servers=True)
+        opts = RayOptions(workers=workers, servers=workers, server_cpus=1.0, worker_cpus=0.0, reuse_servers=True)
         t0 = time.perf_counter()
-        ray_backend.server_pool(__import__("ray"), cfg, opts, f"bench{workers}")
+        server_pool(__import__("ray"), cfg, opts, f"bench{workers}")
         load = time.perf_counter() - t0
         run_dir = workdir / f"run{workers}"
-        s = ray_backend.execute(cfg, run_dir, opts=opts)
+        s = execute_on_ray(cfg, run_dir, opts=opts)
         wall = s["timing"]["wall_s"]
         rates[workers] = problems / wall * 60
         steps = s["work"]["candidates_generated"]
         print(f"[run] {workers} worker(s), {workers} server(s): {problems} problems in {wall:.1f} s "
               f"= {rates[workers]:.2f} problems/min ({steps} candidates generated; model load {load:.1f} s, excluded)")
-        ray_backend.close_servers()  # frees the CPUs for the next configuration
+        close_servers()  # frees the CPUs for the next configuration
     print(f"[run] ratio 2 workers / 1 worker throughput: {rates[2] / rates[1]:.2f}")
 
 

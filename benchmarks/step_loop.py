@@ -9,7 +9,7 @@
     (the generator's candidate i depends only on (seed, i)), both with VERDICT thresholds set
     label-free for this panel: τ and ε from a calibration run on other problems
     (accord.consensus_core.reliability.calibrate_thresholds, target acceptance rate 0.5), and the
-    margin from the same run (accord.verify.loop.margin.calibrate_margin: the margin that stops
+    margin from the same run (accord.verify.loop.calibrate_margin: the margin that stops
     most often while taking full verification's step at >= 95% of the calibration steps). Cost is
     reported as model tokens processed (generator prompt tokens computed + generated + judge tokens
     computed; does not depend on machine load), as seconds, and in the paper's units (a candidate
@@ -111,8 +111,8 @@ def cold_caches(generator, panel) -> None:
 
 
 def run_loop(cfg, tasks, generator, panel, adaptive: bool):
-    from accord.verify.loop.engine import Adaptive, StepLoop, accuracy
-    from accord.verify.run.setup import build_chains
+    from accord.verify.loop import Adaptive, StepLoop, accuracy
+    from accord.verify.run import build_chains
 
     cold_caches(generator, panel)
     a = cfg.adaptive
@@ -130,8 +130,8 @@ def run_loop(cfg, tasks, generator, panel, adaptive: bool):
 
 def part_bc(args, model, tokenizer, tasks, parts: str) -> dict[str, float]:
     from accord.adapters.llm import TransformersGenerator
-    from accord.verify.loop.panel import build_panel
-    from accord.verify.run.config import resolve
+    from accord.verify.loop import build_panel
+    from accord.verify.run import resolve
 
     # the step-loop settings these figures are measured with: the paper's sampling, chains of up to 4 steps
     cfg = resolve(None, [{"generator": {"temperature": 0.8, "top_p": 0.6}, "budgets": {"n_candidates": 3, "max_steps": 4}}])
@@ -164,8 +164,8 @@ def part_c(args, cfg, tasks, gen, panel) -> dict[str, float]:
 
     from accord.consensus_core import get_policy
     from accord.consensus_core.reliability import calibrate_thresholds
-    from accord.verify.loop.margin import calibrate_margin
-    from accord.verify.run.config import PolicyConfig
+    from accord.verify.loop import calibrate_margin
+    from accord.verify.run import PolicyConfig
     from accord.verify.tasks import load_tasks
 
     calib_tasks = load_tasks("basic_arithmetic", size=args.calib_tasks, seed=args.calib_seed)

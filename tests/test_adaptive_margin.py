@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from accord.consensus_core import get_policy
-from accord.verify.loop.margin import calibrate_margin, replay_margin
+from accord.verify.loop import calibrate_margin, replay_margin
 
 POLICY = get_policy("verdict", tau=0.5, eps=0.2)  # λ = 1 each
 

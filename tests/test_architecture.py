@@ -146,10 +146,10 @@ def test_building_the_parser_imports_no_heavy_library():
 def test_cli_choices_match_the_library():
     """Choices the CLI names without importing the library are the library's."""
     from accord.cli.commands import jury, labels, verify
-    from accord.verify.jury_methods import METHODS
-    from accord.verify.labels.formats import FORMATS as LABEL_FORMATS
-    from accord.verify.solutions.reading import FORMATS as SOLUTION_FORMATS
-    from accord.verify.solutions.settings import LABELLED_POLICIES
+    from accord.verify.juries import METHODS
+    from accord.verify.labels import FORMATS as LABEL_FORMATS
+    from accord.verify.solutions import FORMATS as SOLUTION_FORMATS
+    from accord.verify.solutions import LABELLED_POLICIES
 
     assert jury.METHODS == METHODS
     assert labels.FORMATS == LABEL_FORMATS

@@ -10,8 +10,8 @@ import pytest
 from accord.adapters.math import ArithmeticJudge, NumericSamplingJudge, SymbolicEquivalenceJudge
 from accord.cli.main import main
 from accord.errors import UserError
-from accord.verify.analysis.derivation_check import check_derivation
-from accord.verify.io.derivations import parse_derivation, read_derivation
+from accord.verify.analysis import check_derivation
+from accord.verify.io import parse_derivation, read_derivation
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples" / "derivations"
 

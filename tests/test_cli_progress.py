@@ -15,10 +15,10 @@ from test_engine import AdditionWalker, chains, panel, tasks
 from accord.adapters.math import ArithmeticJudge, SymbolicEquivalenceJudge
 from accord.consensus_core import get_policy
 from accord.proofs import run_all
-from accord.verify.analysis.derivation_check import check_derivation
-from accord.verify.io.derivations import read_derivation
-from accord.verify.loop.engine import Budgets, StepLoop
-from accord.verify.tables import streaming as tables
+from accord.verify.analysis import check_derivation
+from accord.verify.io import read_derivation
+from accord.verify.loop import Budgets, StepLoop
+from accord.verify.tables import decide_streaming, open_source
 
 from accord.cli.main import main
 
@@ -54,9 +54,9 @@ def test_derivation_check_and_proofs_report_progress():
 
 
 def test_verify_runner_reports_steps_judged(tmp_path):
-    from accord.verify.solutions.reading import read_solutions
-    from accord.verify.solutions.runner import verify_solutions
-    from accord.verify.solutions.settings import resolve_settings
+    from accord.verify.solutions import read_solutions
+    from accord.verify.solutions import verify_solutions
+    from accord.verify.solutions import resolve_settings
 
     sols = read_solutions(ROOT / "examples" / "solutions" / "processbench.jsonl", None)[:2]
     settings = resolve_settings(None, "arithmetic,symbolic", "verdict", None, None, with_reference=False)
@@ -76,7 +76,7 @@ def test_streamed_decisions_report_rows(tmp_path, fmt):
     path = tmp_path / f"scores.{fmt}"
     path.write_text(text)
     calls = Calls()
-    tables.decide_streaming(tables.open_source(path), get_policy("verdict"), tmp_path / "out.jsonl", 25, progress=calls)
+    decide_streaming(open_source(path), get_policy("verdict"), tmp_path / "out.jsonl", 25, progress=calls)
     _counts_up(calls, len(rows))
     assert len(calls) == 5  # one call per chunk of 25 rows
 

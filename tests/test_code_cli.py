@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from accord.cli.main import main
-from accord.verify import code_candidates as cc
+from accord.verify import candidates
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -115,13 +115,13 @@ def test_bad_input_is_one_line_exit_2(tmp_path, capsys, cands, tests, message):
 
 
 def test_test_sources_split_into_tests_with_setup_kept():
-    tests = cc.tests_from_source("import math\nassert f(4) == 2\ndef test_x():\n    assert f(9) == 3\n", "w")
+    tests = candidates.tests_from_source("import math\nassert f(4) == 2\ndef test_x():\n    assert f(9) == 3\n", "w")
     assert len(tests) == 2 and all(t.expected is None and t.expr.startswith("import math") for t in tests)
-    plain = cc.tests_from_source("assert f(4) == 2\nassert f(1) in (1, -1)\n", "w")
+    plain = candidates.tests_from_source("assert f(4) == 2\nassert f(1) in (1, -1)\n", "w")
     assert (plain[0].expr, plain[0].expected) == ("f(4)", "2") and plain[1].expected is None
-    split = cc.tests_from_check("def check(c):\n    'doc'\n    assert c(1) == 2\n    assert c(2) == 3\n", "g", "w")
+    split = candidates.tests_from_check("def check(c):\n    'doc'\n    assert c(1) == 2\n    assert c(2) == 3\n", "g", "w")
     assert [(t.expr, t.expected) for t in split] == [("g(1)", "2"), ("g(2)", "3")]
-    whole = cc.tests_from_check("def check(c):\n    for x in range(3):\n        assert c(x) == x + 1\n", "g", "w")
+    whole = candidates.tests_from_check("def check(c):\n    for x in range(3):\n        assert c(x) == x + 1\n", "g", "w")
     assert len(whole) == 1 and whole[0].expr.endswith("check(g)")
 
 
@@ -129,11 +129,11 @@ def test_test_sources_split_into_tests_with_setup_kept():
 @given(st.lists(st.tuples(st.integers(-99, 99), st.text("ab", max_size=3)), min_size=1, max_size=6))
 def test_probe_inputs_are_the_tests_call_arguments(calls):
     src = "".join(f"assert f({x!r}, {s!r}) == 0\n" for x, s in calls)
-    probes = cc.call_args(cc.tests_from_source(src, "w"), "f")
+    probes = candidates.call_args(candidates.tests_from_source(src, "w"), "f")
     assert list(probes) == list(dict.fromkeys(repr((x, s)) for x, s in calls))
 
 
 def test_the_example_tests_file_reads():
-    specs = cc.read_code_tests(ROOT / "examples" / "code" / "tests.jsonl")
+    specs = candidates.read_code_tests(ROOT / "examples" / "code" / "tests.jsonl")
     assert set(specs) == {"digit_sum", "is_palindrome", "fizzbuzz", "median", "count_vowels", "gcd"}
     assert all(s.tests and s.probe_inputs for s in specs.values())

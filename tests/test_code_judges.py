@@ -194,7 +194,7 @@ def test_llm_code_judge_scores_roles_in_one_call(smollm2):
 
 
 def test_code_judges_from_a_run_config():
-    from accord.verify.loop.panel import build_panel
+    from accord.verify.loop import build_panel
 
     panel = build_panel([{"type": "code_static"}, {"type": "code_execution", "lambda": 1.5}, {"type": "code_consistency", "probes": 4}])
     assert panel.names == ["static", "execution", "consistency"] and panel.lambdas == (1.0, 1.5, 1.0)

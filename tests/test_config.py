@@ -10,7 +10,7 @@ import yaml
 from accord.cli.commands.run import config_from_args
 from accord.cli.main import build_parser
 from accord.errors import UserError
-from accord.verify.run import config as C
+from accord.verify.run import TaskConfig, load_run_config, parse_assignment, read_config_file, resolve, save_run_config
 
 
 def cfg_from(argv: list[str]) -> dict:
@@ -18,7 +18,7 @@ def cfg_from(argv: list[str]) -> dict:
 
 
 def test_defaults_are_the_builtin_run():
-    cfg = C.resolve().as_dict()
+    cfg = resolve().as_dict()
     assert cfg["task"]["name"] == "basic_arithmetic" and cfg["generator"]["model"] == "smollm2"
     assert (cfg["generator"]["temperature"], cfg["generator"]["top_p"]) == (1.0, 0.95)
     assert cfg["task"]["options"] == {"size": 60, "seed": 0, "max_terms": 2}
@@ -31,8 +31,8 @@ def test_defaults_are_the_builtin_run():
 def test_yaml_and_toml_files_give_the_same_config(tmp_path):
     (tmp_path / "a.yaml").write_text("policy:\n  name: verdict\n  params: {tau: 0.7}\nbudgets: {max_steps: 9}\n")
     (tmp_path / "a.toml").write_text("[policy]\nname = 'verdict'\n[policy.params]\ntau = 0.7\n[budgets]\nmax_steps = 9\n")
-    a = C.resolve(C.read_config_file(tmp_path / "a.yaml")).as_dict()
-    b = C.resolve(C.read_config_file(tmp_path / "a.toml")).as_dict()
+    a = resolve(read_config_file(tmp_path / "a.yaml")).as_dict()
+    b = resolve(read_config_file(tmp_path / "a.toml")).as_dict()
     assert a == b and a["policy"]["params"] == {"tau": 0.7, "eps": 0.1} and a["budgets"]["max_steps"] == 9
     assert a["budgets"]["n_candidates"] == 5  # untouched keys keep their defaults
 
@@ -81,55 +81,55 @@ def test_flags_override_the_file_and_merge_task_options(tmp_path):
 )
 def test_bad_configs_name_the_key(override, message):
     with pytest.raises(UserError, match=message):
-        C.resolve(override)
+        resolve(override)
 
 
 def test_unparseable_and_missing_files(tmp_path):
     (tmp_path / "bad.yaml").write_text("a: [1,\nb: 2\n")
     with pytest.raises(UserError, match="bad.yaml"):
-        C.read_config_file(tmp_path / "bad.yaml")
+        read_config_file(tmp_path / "bad.yaml")
     (tmp_path / "list.yaml").write_text("- 1\n")
     with pytest.raises(UserError, match="must be a mapping"):
-        C.read_config_file(tmp_path / "list.yaml")
+        read_config_file(tmp_path / "list.yaml")
     with pytest.raises(UserError, match="none.toml: no such file"):
-        C.read_config_file(tmp_path / "none.toml")
+        read_config_file(tmp_path / "none.toml")
 
 
 def test_set_parses_values_as_yaml():
-    assert C.parse_assignment("budgets.max_steps=6") == (["budgets", "max_steps"], 6)
-    assert C.parse_assignment("baselines=[mean, max]") == (["baselines"], ["mean", "max"])
-    assert C.parse_assignment("generator.model=./my model") == (["generator", "model"], "./my model")
+    assert parse_assignment("budgets.max_steps=6") == (["budgets", "max_steps"], 6)
+    assert parse_assignment("baselines=[mean, max]") == (["baselines"], ["mean", "max"])
+    assert parse_assignment("generator.model=./my model") == (["generator", "model"], "./my model")
     with pytest.raises(UserError, match="KEY=VALUE"):
-        C.parse_assignment("budgets.max_steps")
+        parse_assignment("budgets.max_steps")
 
 
 def test_run_folder_keeps_the_resolved_config_and_versions(tmp_path):
-    cfg = C.resolve({"seed": 11, "policy": {"name": "verdict", "params": {"eps": 0.2}}})
-    C.save_run_config(tmp_path, cfg)
-    assert C.load_run_config(tmp_path) == cfg
+    cfg = resolve({"seed": 11, "policy": {"name": "verdict", "params": {"eps": 0.2}}})
+    save_run_config(tmp_path, cfg)
+    assert load_run_config(tmp_path) == cfg
     assert yaml.safe_load((tmp_path / "config.yaml").read_text())["seed"] == 11
     v = json.loads((tmp_path / "versions.json").read_text())
     assert v["python"] and v["packages"]["numpy"] and v["packages"]["torch"]
     with pytest.raises(UserError, match="not a run folder"):
-        C.load_run_config(tmp_path / "nothing")
+        load_run_config(tmp_path / "nothing")
 
 
 def test_the_example_configs_resolve_and_the_default_one_is_the_builtin_run():
     from pathlib import Path
 
     root = Path(__file__).resolve().parents[1] / "examples" / "configs"
-    default = C.resolve(C.read_config_file(root / "default.yaml"))
-    assert default == C.resolve()
-    adaptive = C.resolve(C.read_config_file(root / "adaptive.toml"))
+    default = resolve(read_config_file(root / "default.yaml"))
+    assert default == resolve()
+    adaptive = resolve(read_config_file(root / "adaptive.toml"))
     assert adaptive.adaptive.enabled is True and adaptive.baselines == ()
-    own = C.resolve(C.read_config_file(root / "own_questions.yaml"))
-    assert own.task == C.TaskConfig("jsonl", {"path": "examples/tasks/questions.jsonl"})
+    own = resolve(read_config_file(root / "own_questions.yaml"))
+    assert own.task == TaskConfig("jsonl", {"path": "examples/tasks/questions.jsonl"})
 
 
 def test_the_config_is_typed_frozen_and_saved_as_written(tmp_path):
     served = {"name": "big", "type": "llm", "lambda": 2, "base_url": "http://127.0.0.1:9/v1", "model": "m",
               "api_key_env": "KEY", "max_concurrency": 4, "timeout_s": 5.0, "max_retries": 1, "role": "logic"}
-    cfg = C.resolve({"judges": [served, {"type": "arithmetic", "lambda": 1.5}]})
+    cfg = resolve({"judges": [served, {"type": "arithmetic", "lambda": 1.5}]})
     j = cfg.judges[0]
     assert (j.type, j.lam, j.model, j.name, j.role) == ("llm", 2, "m", "big", "logic")
     assert j.typed().lam == (2.0,) and j.typed().base_url == "http://127.0.0.1:9/v1"
@@ -139,29 +139,29 @@ def test_the_config_is_typed_frozen_and_saved_as_written(tmp_path):
     with pytest.raises(AttributeError):
         cfg.seed = 3
     assert cfg.budgets.budgets().n == 5 and cfg.adaptive.settings().calibrate is None
-    C.save_run_config(tmp_path, cfg)
+    save_run_config(tmp_path, cfg)
     assert yaml.safe_load((tmp_path / "config.yaml").read_text()) == cfg.as_dict()
-    assert C.load_run_config(tmp_path) == cfg
+    assert load_run_config(tmp_path) == cfg
 
 
 @pytest.mark.parametrize("lam", [0, -1, float("inf"), float("nan"), True, "one", "1,-1", [1, 0]])
 def test_a_judge_lambda_passes_the_one_lambda_reader(lam):
     with pytest.raises(UserError, match=r"judges\[1\].lambda: λ must be finite numbers > 0, one per judge"):
-        C.resolve({"judges": [{"type": "arithmetic"}, {"type": "arithmetic", "name": "b", "lambda": lam}]})
+        resolve({"judges": [{"type": "arithmetic"}, {"type": "arithmetic", "name": "b", "lambda": lam}]})
 
 
 def test_a_lambda_is_written_as_on_the_command_line():
-    cfg = C.resolve({"judges": [{"type": "arithmetic", "lambda": "1.5"}, {"type": "symbolic", "lambda": [0.8]}]})
+    cfg = resolve({"judges": [{"type": "arithmetic", "lambda": "1.5"}, {"type": "symbolic", "lambda": [0.8]}]})
     assert [j.typed().lam for j in cfg.judges] == [(1.5,), (0.8,)]
 
 
 @pytest.mark.parametrize("where", ["policy", "baseline"])
 def test_a_policy_holds_no_lambdas(where):
     """λ is the panel's (judges[k].lambda); a policy or baseline naming lambdas is refused with the one reason."""
-    from accord.verify.run.setup import build_chains
+    from accord.verify.run import build_chains
 
     with pytest.raises(UserError, match="takes no lambdas: λ and W belong to the panel"):
         if where == "policy":
-            C.resolve({"policy": {"name": "verdict", "params": {"lambdas": [1.0, 2.0]}}})
+            resolve({"policy": {"name": "verdict", "params": {"lambdas": [1.0, 2.0]}}})
         else:
-            build_chains(C.resolve({"baselines": [{"name": "mean", "params": {"lambdas": [1.0, 2.0]}}]}))
+            build_chains(resolve({"baselines": [{"name": "mean", "params": {"lambdas": [1.0, 2.0]}}]}))

@@ -8,7 +8,9 @@ import pytest
 
 from accord.adapters.llm import TransformersGenerator
 from accord.cli.main import main
-from accord.verify.curate import ANSWER_EXAMPLE, ANSWER_SYSTEM, blind_context, curate, read_benchmark, write_curation
+from accord.verify.curation import (
+    ANSWER_EXAMPLE, ANSWER_SYSTEM, blind_context, curate, read_benchmark, write_curation,
+)
 
 QUESTIONS = [
     {"id": "code", "passage": "The secret code written on the door is 9135.", "question": "What is the secret code written on the door?", "answer": "9135"},

@@ -12,12 +12,12 @@ import pytest
 from accord.adapters.math import ArithmeticJudge
 from accord.consensus_core import ConsensusSpec, get_policy
 from accord.protocols import JudgeScore, StepContext
-from accord.verify.analysis.records import read_trace
-from accord.verify.loop.engine import Adaptive, Budgets, Chain, StepLoop, generation_seed
-from accord.verify.loop.margin import replay_margin
-from accord.verify.loop.panel import Panel
-from accord.verify.loop.trace import TraceWriter, context_id, load_resume_state
-from accord.verify.tasks.text import TextTask
+from accord.verify.analysis import read_trace
+from accord.verify.loop import Adaptive, Budgets, Chain, StepLoop, generation_seed
+from accord.verify.loop import replay_margin
+from accord.verify.loop import Panel
+from accord.verify.loop import TraceWriter, context_id, load_resume_state
+from accord.verify.tasks import TextTask
 
 
 class AdditionWalker:

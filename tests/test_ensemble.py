@@ -11,12 +11,8 @@ import pytest
 from accord.adapters.calibration import fit_calibrators
 from accord.consensus_core import ConsensusSpec, get_policy
 from accord.errors import UserError
-from accord.verify.ensemble.rewards import (
-    evaluate_ensemble,
-    krippendorff_alpha,
-    read_rewards,
-    rule_keys,
-    selection_hits,
+from accord.verify.ensemble import (
+    evaluate_ensemble, krippendorff_alpha, read_rewards, rule_keys, selection_hits,
 )
 
 

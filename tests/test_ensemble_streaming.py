@@ -13,9 +13,9 @@ import pytest
 
 from accord.adapters.calibration import fit_calibrators
 from accord.cli.main import main
-from accord.verify.ensemble import streaming as es
-from accord.verify.ensemble.rewards import RewardTable, best_responses, evaluate_ensemble, read_rewards, rule_keys
-from accord.verify.tables.rewards import open_rewards
+from accord.verify.ensemble import Scorer, evaluate_streaming, fit_streamed
+from accord.verify.ensemble import RewardTable, best_responses, evaluate_ensemble, read_rewards, rule_keys
+from accord.verify.tables import open_rewards
 
 MODELS = ("rm_a", "rm_b", "rm_c")
 RULES = ("mean", "min", "uwo", "fj:verdict", "fj:no_rejection", "fj:mean_preserving")
@@ -54,9 +54,9 @@ WRITERS = {"jsonl": write_jsonl, "csv": write_csv, "parquet": write_parquet}
 
 def streamed(path, out=None, chunk=7, backend="local", n_boot=300, **kw):
     src = open_rewards(path)
-    cals = es.fit_streamed(src, "standardize", chunk)
-    scorer = es.Scorer(src.models, cals, RULES, 0.5, (1.5, 1.0, 0.8), {"tau": 0.55}, src.label is not None)
-    return es.evaluate_streaming(src, scorer, out, chunk, backend, n_boot=n_boot, **kw)
+    cals = fit_streamed(src, "standardize", chunk)
+    scorer = Scorer(src.models, cals, RULES, 0.5, (1.5, 1.0, 0.8), {"tau": 0.55}, src.label is not None)
+    return evaluate_streaming(src, scorer, out, chunk, backend, n_boot=n_boot, **kw)
 
 
 def assert_same_report(doc, ref):
@@ -131,21 +131,21 @@ def test_large_table_bounded_memory_identical(tmp_path, monkeypatch):
     pq.write_table(table, tmp_path / "big.parquet", row_group_size=20_000)
     del table
 
-    held, real_score = [], es.Scorer.score
+    held, real_score = [], Scorer.score
 
     def observed(self, t):  # rows held at once, and Arrow memory in use, at each scoring
         held.append((t.num_rows, pa.total_allocated_bytes()))
         return real_score(self, t)
 
-    monkeypatch.setattr(es.Scorer, "score", observed)
+    monkeypatch.setattr(Scorer, "score", observed)
     rules = ("mean", "fj:verdict")
     base = pa.total_allocated_bytes()
     tracemalloc.start()
     try:
         src = open_rewards(tmp_path / "big.parquet")
-        cals = es.fit_streamed(src, "standardize", chunk)
-        scorer = es.Scorer(src.models, cals, rules, 1.0, (1.5, 1.0, 0.8), {}, True)
-        doc = es.evaluate_streaming(src, scorer, tmp_path / "out.parquet", chunk, n_boot=1, sample_size=2_000)
+        cals = fit_streamed(src, "standardize", chunk)
+        scorer = Scorer(src.models, cals, rules, 1.0, (1.5, 1.0, 0.8), {}, True)
+        doc = evaluate_streaming(src, scorer, tmp_path / "out.parquet", chunk, n_boot=1, sample_size=2_000)
         _, np_peak = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()
@@ -224,7 +224,7 @@ def test_pairs_stay_in_memory(tmp_path, capsys):
 @pytest.fixture(scope="module")
 def ray_cluster():
     ray = pytest.importorskip("ray")
-    from accord.verify.io.cluster import connect_ray
+    from accord.verify.io import connect_ray
 
     started = not ray.is_initialized()  # a cluster another test module started is reused, and left running
     yield connect_ray(num_cpus=2)

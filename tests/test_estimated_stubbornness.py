@@ -13,10 +13,10 @@ from accord.adapters.math import ArithmeticJudge
 from accord.consensus_core import ConsensusSpec, all_to_all, get_policy
 from accord.errors import UserError
 from accord.protocols import JudgeScore
-from accord.verify.loop.engine import Budgets, Chain, StepLoop
-from accord.verify.loop.panel import Panel, build_panel
-from accord.verify.loop.trace import TraceWriter, load_resume_state
-from accord.verify.run.config import resolve
+from accord.verify.loop import Budgets, Chain, StepLoop
+from accord.verify.loop import Panel, build_panel
+from accord.verify.loop import TraceWriter, load_resume_state
+from accord.verify.run import resolve
 
 
 class NoisyArithmetic:
@@ -115,10 +115,10 @@ def test_a_panel_influence_matrix_reaches_the_policies(tmp_path):
 
 
 def test_ray_backend_refuses_an_estimated_stubbornness(tmp_path):
-    from accord.verify.run.ray_backend import execute
+    from accord.verify.run import execute_on_ray
 
     with pytest.raises(UserError, match="hand-set stubbornness"):
-        execute(resolve({"stubbornness": {"mode": "estimated"}}), tmp_path)
+        execute_on_ray(resolve({"stubbornness": {"mode": "estimated"}}), tmp_path)
 
 
 def test_calibrated_thresholds_are_set_after_the_warmup_and_used_by_verdict(tmp_path):

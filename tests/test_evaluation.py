@@ -13,7 +13,7 @@ from scipy.stats import binomtest
 from tracegen import simulate_run
 
 from accord.consensus_core import ConsensusSpec, consensus_stats, get_policy
-from accord.verify.analysis.diagnostics import (
+from accord.verify.analysis._diagnostics import (
     _weighted_auc,
     candidate_table,
     dispersion_diagnostics,
@@ -21,20 +21,14 @@ from accord.verify.analysis.diagnostics import (
     roc_auc,
     roc_curve,
 )
-from accord.verify.analysis.evaluation import (
-    accuracy_table,
-    bootstrap_ci,
-    mcnemar,
-    paired_comparison,
-    rates,
-    review_test,
-    timing_shares,
+from accord.verify.analysis import (
+    accuracy_table, bootstrap_ci, mcnemar, paired_comparison, rates, review_test, timing_shares,
 )
-from accord.verify.analysis.paired import paired_summary
-from accord.verify.analysis.records import read_trace
-from accord.verify.analysis.replay import make_spec, replay
-from accord.verify.loop.trace import context_id
-from accord.verify.tasks.text import TextTask
+from accord.verify.analysis import paired_summary
+from accord.verify.analysis import read_trace
+from accord.verify.analysis import make_spec, replay
+from accord.verify.loop import context_id
+from accord.verify.tasks import TextTask
 
 
 @pytest.fixture(scope="module")
@@ -184,7 +178,7 @@ def test_equal_stubbornness_never_flips_the_ranking(tmp_path):
 
 
 def test_thresholds_come_from_the_verified_chain(tmp_path):
-    from accord.verify.analysis.evaluation import verdict_params
+    from accord.verify.analysis import verdict_params
 
     run = simulate_run(tmp_path, n_tasks=2, seed=1, chains={"checked": {"name": "mean_preserving", "tau": 0.5,
                                                                       "eps": 0.2}})

@@ -10,7 +10,7 @@ from accord.adapters.code.spec import CodeSpec
 from accord.cli.main import main
 from accord.protocols import Task
 from accord.verify.tasks import load_tasks
-from accord.verify.tasks.humaneval import load_humaneval
+from accord.verify.tasks import load_humaneval
 
 
 @pytest.fixture(scope="module")

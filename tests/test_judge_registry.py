@@ -8,9 +8,9 @@ import pytest
 from accord.adapters.judges import Built, JudgeSpec, build_judges, column_lambdas, judge_types, parse_judge, register_judge
 from accord.errors import UserError
 from accord.protocols import JudgeScore, StepContext
-from accord.verify.loop.panel import build_panel
-from accord.verify.run import config as C
-from accord.verify.run.setup import build_panel_from
+from accord.verify.loop import build_panel
+from accord.verify.run import resolve
+from accord.verify.run import build_panel_from
 
 
 # ---- a toy judge type, added in this file only: the judge, its typed spec, its factory
@@ -39,7 +39,7 @@ def _toy_length(spec: LengthSpec, models: dict) -> Built:
 
 def test_a_toy_judge_runs_through_a_config_and_the_panel():
     assert "toy_length" in judge_types()
-    cfg = C.resolve({"judges": [{"type": "arithmetic"}, {"type": "toy_length", "scale": 2.0}]})
+    cfg = resolve({"judges": [{"type": "arithmetic"}, {"type": "toy_length", "scale": 2.0}]})
     panel = build_panel_from(cfg)
     assert panel.names == ["arithmetic", "toy_length"] and panel.lambdas == (1.0, 0.5)  # its registered default
     scores = panel.score(StepContext("What is 2 + 3?"), ["2 + 3 = 5", "so the sum of two and three is 5 here"])
@@ -50,9 +50,9 @@ def test_a_toy_judge_runs_through_a_config_and_the_panel():
 
 def test_a_toy_judges_options_and_lambda_are_checked_where_written():
     with pytest.raises(UserError, match=r"judges\[1\]: toy_length judge takes no option\(s\) \['colour'\]"):
-        C.resolve({"judges": [{"type": "arithmetic"}, {"type": "toy_length", "colour": "red"}]})
+        resolve({"judges": [{"type": "arithmetic"}, {"type": "toy_length", "colour": "red"}]})
     with pytest.raises(UserError, match=r"judges\[1\].lambda: λ must be finite numbers > 0"):
-        C.resolve({"judges": [{"type": "arithmetic"}, {"type": "toy_length", "lambda": -2}]})
+        resolve({"judges": [{"type": "arithmetic"}, {"type": "toy_length", "lambda": -2}]})
     with pytest.raises(ValueError, match=r"judges\[1\]: toy_length judge: scale must be > 0"):
         build_panel([{"type": "arithmetic"}, {"type": "toy_length", "scale": 0}])
     p = build_panel([{"type": "arithmetic"}, {"type": "toy_length", "lambda": 2, "name": "short"}])

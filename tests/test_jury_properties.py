@@ -20,7 +20,7 @@ from accord.cli.main import main
 from accord.consensus_core.jury import MISSING, run_jury
 from accord.consensus_core.jury_label_free import label_free_jury
 from accord.consensus_core.jury_labels import choose_labels, fit_few_labels
-from accord.verify.jury_methods import METHODS, decide_with_risk, panel_classes
+from accord.verify.juries import METHODS, decide_with_risk, panel_classes
 
 SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 CLI_SETTINGS = settings(SETTINGS, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])  # capsys is read out per example

@@ -1,7 +1,7 @@
 """One writer per run folder or output file; outputs killed mid-way are absent or whole, never half.
 
 Processes are real: a holder of the lock is another Python process, kills are SIGKILL, and the
-fault points come from the ``ACCORD_FAULT`` hook (accord.verify.io.faults), so each is exact.
+fault points come from the ``ACCORD_FAULT`` hook (accord.verify.io), so each is exact.
 """
 
 from __future__ import annotations
@@ -19,9 +19,9 @@ import pytest
 
 from accord.cli.main import main
 from accord.errors import UserError
-from accord.verify.analysis.records import read_trace
-from accord.verify.io.lock import is_live, lock_path, writer_lock
-from accord.verify.loop.trace import TraceWriter, load_resume_state, read_records
+from accord.verify.analysis import read_trace
+from accord.verify.io import is_live, lock_path, writer_lock
+from accord.verify.loop import TraceWriter, load_resume_state, read_records
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -48,7 +48,7 @@ def test_a_second_writer_is_refused_and_a_killed_holder_leaves_no_stale_lock(tmp
     run = tmp_path / "run"
     holder = _python(f"""
         import sys
-        from accord.verify.io.lock import writer_lock
+        from accord.verify.io import writer_lock
         with writer_lock({str(run)!r}):
             print("held", flush=True)
             sys.stdin.read()
@@ -74,7 +74,7 @@ def test_a_forked_child_does_not_keep_a_killed_parents_lock(tmp_path):
     target = tmp_path / "out.parquet"
     parent = _python(f"""
         import os, signal, sys
-        from accord.verify.io.lock import writer_lock
+        from accord.verify.io import writer_lock
         with writer_lock({str(target)!r}):
             if os.fork() == 0:
                 sys.stdin.read()  # the child lives on until the test closes its stdin
@@ -128,8 +128,7 @@ def test_old_traces_without_ids_still_load_and_resume_continues_their_count(tmp_
 def test_a_torn_record_is_cut_and_the_resumed_writer_continues_the_sequence(tmp_path):
     path = tmp_path / "trace.jsonl"
     proc = _python(f"""
-        from accord.verify.io import faults
-        from accord.verify.loop.trace import TraceWriter
+        from accord.verify.loop import TraceWriter
         w = TraceWriter({str(path)!r})
         for i in range(5):
             w.write({{"type": "note", "i": i, "text": "x" * 40}})

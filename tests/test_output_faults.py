@@ -14,7 +14,7 @@ import pytest
 from test_verify_cli import SOLUTIONS
 
 from accord.cli.main import main
-from accord.verify.io.lock import is_live, lock_path
+from accord.verify.io import is_live, lock_path
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -9,7 +9,7 @@ import pytest
 
 from accord.adapters.math import ArithmeticJudge
 from accord.protocols import JudgeScore, StepContext
-from accord.verify.loop.panel import Panel, build_panel
+from accord.verify.loop import Panel, build_panel
 
 CTX = StepContext("Calculate 2 + 3.")
 CANDS = ["2 + 3 = 5", "2 + 3 = 6"]

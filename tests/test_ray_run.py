@@ -14,9 +14,9 @@ import pytest
 
 pytest.importorskip("ray")
 
-from accord.verify.loop.trace import read_records  # noqa: E402
-from accord.verify.run import config as C  # noqa: E402
-from accord.verify.run import ray_backend  # noqa: E402
+from accord.verify.loop import read_records
+from accord.verify.run import resolve
+from accord.verify.run import RayOptions, close_servers, execute_on_ray
 
 pytestmark = pytest.mark.slow
 
@@ -30,17 +30,17 @@ RUN = {
     "output": {"report": False},
 }
 # generator and panel servers and two workers share the test cluster's two CPUs
-OPTS = ray_backend.RayOptions(workers=2, worker_cpus=0.25, server_cpus=0.75, separate=True, reuse_servers=True, max_retries=2)
+OPTS = RayOptions(workers=2, worker_cpus=0.25, server_cpus=0.75, separate=True, reuse_servers=True, max_retries=2)
 
 
 @pytest.fixture(scope="session")
 def ray_cluster():
     """One local two-CPU Ray cluster for the whole test session (start-up is slow)."""
-    from accord.verify.io.cluster import connect_ray
+    from accord.verify.io import connect_ray
 
     ray = connect_ray(num_cpus=2)
     yield ray
-    ray_backend.close_servers()
+    close_servers()
     ray.shutdown()
 
 
@@ -48,12 +48,12 @@ def ray_cluster():
 def release_servers_after_module():
     """The servers kept for reuse hold most of the cluster's CPUs: free them for the other Ray tests."""
     yield
-    ray_backend.close_servers()
+    close_servers()
 
 
 @pytest.fixture(scope="module")
 def cfg():
-    return C.resolve(RUN)
+    return resolve(RUN)
 
 
 def decisions(trace):
@@ -71,9 +71,9 @@ def local_trace(cfg, smollm2, tmp_path_factory):
     import torch
 
     from accord.adapters.llm import TransformersGenerator
-    from accord.verify.loop.engine import StepLoop
-    from accord.verify.loop.trace import TraceWriter
-    from accord.verify.run.setup import build_chains, build_panel_from, load_task_list
+    from accord.verify.loop import StepLoop
+    from accord.verify.loop import TraceWriter
+    from accord.verify.run import build_chains, build_panel_from, load_task_list
 
     g = cfg.generator
     generator = TransformersGenerator.from_loaded(*smollm2, temperature=g.temperature, top_p=g.top_p, max_new_tokens=g.max_new_tokens)
@@ -112,7 +112,7 @@ def killed_run(cfg, ray_cluster, tmp_path_factory):
     thread = threading.Thread(target=killer, daemon=True)
     thread.start()
     try:
-        summary = ray_backend.execute(cfg, run_dir, opts=OPTS)
+        summary = execute_on_ray(cfg, run_dir, opts=OPTS)
     finally:
         stop.set()
         thread.join()
@@ -153,7 +153,7 @@ def test_resume_of_an_interrupted_cluster_run(cfg, killed_run, local_trace, tmp_
     last_step = max(i for i, line in enumerate(lines) if '"type": "step"' in line)
     kept = sum('"type": "step"' in line for line in lines[:last_step])
     (cut / "trace.jsonl").write_text("".join(lines[:last_step]) + '{"type": "step", "task_')
-    summary = ray_backend.execute(cfg, cut, resume=True, opts=OPTS)
+    summary = execute_on_ray(cfg, cut, resume=True, opts=OPTS)
     assert summary["work"]["resumed_steps"] >= 1 and summary["work"]["resumed_steps"] <= kept
     recs, notes = read_records(cut / "trace.jsonl")
     assert not notes and any(r["type"] == "resume" for r in recs)

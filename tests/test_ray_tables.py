@@ -13,13 +13,13 @@ from test_tables_streaming import random_rows, write_csv, write_jsonl, write_par
 from accord.cli.main import main  # noqa: E402
 from accord.consensus_core import get_policy  # noqa: E402
 from accord.errors import UserError  # noqa: E402
-from accord.verify.tables import streaming as tables  # noqa: E402
+from accord.verify.tables import decide_streaming, decide_with_ray, open_source
 
 
 @pytest.fixture(scope="session")
 def ray_cluster():
     """One local two-CPU Ray cluster for the whole test session (start-up is slow)."""
-    from accord.verify.io.cluster import connect_ray
+    from accord.verify.io import connect_ray
 
     ray = connect_ray(num_cpus=2)
     yield ray
@@ -31,10 +31,10 @@ def test_ray_parquet_equals_local_across_block_edges(tmp_path, ray_cluster):
     rows = random_rows(np.random.default_rng(3), 800, max_cands=5)
     path = tmp_path / "t.parquet"
     write_parquet(path, rows, row_group_size=97)
-    src = tables.open_source(path)
+    src = open_source(path)
     policy = get_policy("verdict", tau=0.55)
-    local = tables.decide_streaming(src, policy, tmp_path / "local.parquet", chunk_size=1000)
-    ray_sum = tables.decide_with_ray(src, policy, tmp_path / "ray.parquet", chunk_size=150)
+    local = decide_streaming(src, policy, tmp_path / "local.parquet", chunk_size=1000)
+    ray_sum = decide_with_ray(src, policy, tmp_path / "ray.parquet", chunk_size=150)
     assert pq.read_table(tmp_path / "ray.parquet").equals(pq.read_table(tmp_path / "local.parquet"))
     assert ray_sum.chunks > 1
     assert (ray_sum.rows, ray_sum.steps, ray_sum.accepted, ray_sum.fallback, ray_sum.unchosen) == (
@@ -46,10 +46,10 @@ def test_ray_text_formats_equal_local(tmp_path, ray_cluster, fmt, writer):
     rows = random_rows(np.random.default_rng(4), 400)
     path = tmp_path / f"t.{fmt}"
     writer(path, rows)
-    src = tables.open_source(path)
+    src = open_source(path)
     policy = get_policy("no_rejection")
-    tables.decide_streaming(src, policy, tmp_path / "local.parquet", chunk_size=64)
-    tables.decide_with_ray(src, policy, tmp_path / "ray.parquet", chunk_size=64)
+    decide_streaming(src, policy, tmp_path / "local.parquet", chunk_size=64)
+    decide_with_ray(src, policy, tmp_path / "ray.parquet", chunk_size=64)
     assert pq.read_table(tmp_path / "ray.parquet").equals(pq.read_table(tmp_path / "local.parquet"))
 
 
@@ -87,9 +87,9 @@ def test_ray_refuses_a_nan_score_unless_read_as_failed(tmp_path, ray_cluster, fm
     path.write_text(text)
     policy = get_policy("verdict")
     with pytest.raises(UserError, match=r"score is NaN"):
-        tables.decide_with_ray(tables.open_source(path), policy, tmp_path / "ray.parquet", chunk_size=10)
-    src = tables.open_source(path, nan="failed")
-    tables.decide_with_ray(src, policy, tmp_path / "ray.parquet", chunk_size=10)
-    tables.decide_streaming(src, policy, tmp_path / "local.parquet", chunk_size=10)
+        decide_with_ray(open_source(path), policy, tmp_path / "ray.parquet", chunk_size=10)
+    src = open_source(path, nan="failed")
+    decide_with_ray(src, policy, tmp_path / "ray.parquet", chunk_size=10)
+    decide_streaming(src, policy, tmp_path / "local.parquet", chunk_size=10)
     ray_t, local_t = pq.read_table(tmp_path / "ray.parquet"), pq.read_table(tmp_path / "local.parquet")
     assert ray_t.equals(local_t) and ray_t.column("b").null_count == 1

@@ -72,7 +72,7 @@ def test_the_lambda_map_is_monotone_and_positive(rel):
 
 
 def test_estimate_on_a_recorded_run():
-    from accord.verify.analysis.records import read_trace
+    from accord.verify.analysis import read_trace
 
     trace = read_trace(TRACE)
     raw = np.concatenate([s.raw for s in trace.steps])
@@ -116,7 +116,7 @@ class _FixedJudge:
 
 
 def test_a_panel_accepts_estimated_stubbornness_and_records_it():
-    from accord.verify.loop.panel import Panel
+    from accord.verify.loop import Panel
 
     judges = [_FixedJudge(n, {"a": 0.5}) for n in ("grounding", "logic", "relevance")]
     panel = Panel(judges, "estimated")
@@ -132,7 +132,7 @@ def test_a_panel_accepts_estimated_stubbornness_and_records_it():
 
 def test_a_panel_estimates_stubbornness_after_its_warm_up_batch():
     from accord.protocols import StepContext
-    from accord.verify.loop.panel import Panel
+    from accord.verify.loop import Panel
 
     rng = np.random.default_rng(0)
     quality = {f"c{i}": float(q) for i, q in enumerate(rng.random(60))}

@@ -14,18 +14,11 @@ from tracegen import LAMBDAS, simulate_run
 
 from accord.consensus_core import ConsensusSpec, get_policy
 from accord.errors import UserError
-from accord.verify.analysis.records import read_trace
-from accord.verify.analysis.replay import (
-    DIVERGED,
-    EXACT,
-    ContextTree,
-    fidelity,
-    make_spec,
-    parse_policy_spec,
-    recorded_spec,
-    replay,
+from accord.verify.analysis import read_trace
+from accord.verify.analysis import (
+    DIVERGED, EXACT, ContextTree, fidelity, make_spec, parse_policy_spec, recorded_spec, replay,
 )
-from accord.verify.loop.trace import context_id
+from accord.verify.loop import context_id
 
 
 @pytest.fixture(scope="module")

@@ -1,7 +1,7 @@
 """A run killed at any point and resumed equals the uninterrupted run with the same seed.
 
 Kills are real SIGKILLs at exact points, set by the ``ACCORD_FAULT`` hook of the trace writer
-(accord.verify.io.faults): after the header, between a step record and its task end, after a task
+(accord.verify.io): after the header, between a step record and its task end, after a task
 end, half-way through writing a step or task-end line (a torn last line), and a second kill while
 resuming. The step loop runs the rule-based generator and judges of test_engine (no model); the
 ``accord run`` command itself runs a tiny random Llama (slow).
@@ -21,9 +21,9 @@ from test_engine import AdditionWalker, chains, panel, tasks
 from test_trace_resume import _rounded, _tiny_model, tiny_config
 
 from accord.cli.main import main
-from accord.verify.io.lock import is_live
-from accord.verify.loop.engine import Budgets, StepLoop
-from accord.verify.loop.trace import TraceWriter, load_resume_state, read_records
+from accord.verify.io import is_live
+from accord.verify.loop import Budgets, StepLoop
+from accord.verify.loop import TraceWriter, load_resume_state, read_records
 
 ROOT = Path(__file__).resolve().parents[1]
 TESTS = Path(__file__).resolve().parent

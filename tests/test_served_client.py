@@ -21,8 +21,8 @@ from accord.adapters.served.judges import score_from_logprobs, score_from_text
 from accord.cli.main import main
 from accord.errors import UserError
 from accord.protocols import StepContext
-from accord.verify.loop.panel import build_panel
-from accord.verify.run import config as C
+from accord.verify.loop import build_panel
+from accord.verify.run import resolve
 
 from llama_server import free_port
 
@@ -252,7 +252,7 @@ def test_the_vlm_judge_sends_the_images_as_data_urls():
 )
 def test_bad_served_generator_entries_are_config_errors(generator, message):
     with pytest.raises(UserError, match=re.escape(message)):
-        C.resolve({"generator": generator})
+        resolve({"generator": generator})
 
 
 @pytest.mark.parametrize(

@@ -21,9 +21,9 @@ from accord.adapters.served import UNAVAILABLE, Endpoint, ServedJudges
 from accord.adapters.served.judges import score_from_logprobs
 from accord.cli.main import main
 from accord.protocols import StepContext
-from accord.verify.loop.trace import read_records
-from accord.verify.run import config as C
-from accord.verify.run.local import execute
+from accord.verify.loop import read_records
+from accord.verify.run import resolve
+from accord.verify.run import execute
 
 from llama_server import LlamaServer
 
@@ -161,7 +161,7 @@ class KillAfter:
 def test_an_outage_gives_null_scores_and_a_finished_run_and_resume_redoes_them(llama_server, tmp_path):
     judges = LlamaServer(log=tmp_path / "judges.log").start()
     try:
-        cfg = C.resolve(run_config(tmp_path, judges.base_url, llama_server.base_url))
+        cfg = resolve(run_config(tmp_path, judges.base_url, llama_server.base_url))
         run_dir = tmp_path / "run"
         first = execute(cfg, run_dir, progress=KillAfter(judges))
         records, _ = read_records(run_dir / "trace.jsonl")

@@ -13,9 +13,11 @@ from tracegen import LAMBDAS, simulate_run
 from accord.cli.main import main
 from accord.consensus_core import ConsensusSpec, get_policy
 from accord.errors import UserError
-from accord.verify.analysis.records import read_trace
-from accord.verify.labels.formats import CORRECT, INCORRECT, UNVERIFIABLE, LabeledSolution, detect_format, read_labels, write_labels
-from accord.verify.labels.metrics import first_wrong_f1, match, mmreason_step_score, score_labels
+from accord.verify.analysis import read_trace
+from accord.verify.labels import (
+    CORRECT, INCORRECT, UNVERIFIABLE, LabeledSolution, detect_format, read_labels, write_labels,
+)
+from accord.verify.labels import first_wrong_f1, match, mmreason_step_score, score_labels
 
 EX = Path(__file__).resolve().parents[1] / "examples" / "step_labels"
 

@@ -8,14 +8,10 @@ import pytest
 from tracegen import LAMBDAS, simulate_run
 
 from accord.cli.main import main
-from accord.verify.analysis.records import read_trace
-from accord.verify.analysis.replay import make_spec, replay
-from accord.verify.analysis.sweep import (
-    default_lambda_sets,
-    recorded_lambdas,
-    stubbornness_sweep,
-    threshold_sweep,
-    write_sweep,
+from accord.verify.analysis import read_trace
+from accord.verify.analysis import make_spec, replay
+from accord.verify.analysis import (
+    default_lambda_sets, recorded_lambdas, stubbornness_sweep, threshold_sweep, write_sweep,
 )
 
 

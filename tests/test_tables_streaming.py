@@ -13,8 +13,8 @@ from hypothesis import strategies as st
 from accord.cli.main import main
 from accord.consensus_core import get_policy
 from accord.errors import UserError
-from accord.verify.tables import streaming as tables
-from accord.verify.tables.score_table import read_score_table
+from accord.verify.tables import decide_rows, decide_streaming, iter_chunks, open_source
+from accord.verify.tables import read_score_table
 
 JUDGES = ("visual", "logical", "contextual")
 
@@ -91,14 +91,14 @@ def test_chunked_equals_in_memory(tmp_path, seed, n_steps, chunk, fmt, policy):
     path = tmp_path / f"t.{fmt}"
     WRITERS[fmt](path, rows)
     pol = get_policy(policy)
-    summary = tables.decide_streaming(tables.open_source(path), pol, tmp_path / "out.parquet", chunk_size=chunk)
+    summary = decide_streaming(open_source(path), pol, tmp_path / "out.parquet", chunk_size=chunk)
     ref = in_memory(tmp_path / "ref.csv", pol)
     assert_same(tmp_path / "out.parquet", ref)
     assert summary.rows == len(rows) and summary.steps == n_steps
     assert summary.accepted + summary.fallback + summary.unchosen == n_steps
 
 
-def test_large_table_bounded_memory_identical(tmp_path):
+def test_large_table_bounded_memory_identical(tmp_path, monkeypatch):
     """300k rows through 3k-row chunks: peak memory is a small fraction of the table's, result identical."""
     rng = np.random.default_rng(7)
     n_steps, n = 100_000, 3
@@ -119,21 +119,20 @@ def test_large_table_bounded_memory_identical(tmp_path):
 
     policy = get_policy("verdict")
     peaks = []
-    real_decide = tables.decide_rows
+    real_decide = decide_rows
 
     def observed(src, t, pol, check=True, spec=None):  # records memory in use while each chunk is decided
         out = real_decide(src, t, pol, check, spec=spec)
         peaks.append((t.num_rows, pa.total_allocated_bytes()))
         return out
 
-    tables.decide_rows = observed
+    monkeypatch.setattr("accord.verify.tables._streaming.decide_rows", observed)  # the function decide_streaming calls
     tracemalloc.start()
     try:
-        summary = tables.decide_streaming(tables.open_source(path), policy, tmp_path / "out.parquet", chunk_size=3_000)
+        summary = decide_streaming(open_source(path), policy, tmp_path / "out.parquet", chunk_size=3_000)
         _, np_peak = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()
-        tables.decide_rows = real_decide
 
     assert summary.rows == n_steps * n and summary.steps == n_steps and summary.chunks == 100
     assert max(rows for rows, _ in peaks) <= 3_000 + n  # a chunk plus at most one carried step
@@ -186,9 +185,9 @@ def test_streaming_needs_output_and_valid_parquet(tmp_path, capsys):
     assert "needs --output OUT" in capsys.readouterr().err
     pq.write_table(pa.table({"step": ["1"], "candidate": ["a"], "p": ["high"], "q": [0.2]}), tmp_path / "s.parquet")
     with pytest.raises(UserError, match="judge column 'p' has type string"):
-        tables.open_source(tmp_path / "s.parquet")
+        open_source(tmp_path / "s.parquet")
     with pytest.raises(UserError, match="--chunk-size must be >= 1"):
-        list(tables.iter_chunks(tables.open_source(tmp_path / "t.parquet"), 0))
+        list(iter_chunks(open_source(tmp_path / "t.parquet"), 0))
 
 
 @pytest.mark.parametrize("chunk", ["10", "100000"])  # the long cell straddles a read block, or fits in one

@@ -10,7 +10,7 @@ import pytest
 
 from accord.cli.main import main
 from accord.verify.solutions import read_solutions, resolve_settings, split_steps, verify_solutions
-from accord.verify.solutions.metrics import Annotated, evaluate_rules
+from accord.verify.solutions import Annotated, evaluate_rules
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 
@@ -229,7 +229,7 @@ def test_an_llm_judge_joins_the_panel_through_the_config(pb, tmp_path, capsys):
 @pytest.mark.slow
 def test_ray_backend_writes_the_same_lines_and_resumes(pb, tmp_path):
     pytest.importorskip("ray")
-    from accord.verify.io.cluster import connect_ray
+    from accord.verify.io import connect_ray
 
     connect_ray(num_cpus=2)
     sols = read_solutions(pb)

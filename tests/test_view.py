@@ -30,13 +30,13 @@ from accord.adapters.math import ArithmeticJudge
 from accord.cli.main import main
 from accord.consensus_core import get_policy
 from accord.protocols import JudgeScore
-from accord.verify.loop.engine import Budgets, Chain, StepLoop
-from accord.verify.loop.panel import Panel
-from accord.verify.loop.trace import TraceWriter, load_resume_state
-from accord.verify.tasks.text import TextTask
+from accord.verify.loop import Budgets, Chain, StepLoop
+from accord.verify.loop import Panel
+from accord.verify.loop import TraceWriter, load_resume_state
+from accord.verify.tasks import TextTask
 from accord.verify.view import detect_kind
-from accord.verify.view.jury_page import render_jury
-from accord.verify.view.verify_page import render_verify
+from accord.verify.view import render_jury
+from accord.verify.view import render_verify
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE_RUN = ROOT / "examples" / "runs" / "smollm2-tiny"
@@ -295,7 +295,7 @@ def test_report_and_sweep_write_into_out_dir_and_leave_the_run_folder_alone(tmp_
 
 
 def test_heatmap_colours_span_zero_to_one_and_say_what_the_cells_span():
-    from accord.verify.analysis.plots import heatmap_figure
+    from accord.verify.analysis import heatmap_figure
 
     fig = heatmap_figure(np.array([[0.58, 0.67], [0.6, np.nan]]), ["a", "b"], ["x", "y"], title="t", xlabel="x", ylabel="y")
     image = fig.axes[0].images[0]

@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 
 from accord.consensus_core import ConsensusSpec, get_policy
-from accord.verify.loop.trace import context_id
+from accord.verify.loop import context_id
 
 JUDGES = ("grounding", "logic", "relevance")
 LAMBDAS = (1.5, 1.0, 0.8)

@@ -9,8 +9,8 @@ from pathlib import Path
 
 
 from accord.errors import UserError
-from accord.verify.io.lock import writer_lock
-from accord.verify.io.outputs import writable_output
+from accord.verify.io import writer_lock
+from accord.verify.io import writable_output
 from accord.cli.options import nonnegative_float, nonnegative_int, positive_float, positive_int
 from accord.cli.progress import add_quiet, progress_bar
 
@@ -66,7 +66,7 @@ def add_collect_help(p: argparse.ArgumentParser) -> None:
 
 
 def run_collect(args: argparse.Namespace) -> int:
-    from accord.verify.jury_collect import collect, parse_member, read_questions
+    from accord.verify.juries import collect, parse_member, read_questions
 
     if not args.questions or not args.out or not args.member:
         raise UserError("collect needs QUESTIONS.jsonl, at least two --member NAME=BASE_URL,MODEL and --out FILE")

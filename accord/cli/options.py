@@ -19,10 +19,10 @@ from accord.cli.progress import progress_bar
 from accord.consensus_core import parse_lambdas as read_lambdas
 from accord.errors import UserError
 from accord.extras import require
-from accord.verify.io.cluster import connect_ray
-from accord.verify.io.lock import is_live, writer_lock
-from accord.verify.io.outputs import table_format, writable_output
-from accord.verify.io.run_folder import TRACE_FILE
+from accord.verify.io import connect_ray
+from accord.verify.io import is_live, writer_lock
+from accord.verify.io import table_format, writable_output
+from accord.verify.io import TRACE_FILE
 from accord.verify.tables import DEFAULT_CHUNK_SIZE
 
 
@@ -122,8 +122,8 @@ def run_streaming(args: argparse.Namespace, build_policy) -> int:
 
     ``build_policy(args, src)`` gives (policy, the panel's ConsensusSpec, the λ note or None)."""
     require("pyarrow", "streaming a table (--backend ray, --chunk-size, --output or a Parquet input)")
-    from accord.verify.tables import streaming as tables
-    src = tables.open_source(args.file, getattr(args, "nan", "error"))
+    from accord.verify.tables import decide_streaming, decide_with_ray, open_source
+    src = open_source(args.file, getattr(args, "nan", "error"))
     if not args.output:
         raise UserError(f"{src.path}: streaming (--backend ray, --chunk-size or a Parquet input) needs --output OUT "
                         f"(.csv, .jsonl or .parquet)")
@@ -138,10 +138,10 @@ def run_streaming(args: argparse.Namespace, build_policy) -> int:
     with writer_lock(args.output):  # one writer per output file, taken before anything is written
         if args.backend == "ray":
             connect_ray(args.address)
-            summary = tables.decide_with_ray(src, policy, args.output, chunk, spec=spec)
+            summary = decide_with_ray(src, policy, args.output, chunk, spec=spec)
         else:
             with progress_bar("deciding rows", quiet=getattr(args, "quiet", False) or getattr(args, "json", False)) as update:
-                summary = tables.decide_streaming(src, policy, args.output, chunk, spec=spec, progress=update)
+                summary = decide_streaming(src, policy, args.output, chunk, spec=spec, progress=update)
     doc = {"input": str(src.path), "output": str(args.output), "backend": args.backend, "policy": policy.name,
            "judges": list(src.judges), "lambdas": list(spec.lambdas), "lambda_note": note, **summary.as_dict()}
     if getattr(args, "json", False):

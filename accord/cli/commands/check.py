@@ -8,7 +8,7 @@ import sys
 from accord.cli.options import parse_lambdas, positive_float, unit_interval
 from accord.cli.progress import add_quiet, progress_bar
 from accord.errors import UserError
-from accord.verify.io.derivations import read_derivation
+from accord.verify.io import read_derivation
 
 NAME = "check"
 HELP = "Check a derivation (text or Markdown, one step per line) with symbolic, numeric and arithmetic judges"
@@ -96,7 +96,7 @@ def _print_table(report) -> None:
 
 
 def run(args) -> int:
-    from accord.verify.analysis.derivation_check import check_derivation
+    from accord.verify.analysis import check_derivation
 
     lines = read_derivation(args.derivation)
     judges, defaults = _judges(args)

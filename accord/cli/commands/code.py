@@ -11,8 +11,8 @@ from accord.cli.options import parse_lambdas, positive_int, unit_interval
 from accord.cli.progress import add_quiet, progress_bar
 from accord.consensus_core import ConsensusSpec, list_policies
 from accord.errors import UserError
-from accord.verify.code_candidates import check_candidates, read_candidates, read_code_tests
-from accord.verify.io.outputs import writable_output, write_text_atomic
+from accord.verify.candidates import check_candidates, read_candidates, read_code_tests
+from accord.verify.io import writable_output, write_text_atomic
 
 NAME = "code"
 HELP = "Check your own code candidates (JSONL) against tests in the sandbox with the code judges and a policy."

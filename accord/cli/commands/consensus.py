@@ -19,7 +19,7 @@ from accord.cli.options import (
 )
 from accord.consensus_core import ConsensusSpec, Decision, get_policy, list_policies
 from accord.errors import UserError
-from accord.verify.tables.score_table import NAN_MODES, ScoreTable, read_influence, read_score_table
+from accord.verify.tables import NAN_MODES, ScoreTable, read_influence, read_score_table
 
 NAME = "consensus"
 HELP = "Apply a decision policy to a table of raw judge scores (CSV, JSONL or Parquet)."

@@ -48,7 +48,7 @@ def build_panel(members: dict[str, str], args: argparse.Namespace) -> dict:
     """One generator per member; a model named twice is loaded once."""
     from accord.adapters.llm import TransformersGenerator, check_sampling
     from accord.adapters.models import load_causal_lm
-    from accord.verify.curate import ANSWER_EXAMPLE, ANSWER_SYSTEM
+    from accord.verify.curation import ANSWER_EXAMPLE, ANSWER_SYSTEM
 
     try:
         check_sampling(args.temperature, 1.0, args.max_new_tokens)
@@ -68,7 +68,7 @@ def build_panel(members: dict[str, str], args: argparse.Namespace) -> dict:
 
 
 def run(args: argparse.Namespace) -> int:
-    from accord.verify.curate import curate, read_benchmark, write_curation
+    from accord.verify.curation import curate, read_benchmark, write_curation
 
     members = parse_members(args.member or ["smollm2"])
     quorum = args.quorum if args.quorum is not None else len(members) // 2 + 1

@@ -1,7 +1,7 @@
 """``accord ensemble FILE``: accuracy of reward models and of their ensembles on precomputed rewards.
 
 Small tables are read into memory; large ones (Parquet input, or --stream, --output,
---chunk-size, --backend ray) are streamed by :mod:`accord.verify.ensemble.streaming`.
+--chunk-size, --backend ray) are streamed by :mod:`accord.verify.ensemble`.
 """
 
 from __future__ import annotations
@@ -17,9 +17,9 @@ from accord.cli.progress import add_quiet, progress_bar
 from accord.cli.options import add_streaming_arguments, lambda_note, nonnegative_float, positive_int, table_lambdas, unit_interval, wants_streaming
 from accord.errors import UserError
 from accord.extras import require
-from accord.verify.io.cluster import connect_ray
-from accord.verify.io.lock import writer_lock
-from accord.verify.io.outputs import table_format, writable_output
+from accord.verify.io import connect_ray
+from accord.verify.io import writer_lock
+from accord.verify.io import table_format, writable_output
 from accord.verify.tables import DEFAULT_CHUNK_SIZE, METADATA
 
 NAME = "ensemble"
@@ -53,9 +53,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def _calibrators(args, table, models=None, stream=None):
     """Loaded, or fitted on --calibrate-on or FILE; ``stream`` (a RewardSource) fits FILE in a streamed pass."""
-    from accord.verify.ensemble import streaming as es
-    from accord.verify.ensemble.rewards import read_rewards
-    from accord.verify.tables.rewards import open_rewards
+    from accord.verify.ensemble import STREAMED_FITS, Scorer, evaluate_streaming, fit_streamed
+    from accord.verify.ensemble import read_rewards
+    from accord.verify.tables import open_rewards
 
     models = models or table.models
     if args.load_calibration:
@@ -67,9 +67,9 @@ def _calibrators(args, table, models=None, stream=None):
         if missing:
             raise UserError(f"{args.load_calibration}: no calibration for model(s) {missing}")
         return cals
-    if stream is not None and (args.calibration in es.STREAMED_FITS or not args.calibrate_on):
+    if stream is not None and (args.calibration in STREAMED_FITS or not args.calibrate_on):
         src = open_rewards(args.calibrate_on, models) if args.calibrate_on else stream
-        return es.fit_streamed(src, args.calibration, args.chunk_size or DEFAULT_CHUNK_SIZE)
+        return fit_streamed(src, args.calibration, args.chunk_size or DEFAULT_CHUNK_SIZE)
     source = read_rewards(args.calibrate_on, models) if args.calibrate_on else table
     labels = source.flat_labels
     if args.calibration == "platt" and labels is None:
@@ -148,9 +148,9 @@ def _say_columns(doc: dict) -> None:
 
 def _stream(args, models, rules, params) -> dict:
     """The streamed path: calibration from pass 1 (or loaded), then pass 2 locally or on Ray."""
-    from accord.verify.ensemble import streaming as es
-    from accord.verify.ensemble.rewards import check_rules, default_rules
-    from accord.verify.tables.rewards import open_rewards
+    from accord.verify.ensemble import STREAMED_FITS, Scorer, evaluate_streaming, fit_streamed
+    from accord.verify.ensemble import check_rules, default_rules
+    from accord.verify.tables import open_rewards
 
     src = open_rewards(args.file, models, _names(args.meta))
     if args.output and Path(args.output).resolve() == src.path.resolve():
@@ -166,11 +166,11 @@ def _stream(args, models, rules, params) -> dict:
     cals = _calibrators(args, None, list(src.models), stream=src)
     if args.save_calibration:
         save_calibrators(args.save_calibration, {m: cals[m] for m in src.models})
-    scorer = es.Scorer(src.models, {m: cals[m] for m in src.models}, tuple(rules), args.k, lam, params, src.label is not None)
+    scorer = Scorer(src.models, {m: cals[m] for m in src.models}, tuple(rules), args.k, lam, params, src.label is not None)
     if args.backend == "ray":
         connect_ray(args.address)
     with progress_bar("scoring rows", quiet=args.quiet or args.json) as update:
-        doc = es.evaluate_streaming(src, scorer, args.output, chunk, args.backend, args.n_boot, args.seed, progress=update)
+        doc = evaluate_streaming(src, scorer, args.output, chunk, args.backend, args.n_boot, args.seed, progress=update)
     return {**doc, **_columns_note(src.models, src.metadata, bool(models)), "lambda_note": lambda_note(defaulted)}
 
 
@@ -182,7 +182,7 @@ def run(args: argparse.Namespace) -> int:
     if args.output:
         table_format(args.output)
     require("pyarrow", "accord ensemble")  # the reward readers are pyarrow's
-    from accord.verify.ensemble.rewards import evaluate_ensemble, read_rewards
+    from accord.verify.ensemble import evaluate_ensemble, read_rewards
 
     for flag, out in (("--output", args.output), ("--save-calibration", args.save_calibration)):
         if out:

@@ -17,8 +17,8 @@ from accord.cli.progress import add_quiet, progress_bar
 from accord.cli.options import nonnegative_int, positive_float, positive_int, unit_interval
 from accord.errors import UserError
 from accord.consensus_core.statistics import bootstrap_ci
-from accord.verify.io.jury import PanelAnswers, read_panel_answers
-from accord.verify.io.outputs import writable_output, write_text_atomic
+from accord.verify.io import PanelAnswers, read_panel_answers
+from accord.verify.io import writable_output, write_text_atomic
 
 
 def open_unit(text: str) -> float:
@@ -33,7 +33,7 @@ def open_unit(text: str) -> float:
 
 NAME = "jury"
 HELP = "Jury over a panel's answers (JSONL): answer classes, label-free or few-label decisions, accuracy, the jury law."
-# accord.verify.jury_methods.METHODS, named here so that building the parser does not import the jury
+# accord.verify.juries.METHODS, named here so that building the parser does not import the jury
 # (tests/test_architecture.py keeps the two equal)
 METHODS = ("auto", "modal", "weighted", "dawid-skene", "difficulty", "best-member")
 
@@ -107,7 +107,9 @@ def _stages(args) -> list[str]:
 
 def build_document(args: argparse.Namespace, panel: PanelAnswers, progress=None) -> dict:
     """The report; ``progress(done, total, stage)`` as each stage begins (see :func:`_stages`)."""
-    from accord.verify.jury_methods import chosen_members, decide, decide_with_risk, panel_classes, unlabeled_comparison
+    from accord.verify.juries import (
+        chosen_members, decide, decide_with_risk, panel_classes, unlabeled_comparison,
+    )
 
     stages = _stages(args)
 

@@ -9,11 +9,11 @@ from pathlib import Path
 from accord.cli.options import note_if_live
 from accord.errors import UserError
 from accord.cli.options import unit_interval
-from accord.verify.io.outputs import writable_output
+from accord.verify.io import writable_output
 
 NAME = "labels"
 HELP = "Step labels: convert between PRM800K, ProcessBench, MMReason and accord runs; score them."
-# accord.verify.labels.formats.FORMATS, named here so that building the parser does not import the
+# accord.verify.labels.FORMATS, named here so that building the parser does not import the
 # readers (tests/test_architecture.py keeps the two equal)
 FORMATS = ("prm800k", "processbench", "mmreason", "accord")
 
@@ -38,7 +38,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _read(path: str, fmt: str | None, args: argparse.Namespace):
-    from accord.verify.labels.formats import detect_format, read_labels
+    from accord.verify.labels import detect_format, read_labels
 
     fmt = fmt or detect_format(Path(path))
     opts = {"chain": args.chain, "tau": args.tau, "eps": args.eps} if fmt == "accord" else {}
@@ -46,8 +46,8 @@ def _read(path: str, fmt: str | None, args: argparse.Namespace):
 
 
 def run(args: argparse.Namespace) -> int:
-    from accord.verify.labels.formats import write_labels
-    from accord.verify.labels.metrics import mmreason_step_score, score_labels
+    from accord.verify.labels import write_labels
+    from accord.verify.labels import mmreason_step_score, score_labels
 
     inputs = [args.source] if args.labels_command == "convert" else [p for p in (args.pred, args.ref) if p]
     live = next((pid for pid in (note_if_live(p, NAME) for p in inputs) if pid is not None), None)

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from accord.cli.options import note_if_live
 from accord.errors import UserError
-from accord.verify.io.outputs import writable_folder
+from accord.verify.io import writable_folder
 
 NAME = "report"
 HELP = "Evaluate a recorded run folder: accuracy with bootstrap intervals, diagnostics, replayed baselines."
@@ -38,8 +38,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from accord.verify.analysis.replay import parse_policy_spec
-    from accord.verify.analysis.report import write_run_report
+    from accord.verify.analysis import parse_policy_spec
+    from accord.verify.analysis import write_run_report
 
     run_dir = Path(args.run_dir)
     if not run_dir.is_dir():

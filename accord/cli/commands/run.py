@@ -20,8 +20,8 @@ from accord.cli.display import Table, console as make_console
 
 from accord.adapters.models import quiet_model_loading
 from accord.errors import UserError
-from accord.verify.io.lock import writer_lock
-from accord.verify.io.run_folder import CONFIG_FILE
+from accord.verify.io import writer_lock
+from accord.verify.io import CONFIG_FILE
 from accord.cli.options import nonnegative_float, nonnegative_int, positive_float, positive_int, unit_interval
 from accord.cli.progress import new_progress
 
@@ -106,7 +106,7 @@ def add_ray_arguments(p: argparse.ArgumentParser) -> None:
 
 def ray_options(args: argparse.Namespace) -> RayOptions:
     """The Ray backend's options from the flags above."""
-    from accord.verify.run.ray_backend import RayOptions
+    from accord.verify.run import RayOptions
 
     return RayOptions(
         address=args.address, workers=args.workers, worker_cpus=args.worker_cpus, servers=args.servers,
@@ -115,18 +115,18 @@ def ray_options(args: argparse.Namespace) -> RayOptions:
     )
 
 
-def config_from_args(args: argparse.Namespace) -> C.RunConfig:
+def config_from_args(args: argparse.Namespace) -> RunConfig:
     """The resolved config: defaults <- --config file <- flags <- --set."""
-    from accord.verify.run import config as C
+    from accord.verify.run import DEFAULTS, RunConfig, load_run_config, nested, parse_assignment, read_config_file, resolve
 
-    file_cfg = C.read_config_file(args.config) if args.config else {}
+    file_cfg = read_config_file(args.config) if args.config else {}
     overrides = []
     name = "jsonl" if args.tasks_file else args.task
     if name is not None:
         # another task source starts from its own option defaults, not the replaced source's
         old = (file_cfg.get("task") or {}) if isinstance(file_cfg.get("task"), dict) else {}
-        same = old.get("name", C.DEFAULTS["task"]["name"]) == name
-        options = dict(old.get("options") or (C.DEFAULTS["task"]["options"] if "name" not in old else {})) if same else {}
+        same = old.get("name", DEFAULTS["task"]["name"]) == name
+        options = dict(old.get("options") or (DEFAULTS["task"]["options"] if "name" not in old else {})) if same else {}
         if args.tasks_file:
             options["path"] = args.tasks_file
         file_cfg = {**file_cfg, "task": {"name": name, "options": {}}}
@@ -134,7 +134,7 @@ def config_from_args(args: argparse.Namespace) -> C.RunConfig:
     for flag, key in FLAG_KEYS.items():
         value = getattr(args, flag, None)
         if value is not None and flag != "task":
-            overrides.append(C.nested(key.split("."), value))
+            overrides.append(nested(key.split("."), value))
     if args.baselines is not None:
         overrides.append({"baselines": [b.strip() for b in args.baselines.split(",") if b.strip()]})
     if args.no_base:
@@ -148,24 +148,24 @@ def config_from_args(args: argparse.Namespace) -> C.RunConfig:
     if args.no_report:
         overrides.append({"output": {"report": False}})
     for text in args.set:
-        overrides.append(C.nested(*C.parse_assignment(text)))
+        overrides.append(nested(*parse_assignment(text)))
     file_cfg = _task_run_defaults(file_cfg, overrides)
-    return C.resolve(file_cfg, overrides)
+    return resolve(file_cfg, overrides)
 
 
 RESUME_FIXED_FLAGS = ("config", "set", "tasks_file", "baselines", "no_base", "adaptive", "adaptive_margin", "out")
 
 
-def resumed_config(args: argparse.Namespace) -> tuple[Path, C.RunConfig]:
+def resumed_config(args: argparse.Namespace) -> tuple[Path, RunConfig]:
     """The folder's recorded config, exactly; refused when flags given with --resume disagree with it.
 
     Checked before anything is written, so a refused resume leaves the folder as it was."""
-    from accord.verify.run import config as C
+    from accord.verify.run import DEFAULTS, RunConfig, load_run_config, nested, parse_assignment, read_config_file, resolve
 
     run_dir = Path(args.resume)
     if not run_dir.is_dir():
         raise UserError(f"--resume {run_dir}: not a run folder")
-    cfg = C.load_run_config(run_dir)
+    cfg = load_run_config(run_dir)
     fixed = [f for f in RESUME_FIXED_FLAGS if getattr(args, f, None) not in (None, False, [])]
     if fixed:
         names = ", ".join("--" + f.replace("_", "-") for f in fixed)
@@ -190,10 +190,10 @@ def resumed_config(args: argparse.Namespace) -> tuple[Path, C.RunConfig]:
 
 def _task_run_defaults(file_cfg: dict, overrides: list[dict]) -> dict:
     """HumanEval brings its own run defaults (code panel, one whole-program step); file and flags win."""
-    from accord.verify.run import config as C
-    from accord.verify.tasks.humaneval import with_run_defaults
+    from accord.verify.run import DEFAULTS, RunConfig, load_run_config, nested, parse_assignment, read_config_file, resolve
+    from accord.verify.tasks import with_run_defaults
 
-    name = C.DEFAULTS["task"]["name"]
+    name = DEFAULTS["task"]["name"]
     for d in [file_cfg, *overrides]:
         task = d.get("task")
         if isinstance(task, dict) and task.get("name"):
@@ -301,9 +301,9 @@ def paired_table(paired: dict[str, Any]) -> Table:
 
 
 def run(args: argparse.Namespace) -> int:
-    from accord.verify.run import ray_backend
-    from accord.verify.run.local import execute
-    from accord.verify.run.setup import new_run_dir
+    from accord.verify.run import execute_on_ray
+    from accord.verify.run import execute
+    from accord.verify.run import new_run_dir
 
     if args.resume:
         run_dir, cfg = resumed_config(args)
@@ -318,7 +318,7 @@ def run(args: argparse.Namespace) -> int:
     quiet_model_loading()  # the run's own bar (and its "loading" line) says what is happening
     with writer_lock(run_dir):  # one writer per run folder, taken before anything is written
         if getattr(args, "backend", "local") == "ray":
-            summary = ray_backend.execute(cfg, run_dir, bool(args.resume), progress, ray_options(args))
+            summary = execute_on_ray(cfg, run_dir, bool(args.resume), progress, ray_options(args))
         else:
             summary = execute(cfg, run_dir, resume=bool(args.resume), progress=progress)
     if args.json:

@@ -9,7 +9,7 @@ from pathlib import Path
 from accord.cli.options import note_if_live, unit_interval
 from accord.consensus_core import parse_lambdas
 from accord.errors import UserError
-from accord.verify.io.outputs import writable_folder
+from accord.verify.io import writable_folder
 
 NAME = "sweep"
 HELP = "Replay a recorded run over a τ × ε grid and over stubbornness settings; write heatmaps."
@@ -50,7 +50,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from accord.verify.analysis.sweep import DEFAULT_EPS, DEFAULT_TAUS, write_sweep
+    from accord.verify.analysis import DEFAULT_EPS, DEFAULT_TAUS, write_sweep
 
     run_dir = Path(args.run_dir)
     if not run_dir.is_dir():

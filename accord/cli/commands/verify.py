@@ -11,7 +11,7 @@ from pathlib import Path
 from accord.cli.options import nonnegative_int, positive_float, positive_int, unit_interval
 from accord.errors import UserError
 from accord.cli.progress import add_quiet, progress_bar
-from accord.verify.io.lock import writer_lock
+from accord.verify.io import writer_lock
 
 NAME = "verify"
 HELP = "Judge existing solutions step by step: valid / invalid / uncertain, the first wrong step, metrics"
@@ -48,7 +48,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from accord.verify.solutions import read_solutions, resolve_settings, verify_solutions
-    from accord.verify.solutions.export import write_csv
+    from accord.verify.solutions import write_csv
 
     sols = read_solutions(args.solutions, args.format)
     csv_path = Path(args.csv) if args.csv else None

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from accord.cli.options import note_if_live
 from accord.errors import UserError
-from accord.verify.io.outputs import writable_output, write_text_atomic
+from accord.verify.io import writable_output, write_text_atomic
 
 NAME = "view"
 HELP = "Write one self-contained HTML page (opens from disk) of a run folder, a verify --out or a jury --out file."

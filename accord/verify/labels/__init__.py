@@ -1,7 +1,13 @@
 """Step-label datasets: formats (ProcessBench, PRM800K, MMReason) and metrics against a run."""
 
-from accord.verify.labels.formats import FORMATS, LabeledSolution, detect_format, read_labels, write_labels
-from accord.verify.labels.metrics import first_wrong_f1, match, mmreason_step_score, score_labels, step_agreement
+from accord.verify.labels._formats import (
+    CORRECT, FORMATS, INCORRECT, LabeledSolution, UNVERIFIABLE, detect_format, read_labels, write_labels,
+)
+from accord.verify.labels._metrics import (
+    first_wrong_f1, match, mmreason_step_score, score_labels, step_agreement,
+)
 
-__all__ = ["FORMATS", "LabeledSolution", "detect_format", "first_wrong_f1", "match", "mmreason_step_score",
-           "read_labels", "score_labels", "step_agreement", "write_labels"]
+__all__ = [
+    "CORRECT", "detect_format", "first_wrong_f1", "FORMATS", "INCORRECT", "LabeledSolution", "match",
+    "mmreason_step_score", "read_labels", "score_labels", "step_agreement", "UNVERIFIABLE", "write_labels",
+]

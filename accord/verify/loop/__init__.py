@@ -1,8 +1,19 @@
 """The step loop: generate candidates, score them with the panel, decide by policy, write the trace."""
 
-from accord.verify.loop.engine import Adaptive, Budgets, Chain, StepLoop
-from accord.verify.loop.panel import Panel, build_panel
-from accord.verify.loop.trace import TraceWriter, context_id, load_resume_state
-from accord.verify.loop.margin import calibrate_margin
+from accord.verify.loop._engine import (
+    Adaptive, BASE, Budgets, Chain, StepLoop, Totals, accuracy, generation_seed,
+)
+from accord.verify.loop._margin import calibrate_margin, replay_margin
+from accord.verify.loop._outage import resume_after_outage
+from accord.verify.loop._panel import Panel, build_panel
+from accord.verify.loop._trace import (
+    ResumeState, TraceWriter, context_id, cut_partial_line, load_resume_state, one_writer_problem,
+    read_records,
+)
 
-__all__ = ["Adaptive", "Budgets", "Chain", "Panel", "StepLoop", "TraceWriter", "build_panel", "calibrate_margin", "context_id", "load_resume_state"]
+__all__ = [
+    "accuracy", "Adaptive", "BASE", "Budgets", "build_panel", "calibrate_margin", "Chain", "context_id",
+    "cut_partial_line", "generation_seed", "load_resume_state", "one_writer_problem", "Panel",
+    "read_records", "replay_margin", "resume_after_outage", "ResumeState", "StepLoop", "Totals",
+    "TraceWriter",
+]

@@ -8,10 +8,17 @@ input is annotated, score every judge and rule against the annotation (:mod:`.me
 >>> from accord.verify.solutions import read_solutions, resolve_settings, verify_solutions
 """
 
-from accord.verify.solutions.reading import Solution, read_solutions
-from accord.verify.solutions.runner import VerifyResult, verify_solutions
-from accord.verify.solutions.settings import VerifySettings, resolve_settings
-from accord.verify.solutions.splitter import split_steps
+from accord.verify.solutions._export import write_csv
+from accord.verify.solutions._judging import raw_matrix
+from accord.verify.solutions._labelling import INVALID, prediction, rule_stats, three_way
+from accord.verify.solutions._metrics import Annotated, evaluate_rules
+from accord.verify.solutions._reading import FORMATS, Solution, read_solutions
+from accord.verify.solutions._runner import VerifyResult, verify_solutions
+from accord.verify.solutions._settings import LABELLED_POLICIES, VerifySettings, resolve_settings
+from accord.verify.solutions._splitter import split_steps
 
-__all__ = ["Solution", "VerifyResult", "VerifySettings", "read_solutions", "resolve_settings", "split_steps",
-           "verify_solutions"]
+__all__ = [
+    "Annotated", "evaluate_rules", "FORMATS", "INVALID", "LABELLED_POLICIES", "prediction", "raw_matrix",
+    "read_solutions", "resolve_settings", "rule_stats", "Solution", "split_steps", "three_way",
+    "verify_solutions", "VerifyResult", "VerifySettings", "write_csv",
+]

@@ -5,7 +5,7 @@ in-memory reader works on a base install."""
 
 from importlib import import_module
 
-from accord.verify.tables.score_table import ScoreTable, read_influence, read_score_table
+from accord.verify.tables._score_table import NAN_MODES, ScoreTable, read_influence, read_score_table
 
 DEFAULT_CHUNK_SIZE = 262_144  # rows per chunk of the streaming readers
 # numeric columns that describe a response rather than score it: never taken as reward models unless
@@ -15,16 +15,48 @@ METADATA = frozenset({"n_tokens", "num_tokens", "tokens", "length", "len", "n_ch
                       "temperature", "score_time", "prompt_tokens", "completion_tokens"})
 
 _LAZY = {
-    "TableSource": "streaming", "decide_streaming": "streaming", "decide_with_ray": "streaming",
-    "iter_chunks": "streaming", "open_source": "streaming",
-    "RewardFile": "rewards", "RewardTable": "rewards", "iter_rewards": "rewards", "open_rewards": "rewards",
-    "read_columns": "rewards",
+    "COLS": "_rewards",
+    "LABEL": "_rewards",
+    "NOUNS": "_rewards",
+    "PROMPT": "_rewards",
+    "RESPONSE": "_rewards",
+    "RewardFile": "_rewards",
+    "RewardTable": "_rewards",
+    "block_rows": "_rewards",
+    "iter_rewards": "_rewards",
+    "label_value": "_rewards",
+    "open_rewards": "_rewards",
+    "pick_models": "_rewards",
+    "read_columns": "_rewards",
+    "reward_value": "_rewards",
+    "TableSource": "_streaming",
+    "ChunkWriter": "_streaming",
+    "EdgeMerger": "_streaming",
+    "check_groups": "_streaming",
+    "float_array": "_streaming",
+    "ray_dataset": "_streaming",
+    "row_total": "_streaming",
+    "run_starts": "_streaming",
+    "split_block": "_streaming",
+    "whole_groups": "_streaming",
+    "decide_rows": "_streaming",
+    "decide_streaming": "_streaming",
+    "decide_with_ray": "_streaming",
+    "iter_chunks": "_streaming",
+    "open_source": "_streaming",
 }
-
-__all__ = ["DEFAULT_CHUNK_SIZE", "METADATA", "RewardFile", "RewardTable", "ScoreTable", "TableSource", "decide_streaming", "decide_with_ray", "iter_chunks", "iter_rewards", "open_rewards", "open_source", "read_columns", "read_influence", "read_score_table"]
 
 
 def __getattr__(name: str):
     if name in _LAZY:
         return getattr(import_module(f"accord.verify.tables.{_LAZY[name]}"), name)
     raise AttributeError(f"module 'accord.verify.tables' has no attribute {name!r}")
+
+
+__all__ = [
+    "ChunkWriter", "EdgeMerger", "check_groups", "float_array", "ray_dataset", "row_total", "run_starts", "split_block", "whole_groups",
+    "block_rows", "COLS", "decide_rows", "decide_streaming", "decide_with_ray", "DEFAULT_CHUNK_SIZE",
+    "iter_chunks", "iter_rewards", "LABEL", "label_value", "METADATA", "NAN_MODES", "NOUNS", "open_rewards",
+    "open_source", "pick_models", "PROMPT", "read_columns", "read_influence", "read_score_table", "RESPONSE",
+    "reward_value", "RewardFile", "RewardTable", "ScoreTable", "TableSource",
+]

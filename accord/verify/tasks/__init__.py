@@ -9,67 +9,24 @@ discovered (pkgutil) the first time a name is looked up, so a new source is one 
 (2, 'basic_arithmetic/1/0')
 """
 
-from __future__ import annotations
+from importlib import import_module
 
-import importlib
-import pkgutil
-from typing import Callable
+from accord.verify.tasks._registry import TaskFactory, list_tasks, load_tasks, register_task
 
-from accord.protocols import Task
-
-TaskFactory = Callable[..., list[Task]]
-
-_REGISTRY: dict[str, TaskFactory] = {}
-_IMPORT_ERRORS: dict[str, str] = {}
-_discovered = False
+# Loaded on first use: text tasks read answers with sympy, too heavy for building the CLI's parser.
+_LAZY = {
+    "load_humaneval": "_humaneval", "with_run_defaults": "_humaneval",
+    "TextTask": "_text", "answers_match": "_text", "extract_answer": "_text", "stated_answer": "_text",
+}
 
 
-def register_task(name: str) -> Callable[[TaskFactory], TaskFactory]:
-    """Registers a factory ``(**options) -> list[Task]`` under ``name``."""
-
-    def deco(fn: TaskFactory) -> TaskFactory:
-        _REGISTRY[name] = fn
-        return fn
-
-    return deco
+def __getattr__(name: str):
+    if name in _LAZY:
+        return getattr(import_module(f"accord.verify.tasks.{_LAZY[name]}"), name)
+    raise AttributeError(f"module 'accord.verify.tasks' has no attribute {name!r}")
 
 
-def _discover() -> None:
-    global _discovered
-    if _discovered:
-        return
-    _discovered = True
-    for info in sorted(pkgutil.iter_modules(__path__), key=lambda i: i.name):
-        if info.name.startswith("_"):
-            continue
-        try:
-            importlib.import_module(f"{__name__}.{info.name}")
-        except Exception as exc:  # a source with a missing extra must not hide the others
-            _IMPORT_ERRORS[info.name] = f"{type(exc).__name__}: {exc}"
-
-
-def list_tasks() -> list[str]:
-    """Registered task source names."""
-    _discover()
-    return sorted(_REGISTRY)
-
-
-def load_tasks(name: str, **options) -> list[Task]:
-    """The tasks of source ``name``; an unknown name or option is a ValueError naming it."""
-    _discover()
-    if name not in _REGISTRY:
-        broken = "".join(f"; module {m!r} failed to import ({e})" for m, e in _IMPORT_ERRORS.items())
-        raise ValueError(f"unknown task source {name!r}; choose one of {', '.join(list_tasks())}{broken}")
-    try:
-        tasks = _REGISTRY[name](**options)
-    except TypeError as exc:
-        raise ValueError(f"task source {name!r}: bad options {sorted(options)}: {exc}") from None
-    if not tasks:
-        raise ValueError(f"task source {name!r} produced no tasks with options {options}")
-    ids = [t.id for t in tasks]
-    if len(set(ids)) != len(ids):
-        raise ValueError(f"task source {name!r} produced duplicate task ids")
-    return tasks
-
-
-__all__ = ["list_tasks", "load_tasks", "register_task"]
+__all__ = [
+    "answers_match", "extract_answer", "list_tasks", "load_humaneval", "load_tasks", "register_task",
+    "stated_answer", "TaskFactory", "TextTask", "with_run_defaults",
+]

@@ -1,0 +1,13 @@
+"""Juries of models answering the same questions: collect each member's answers (``accord jury
+collect``) and pick one answer per question by a panel method (``accord jury``): votes, weights
+learned from a few labels, label-free estimates, risk-controlled abstention."""
+
+from accord.verify.juries._collect import collect, parse_member, read_questions
+from accord.verify.juries._methods import (
+    METHODS, chosen_members, decide, decide_with_risk, panel_classes, unlabeled_comparison,
+)
+
+__all__ = [
+    "chosen_members", "collect", "decide", "decide_with_risk", "METHODS", "panel_classes", "parse_member",
+    "read_questions", "unlabeled_comparison",
+]

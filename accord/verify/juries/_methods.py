@@ -1,0 +1,210 @@
+"""The jury's decision for a panel file: answer classes, the chosen method, and what labels bought.
+
+``panel_classes`` turns answers into class codes once (``auto`` / ``math`` parse every distinct
+answer once; blank answers are no answer) and finds the references' classes. ``decide`` runs
+a method:
+
+- ``auto``: with references on some rows but not all, the few-label jury learns from them
+  (:mod:`accord.consensus_core.jury_labels`); otherwise the label-free default
+  (:mod:`accord.consensus_core.jury_label_free`), references, when every row has one, serving
+  only to measure it;
+- ``modal``, ``weighted``, ``dawid-skene``, ``difficulty`` (the difficulty-class vote without
+  fallback), ``best-member`` (the estimated best member);
+- a label budget: the few-label jury reads the references of only that many rows (chosen
+  actively or at random), and :func:`unlabeled_comparison` measures every rule on the rows
+  whose reference it did not read.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Sequence
+
+import numpy as np
+
+from accord.adapters.answers import AnswerGrader, asked_form, equivalence, text_equivalent
+from accord.consensus_core.jury import MISSING, classify, vote_codes
+from accord.consensus_core.jury_difficulty import fit_difficulty
+from accord.consensus_core.jury_label_free import best_member_answers, label_free_jury
+from accord.consensus_core.jury_labels import choose_labels, fit_few_labels
+from accord.consensus_core.jury_risk import certify_threshold
+from accord.consensus_core.jury_weighted import dawid_skene, weighted_plurality, weighted_vote
+from accord.verify.analysis import bootstrap_ci
+
+METHODS = ("auto", "modal", "weighted", "dawid-skene", "difficulty", "best-member")
+NO_CLASS = -2  # truth code when no answer matches the reference (or there is none)
+
+
+@dataclass(frozen=True)
+class PanelClasses:
+    codes: np.ndarray  # (n, M) class codes, MISSING for no (or a blank) answer
+    truth: np.ndarray  # (n,) class of the reference, NO_CLASS when no answer matches it
+    has_reference: np.ndarray  # (n,) bool
+    parse: dict = field(default_factory=dict)  # how answers were read (counts), for the report
+
+
+def panel_classes(
+    answers: Sequence[Sequence[str | None]], references: Sequence[str | None], name: str, problems: Sequence[str | None] | None = None
+) -> PanelClasses:
+    """Class codes and reference classes under the ``auto``, ``math`` or ``text`` equivalence;
+    ``problems`` (texts, optional): where one asks for a form, ``auto`` and ``math`` compare forms."""
+    eq = equivalence(name)
+    has_ref = np.array([r is not None for r in references], dtype=bool)
+    if isinstance(eq, AnswerGrader):
+        eq.prepare([a for row in answers for a in row] + [r for r in references if r is not None])
+        forms = [asked_form(q) for q in problems] if problems else [None] * len(answers)
+        codes = eq.codes(answers, forms)
+        truth = np.array([eq.truth(r, row, c, f) for r, row, c, f in zip(references, answers, codes, forms)], dtype=np.int64)
+        hows: dict[str, int] = {}
+        for a in {a for row in answers for a in row if a is not None}:
+            how = eq.parse(a).how
+            hows[how] = hows.get(how, 0) + 1
+        asked = {f: forms.count(f) for f in dict.fromkeys(forms) if f is not None}
+        return PanelClasses(codes, truth, has_ref, {"distinct_answers": hows, "timeouts": eq.parser.timeouts, **({"asked_forms": asked} if asked else {})})
+    rows = [[a if a is not None and a.strip() else None for a in row] for row in answers]
+    codes = np.stack([classify(row, eq) for row in rows])
+    truth = []
+    for r, row, c in zip(references, rows, codes):
+        hit = [code for a, code in zip(row, c) if a is not None and r is not None and text_equivalent(a, r)]
+        truth.append(int(hit[0]) if hit else NO_CLASS)
+    return PanelClasses(codes, np.array(truth, dtype=np.int64), has_ref)
+
+
+@dataclass(frozen=True)
+class Decision:
+    method: str  # the method that decided ("few-label", "label-free vote", ...)
+    chosen: np.ndarray
+    confidence: np.ndarray
+    tied: np.ndarray
+    labeled: np.ndarray  # (n,) bool: rows whose reference the method read
+    report: dict = field(default_factory=dict)
+    threshold: float = 0.0  # answer only rows with confidence >= threshold (inf: none)
+
+
+def decide(
+    method: str,
+    classes: PanelClasses,
+    members: list[str],
+    seed: int = 0,
+    n_boot: int = 40,
+    label_budget: int | None = None,
+    label_choice: str = "active",
+) -> Decision:
+    """Run one method (see the module docstring); ValueError on impossible requests."""
+    c, truth, has_ref = classes.codes, classes.truth, classes.has_reference
+    n = c.shape[0]
+    none = np.zeros(n, dtype=bool)
+    if label_budget is not None:
+        if not has_ref.all():
+            raise ValueError("--label-budget needs a 'reference' on every line (it measures the rows it does not read)")
+        jury = choose_labels(c, truth, label_budget, label_choice, seed)
+        return Decision(f"few-label ({label_choice}, {label_budget} labels)", jury.chosen, jury.confidence, jury.tied, jury.labeled, {"few_label": jury.as_dict(members)})
+    if method == "auto" and has_ref.any() and not has_ref.all():
+        jury = fit_few_labels(c, truth, has_ref, seed)
+        return Decision("few-label (the rows with a reference)", jury.chosen, jury.confidence, jury.tied, jury.labeled, {"few_label": jury.as_dict(members)})
+    if method == "auto":
+        lf = label_free_jury(c, n_boot=n_boot, seed=seed)
+        name = "label-free vote" if lf.rule == "vote" else f"estimated best member ({members[lf.best_member]})"
+        return Decision(name, lf.chosen, lf.confidence, lf.tied, none, {"label_free": lf.as_dict(members)})
+    if method == "modal":
+        v = vote_codes(c, seed)
+        return Decision("modal", v.chosen, v.agreement, v.tied, none)
+    if method == "difficulty":
+        fit = fit_difficulty(c, seed=seed)
+        return Decision("difficulty", fit.chosen, fit.confidence, fit.tied, none, {"model": fit.as_dict()})
+    if method == "best-member":
+        fit = fit_difficulty(c, seed=seed)
+        chosen = best_member_answers(c, np.argsort(-fit.accuracy))
+        return Decision("best-member", chosen, np.where(chosen != MISSING, fit.accuracy.max(), 0.0), none, none, {"model": fit.as_dict()})
+    fit = dawid_skene(c, seed=seed, n_boot=n_boot) if method == "dawid-skene" else weighted_plurality(c, seed=seed, n_boot=n_boot)
+    est = {m: {"value": float(v), "ci": [float(lo), float(hi)]} for m, v, (lo, hi) in zip(members, fit.accuracy, fit.accuracy_ci)}
+    return Decision(method, fit.chosen, fit.confidence, fit.tied, none, {"estimated_accuracy": est})
+
+
+def decide_with_risk(
+    method: str,
+    classes: PanelClasses,
+    members: list[str],
+    alpha: float,
+    delta: float,
+    seed: int = 0,
+    n_boot: int = 40,
+    label_budget: int | None = None,
+) -> Decision:
+    """A label-free rule (``auto``: the difficulty-class vote, whose posterior ranks rows best)
+    answers the rows whose confidence clears a threshold certified on labelled rows drawn at
+    random (:mod:`accord.consensus_core.jury_risk`): ``label_budget`` rows drawn with ``seed``, or,
+    without a budget, the rows that have a reference (assumed to be a random sample)."""
+    c, truth, has_ref = classes.codes, classes.truth, classes.has_reference
+    n = c.shape[0]
+    if label_budget is not None:
+        if not has_ref.all():
+            raise ValueError("--label-budget needs a 'reference' on every line (it measures the rows it does not read)")
+        labeled = np.zeros(n, dtype=bool)
+        labeled[np.random.default_rng(seed).choice(n, size=label_budget, replace=False)] = True
+        source = f"{label_budget} rows drawn at random (seed {seed})"
+    elif has_ref.any() and not has_ref.all():
+        labeled = has_ref.copy()
+        source = "the rows with a reference, assumed to be a random sample of the file"
+    else:
+        raise ValueError("--risk calibrates on labelled rows: give --label-budget N, or references on a random sample of the rows")
+    base = decide("difficulty" if method == "auto" else method, classes, members, seed, n_boot)
+    wrong = (base.chosen != truth) | (base.chosen == MISSING)
+    risk = certify_threshold(base.confidence, wrong, labeled, alpha, delta)
+    report = {**base.report, "risk": {**risk.as_dict(), "calibration": source, "rule": base.method}}
+    return Decision(f"{base.method}, error <= {alpha:g} (delta {delta:g})", base.chosen, base.confidence, base.tied, labeled, report, risk.threshold)
+
+
+def chosen_members(codes: np.ndarray, chosen: np.ndarray) -> list[list[int]]:
+    """Per problem the members whose answer is in the chosen class."""
+    return [[j for j, x in enumerate(row) if x == ch and ch != MISSING] for row, ch in zip(codes, chosen)]
+
+
+def _entry(hits: np.ndarray, n_boot: int, seed: int) -> dict:
+    lo, hi = bootstrap_ci(hits.astype(float), n_boot=max(n_boot, 1), seed=seed)
+    return {"accuracy": float(hits.mean()) if hits.size else float("nan"), "ci": [lo, hi], "n": int(hits.size)}
+
+
+def label_accuracy_vote(codes: np.ndarray, truth: np.ndarray, labeled: np.ndarray, seed: int = 0) -> np.ndarray:
+    """The simple few-label peer: each member's accuracy on the labelled rows (one pseudo-count
+    right and one wrong), then the accuracy-weighted vote (log-odds weights) on every row."""
+    right = ((codes == truth[:, None]) & (codes != MISSING))[labeled]
+    answered = (codes != MISSING)[labeled]
+    acc = np.clip((right.sum(axis=0) + 1.0) / (answered.sum(axis=0) + 2.0), 0.01, 0.99)
+    return weighted_vote(codes, acc, 0.0, seed, method="accuracy-weighted").chosen
+
+
+def unlabeled_comparison(classes: PanelClasses, decision: Decision, members: list[str], seed: int = 0, n_boot: int = 200) -> dict:
+    """Accuracy on the rows whose reference the decision did not read, beside the best member
+    (by hindsight, and as chosen on the labelled rows), the modal vote, the label-free weighted
+    vote (three members or more), the accuracy-weighted vote with accuracies from the labels and
+    the label-free default."""
+    c, truth = classes.codes, classes.truth
+    rest = ~decision.labeled
+    if not rest.any():
+        return {"rows": 0}
+    right = (c == truth[:, None]) & (c != MISSING)
+
+    def hits(chosen: np.ndarray) -> np.ndarray:
+        return ((chosen == truth) & (chosen != MISSING))[rest]
+
+    member_acc = right[rest].mean(axis=0)
+    hindsight = int(np.argmax(member_acc))
+    on_labels = right[decision.labeled].mean(axis=0) if decision.labeled.any() else member_acc * np.nan
+    picked = int(np.nanargmax(on_labels)) if decision.labeled.any() else hindsight
+    lf = label_free_jury(c, n_boot=min(n_boot, 40), seed=seed)
+    out = {
+        "rows": int(rest.sum()),
+        "jury": _entry(hits(decision.chosen), n_boot, seed),
+        "best_member": {"name": members[hindsight], **_entry(right[rest, hindsight], n_boot, seed)},
+        "best_member_on_labels": {"name": members[picked], **_entry(right[rest, picked], n_boot, seed)},
+        "modal": _entry(hits(vote_codes(c, seed).chosen), n_boot, seed),
+        "accuracy_weighted": _entry(hits(label_accuracy_vote(c, truth, decision.labeled, seed)), n_boot, seed),
+        "label_free": {"rule": lf.rule, **_entry(hits(lf.chosen), n_boot, seed)},
+    }
+    if c.shape[1] >= 3:  # the agreement-rate accuracies need three members
+        out["weighted"] = _entry(hits(weighted_plurality(c, seed=seed).chosen), n_boot, seed)
+    diff = hits(decision.chosen).astype(float) - right[rest, hindsight].astype(float)
+    lo, hi = bootstrap_ci(diff, n_boot=max(n_boot, 1), seed=seed)
+    out["vs_best_member"] = {"difference": float(diff.mean()), "ci": [lo, hi]}
+    return out

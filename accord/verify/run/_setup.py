@@ -1,0 +1,100 @@
+"""Assembling a run from its config: the tasks, the generator, the judge panel and the chains."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from pathlib import Path
+
+from accord.adapters.code.generator import CodeGenerator
+from accord.adapters.llm import TransformersGenerator
+from accord.adapters.served import build_generator as served_generator
+from accord.adapters.vlm import VLMGenerator, shared_vlm
+from accord.consensus_core import get_policy
+from accord.errors import UserError
+from accord.verify.io import TRACE_FILE
+from accord.verify.loop import BASE, Chain
+from accord.verify.loop import build_panel
+from accord.verify.run._config import RunConfig, TaskConfig, save_run_config
+from accord.verify.tasks import load_tasks
+
+
+def build_chains(cfg: RunConfig) -> list[Chain]:
+    """The verified chain, the baselines and (optionally) the base chain, in that order.
+
+    Policies hold only their own parameters; λ and W are the panel's (each decision takes
+    ``panel.consensus``), so a policy's ``params`` naming ``lambdas`` is an error.
+    """
+    def make(name: str, params: dict | None, label: str | None, key: str) -> Chain:
+        try:
+            policy = get_policy(name, **dict(params or {}))
+        except ValueError as exc:
+            raise UserError(f"config: {key}: {exc}") from None
+        return Chain(label or policy.name, policy)
+
+    chains = [make(cfg.policy.name, cfg.policy.params, None, "policy")]
+    for k, b in enumerate(cfg.baselines):
+        key = f"baselines[{k}]"
+        chains.append(make(b, None, None, key) if isinstance(b, str) else make(b["name"], b.get("params"), b.get("label"), key))
+    if cfg.base_chain:
+        chains.append(Chain(BASE, None))
+    labels = [c.label for c in chains]
+    if len(set(labels)) != len(labels):
+        raise UserError(f"config: chain labels must be unique, got {labels} (give baselines a 'label')")
+    return chains
+
+
+def build_generator(cfg: RunConfig):
+    g = cfg.generator
+    if g.served:  # an OpenAI-compatible endpoint
+        try:
+            return served_generator(g.as_dict())
+        except ValueError as exc:
+            raise UserError(f"generator: {exc}") from None
+    make = TransformersGenerator
+    if cfg.task.name == "humaneval":  # whole-program candidates for code
+        make = CodeGenerator
+    if cfg.task.name == "images":  # (image, question) tasks: a vision-language generator
+        try:
+            vlm = shared_vlm(g.model, g.device, g.dtype)
+            return VLMGenerator(vlm, temperature=g.temperature, top_p=g.top_p, max_new_tokens=g.max_new_tokens)
+        except (OSError, ValueError) as exc:
+            raise UserError(f"generator {g.model!r}: {str(exc).splitlines()[0]}") from None
+    try:
+        return make(
+            model=g.model, temperature=g.temperature, top_p=g.top_p, max_new_tokens=g.max_new_tokens,
+            device=g.device, dtype=g.dtype,
+        )
+    except (OSError, ValueError) as exc:
+        raise UserError(f"generator {g.model!r}: {str(exc).splitlines()[0]}") from None
+
+
+def build_panel_from(cfg: RunConfig):
+    try:
+        return build_panel([j.typed() for j in cfg.judges], influence=cfg.influence, timeout_s=cfg.judge_timeout_s,
+                           stubbornness=cfg.stubbornness.mode, warmup=cfg.stubbornness.warmup,
+                           calibrate_thresholds=cfg.thresholds.calibrate)
+    except (OSError, ValueError, TypeError) as exc:
+        raise UserError(f"config: judges: {str(exc).splitlines()[0]}") from None
+
+
+def load_task_list(task: TaskConfig):
+    try:
+        return load_tasks(task.name, **task.options)
+    except (ValueError, ModuleNotFoundError) as exc:
+        raise UserError(f"config: task: {exc}") from None
+
+
+def new_run_dir(cfg: RunConfig) -> Path:
+    if cfg.output.dir:
+        return Path(cfg.output.dir)
+    return Path("runs") / datetime.now(timezone.utc).strftime("%Y%m%d-%H%M%S")
+
+
+def start_run_folder(cfg: RunConfig, run_dir: Path, resume: bool) -> Path:
+    """The run folder's trace path; a new run first refuses a folder holding one, then saves its config."""
+    trace_path = run_dir / TRACE_FILE
+    if not resume:
+        if trace_path.exists() and trace_path.stat().st_size > 0:
+            raise UserError(f"{run_dir}: already holds a run (trace.jsonl); use --resume {run_dir} or another --out")
+        save_run_config(run_dir, cfg)
+    return trace_path

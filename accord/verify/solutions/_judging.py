@@ -1,0 +1,147 @@
+"""Judge every step of a solution in context, and turn the scores into its output record.
+
+Step k is judged with the problem and steps 0..k-1 as context (:class:`StepContext`), the
+solution's reference answer (for the final-answer judge), and in ``metadata`` whether it is the
+last step (``final``) and the text of step k+1 (``next_step``: "This is impossible." tells a math
+judge that a false equation was derived on purpose). Scores go through an optional
+:class:`~accord.adapters.cache.JudgeCache`, keyed by judge, judge settings and the whole context,
+so a re-run (another policy, a resumed file) never pays for a judge call twice.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Sequence
+
+import numpy as np
+
+from accord.adapters.cache import JudgeCache
+from accord.errors import UserError
+from accord.verify.loop import Panel, build_panel
+from accord.protocols import StepContext
+from accord.verify.solutions._labelling import explain, prediction, rule_stats, three_way
+from accord.verify.solutions._reading import Solution
+from accord.verify.solutions._settings import VerifySettings
+
+
+@dataclass(frozen=True)
+class StepScores:
+    scores: dict[str, float | None]
+    reasons: dict[str, str | None]
+
+
+def make_panel(settings: VerifySettings) -> Panel:
+    """The panel the settings describe (a UserError naming what is wrong in them)."""
+    try:
+        return build_panel(list(settings.judges), influence=settings.influence, timeout_s=settings.judge_timeout_s)
+    except (TypeError, ValueError) as exc:
+        raise UserError(f"judges: {exc}") from None
+
+
+def step_context(sol: Solution, k: int) -> StepContext:
+    nxt = sol.steps[k + 1] if k + 1 < len(sol.steps) else ""
+    return StepContext(sol.problem, tuple(sol.steps[:k]), reference=sol.reference,
+                       metadata={"final": k == len(sol.steps) - 1, "next_step": nxt})
+
+
+class ScoreCache:
+    """Judge calls by (column, judge settings, whole context), in a :class:`JudgeCache`."""
+
+    def __init__(self, names: Sequence[str], info: dict, cache: JudgeCache | None):
+        self.names = list(names)
+        self.cache = cache
+        self.settings = {n: json.dumps(info.get(n, {}), sort_keys=True, default=str) for n in self.names}
+
+    @staticmethod
+    def prompt(ctx: StepContext, step: str) -> str:
+        meta = {k: ctx.metadata.get(k) for k in ("final", "next_step")}
+        return json.dumps([ctx.question, list(ctx.steps), step, ctx.reference, meta], ensure_ascii=False)
+
+    def get(self, ctx: StepContext, step: str) -> StepScores | None:
+        if self.cache is None:
+            return None
+        prompt = self.prompt(ctx, step)
+        hits = [self.cache.get(n, self.settings[n], prompt) for n in self.names]
+        if any(h is None for h in hits):
+            return None
+        return StepScores({n: h.value for n, h in zip(self.names, hits)}, {n: h.reason for n, h in zip(self.names, hits)})
+
+    def put(self, ctx: StepContext, step: str, scored: StepScores) -> None:
+        if self.cache is not None:
+            prompt = self.prompt(ctx, step)
+            for n in self.names:
+                self.cache.put(n, self.settings[n], prompt, scored.scores[n], scored.reasons[n])
+
+    def get_solution(self, sol: Solution) -> list[StepScores] | None:
+        """Every step's scores from the cache, or None if one is missing."""
+        out = []
+        for k, step in enumerate(sol.steps):
+            hit = self.get(step_context(sol, k), step)
+            if hit is None:
+                return None
+            out.append(hit)
+        return out
+
+    def put_solution(self, sol: Solution, scored: Sequence[StepScores]) -> None:
+        for k, (step, sc) in enumerate(zip(sol.steps, scored)):
+            self.put(step_context(sol, k), step, sc)
+
+
+class PanelScorer:
+    """A panel behind a judge-call cache."""
+
+    def __init__(self, panel: Panel, cache: JudgeCache | None = None):
+        self.panel = panel
+        self.cached = ScoreCache(panel.names, panel.describe(), cache)
+
+    def score(self, ctx: StepContext, step: str) -> StepScores:
+        hit = self.cached.get(ctx, step)
+        if hit is not None:
+            return hit
+        names = self.panel.names
+        ps = self.panel.score(ctx, [step])
+        scores = {n: (None if np.isnan(v) else float(v)) for n, v in zip(names, ps.raw[0])}
+        reasons = dict(zip(names, ps.reasons[0] if ps.reasons is not None else ps.failures[0]))
+        out = StepScores(scores, reasons)
+        self.cached.put(ctx, step, out)
+        return out
+
+
+def judge_solution(sol: Solution, scorer: PanelScorer, progress=None) -> list[StepScores]:
+    out = []
+    for k, step in enumerate(sol.steps):
+        out.append(scorer.score(step_context(sol, k), step))
+        if progress is not None:
+            progress(1)
+    return out
+
+
+def raw_matrix(steps: Sequence[dict], judges: Sequence[str]) -> np.ndarray:
+    """(steps, judges) raw scores of an output record's steps, NaN where a judge gave none."""
+    return np.array([[np.nan if s["scores"].get(j) is None else float(s["scores"][j]) for j in judges]
+                     for s in steps], dtype=float).reshape(len(steps), len(judges))
+
+
+def solution_record(sol: Solution, scored: Sequence[StepScores], judges: Sequence[str], lambdas: Sequence[float],
+                    policy: str, tau: float, eps: float, influence=None) -> dict:
+    """The output line of one solution: prediction, step labels, and per step the raw scores (null
+    with the reason), the rule's mean and dispersion, the label, its reason and evidence."""
+    steps = [{"text": text, "scores": s.scores, "reasons": s.reasons} for text, s in zip(sol.steps, scored)]
+    raw = raw_matrix(steps, judges)
+    st = rule_stats(raw, policy, judges, lambdas, influence)
+    labels = three_way(st, tau, eps)
+    for k, (step, label) in enumerate(zip(steps, labels)):
+        mean = None if np.isnan(st.score[k]) else float(st.score[k])
+        disp = None if st.dispersion is None or np.isnan(st.dispersion[k]) else float(st.dispersion[k])
+        reason, evidence = explain(label, step["scores"], step["reasons"], mean, disp, tau, eps)
+        step.update({"mean": mean, "dispersion": disp, "label": label, "reason": reason})
+        if evidence:
+            step["evidence"] = evidence
+    rec = {"id": sol.id, "problem": sol.problem, "prediction": prediction(labels), "step_labels": labels, "policy": policy,
+           "tau": tau, "eps": eps, "judges": list(judges), "lambdas": [float(x) for x in lambdas], "steps": steps}
+    if sol.reference is not None:
+        rec["reference"] = sol.reference
+    if sol.first_wrong is not None:
+        rec["label"] = sol.first_wrong
+    return rec

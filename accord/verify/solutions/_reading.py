@@ -1,0 +1,159 @@
+"""Read solutions to verify, in the formats people have them.
+
+==============  ==================================================================================
+processbench    JSONL or JSON list ``{"id", "problem", "steps": [..], "label"?, "reference"?}``
+prm800k         PRM800K's JSONL (the chosen completion of each step; the question's
+                ``ground_truth_answer`` is the reference)
+mmreason        JSONL ``{"id", "question", "steps", "labels", "reference"?}``
+jsonl           JSONL ``{"id", "problem", "solution": "text", "reference"?, "label"?}``: the text is
+                split into steps (:mod:`accord.verify.solutions`)
+text            a .txt/.md file (one solution) or a folder of them (one solution per file, id = the
+                file name); a first paragraph starting ``Problem:`` or ``Question:`` is the problem
+==============  ==================================================================================
+
+The three labelled formats are read by :mod:`accord.verify.labels`; their labels become the
+annotated first wrong step (ProcessBench's ``label``) the metrics compare with.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from accord.errors import UserError
+from accord.verify.io import json_objects
+from accord.verify.solutions._splitter import split_steps
+from accord.verify.labels import INCORRECT, read_labels
+
+FORMATS = ("processbench", "prm800k", "mmreason", "jsonl", "text")
+TEXT_SUFFIXES = (".txt", ".md", ".markdown")
+_PROBLEM = re.compile(r"^\s*(?:\*\*)?(?:problem|question)(?:\*\*)?\s*[:.]\s*", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class Solution:
+    """One solution to verify: its steps, and what is known about it."""
+
+    id: str
+    problem: str
+    steps: tuple[str, ...]
+    reference: str | None = None  # the problem's final answer, when given
+    first_wrong: int | None = None  # annotated index of the first wrong step (-1: none); None: not annotated
+
+
+def detect_format(path: Path) -> str:
+    """The format of ``path``, from its suffix or its first record."""
+    if path.is_dir() or path.suffix.lower() in TEXT_SUFFIXES:
+        return "text"
+    text = path.read_text(encoding="utf-8", errors="replace")
+    first = None
+    if text.lstrip().startswith("["):
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise UserError(f"{path}:{exc.lineno}: not valid JSON ({exc.msg})") from None
+        first = data[0] if data and isinstance(data[0], dict) else None
+    else:
+        for _, obj in json_objects(text.splitlines(), str(path), expect="each line must be a JSON object"):
+            first = obj
+            break
+    if first is None:
+        raise UserError(f"{path}: no solutions found")
+    if isinstance(first.get("solution"), str):
+        return "jsonl"
+    if isinstance(first.get("label"), dict):
+        return "prm800k"
+    if "labels" in first and "steps" in first:
+        return "mmreason"
+    if "steps" in first:
+        return "processbench"
+    raise UserError(f"{path}:1: cannot tell the format (a record needs 'steps' or 'solution'); "
+                    f"pass --format ({', '.join(FORMATS)})")
+
+
+def _first_wrong(labels) -> int | None:
+    if all(x is None for x in labels):
+        return None
+    return next((i for i, x in enumerate(labels) if x == INCORRECT), -1)
+
+
+def _labelled(path: Path, fmt: str) -> list[Solution]:
+    out = []
+    for s in read_labels(path, fmt):
+        ref = s.meta.get("reference")
+        out.append(Solution(s.id, s.question, s.steps, str(ref) if ref is not None else None, _first_wrong(s.labels)))
+    return out
+
+
+def _text_solution(ident: str, text: str) -> Solution:
+    paragraphs = re.split(r"\n\s*\n", text.strip(), maxsplit=1)
+    problem = ""
+    if paragraphs and _PROBLEM.match(paragraphs[0]):
+        problem = _PROBLEM.sub("", paragraphs[0], count=1).strip()
+        text = paragraphs[1] if len(paragraphs) > 1 else ""
+    return Solution(ident, problem, tuple(split_steps(text)))
+
+
+def _read_text_file(p: Path) -> str:
+    try:
+        return p.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        line = p.read_bytes()[: exc.start].count(b"\n") + 1
+        raise UserError(f"{p}:{line}: not UTF-8 text") from None
+
+
+def _text(path: Path) -> list[Solution]:
+    files = sorted(f for f in path.iterdir() if f.suffix.lower() in TEXT_SUFFIXES) if path.is_dir() else [path]
+    if not files:
+        raise UserError(f"{path}: no .txt or .md files in the folder")
+    return [_text_solution(f.stem, _read_text_file(f)) for f in files]
+
+
+def _jsonl(path: Path) -> list[Solution]:
+    out = []
+    lines = _read_text_file(path).splitlines()
+    for no, obj in json_objects(lines, str(path), expect="each line must be a JSON object"):
+        where = f"{path}:{no}"
+        if not isinstance(obj.get("solution"), str):
+            raise UserError(f"{where}: field 'solution' must be a string")
+        ident = obj.get("id", f"{path.stem}:{no}")
+        if not isinstance(ident, (str, int)) or isinstance(ident, bool):
+            raise UserError(f"{where}: field 'id' must be a string or an integer")
+        ref = obj.get("reference")
+        if ref is not None and not isinstance(ref, (str, int, float)):
+            raise UserError(f"{where}: field 'reference' must be a string or a number")
+        steps = tuple(split_steps(obj["solution"]))
+        label = obj.get("label")
+        if label is not None and (not isinstance(label, int) or isinstance(label, bool) or not -1 <= label < len(steps)):
+            raise UserError(f"{where}: 'label' must be -1 or a step index in [0, {len(steps)}) of the split solution")
+        out.append(Solution(str(ident), str(obj.get("problem", obj.get("question", ""))), steps,
+                            None if ref is None else str(ref), label))
+    return out
+
+
+def read_solutions(path: str | Path, fmt: str | None = None) -> list[Solution]:
+    """Every solution in ``path`` (format detected when ``fmt`` is None); ids must be unique."""
+    path = Path(path)
+    if not path.exists():
+        raise UserError(f"{path}: no such file or folder")
+    fmt = (fmt or detect_format(path)).lower()
+    if fmt not in FORMATS:
+        raise UserError(f"unknown solutions format {fmt!r}; choose one of {', '.join(FORMATS)}")
+    if path.is_dir() and fmt != "text":
+        raise UserError(f"{path}: is a folder; only --format text reads a folder")
+    if fmt == "text":
+        sols = _text(path)
+    elif fmt == "jsonl":
+        sols = _jsonl(path)
+    else:
+        sols = _labelled(path, fmt)
+    seen: set[str] = set()
+    for s in sols:
+        if s.id in seen:
+            raise UserError(f"{path}: solution id {s.id!r} appears more than once")
+        seen.add(s.id)
+    if not sols:
+        raise UserError(f"{path}: no solutions found")
+    return sols

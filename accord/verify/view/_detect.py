@@ -1,0 +1,63 @@
+"""Which kind of output a path is, from what it holds (not from its name)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from accord.errors import UserError
+from accord.verify.io import input_file, text_lines
+from accord.verify.io import json_objects
+from accord.verify.view._jury_page import render_jury
+from accord.verify.view._run_page import render_run
+from accord.verify.view._verify_page import render_verify
+
+KINDS = ("run", "verify", "jury")
+WHAT = "a run folder, a trace.jsonl, an accord verify --out or an accord jury --out file"
+
+
+def _kind_of(obj: dict) -> str | None:
+    if isinstance(obj.get("type"), str):
+        return "run"
+    if isinstance(obj.get("steps"), list) and isinstance(obj.get("step_labels"), list):
+        return "verify"
+    if "agreement" in obj and "abstained" in obj:
+        return "jury"
+    return None
+
+
+def _read(path: Path) -> tuple[str, list[dict]]:
+    """The kind of a JSON-lines file and, for verify and jury files, its records (each checked)."""
+    p = input_file(path, "file to view")
+    kind, records = None, []
+    for no, obj in json_objects(text_lines(p, "file to view"), str(p), expect=f"not {WHAT}"):
+        this = _kind_of(obj)
+        if this is None or (kind is not None and this != kind):
+            raise UserError(f"{p}:{no}: not a line of {WHAT}")
+        kind = this
+        if kind == "run":
+            return kind, []
+        records.append(obj)
+    if kind is None:
+        raise UserError(f"{p}: empty; expected {WHAT}")
+    return kind, records
+
+
+def detect_kind(path) -> str:
+    """``run``, ``verify`` or ``jury``; anything else is a UserError naming the path."""
+    p = Path(path)
+    if p.is_dir():
+        return "run"
+    if not p.exists():
+        raise UserError(f"{p}: no such file or folder")
+    return _read(p)[0]
+
+
+def render(path) -> tuple[str, str]:
+    """``(kind, page)`` for a path (see :data:`WHAT`)."""
+    p = Path(path)
+    if p.is_dir():
+        return "run", render_run(p)
+    kind, records = _read(p)
+    if kind == "run":
+        return kind, render_run(p)
+    return kind, (render_verify(p, records) if kind == "verify" else render_jury(p, records))
