@@ -32,11 +32,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from accord.verify.analysis import paired_from
-from accord.verify.analysis import read_trace
-from accord.verify.run import RunConfig, resolve, save_run_config
-from accord.verify.run import TaskConfig
-from accord.verify.run import build_chains, build_generator, build_panel_from, load_task_list
+from accord.verify.analysis import paired_from, read_trace
+from accord.verify.run import (
+    build_chains, build_generator, build_panel_from, load_task_list, resolve, RunConfig, save_run_config,
+    TaskConfig,
+)
 
 DEV_SEED = 1000  # reasoning-gym seed and generation seed of the development split
 BUDGET_S = 480.0  # the projected reported run must fit in 8 of the 10 minutes
@@ -77,9 +77,8 @@ def dev_tasks(cfg: RunConfig, problems: int, reported: int) -> list:
 def run_setting(cfg: RunConfig, out: Path, tasks, generator, panel) -> dict:
     """One setting's run folder (trace, config) and its timing; the models are the loaded ones."""
     from accord.adapters.llm import TransformersGenerator
-    from accord.verify.loop import StepLoop
+    from accord.verify.loop import StepLoop, TraceWriter
     from accord.verify.io import TRACE_FILE
-    from accord.verify.loop import TraceWriter
 
     g = cfg.generator
     gen = TransformersGenerator.from_loaded(generator.lm, generator.tokenizer, temperature=g.temperature,

@@ -47,8 +47,9 @@ def write_table(path: Path, rows: int, per_prompt: int = 8, seed: int = 0, piece
 
 def one(mode: str, path: str, chunk: int) -> dict:
     """Run one path in this process; the measured figures as a dict."""
-    from accord.verify.ensemble import Scorer, evaluate_streaming, fit_streamed
-    from accord.verify.ensemble import default_rules, evaluate_ensemble, read_rewards
+    from accord.verify.ensemble import (
+        default_rules, evaluate_ensemble, evaluate_streaming, fit_streamed, read_rewards, Scorer,
+    )
     from accord.verify.tables import open_rewards
 
     if mode == "ray":

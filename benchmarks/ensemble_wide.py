@@ -26,9 +26,10 @@ from pathlib import Path
 import numpy as np
 
 from accord.adapters.calibration import fit_calibrators
-from accord.verify.ensemble import Scorer, evaluate_streaming, fit_streamed
+from accord.verify.ensemble import (
+    default_rules, evaluate_ensemble, evaluate_streaming, fit_streamed, read_rewards, Scorer,
+)
 from accord.verify.tables import open_rewards
-from accord.verify.ensemble import default_rules, evaluate_ensemble, read_rewards
 
 
 def write_tables(folder: Path, rows: int, m: int, seed: int = 0) -> tuple[Path, Path]:

@@ -42,8 +42,7 @@ def main() -> None:
             f"estimated {accuracy(raw, good, tuple(est.lambdas)):.4f}, "
             f"estimated + label-free τ={th.tau:.3f}, ε={th.eps:.3f}: {accuracy(raw, good, tuple(est.lambdas), tau=th.tau, eps=th.eps):.4f}"
         )
-    from accord.verify.analysis import read_trace
-    from accord.verify.analysis import ContextTree, make_spec, replay
+    from accord.verify.analysis import ContextTree, make_spec, read_trace, replay
 
     print("replay of recorded runs (accuracy among exactly replayed tasks; bounds over diverged ones)")
     for run in sorted(p.parent for p in RUNS.glob("*/trace.jsonl")):

@@ -16,9 +16,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 
 from tracegen import simulate_run  # noqa: E402
 
-from accord.verify.analysis import read_trace
-from accord.verify.analysis import ContextTree, make_spec, replay
-from accord.verify.analysis import threshold_sweep
+from accord.verify.analysis import ContextTree, make_spec, read_trace, replay, threshold_sweep
 
 
 def best_of(fn, repeat: int = 3) -> float:

@@ -86,8 +86,7 @@ def _same_files(a: Path, b: Path) -> bool:
 
 def bench_run(problems: int, workdir: Path) -> None:
     from accord.verify.io import connect_ray
-    from accord.verify.run import RayOptions, close_servers, execute_on_ray, server_pool
-    from accord.verify.run import resolve
+    from accord.verify.run import close_servers, execute_on_ray, RayOptions, resolve, server_pool
 
     cfg = resolve({
         "task": {"name": "basic_arithmetic", "options": {"size": problems, "seed": 0}},

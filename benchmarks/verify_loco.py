@@ -35,8 +35,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from accord.verify.solutions import raw_matrix
-from accord.verify.solutions import INVALID, prediction, rule_stats, three_way
+from accord.verify.solutions import INVALID, prediction, raw_matrix, rule_stats, three_way
 
 CHAMP = Path("shared") / "data" / "champ-dev" / "steps.jsonl"
 DEFAULT_DATA = next((p / CHAMP for p in ROOT.parents if (p / CHAMP).is_file()), ROOT.parent / CHAMP)

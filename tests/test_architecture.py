@@ -148,8 +148,7 @@ def test_cli_choices_match_the_library():
     from accord.cli.commands import jury, labels, verify
     from accord.verify.juries import METHODS
     from accord.verify.labels import FORMATS as LABEL_FORMATS
-    from accord.verify.solutions import FORMATS as SOLUTION_FORMATS
-    from accord.verify.solutions import LABELLED_POLICIES
+    from accord.verify.solutions import FORMATS as SOLUTION_FORMATS, LABELLED_POLICIES
 
     assert jury.METHODS == METHODS
     assert labels.FORMATS == LABEL_FORMATS

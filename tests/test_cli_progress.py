@@ -54,9 +54,7 @@ def test_derivation_check_and_proofs_report_progress():
 
 
 def test_verify_runner_reports_steps_judged(tmp_path):
-    from accord.verify.solutions import read_solutions
-    from accord.verify.solutions import verify_solutions
-    from accord.verify.solutions import resolve_settings
+    from accord.verify.solutions import read_solutions, resolve_settings, verify_solutions
 
     sols = read_solutions(ROOT / "examples" / "solutions" / "processbench.jsonl", None)[:2]
     settings = resolve_settings(None, "arithmetic,symbolic", "verdict", None, None, with_reference=False)

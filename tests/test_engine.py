@@ -13,10 +13,10 @@ from accord.adapters.math import ArithmeticJudge
 from accord.consensus_core import ConsensusSpec, get_policy
 from accord.protocols import JudgeScore, StepContext
 from accord.verify.analysis import read_trace
-from accord.verify.loop import Adaptive, Budgets, Chain, StepLoop, generation_seed
-from accord.verify.loop import replay_margin
-from accord.verify.loop import Panel
-from accord.verify.loop import TraceWriter, context_id, load_resume_state
+from accord.verify.loop import (
+    Adaptive, Budgets, Chain, context_id, generation_seed, load_resume_state, Panel, replay_margin, StepLoop,
+    TraceWriter,
+)
 from accord.verify.tasks import TextTask
 
 

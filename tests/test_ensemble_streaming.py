@@ -13,8 +13,10 @@ import pytest
 
 from accord.adapters.calibration import fit_calibrators
 from accord.cli.main import main
-from accord.verify.ensemble import Scorer, evaluate_streaming, fit_streamed
-from accord.verify.ensemble import RewardTable, best_responses, evaluate_ensemble, read_rewards, rule_keys
+from accord.verify.ensemble import (
+    best_responses, evaluate_ensemble, evaluate_streaming, fit_streamed, read_rewards, RewardTable,
+    rule_keys, Scorer,
+)
 from accord.verify.tables import open_rewards
 
 MODELS = ("rm_a", "rm_b", "rm_c")

@@ -14,8 +14,10 @@ from scipy.stats import pearsonr, spearmanr
 from accord.adapters.calibration import fit_calibrators
 from accord.consensus_core import influence_report
 from accord.cli.main import main
-from accord.verify.ensemble import evaluate_ensemble, pairwise_correlations, read_rewards
-from accord.verify.ensemble import WIDE_MODELS, RestMoments, column_correlations, rest_means, spearman_vs_rest
+from accord.verify.ensemble import (
+    column_correlations, evaluate_ensemble, pairwise_correlations, read_rewards, rest_means, RestMoments,
+    spearman_vs_rest, WIDE_MODELS,
+)
 from accord.consensus_core.statistics import bootstrap_ci, bootstrap_cis
 
 

@@ -13,9 +13,7 @@ from accord.adapters.math import ArithmeticJudge
 from accord.consensus_core import ConsensusSpec, all_to_all, get_policy
 from accord.errors import UserError
 from accord.protocols import JudgeScore
-from accord.verify.loop import Budgets, Chain, StepLoop
-from accord.verify.loop import Panel, build_panel
-from accord.verify.loop import TraceWriter, load_resume_state
+from accord.verify.loop import Budgets, build_panel, Chain, load_resume_state, Panel, StepLoop, TraceWriter
 from accord.verify.run import resolve
 
 

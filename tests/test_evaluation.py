@@ -22,11 +22,9 @@ from accord.verify.analysis._diagnostics import (
     roc_curve,
 )
 from accord.verify.analysis import (
-    accuracy_table, bootstrap_ci, mcnemar, paired_comparison, rates, review_test, timing_shares,
+    accuracy_table, bootstrap_ci, make_spec, mcnemar, paired_comparison, paired_summary, rates, read_trace,
+    replay, review_test, timing_shares,
 )
-from accord.verify.analysis import paired_summary
-from accord.verify.analysis import read_trace
-from accord.verify.analysis import make_spec, replay
 from accord.verify.loop import context_id
 from accord.verify.tasks import TextTask
 

@@ -9,8 +9,7 @@ import pytest
 from accord.adapters.code.spec import CodeSpec
 from accord.cli.main import main
 from accord.protocols import Task
-from accord.verify.tasks import load_tasks
-from accord.verify.tasks import load_humaneval
+from accord.verify.tasks import load_humaneval, load_tasks
 
 
 @pytest.fixture(scope="module")

@@ -9,8 +9,7 @@ from accord.adapters.judges import Built, JudgeSpec, build_judges, column_lambda
 from accord.errors import UserError
 from accord.protocols import JudgeScore, StepContext
 from accord.verify.loop import build_panel
-from accord.verify.run import resolve
-from accord.verify.run import build_panel_from
+from accord.verify.run import build_panel_from, resolve
 
 
 # ---- a toy judge type, added in this file only: the judge, its typed spec, its factory

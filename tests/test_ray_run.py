@@ -15,8 +15,7 @@ import pytest
 pytest.importorskip("ray")
 
 from accord.verify.loop import read_records
-from accord.verify.run import resolve
-from accord.verify.run import RayOptions, close_servers, execute_on_ray
+from accord.verify.run import close_servers, execute_on_ray, RayOptions, resolve
 
 pytestmark = pytest.mark.slow
 
@@ -71,8 +70,7 @@ def local_trace(cfg, smollm2, tmp_path_factory):
     import torch
 
     from accord.adapters.llm import TransformersGenerator
-    from accord.verify.loop import StepLoop
-    from accord.verify.loop import TraceWriter
+    from accord.verify.loop import StepLoop, TraceWriter
     from accord.verify.run import build_chains, build_panel_from, load_task_list
 
     g = cfg.generator

@@ -14,9 +14,8 @@ from tracegen import LAMBDAS, simulate_run
 
 from accord.consensus_core import ConsensusSpec, get_policy
 from accord.errors import UserError
-from accord.verify.analysis import read_trace
 from accord.verify.analysis import (
-    DIVERGED, EXACT, ContextTree, fidelity, make_spec, parse_policy_spec, recorded_spec, replay,
+    ContextTree, DIVERGED, EXACT, fidelity, make_spec, parse_policy_spec, read_trace, recorded_spec, replay,
 )
 from accord.verify.loop import context_id
 

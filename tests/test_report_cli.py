@@ -10,8 +10,9 @@ import pytest
 from tracegen import simulate_run
 
 from accord.cli.main import main
-from accord.verify.analysis import read_trace
-from accord.verify.analysis import REPORT_FILE, ROC_FILE, SCATTER_FILE, build_report, write_run_report
+from accord.verify.analysis import (
+    build_report, read_trace, REPORT_FILE, ROC_FILE, SCATTER_FILE, write_run_report,
+)
 
 PNG = b"\x89PNG\r\n\x1a\n"
 

@@ -22,8 +22,7 @@ from test_trace_resume import _rounded, _tiny_model, tiny_config
 
 from accord.cli.main import main
 from accord.verify.io import is_live
-from accord.verify.loop import Budgets, StepLoop
-from accord.verify.loop import TraceWriter, load_resume_state, read_records
+from accord.verify.loop import Budgets, load_resume_state, read_records, StepLoop, TraceWriter
 
 ROOT = Path(__file__).resolve().parents[1]
 TESTS = Path(__file__).resolve().parent

@@ -22,8 +22,7 @@ from accord.adapters.served.judges import score_from_logprobs
 from accord.cli.main import main
 from accord.protocols import StepContext
 from accord.verify.loop import read_records
-from accord.verify.run import resolve
-from accord.verify.run import execute
+from accord.verify.run import execute, resolve
 
 from llama_server import LlamaServer
 

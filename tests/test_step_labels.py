@@ -15,9 +15,9 @@ from accord.consensus_core import ConsensusSpec, get_policy
 from accord.errors import UserError
 from accord.verify.analysis import read_trace
 from accord.verify.labels import (
-    CORRECT, INCORRECT, UNVERIFIABLE, LabeledSolution, detect_format, read_labels, write_labels,
+    CORRECT, detect_format, first_wrong_f1, INCORRECT, LabeledSolution, match, mmreason_step_score,
+    read_labels, score_labels, UNVERIFIABLE, write_labels,
 )
-from accord.verify.labels import first_wrong_f1, match, mmreason_step_score, score_labels
 
 EX = Path(__file__).resolve().parents[1] / "examples" / "step_labels"
 

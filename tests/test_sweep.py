@@ -8,10 +8,9 @@ import pytest
 from tracegen import LAMBDAS, simulate_run
 
 from accord.cli.main import main
-from accord.verify.analysis import read_trace
-from accord.verify.analysis import make_spec, replay
 from accord.verify.analysis import (
-    default_lambda_sets, recorded_lambdas, stubbornness_sweep, threshold_sweep, write_sweep,
+    default_lambda_sets, make_spec, read_trace, recorded_lambdas, replay, stubbornness_sweep,
+    threshold_sweep, write_sweep,
 )
 
 

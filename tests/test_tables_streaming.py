@@ -13,8 +13,7 @@ from hypothesis import strategies as st
 from accord.cli.main import main
 from accord.consensus_core import get_policy
 from accord.errors import UserError
-from accord.verify.tables import decide_rows, decide_streaming, iter_chunks, open_source
-from accord.verify.tables import read_score_table
+from accord.verify.tables import decide_rows, decide_streaming, iter_chunks, open_source, read_score_table
 
 JUDGES = ("visual", "logical", "contextual")
 

@@ -7,9 +7,10 @@ import json
 import pytest
 
 from accord.errors import UserError
-from accord.verify.tasks import list_tasks, load_tasks, register_task
+from accord.verify.tasks import (
+    answers_match, extract_answer, list_tasks, load_tasks, register_task, stated_answer, TextTask,
+)
 from accord.verify.tasks._gym import _worked_arithmetic
-from accord.verify.tasks import TextTask, answers_match, extract_answer, stated_answer
 
 
 def test_sources_are_discovered():

@@ -17,8 +17,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_engine import AdditionWalker, chains, panel, tasks
 
-from accord.verify.loop import Budgets, StepLoop
-from accord.verify.loop import TraceWriter, cut_partial_line, load_resume_state, read_records
+from accord.verify.loop import (
+    Budgets, cut_partial_line, load_resume_state, read_records, StepLoop, TraceWriter,
+)
 
 
 def test_each_record_is_on_disk_as_soon_as_it_is_written(tmp_path):

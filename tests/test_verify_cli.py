@@ -9,8 +9,9 @@ import numpy as np
 import pytest
 
 from accord.cli.main import main
-from accord.verify.solutions import read_solutions, resolve_settings, split_steps, verify_solutions
-from accord.verify.solutions import Annotated, evaluate_rules
+from accord.verify.solutions import (
+    Annotated, evaluate_rules, read_solutions, resolve_settings, split_steps, verify_solutions,
+)
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 

@@ -30,13 +30,9 @@ from accord.adapters.math import ArithmeticJudge
 from accord.cli.main import main
 from accord.consensus_core import get_policy
 from accord.protocols import JudgeScore
-from accord.verify.loop import Budgets, Chain, StepLoop
-from accord.verify.loop import Panel
-from accord.verify.loop import TraceWriter, load_resume_state
+from accord.verify.loop import Budgets, Chain, load_resume_state, Panel, StepLoop, TraceWriter
 from accord.verify.tasks import TextTask
-from accord.verify.view import detect_kind
-from accord.verify.view import render_jury
-from accord.verify.view import render_verify
+from accord.verify.view import detect_kind, render_jury, render_verify
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE_RUN = ROOT / "examples" / "runs" / "smollm2-tiny"

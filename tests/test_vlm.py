@@ -106,8 +106,7 @@ def test_load_by_local_path(vlms, picture, tmp_path):
 @pytest.mark.slow
 def test_two_step_loop_on_an_image_task(vlms):
     from accord.consensus_core import get_policy
-    from accord.verify.loop import Budgets, Chain, StepLoop
-    from accord.verify.loop import Panel
+    from accord.verify.loop import Budgets, Chain, Panel, StepLoop
     from accord.verify.tasks import load_tasks
 
     vlm = vlms["qwen2_5_vl"]

@@ -9,8 +9,7 @@ from pathlib import Path
 
 
 from accord.errors import UserError
-from accord.verify.io import writer_lock
-from accord.verify.io import writable_output
+from accord.verify.io import writable_output, writer_lock
 from accord.cli.options import nonnegative_float, nonnegative_int, positive_float, positive_int
 from accord.cli.progress import add_quiet, progress_bar
 

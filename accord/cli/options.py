@@ -19,10 +19,7 @@ from accord.cli.progress import progress_bar
 from accord.consensus_core import parse_lambdas as read_lambdas
 from accord.errors import UserError
 from accord.extras import require
-from accord.verify.io import connect_ray
-from accord.verify.io import is_live, writer_lock
-from accord.verify.io import table_format, writable_output
-from accord.verify.io import TRACE_FILE
+from accord.verify.io import connect_ray, is_live, table_format, TRACE_FILE, writable_output, writer_lock
 from accord.verify.tables import DEFAULT_CHUNK_SIZE
 
 

@@ -15,8 +15,7 @@ from accord.cli.options import parse_lambdas, positive_int
 from accord.cli.progress import add_quiet, progress_bar
 from accord.consensus_core import list_policies
 from accord.errors import UserError
-from accord.verify.io import parse_json, read_text
-from accord.verify.io import writable_output, write_text_atomic
+from accord.verify.io import parse_json, read_text, writable_output, write_text_atomic
 from accord.verify.loop import build_panel
 from accord.verify.tasks import load_humaneval
 

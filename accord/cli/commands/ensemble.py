@@ -17,9 +17,7 @@ from accord.cli.progress import add_quiet, progress_bar
 from accord.cli.options import add_streaming_arguments, lambda_note, nonnegative_float, positive_int, table_lambdas, unit_interval, wants_streaming
 from accord.errors import UserError
 from accord.extras import require
-from accord.verify.io import connect_ray
-from accord.verify.io import writer_lock
-from accord.verify.io import table_format, writable_output
+from accord.verify.io import connect_ray, table_format, writable_output, writer_lock
 from accord.verify.tables import DEFAULT_CHUNK_SIZE, METADATA
 
 NAME = "ensemble"
@@ -53,8 +51,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def _calibrators(args, table, models=None, stream=None):
     """Loaded, or fitted on --calibrate-on or FILE; ``stream`` (a RewardSource) fits FILE in a streamed pass."""
-    from accord.verify.ensemble import STREAMED_FITS, Scorer, evaluate_streaming, fit_streamed
-    from accord.verify.ensemble import read_rewards
+    from accord.verify.ensemble import fit_streamed, read_rewards, STREAMED_FITS
     from accord.verify.tables import open_rewards
 
     models = models or table.models
@@ -148,8 +145,7 @@ def _say_columns(doc: dict) -> None:
 
 def _stream(args, models, rules, params) -> dict:
     """The streamed path: calibration from pass 1 (or loaded), then pass 2 locally or on Ray."""
-    from accord.verify.ensemble import STREAMED_FITS, Scorer, evaluate_streaming, fit_streamed
-    from accord.verify.ensemble import check_rules, default_rules
+    from accord.verify.ensemble import check_rules, default_rules, evaluate_streaming, Scorer
     from accord.verify.tables import open_rewards
 
     src = open_rewards(args.file, models, _names(args.meta))

@@ -17,8 +17,7 @@ from accord.cli.progress import add_quiet, progress_bar
 from accord.cli.options import nonnegative_int, positive_float, positive_int, unit_interval
 from accord.errors import UserError
 from accord.consensus_core.statistics import bootstrap_ci
-from accord.verify.io import PanelAnswers, read_panel_answers
-from accord.verify.io import writable_output, write_text_atomic
+from accord.verify.io import PanelAnswers, read_panel_answers, writable_output, write_text_atomic
 
 
 def open_unit(text: str) -> float:

@@ -46,8 +46,7 @@ def _read(path: str, fmt: str | None, args: argparse.Namespace):
 
 
 def run(args: argparse.Namespace) -> int:
-    from accord.verify.labels import write_labels
-    from accord.verify.labels import mmreason_step_score, score_labels
+    from accord.verify.labels import mmreason_step_score, score_labels, write_labels
 
     inputs = [args.source] if args.labels_command == "convert" else [p for p in (args.pred, args.ref) if p]
     live = next((pid for pid in (note_if_live(p, NAME) for p in inputs) if pid is not None), None)

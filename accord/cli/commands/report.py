@@ -38,8 +38,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from accord.verify.analysis import parse_policy_spec
-    from accord.verify.analysis import write_run_report
+    from accord.verify.analysis import parse_policy_spec, write_run_report
 
     run_dir = Path(args.run_dir)
     if not run_dir.is_dir():

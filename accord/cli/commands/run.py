@@ -13,17 +13,19 @@ import argparse
 import json
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 from accord.cli.display import Table, console as make_console
 
 from accord.adapters.models import quiet_model_loading
 from accord.errors import UserError
-from accord.verify.io import writer_lock
-from accord.verify.io import CONFIG_FILE
+from accord.verify.io import CONFIG_FILE, writer_lock
 from accord.cli.options import nonnegative_float, nonnegative_int, positive_float, positive_int, unit_interval
 from accord.cli.progress import new_progress
+
+if TYPE_CHECKING:
+    from accord.verify.run import RayOptions, RunConfig
 
 NAME = "run"
 HELP = "Grow reasoning chains one verified step at a time and compare policies (default: built-in arithmetic run)."
@@ -117,7 +119,7 @@ def ray_options(args: argparse.Namespace) -> RayOptions:
 
 def config_from_args(args: argparse.Namespace) -> RunConfig:
     """The resolved config: defaults <- --config file <- flags <- --set."""
-    from accord.verify.run import DEFAULTS, RunConfig, load_run_config, nested, parse_assignment, read_config_file, resolve
+    from accord.verify.run import DEFAULTS, nested, parse_assignment, read_config_file, resolve
 
     file_cfg = read_config_file(args.config) if args.config else {}
     overrides = []
@@ -160,7 +162,7 @@ def resumed_config(args: argparse.Namespace) -> tuple[Path, RunConfig]:
     """The folder's recorded config, exactly; refused when flags given with --resume disagree with it.
 
     Checked before anything is written, so a refused resume leaves the folder as it was."""
-    from accord.verify.run import DEFAULTS, RunConfig, load_run_config, nested, parse_assignment, read_config_file, resolve
+    from accord.verify.run import load_run_config
 
     run_dir = Path(args.resume)
     if not run_dir.is_dir():
@@ -190,7 +192,7 @@ def resumed_config(args: argparse.Namespace) -> tuple[Path, RunConfig]:
 
 def _task_run_defaults(file_cfg: dict, overrides: list[dict]) -> dict:
     """HumanEval brings its own run defaults (code panel, one whole-program step); file and flags win."""
-    from accord.verify.run import DEFAULTS, RunConfig, load_run_config, nested, parse_assignment, read_config_file, resolve
+    from accord.verify.run import DEFAULTS
     from accord.verify.tasks import with_run_defaults
 
     name = DEFAULTS["task"]["name"]
@@ -301,9 +303,7 @@ def paired_table(paired: dict[str, Any]) -> Table:
 
 
 def run(args: argparse.Namespace) -> int:
-    from accord.verify.run import execute_on_ray
-    from accord.verify.run import execute
-    from accord.verify.run import new_run_dir
+    from accord.verify.run import execute, execute_on_ray, new_run_dir
 
     if args.resume:
         run_dir, cfg = resumed_config(args)

@@ -47,8 +47,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from accord.verify.solutions import read_solutions, resolve_settings, verify_solutions
-    from accord.verify.solutions import write_csv
+    from accord.verify.solutions import read_solutions, resolve_settings, verify_solutions, write_csv
 
     sols = read_solutions(args.solutions, args.format)
     csv_path = Path(args.csv) if args.csv else None

@@ -20,8 +20,7 @@ from typing import Any
 import numpy as np
 
 from accord.errors import UserError
-from accord.verify.io import parse_json, parse_yaml, read_text
-from accord.verify.io import CONFIG_FILE, SUMMARY_FILE, TRACE_FILE
+from accord.verify.io import CONFIG_FILE, parse_json, parse_yaml, read_text, SUMMARY_FILE, TRACE_FILE
 from accord.verify.loop import one_writer_problem
 
 

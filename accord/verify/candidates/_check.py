@@ -28,8 +28,7 @@ from accord.adapters.code.spec import CodeSpec, CodeTest
 from accord.consensus_core import ConsensusSpec, get_policy
 from accord.errors import UserError
 from accord.protocols import StepContext
-from accord.verify.io import text_lines
-from accord.verify.io import json_objects
+from accord.verify.io import json_objects, text_lines
 
 TEST_FIELDS = {"task_id", "entry_point", "tests", "check", "prompt", "probe_inputs"}
 

@@ -33,9 +33,8 @@ import numpy as np
 from accord.adapters.calibration import Calibrator, apply_calibrators
 from accord.consensus_core import ConsensusSpec, consensus_stats, get_policy, influence_report, list_policies
 from accord.errors import UserError
-from accord.verify.io import input_file, text_lines
+from accord.verify.io import input_file, json_objects, text_lines
 from accord.consensus_core.statistics import bootstrap_cis
-from accord.verify.io import json_objects
 from accord.verify.tables import RewardTable, label_value, pick_models, read_columns, reward_value
 from accord.verify.ensemble._wide import is_wide, wide_report
 

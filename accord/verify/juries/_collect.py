@@ -26,8 +26,7 @@ from accord.adapters.llm import DEFAULT_EXAMPLE, DEFAULT_SYSTEM
 from accord.adapters.served import Endpoint, Recorder, ServedClient, Tally
 from accord.adapters.served.runner import run
 from accord.errors import UserError
-from accord.verify.io import fault_after_write, fault_before_write
-from accord.verify.io import json_objects
+from accord.verify.io import fault_after_write, fault_before_write, json_objects
 from accord.verify.tasks import extract_answer
 
 QUESTION_FIELDS = {"id", "question", "answer", "reference", "steps", "metadata"}

@@ -33,12 +33,8 @@ import numpy as np
 
 from accord.consensus_core import ConsensusSpec, get_policy
 from accord.errors import UserError
-from accord.verify.io import parse_json, read_text
-from accord.verify.io import write_text_atomic
-from accord.verify.analysis import verdict_params
-from accord.verify.analysis import read_settings, read_trace, resolve_trace
-from accord.verify.analysis import primary_chain
-from accord.verify.io import json_objects
+from accord.verify.io import json_objects, parse_json, read_text, write_text_atomic
+from accord.verify.analysis import primary_chain, read_settings, read_trace, resolve_trace, verdict_params
 
 CORRECT, UNVERIFIABLE, INCORRECT = 1.0, 0.5, 0.0
 FORMATS = ("prm800k", "processbench", "mmreason", "accord")

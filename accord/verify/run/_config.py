@@ -26,9 +26,8 @@ from accord.adapters.judges import parse_judge
 from accord.adapters.served import check_generator, is_served
 from accord.consensus_core import get_policy
 from accord.errors import UserError
-from accord.verify.io import read_text
+from accord.verify.io import CONFIG_FILE, read_text, VERSIONS_FILE
 from accord.verify.loop import Adaptive, Budgets
-from accord.verify.io import CONFIG_FILE, VERSIONS_FILE
 
 STUBBORNNESS_MODES = ("hand-set", "estimated")
 THRESHOLD_MODES = ("paper", "calibrated")

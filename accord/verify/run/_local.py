@@ -12,9 +12,7 @@ from accord.adapters.served import Recorder
 from accord.errors import UserError
 from accord.verify.analysis import paired_from
 from accord.verify.io import SUMMARY_FILE
-from accord.verify.loop import StepLoop
-from accord.verify.loop import resume_after_outage
-from accord.verify.loop import TraceWriter
+from accord.verify.loop import resume_after_outage, StepLoop, TraceWriter
 from accord.verify.run._config import RunConfig
 from accord.verify.run._setup import build_chains, build_generator, build_panel_from, load_task_list, start_run_folder
 from accord.verify.run._summary import make_summary, write_report

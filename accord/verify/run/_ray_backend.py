@@ -36,10 +36,8 @@ from typing import Any
 from accord.consensus_core import ConsensusSpec
 from accord.errors import UserError
 from accord.verify.analysis import paired_from
-from accord.verify.io import connect_ray, user_error_from
-from accord.verify.io import SUMMARY_FILE
-from accord.verify.loop import StepLoop, Totals
-from accord.verify.loop import ResumeState, TraceWriter, load_resume_state, read_records
+from accord.verify.io import connect_ray, SUMMARY_FILE, user_error_from
+from accord.verify.loop import load_resume_state, read_records, ResumeState, StepLoop, Totals, TraceWriter
 from accord.verify.run._config import RunConfig, TaskConfig
 from accord.verify.run._setup import build_chains, build_generator, build_panel_from, load_task_list, start_run_folder
 from accord.verify.run._summary import make_summary, write_report

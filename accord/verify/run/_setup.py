@@ -12,8 +12,7 @@ from accord.adapters.vlm import VLMGenerator, shared_vlm
 from accord.consensus_core import get_policy
 from accord.errors import UserError
 from accord.verify.io import TRACE_FILE
-from accord.verify.loop import BASE, Chain
-from accord.verify.loop import build_panel
+from accord.verify.loop import BASE, build_panel, Chain
 from accord.verify.run._config import RunConfig, TaskConfig, save_run_config
 from accord.verify.tasks import load_tasks
 

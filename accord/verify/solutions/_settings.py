@@ -15,8 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from accord.consensus_core import get_policy
-from accord.verify.run import DEFAULTS as RUN_DEFAULTS
-from accord.verify.run import read_config_file
+from accord.verify.run import DEFAULTS as RUN_DEFAULTS, read_config_file
 from accord.errors import UserError
 
 MATH_PANEL: list[dict[str, Any]] = [  # the exact symbolic judge is the most stubborn

@@ -17,10 +17,8 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from accord.errors import UserError
-from accord.verify.io import csv_rows, input_file, parse_json, text_lines
-from accord.verify.io import json_objects
-from accord.verify.tables import METADATA
-from accord.verify.tables import _streaming as streaming
+from accord.verify.io import csv_rows, input_file, json_objects, parse_json, text_lines
+from accord.verify.tables import _streaming as streaming, METADATA
 from accord.verify.tables._chunks import CSV_NULLS, csv_batches, jsonl_lines, parquet_batches
 
 RESERVED = {"prompt_id", "response_id", "label", "correct", "id", "chosen", "rejected", "prompt", "response", "reference"}

@@ -30,11 +30,10 @@ import pyarrow.parquet as pq
 
 from accord.consensus_core import ConsensusSpec, Policy
 from accord.errors import UserError
-from accord.verify.io import fault_after_write
-from accord.verify.io import user_error_from
-from accord.verify.io import csv_rows, input_file, text_lines
-from accord.verify.io import atomic_output
-from accord.verify.io import table_format as table_format_of
+from accord.verify.io import (
+    atomic_output, csv_rows, fault_after_write, input_file, table_format as table_format_of, text_lines,
+    user_error_from,
+)
 from accord.verify.tables import DEFAULT_CHUNK_SIZE
 from accord.verify.tables._chunks import CSV_NULLS, csv_batches, csv_convert_options, in_groups, parquet_batches
 from accord.verify.tables._score_table import check_nan_mode, iter_csv_rows, iter_jsonl_rows, nan_error, score_cell

@@ -5,8 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from accord.errors import UserError
-from accord.verify.io import input_file, text_lines
-from accord.verify.io import json_objects
+from accord.verify.io import input_file, json_objects, text_lines
 from accord.verify.view._jury_page import render_jury
 from accord.verify.view._run_page import render_run
 from accord.verify.view._verify_page import render_verify

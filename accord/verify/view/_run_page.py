@@ -15,10 +15,10 @@ from pathlib import Path
 
 import numpy as np
 
-from accord.verify.analysis import CORRECT_AT
-from accord.verify.analysis import paired_summary
-from accord.verify.analysis import StepRecord, TaskEnd, Trace, read_summary, read_trace, resolve_trace
-from accord.verify.analysis import clean, primary_chain
+from accord.verify.analysis import (
+    clean, CORRECT_AT, paired_summary, primary_chain, read_summary, read_trace, resolve_trace, StepRecord,
+    TaskEnd, Trace,
+)
 from accord.verify.loop import BASE
 from accord.verify.view._page import badge, document, esc, filter_bar, flags, num, score_cell, search_attr
 
