@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from accord.adapters.answers import AUTO, MATH, AnswerGrader, ParseConfig, equivalence
+from accord.adapters.math.answers import AUTO, MATH, AnswerGrader, ParseConfig, equivalence
 from accord.consensus_core.jury import MISSING
 
 

@@ -27,9 +27,9 @@ from typing import Sequence
 
 import numpy as np
 
-from accord.adapters.answers.asked_form import same_form
-from accord.adapters.answers.config import AUTO, GradeConfig, ParseConfig
-from accord.adapters.answers.forms import (
+from accord.adapters.math.answers.asked_form import same_form
+from accord.adapters.math.answers.config import AUTO, GradeConfig, ParseConfig
+from accord.adapters.math.answers.forms import (
     COMPUTED,
     WRITTEN,
     Assignment,
@@ -42,8 +42,8 @@ from accord.adapters.answers.forms import (
     Text,
     Value,
 )
-from accord.adapters.answers.parser import AnswerParser
-from accord.adapters.answers.symbolic import verify_sources
+from accord.adapters.math.answers.parser import AnswerParser
+from accord.adapters.math.answers.symbolic import verify_sources
 from accord.timelimit import CheckError, CheckTimeout, call_with_limit
 from accord.consensus_core.jury import MISSING, classify
 

@@ -5,12 +5,12 @@ compares parsed forms (:mod:`.grader`); :func:`equivalence` gives the jury's ``a
 and ``text`` equivalences.
 """
 
-from accord.adapters.answers.asked_form import FORMS, asked_form
-from accord.adapters.answers.config import AUTO, MATH, GradeConfig, ParseConfig
-from accord.adapters.answers.forms import ParsedAnswer
-from accord.adapters.answers.grader import AnswerGrader, Comparer
-from accord.adapters.answers.parser import AnswerParser
-from accord.adapters.answers.text_forms import normalize_text
+from accord.adapters.math.answers.asked_form import FORMS, asked_form
+from accord.adapters.math.answers.config import AUTO, MATH, GradeConfig, ParseConfig
+from accord.adapters.math.answers.forms import ParsedAnswer
+from accord.adapters.math.answers.grader import AnswerGrader, Comparer
+from accord.adapters.math.answers.parser import AnswerParser
+from accord.adapters.math.answers.text_forms import normalize_text
 
 EQUIVALENCES = ("auto", "math", "text")
 

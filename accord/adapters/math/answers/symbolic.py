@@ -2,9 +2,9 @@
 
 Plain-text expressions (``factorial(n)/(2*n)``, ``(2n)!/(2^n n!)``, ``C(n, 4)``,
 ``sum_(k=1)^n 1/k``, ``H_n``) are read by sympy's parser with implicit multiplication, ``^`` as
-power and ``n!`` as factorial, after :func:`accord.adapters.answers.plain_math.names_allowed`
+power and ``n!`` as factorial, after :func:`accord.adapters.math.answers.plain_math.names_allowed`
 has admitted only arithmetic names. LaTeX is read by math-verify's parser. Either way the sympy
-object becomes a :mod:`~accord.adapters.answers.forms` value: exact rationals stay exact,
+object becomes a :mod:`~accord.adapters.math.answers.forms` value: exact rationals stay exact,
 irrationals are evaluated to 40 digits, and an expression in free symbols is evaluated exactly
 at fixed sample points of its symbols (n, N in 7..14, every other name in 2..6, the same values
 for the same name in every answer), so ``factorial(n - 1)/2`` and ``n!/(2n)`` agree at every
@@ -31,8 +31,8 @@ from sympy.parsing.sympy_parser import (
     standard_transformations,
 )
 
-from accord.adapters.answers.forms import COMPUTED, EXACT, WRITTEN, Assignment, Collection, Expression, Keyword, Number, Relation, Value
-from accord.adapters.answers.plain_math import FUNCTIONS, GREEK, STOPWORDS
+from accord.adapters.math.answers.forms import COMPUTED, EXACT, WRITTEN, Assignment, Collection, Expression, Keyword, Number, Relation, Value
+from accord.adapters.math.answers.plain_math import FUNCTIONS, GREEK, STOPWORDS
 
 # math-verify warns once that its own timeout is off: here the worker's time limit replaces it.
 logging.getLogger("math_verify").setLevel(logging.ERROR)

@@ -7,8 +7,8 @@ file where the same answers recur is parsed once. Per answer:
 2. with ``text_forms``: alternatives are split, a function form keeps its right-hand side and
    a ± is expanded, then each part is tried as a keyword (yes / no /
    infinite), a percentage, LaTeX (math-verify's parser), a plain-math structure
-   (:mod:`~accord.adapters.answers.plain_math`), and else as a sentence stating a value
-   (:func:`~accord.adapters.answers.text_forms.value_candidates`, up to three rules deep);
+   (:mod:`~accord.adapters.math.answers.plain_math`), and else as a sentence stating a value
+   (:func:`~accord.adapters.math.answers.text_forms.value_candidates`, up to three rules deep);
 3. without ``text_forms`` (the ``math`` equivalence) only LaTeX and plain math are tried;
 4. what is left is compared as normalised text.
 
@@ -23,11 +23,11 @@ from collections import deque
 from dataclasses import dataclass, fields, is_dataclass, replace
 from typing import Iterable
 
-from accord.adapters.answers import text_forms
-from accord.adapters.answers.config import AUTO, ParseConfig
-from accord.adapters.answers.forms import WRITTEN, Keyword, Number, ParsedAnswer, Text, Value
-from accord.adapters.answers.plain_math import Pending, read_number, read_structure
-from accord.adapters.answers.symbolic import read_latex, read_leaves
+from accord.adapters.math.answers import text_forms
+from accord.adapters.math.answers.config import AUTO, ParseConfig
+from accord.adapters.math.answers.forms import WRITTEN, Keyword, Number, ParsedAnswer, Text, Value
+from accord.adapters.math.answers.plain_math import Pending, read_number, read_structure
+from accord.adapters.math.answers.symbolic import read_latex, read_leaves
 from accord.timelimit import CheckError, CheckTimeout, call_with_limit
 
 _LATEX = ("\\", "^{", "_{", "$")

@@ -2,7 +2,7 @@
 
 ``ParseConfig(text_forms=False)`` is the ``math`` equivalence (math where the answer parses as
 math, normalised text otherwise); the default is ``auto``, which also reads the textual forms of
-:mod:`accord.adapters.answers.text_forms`.
+:mod:`accord.adapters.math.answers.text_forms`.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """The structure of a plain-text mathematical answer, read without sympy.
 
 Splits an answer into the values it lists and leaves each single expression as a
-:class:`Pending` leaf for :mod:`accord.adapters.answers.symbolic` (numbers are read here, at
+:class:`Pending` leaf for :mod:`accord.adapters.math.answers.symbolic` (numbers are read here, at
 once). Structure rules:
 
 - ``a; b`` and ``a, b`` / ``a and b`` / ``a or b``: a list (matches a set or a tuple);
@@ -21,7 +21,7 @@ import re
 from dataclasses import dataclass, replace
 from fractions import Fraction
 
-from accord.adapters.answers.forms import EXACT, WRITTEN, Assignment, Collection, Keyword, Number, Relation, Value
+from accord.adapters.math.answers.forms import EXACT, WRITTEN, Assignment, Collection, Keyword, Number, Relation, Value
 
 FUNCTIONS = frozenset(
     "sqrt cbrt factorial binomial choose C floor ceil ceiling log ln lg exp sin cos tan cot sec csc arcsin arccos arctan "
