@@ -34,8 +34,7 @@ from pathlib import Path
 import numpy as np
 from math_verify import parse, verify
 
-from accord.adapters.answers import AnswerGrader
-from accord.adapters.answers.text_forms import normalize_text
+from accord.adapters.math.answers import AnswerGrader, normalize_text
 from accord.consensus_core.jury import MISSING, class_of, run_jury, vote_codes
 from accord.consensus_core.jury_difficulty import fit_difficulty, pattern_fit, pattern_keys
 from accord.consensus_core.jury_label_free import label_free_jury

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from accord.adapters.answers import AUTO, MATH, AnswerGrader, ParseConfig, equivalence
+from accord.adapters.math.answers import AUTO, MATH, AnswerConfig, AnswerGrader, equivalence
 from accord.consensus_core.jury import MISSING
 
 
@@ -119,7 +119,7 @@ def test_code_in_answers_is_text_never_run(grader, hostile):
 
 
 def test_math_past_its_time_limit_is_compared_as_text():
-    slow = AnswerGrader(ParseConfig(timeout_s=0.5))
+    slow = AnswerGrader(AnswerConfig(timeout_s=0.5))
     parsed = slow.parse("factorial(factorial(12))")
     assert parsed.how == "timeout" and slow.parser.timeouts == 1
     assert slow.equivalent("factorial(factorial(12))", "factorial(factorial(12)) ")
@@ -128,6 +128,6 @@ def test_math_past_its_time_limit_is_compared_as_text():
 
 def test_bad_settings_are_refused():
     with pytest.raises(ValueError, match="timeout"):
-        ParseConfig(timeout_s=0)
+        AnswerConfig(timeout_s=0)
     with pytest.raises(ValueError, match="unknown answer equivalence"):
         equivalence("fuzzy")

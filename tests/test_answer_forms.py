@@ -9,9 +9,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from accord.adapters.answers import AUTO, AnswerGrader, asked_form
-from accord.adapters.answers.asked_form import shape
-from accord.adapters.answers.text_forms import comparison, function_value, plus_minus
+from accord.adapters.math.answers import AUTO, AnswerGrader, asked_form
+from accord.adapters.math.answers.asked_form import shape
+from accord.adapters.math.answers.text_forms import comparison, function_value, plus_minus
 from accord.cli.main import main
 
 

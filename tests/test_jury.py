@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from accord.adapters.answers import MATH, AnswerGrader, normalize_text, text_equivalent
+from accord.adapters.math.answers import MATH, AnswerGrader, normalize_text, text_equivalent
 from accord.consensus_core.jury import MISSING, classify, run_jury, vote_codes
 
 

@@ -22,7 +22,7 @@ from typing import Protocol, Sequence
 
 import numpy as np
 
-from accord.adapters.answers import AnswerGrader
+from accord.adapters.math.answers import AnswerGrader
 from accord.adapters.calibration import Calibrator
 from accord.protocols import JudgeScore, StepContext
 
@@ -190,7 +190,7 @@ class SimilarityReward:
 
 
 class CorrectnessReward:
-    """1.0 when the response's final answer equals the reference (:mod:`accord.adapters.answers`), else 0.0."""
+    """1.0 when the response's final answer equals the reference (:mod:`accord.adapters.math.answers`), else 0.0."""
 
     def __init__(self, name: str = "correct"):
         self.name = name

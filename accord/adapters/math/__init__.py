@@ -1,5 +1,13 @@
-"""Judges of mathematical steps: arithmetic in words, symbolic equivalence, numeric sampling and
-final answers (math-verify), with a time limit that holds in threads.
+"""Mathematics in text, read once and verified: judges of solution steps (arithmetic in words,
+symbolic equivalence, numeric sampling, final answers) and answer equivalence (:mod:`.answers`:
+the jury's ``auto``/``math``/``text`` equivalences and the final-answer reward).
+
+Both sides share one front end: ``parse -> verify``. Text becomes sympy in one layer
+(:func:`parse_sympy`, :mod:`.sympy_text`), whose strategy a frozen config selects
+(:class:`StepConfig`: accord's own parser of step notation; :class:`AnswerConfig`: final answers,
+sympy's parser with answer names and math-verify for LaTeX), and every sympy or math-verify call
+that may run long goes through one worker path with a time limit that holds in threads
+(:mod:`.limited`, on :mod:`accord.timelimit`).
 
 >>> from accord.adapters.math import ArithmeticJudge
 >>> from accord.protocols import StepContext
@@ -17,6 +25,12 @@ _EXPORTS = {
     "FinalAnswerJudge": "judges",
     "NumericSamplingJudge": "judges",
     "SymbolicEquivalenceJudge": "judges",
+    "AnswerGrader": "answers",
+    "equivalence": "answers",
+    "AnswerConfig": "config",
+    "GradeConfig": "config",
+    "StepConfig": "config",
+    "parse_sympy": "sympy_text",
 }
 
 __all__ = sorted(_EXPORTS)
@@ -24,7 +38,7 @@ __all__ = sorted(_EXPORTS)
 
 def __getattr__(name: str):
     """Exports load on first use: a check worker importing one light module (exact arithmetic)
-    does not import sympy and math-verify with the judges."""
+    does not import sympy and math-verify with the judges or the answers."""
     if name in _EXPORTS:
         return getattr(import_module(f"accord.adapters.math.{_EXPORTS[name]}"), name)
     raise AttributeError(f"module 'accord.adapters.math' has no attribute {name!r}")

@@ -18,7 +18,7 @@ import numpy as np
 import sympy as sp
 
 from accord.adapters.math.claims import solution_check
-from accord.adapters.math.expressions import MathParseError, parse_math
+from accord.adapters.math.sympy_text import MathParseError, parse_sympy
 from accord.adapters.math.steps import classify, is_equation
 
 Result = tuple[float | None, str]
@@ -61,7 +61,7 @@ class UndefinedExpression(MathParseError):
 
 
 def _sides(sides, defs) -> list[sp.Expr]:
-    out = [parse_math(s).subs(defs) for s in sides]
+    out = [parse_sympy(s).subs(defs) for s in sides]
     for text, e in zip(sides, out):
         if e.has(sp.zoo, sp.nan, sp.oo, -sp.oo):
             raise UndefinedExpression(f"domain problem: {text!r} is undefined (division by zero)")
@@ -75,7 +75,7 @@ def build_context(lines: list[str]) -> Context:
         line = classify(text)
         try:
             if line.kind == "definition":
-                ctx.definitions[sp.Symbol(line.name)] = parse_math(line.sides[1]).subs(ctx.definitions)
+                ctx.definitions[sp.Symbol(line.name)] = parse_sympy(line.sides[1]).subs(ctx.definitions)
             elif line.kind == "unknowns":
                 ctx.unknowns = [sp.Symbol(n) for n in line.names]
             elif is_equation(line.sides):

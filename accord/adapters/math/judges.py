@@ -26,7 +26,8 @@ from accord.adapters.math import checks
 from accord.adapters.math.arithmetic import check_arithmetic
 from accord.adapters.math.claims import solution_check
 from accord.adapters.math.reader import formulas
-from accord.timelimit import CheckError, CheckTimeout, call_with_limit
+from accord.adapters.math.limited import run
+from accord.adapters.math.sympy_text import extract, same
 from accord.protocols import JudgeScore, StepContext
 
 DEFAULT_TIMEOUT_S = 10.0
@@ -35,13 +36,8 @@ FINAL_SCOPES = ("any", "final")
 
 
 def _limited(fn, *args, timeout: float) -> JudgeScore:
-    try:
-        value, reason = call_with_limit(fn, *args, timeout=timeout)
-    except CheckTimeout:
-        return JudgeScore.failed(f"timed out after {timeout:g} s")
-    except CheckError as exc:
-        return JudgeScore.failed(f"check failed: {exc}")
-    return JudgeScore(value, reason)
+    got = run(fn, *args, timeout=timeout)
+    return JudgeScore(*got.value) if got.ok else JudgeScore.failed(got.why)
 
 
 def _check_timeout(timeout: float) -> float:
@@ -126,36 +122,31 @@ _NUMBER = re.compile(r"(?<![\w.^_])-?\d+(?:\.\d+)?(?:/\d+)?(?![\w.]\d)")
 
 def final_answer_check(candidate: str, reference: str) -> tuple[float | None, str]:
     """math-verify equivalence of the answer in ``candidate`` to ``reference`` (runs in a worker;
-    math-verify's own timeouts are off because they rely on signals).
+    :mod:`accord.adapters.math.sympy_text` turns math-verify's own timeouts off).
 
     A step with an explicit answer (``\\boxed{..}``, "the answer is ..") is judged by it. Otherwise
     the step matches when any number or formula in it equals the reference; it is judged wrong
     only when it states a single number, and that number differs ("there are 29 strings of length
     6" names two numbers: the step is not judged)."""
-    import logging
-
-    from math_verify import parse, verify
-
-    logging.getLogger("math_verify").setLevel(logging.ERROR)  # its "timeout disabled" notice: the limit is ours
-    gold = parse(reference, parsing_timeout=None)
+    gold = extract(reference)
     if not gold:
         return None, f"cannot parse the reference answer {reference!r}"
     if _EXPLICIT_ANSWER.search(candidate):
-        pred = parse(candidate, parsing_timeout=None)
+        pred = extract(candidate)
         if not pred:
             return None, "no answer found in the step"
-        ok = verify(gold, pred, timeout_seconds=None)
+        ok = same(gold, pred)
         return (1.0, f"answer {pred[-1]} matches {gold[-1]}") if ok else (0.0, f"answer {pred[-1]} differs from {gold[-1]}")
     numbers = list(dict.fromkeys(_NUMBER.findall(candidate)))
     pieces = list(dict.fromkeys(numbers + [f for f in formulas(candidate) if not _NUMBER.fullmatch(f.strip())]))
-    whole = parse(candidate, parsing_timeout=None)
+    whole = extract(candidate)
     if not pieces and not whole:
         return None, "no answer found in the step"
-    if whole and verify(gold, whole, timeout_seconds=None):
+    if whole and same(gold, whole):
         return 1.0, f"answer {whole[-1]} matches {gold[-1]}"
     for piece in pieces:
-        pred = parse(piece, parsing_timeout=None)
-        if pred and verify(gold, pred, timeout_seconds=None):
+        pred = extract(piece)
+        if pred and same(gold, pred):
             return 1.0, f"the step states {piece.strip()}, which matches {gold[-1]}"
     if len(numbers) == 1 and len(pieces) == 1:
         return 0.0, f"answer {numbers[0]} differs from {gold[-1]}"

@@ -20,7 +20,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Callable, Mapping, Sequence
 
-from accord.adapters.answers import AnswerGrader
+from accord.adapters.math.answers import AnswerGrader
 from accord.errors import UserError
 from accord.verify.io import json_objects
 from accord.protocols import Generator, StepContext

@@ -22,7 +22,7 @@ from typing import Sequence
 
 import numpy as np
 
-from accord.adapters.answers import AnswerGrader, asked_form, equivalence, text_equivalent
+from accord.adapters.math.answers import AnswerGrader, asked_form, equivalence, text_equivalent
 from accord.consensus_core.jury import MISSING, classify, vote_codes
 from accord.consensus_core.jury_difficulty import fit_difficulty
 from accord.consensus_core.jury_label_free import best_member_answers, label_free_jury

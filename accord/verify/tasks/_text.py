@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
-from accord.adapters.answers import normalize_text
+from accord.adapters.math.answers import normalize_text
 from accord.protocols import StepContext
 
 _STATED = re.compile(

@@ -1,16 +1,18 @@
 """Answer equivalence for real final answers: math where an answer parses as math, textual forms otherwise.
 
-``AnswerGrader(ParseConfig(), GradeConfig())`` parses each answer once (:mod:`.parser`) and
+The answer side of the math package: expressions are read by its one parsing layer
+(:mod:`accord.adapters.math.sympy_text`) in its one worker path (:mod:`accord.adapters.math.limited`).
+``AnswerGrader(AnswerConfig(), GradeConfig())`` parses each answer once (:mod:`.parser`) and
 compares parsed forms (:mod:`.grader`); :func:`equivalence` gives the jury's ``auto``, ``math``
 and ``text`` equivalences.
 """
 
-from accord.adapters.answers.asked_form import FORMS, asked_form
-from accord.adapters.answers.config import AUTO, MATH, GradeConfig, ParseConfig
-from accord.adapters.answers.forms import ParsedAnswer
-from accord.adapters.answers.grader import AnswerGrader, Comparer
-from accord.adapters.answers.parser import AnswerParser
-from accord.adapters.answers.text_forms import normalize_text
+from accord.adapters.math.answers.asked_form import FORMS, asked_form
+from accord.adapters.math.config import AUTO, MATH, AnswerConfig, GradeConfig
+from accord.adapters.math.answers.forms import ParsedAnswer
+from accord.adapters.math.answers.grader import AnswerGrader, Comparer
+from accord.adapters.math.answers.parser import AnswerParser
+from accord.adapters.math.answers.text_forms import normalize_text
 
 EQUIVALENCES = ("auto", "math", "text")
 
@@ -32,6 +34,6 @@ def equivalence(name: str):
 
 
 __all__ = [
-    "AUTO", "MATH", "EQUIVALENCES", "FORMS", "asked_form", "AnswerGrader", "AnswerParser", "Comparer", "GradeConfig", "ParseConfig",
+    "AUTO", "MATH", "EQUIVALENCES", "FORMS", "asked_form", "AnswerConfig", "AnswerGrader", "AnswerParser", "Comparer", "GradeConfig",
     "ParsedAnswer", "equivalence", "normalize_text", "text_equivalent",
 ]

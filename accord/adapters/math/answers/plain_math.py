@@ -1,7 +1,7 @@
 """The structure of a plain-text mathematical answer, read without sympy.
 
 Splits an answer into the values it lists and leaves each single expression as a
-:class:`Pending` leaf for :mod:`accord.adapters.answers.symbolic` (numbers are read here, at
+:class:`Pending` leaf for :mod:`accord.adapters.math.answers.symbolic` (numbers are read here, at
 once). Structure rules:
 
 - ``a; b`` and ``a, b`` / ``a and b`` / ``a or b``: a list (matches a set or a tuple);
@@ -21,18 +21,11 @@ import re
 from dataclasses import dataclass, replace
 from fractions import Fraction
 
-from accord.adapters.answers.forms import EXACT, WRITTEN, Assignment, Collection, Keyword, Number, Relation, Value
-
-FUNCTIONS = frozenset(
-    "sqrt cbrt factorial binomial choose C floor ceil ceiling log ln lg exp sin cos tan cot sec csc arcsin arccos arctan "
-    "asin acos atan sinh cosh tanh abs Abs gcd lcm max min Max Min mod Mod Sum sum harmonic fibonacci catalan sign".split()
-)
-CONSTANTS = frozenset("pi oo inf infinity".split())
-GREEK = frozenset("alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu xi rho sigma tau phi chi psi omega".split())
-STOPWORDS = frozenset("is or of to in an as at be by if it on so we no do up us me my he am go".split())
+from accord.adapters.math.answers.forms import EXACT, WRITTEN, Assignment, Collection, Keyword, Number, Relation, Value
+from accord.adapters.math.sympy_text import ANSWER_CONSTANTS, ANSWER_FUNCTIONS, ANSWER_GREEK, ANSWER_STOPWORDS
 
 _ALLOWED = re.compile(r"[0-9A-Za-z_\s+\-*/^().,{}\[\]!=<>|;]*")
-_NAME = re.compile(r"[A-Za-z](?:_\{?[A-Za-z0-9]+\}?)?|" + "|".join(sorted(GREEK, key=len, reverse=True)))
+_NAME = re.compile(r"[A-Za-z](?:_\{?[A-Za-z0-9]+\}?)?|" + "|".join(sorted(ANSWER_GREEK, key=len, reverse=True)))
 _WORD = re.compile(r"(?<![0-9.])[A-Za-z]+")
 _ATTRIBUTE = re.compile(r"[A-Za-z_)\]]\s*\.|__")
 _RELATION = re.compile(r"<=|>=|!=|==|=|<|>")
@@ -121,9 +114,9 @@ def names_allowed(text: str) -> bool:
     if _ATTRIBUTE.search(re.sub(r"\d\.\d|\d\.(?!\w)", "0", text)):
         return False
     for w in _WORD.findall(re.sub(r"_\{?[A-Za-z0-9]+\}?", "", text)):
-        if len(w) == 1 or w in FUNCTIONS or w in CONSTANTS or w in GREEK:
+        if len(w) == 1 or w in ANSWER_FUNCTIONS or w in ANSWER_CONSTANTS or w in ANSWER_GREEK:
             continue
-        if len(w) == 2 and w.lower() not in STOPWORDS:
+        if len(w) == 2 and w.lower() not in ANSWER_STOPWORDS:
             continue
         return False
     return True

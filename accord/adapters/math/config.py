@@ -1,8 +1,13 @@
-"""Frozen settings of answer parsing and grading (the same parse serves every comparison).
+"""Frozen settings of the math front end: which parsing strategy a text gets, and how answers are graded.
 
-``ParseConfig(text_forms=False)`` is the ``math`` equivalence (math where the answer parses as
-math, normalised text otherwise); the default is ``auto``, which also reads the textual forms of
-:mod:`accord.adapters.answers.text_forms`.
+- :class:`StepConfig`: a side of a relation in a solution step, read by accord's own parser
+  (:mod:`accord.adapters.math.parser`; no ``eval``, every name a symbol, ``f(n)`` applied when
+  ``f`` is in ``functions``), for the symbolic and numeric judges;
+- :class:`AnswerConfig`: a final answer, for the jury's equivalence and the reward: structure and
+  textual forms (:mod:`accord.adapters.math.answers`), expression leaves by sympy's parser with
+  answer names (``C(n, k)``, ``H_n``, ``e``), LaTeX by math-verify. ``AnswerConfig(text_forms=False)``
+  is the ``math`` equivalence; the default (:data:`AUTO`) also reads textual forms;
+- :class:`GradeConfig`: the comparison rules of two parsed answers.
 """
 
 from __future__ import annotations
@@ -11,7 +16,12 @@ from dataclasses import dataclass
 
 
 @dataclass(frozen=True)
-class ParseConfig:
+class StepConfig:
+    functions: frozenset[str] = frozenset()  # names written as functions in the solution (f(n) applied, not a product)
+
+
+@dataclass(frozen=True)
+class AnswerConfig:
     text_forms: bool = True  # keywords (yes/no/none/infinitely many), sentences, alternatives, units
     timeout_s: float = 5.0  # per answer, for the sympy / math-verify part (run in a worker process)
     max_chars: int = 20_000  # longer answers are compared as text
@@ -37,5 +47,6 @@ class GradeConfig:
             raise ValueError(f"answer comparison timeout must be > 0 s, got {self.timeout_s}")
 
 
-AUTO = ParseConfig()
-MATH = ParseConfig(text_forms=False)
+STEP = StepConfig()
+AUTO = AnswerConfig()
+MATH = AnswerConfig(text_forms=False)

@@ -27,9 +27,9 @@ from typing import Sequence
 
 import numpy as np
 
-from accord.adapters.answers.asked_form import same_form
-from accord.adapters.answers.config import AUTO, GradeConfig, ParseConfig
-from accord.adapters.answers.forms import (
+from accord.adapters.math.answers.asked_form import same_form
+from accord.adapters.math.config import AUTO, AnswerConfig, GradeConfig
+from accord.adapters.math.answers.forms import (
     COMPUTED,
     WRITTEN,
     Assignment,
@@ -42,9 +42,9 @@ from accord.adapters.answers.forms import (
     Text,
     Value,
 )
-from accord.adapters.answers.parser import AnswerParser
-from accord.adapters.answers.symbolic import verify_sources
-from accord.timelimit import CheckError, CheckTimeout, call_with_limit
+from accord.adapters.math.answers.parser import AnswerParser
+from accord.adapters.math.answers.symbolic import verify_sources
+from accord.adapters.math.limited import run
 from accord.consensus_core.jury import MISSING, classify
 
 MIN_POINTS = 2
@@ -156,10 +156,8 @@ class Comparer:
     def _verify(self, gold: str, answer: str) -> bool:
         key = (gold, answer)
         if key not in self.verified:
-            try:
-                self.verified[key] = bool(call_with_limit(verify_sources, gold, answer, timeout=self.config.timeout_s))
-            except (CheckTimeout, CheckError):
-                self.verified[key] = False
+            got = run(verify_sources, gold, answer, timeout=self.config.timeout_s)
+            self.verified[key] = got.ok and bool(got.value)
         return self.verified[key]
 
     def _collections(self, a: Collection, b: Collection) -> bool:
@@ -190,7 +188,7 @@ class AnswerGrader:
     ``equivalent(x, y)`` is an ``(str, str) -> bool`` for :func:`accord.consensus_core.jury.run_jury`.
     """
 
-    def __init__(self, parse_config: ParseConfig = AUTO, grade_config: GradeConfig = GradeConfig()):
+    def __init__(self, parse_config: AnswerConfig = AUTO, grade_config: GradeConfig = GradeConfig()):
         self.parser = AnswerParser(parse_config)
         self.comparer = Comparer(grade_config)
 

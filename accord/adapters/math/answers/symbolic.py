@@ -1,65 +1,29 @@
-"""The sympy side of answer parsing; its entry points run in a time-limited worker process.
+"""From sympy to answer values: the sympy side of answer parsing, run in a time-limited worker.
 
-Plain-text expressions (``factorial(n)/(2*n)``, ``(2n)!/(2^n n!)``, ``C(n, 4)``,
-``sum_(k=1)^n 1/k``, ``H_n``) are read by sympy's parser with implicit multiplication, ``^`` as
-power and ``n!`` as factorial, after :func:`accord.adapters.answers.plain_math.names_allowed`
-has admitted only arithmetic names. LaTeX is read by math-verify's parser. Either way the sympy
-object becomes a :mod:`~accord.adapters.answers.forms` value: exact rationals stay exact,
-irrationals are evaluated to 40 digits, and an expression in free symbols is evaluated exactly
-at fixed sample points of its symbols (n, N in 7..14, every other name in 2..6, the same values
-for the same name in every answer), so ``factorial(n - 1)/2`` and ``n!/(2n)`` agree at every
-point and ``n! - 1`` and ``n!`` at none. math-verify's parse and verify are called with their own
-signal-based timeouts off (``parsing_timeout=None``, ``timeout_seconds=None``): the caller runs
-these functions through :func:`accord.timelimit.call_with_limit`.
+Expression leaves and LaTeX are read by the math package's one parsing layer
+(:mod:`accord.adapters.math.sympy_text`: sympy's parser with answer names; math-verify for LaTeX);
+here the sympy object becomes a :mod:`~accord.adapters.math.answers.forms` value: exact rationals
+stay exact, irrationals are evaluated to 40 digits, and an expression in free symbols is evaluated
+exactly at fixed sample points of its symbols (n, N in 7..14, every other name in 2..6, the same
+values for the same name in every answer), so ``factorial(n - 1)/2`` and ``n!/(2n)`` agree at every
+point and ``n! - 1`` and ``n!`` at none. The caller runs these functions through
+:func:`accord.adapters.math.limited.run`.
 """
 
 from __future__ import annotations
 
-import logging
 import random
-import re
 from decimal import Decimal
 from fractions import Fraction
 
 import sympy as sp
-from math_verify import LatexExtractionConfig, parse, verify
-from sympy.parsing.sympy_parser import (
-    convert_xor,
-    factorial_notation,
-    implicit_multiplication,
-    parse_expr,
-    standard_transformations,
-)
 
-from accord.adapters.answers.forms import COMPUTED, EXACT, WRITTEN, Assignment, Collection, Expression, Keyword, Number, Relation, Value
-from accord.adapters.answers.plain_math import FUNCTIONS, GREEK, STOPWORDS
+from accord.adapters.math.answers.forms import COMPUTED, EXACT, WRITTEN, Assignment, Collection, Expression, Keyword, Number, Relation, Value
+from accord.adapters.math.config import AnswerConfig
+from accord.adapters.math.sympy_text import LATEX, extract, parse_sympy, same
 
-# math-verify warns once that its own timeout is off: here the worker's time limit replaces it.
-logging.getLogger("math_verify").setLevel(logging.ERROR)
-
-TRANSFORMS = standard_transformations + (implicit_multiplication, convert_xor, factorial_notation)
 BIG_SYMBOLS = frozenset({"n", "N"})
 DIGITS = 40
-
-_LOCALS: dict = {c: sp.Symbol(c) for c in "abcdefghijklmnopqrstuvwxyzABCDFGHJKLMNOPQRSTUVWXYZ"}
-_LOCALS.update({g: sp.Symbol(g) for g in GREEK})
-_LOCALS.update(
-    e=sp.E, E=sp.E, I=sp.I, pi=sp.pi, oo=sp.oo, inf=sp.oo, infinity=sp.oo, C=sp.binomial, choose=sp.binomial,
-    binomial=sp.binomial, factorial=sp.factorial, floor=sp.floor, ceil=sp.ceiling, ceiling=sp.ceiling, sqrt=sp.sqrt,
-    cbrt=sp.cbrt, log=sp.log, ln=sp.log, lg=lambda x: sp.log(x, 10), exp=sp.exp, sin=sp.sin, cos=sp.cos, tan=sp.tan,
-    cot=sp.cot, sec=sp.sec, csc=sp.csc, arcsin=sp.asin, arccos=sp.acos, arctan=sp.atan, asin=sp.asin, acos=sp.acos,
-    atan=sp.atan, sinh=sp.sinh, cosh=sp.cosh, tanh=sp.tanh, abs=sp.Abs, Abs=sp.Abs, gcd=sp.gcd, lcm=sp.lcm,
-    max=sp.Max, min=sp.Min, Max=sp.Max, Min=sp.Min, mod=sp.Mod, Mod=sp.Mod, Sum=sp.Sum, sum=sp.Sum,
-    harmonic=sp.harmonic, fibonacci=sp.fibonacci, catalan=sp.catalan, sign=sp.sign,
-)
-assert FUNCTIONS <= set(_LOCALS), sorted(FUNCTIONS - set(_LOCALS))
-
-_SUM = re.compile(r"\b[sS]um_\(?\{?\s*([A-Za-z])\s*=\s*([^)}]+?)\s*\)?\}?\s*\^\s*\(?\{?([^\s)}]+)\)?\}?\s+(.+)$")
-_HARMONIC = re.compile(r"\bH_\{?([A-Za-z0-9]+)\}?")
-_BRACED_SUB = re.compile(r"_\{([A-Za-z0-9]+)\}")
-_ABS = re.compile(r"\|([^|]+)\|")
-_WORD = re.compile(r"(?<![0-9._])[A-Za-z]{2}(?![A-Za-z_(])")
-_JUXTAPOSED = re.compile(r"(?<=[\w)!])\s+(?=[\w(])")  # "2^n n!": a space between operands is a product
 
 
 def sample_value(name: str, k: int) -> int:
@@ -68,21 +32,6 @@ def sample_value(name: str, k: int) -> int:
     pool = list(range(7, 15) if name in BIG_SYMBOLS else range(2, 10))
     random.Random(name).shuffle(pool)
     return pool[k % len(pool)]
-
-
-def preprocess(text: str) -> str:
-    """Plain-text notations sympy's parser does not know, rewritten for it."""
-    t = _SUM.sub(lambda m: f"Sum(({m.group(4)}), ({m.group(1)}, {m.group(2)}, {m.group(3)}))", text.strip())
-    t = _HARMONIC.sub(r"harmonic(\1)", t)
-    t = _BRACED_SUB.sub(r"_\1", t)
-    t = _ABS.sub(r"Abs(\1)", t)
-    t = _JUXTAPOSED.sub("*", t)  # sympy's implicit product would otherwise bind tighter than ^
-    return _WORD.sub(lambda m: m.group() if m.group() in _LOCALS or m.group().lower() in STOPWORDS else " ".join(m.group()), t)
-
-
-def parse_plain(text: str):
-    """A sympy object for one plain-text expression (admitted by ``names_allowed`` beforehand)."""
-    return parse_expr(preprocess(text), local_dict=dict(_LOCALS), transformations=TRANSFORMS, evaluate=True)
 
 
 def _fraction(x) -> Fraction:
@@ -173,30 +122,29 @@ def _relation(op: str, difference, points: int) -> Value | None:
     return None if value is None else Relation(op, value)
 
 
-def read_leaves(texts: tuple[str, ...], points: int) -> tuple[Value | None, ...]:
+def read_leaves(texts: tuple[str, ...], config: AnswerConfig) -> tuple[Value | None, ...]:
     """Each plain-text expression as a value (None where sympy cannot read it)."""
     out = []
     for t in texts:
         try:
-            out.append(to_value(parse_plain(t), points))
+            out.append(to_value(parse_sympy(t, config), config.sample_points))
         except Exception:  # sympy's parser raises many kinds of error on text it cannot read
             out.append(None)
     return tuple(out)
 
 
-def read_latex(text: str, points: int) -> Value | None:
+def read_latex(text: str, config: AnswerConfig) -> Value | None:
     """The value math-verify's LaTeX extraction finds in ``text`` (a sentence, $...$, \\boxed{})."""
-    config = [LatexExtractionConfig()]
     try:
-        found = parse(text, extraction_config=config, parsing_timeout=None) or parse(f"${text}$", extraction_config=config, parsing_timeout=None)
+        found = extract(text, LATEX) or extract(f"${text}$", LATEX)
     except Exception:  # math-verify raises on some malformed LaTeX: then the answer is not LaTeX math
         return None
     for obj in found:
         if not isinstance(obj, str):
-            return to_value(obj, points)
+            return to_value(obj, config.sample_points)
     return None
 
 
 def verify_sources(gold: str, answer: str) -> bool:
     """math-verify's verdict on two expressions given as sympy srepr (when sample points cannot decide)."""
-    return bool(verify(sp.sympify(gold), sp.sympify(answer), timeout_seconds=None))
+    return same(sp.sympify(gold), sp.sympify(answer))

@@ -7,13 +7,14 @@ file where the same answers recur is parsed once. Per answer:
 2. with ``text_forms``: alternatives are split, a function form keeps its right-hand side and
    a ± is expanded, then each part is tried as a keyword (yes / no /
    infinite), a percentage, LaTeX (math-verify's parser), a plain-math structure
-   (:mod:`~accord.adapters.answers.plain_math`), and else as a sentence stating a value
-   (:func:`~accord.adapters.answers.text_forms.value_candidates`, up to three rules deep);
+   (:mod:`~accord.adapters.math.answers.plain_math`), and else as a sentence stating a value
+   (:func:`~accord.adapters.math.answers.text_forms.value_candidates`, up to three rules deep);
 3. without ``text_forms`` (the ``math`` equivalence) only LaTeX and plain math are tried;
 4. what is left is compared as normalised text.
 
-sympy and math-verify run in a worker process under ``timeout_s`` (their signal-based timeouts
-do not work off the main thread); an answer whose math runs past it is compared as text and
+sympy and math-verify run in a worker process under ``timeout_s``
+(:func:`accord.adapters.math.limited.run`: their signal-based timeouts do not work off the main
+thread); an answer whose math runs past it is compared as text and
 counted in ``timeouts``.
 """
 
@@ -23,12 +24,12 @@ from collections import deque
 from dataclasses import dataclass, fields, is_dataclass, replace
 from typing import Iterable
 
-from accord.adapters.answers import text_forms
-from accord.adapters.answers.config import AUTO, ParseConfig
-from accord.adapters.answers.forms import WRITTEN, Keyword, Number, ParsedAnswer, Text, Value
-from accord.adapters.answers.plain_math import Pending, read_number, read_structure
-from accord.adapters.answers.symbolic import read_latex, read_leaves
-from accord.timelimit import CheckError, CheckTimeout, call_with_limit
+from accord.adapters.math.answers import text_forms
+from accord.adapters.math.config import AUTO, AnswerConfig
+from accord.adapters.math.answers.forms import WRITTEN, Keyword, Number, ParsedAnswer, Text, Value
+from accord.adapters.math.answers.plain_math import Pending, read_number, read_structure
+from accord.adapters.math.answers.symbolic import read_latex, read_leaves
+from accord.adapters.math.limited import run
 
 _LATEX = ("\\", "^{", "_{", "$")
 _MAX_SENTENCE_STEPS = 12
@@ -73,9 +74,9 @@ def fill(value, leaves: dict[str, Value | None]):
 
 
 class AnswerParser:
-    """Parses answers under one :class:`ParseConfig`, each distinct text once."""
+    """Parses answers under one :class:`AnswerConfig`, each distinct text once."""
 
-    def __init__(self, config: ParseConfig = AUTO):
+    def __init__(self, config: AnswerConfig = AUTO):
         self.config = config
         self.answers: dict[str, ParsedAnswer] = {}
         self.leaves: dict[str, Value | None] = {}
@@ -166,24 +167,21 @@ class AnswerParser:
         limit = self.config.timeout_s
         for i in range(0, len(texts), _CHUNK):
             chunk = tuple(texts[i : i + _CHUNK])
-            try:
-                self.leaves.update(zip(chunk, call_with_limit(read_leaves, chunk, self.config.sample_points, timeout=limit)))
+            whole = run(read_leaves, chunk, self.config, timeout=limit)
+            if whole.ok:
+                self.leaves.update(zip(chunk, whole.value))
                 continue
-            except (CheckTimeout, CheckError):
-                pass
             for t in chunk:
-                try:
-                    self.leaves[t] = call_with_limit(read_leaves, (t,), self.config.sample_points, timeout=limit)[0]
-                except (CheckTimeout, CheckError):
-                    self.leaves[t] = None
+                one = run(read_leaves, (t,), self.config, timeout=limit)
+                self.leaves[t] = one.value[0] if one.ok else None
+                if not one.ok:
                     self.timed_out.add(t)
 
     def _latex(self, text: str) -> Value | None:
-        try:
-            return call_with_limit(read_latex, text, self.config.sample_points, timeout=self.config.timeout_s)
-        except (CheckTimeout, CheckError):
+        got = run(read_latex, text, self.config, timeout=self.config.timeout_s)
+        if not got.ok:
             self.timed_out.add(text)
-            return None
+        return got.value
 
     def _finish(self, text: str, parts: list[tuple[str, object]], normal: str) -> ParsedAnswer:
         if not parts:

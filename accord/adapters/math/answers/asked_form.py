@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import re
 
-from accord.adapters.answers.forms import Expression, Value
+from accord.adapters.math.answers.forms import Expression, Value
 
 FORMS = ("factored", "expanded", "simplified", "closed")
 _ASKS = (

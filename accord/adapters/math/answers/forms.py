@@ -3,7 +3,7 @@
 A written answer becomes one or more *forms* (alternatives such as "C(10, 5), or equivalently
 252"), each a tree of these values. Every value is hashable and picklable, so answers parsed in a
 time-limited worker process come back whole, and the comparison rules
-(:mod:`accord.adapters.answers.grader`) need nothing but these fields.
+(:mod:`accord.adapters.math.answers.grader`) need nothing but these fields.
 """
 
 from __future__ import annotations
