@@ -23,8 +23,8 @@ from collections import defaultdict
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-REAL_MODEL_TESTS = ["tests/test_served_models.py", "tests/test_served_client.py", "tests/test_llm_judges.py",
-                    "tests/test_generator.py", "tests/test_scoring.py"]
+REAL_MODEL_TESTS = ["tests/test_served_models.py", "tests/test_served_client.py", "tests/test_served_checkers.py",
+                    "tests/test_llm_judges.py", "tests/test_generator.py", "tests/test_scoring.py"]
 PLUGIN = '''
 import pytest
 
@@ -46,10 +46,11 @@ def main() -> int:
     ap.add_argument("tests", nargs="*", default=REAL_MODEL_TESTS)
     ap.add_argument("--runs", type=int, default=10)
     ap.add_argument("-k", default=None, help="pytest -k expression (only these tests)")
+    ap.add_argument("--report", type=Path, default=None, help="keep pytest's JUnit XML here (the table can be rebuilt from it)")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         (Path(tmp) / "stability_plugin.py").write_text(PLUGIN)
-        report = Path(tmp) / "report.xml"
+        report = (args.report or Path(tmp) / "report.xml").resolve()
         env = {**os.environ, "PYTHONPATH": os.pathsep.join([tmp, str(ROOT), os.environ.get("PYTHONPATH", "")])}
         cmd = [sys.executable, "-m", "pytest", "-q", "-p", "stability_plugin", "--stability-runs", str(args.runs),
                f"--junitxml={report}", "-o", "junit_family=xunit1", *(["-k", args.k] if args.k else []), *args.tests]
