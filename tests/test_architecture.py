@@ -114,6 +114,8 @@ def test_lazily_imported_modules_keep_the_contracts():
     ("accord.consensus_core.statistics", "accord", "No module of the consensus core imports the accord root module"),
     ("accord.adapters.calibration", "accord.proofs", "The proofs are the CLI's: adapters and verify do not import them"),
     ("accord.adapters.calibration", "accord.cli.options", "Layers: cli > verify > adapters > extras > protocols/errors"),
+    ("accord.cli.options", "accord.verify.loop._engine",
+     "Private modules (_name) are imported only inside their package: others use its __all__"),
 ])
 def test_a_lazy_import_across_a_contract_breaks_it(tmp_path, importer, imported, contract):
     """A module importing by string what its contract forbids is found and breaks the contract."""
