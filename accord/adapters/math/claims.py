@@ -63,6 +63,7 @@ from accord.adapters.math.parser import MathParseError, parse, to_text
 from accord.adapters.math.precision import compare, show, value_of
 from accord.adapters.math.quantifiers import always_claims, quantified, residue_check, residue_claims, universal_check
 from accord.adapters.math.reader import Chain, read_chains
+from accord.adapters.math.sequences import sequence_claims
 from accord.adapters.math.rewrites import first_link_rewrites, rewrite_context, written_as
 from accord.adapters.math.transforms import does_not_follow, transforms
 
@@ -334,6 +335,8 @@ def check_step(question: str, steps: tuple[str, ...], step: str, real: bool = Fa
                           f"{show(eq.values[0]) if eq.values else 'undefined'}, not {eq.claimed[1]}", float(eq.correct)))
     for fact in number_facts(step):  # "1977 is not divisible by 3": numbers alone, never excused
         links.append(Link(fact.text, "", "", fact.holds, fact.reason, float(fact.holds)))
+    for claim in sequence_claims(question, step):  # "a_5 = 31" where the problem defines a_n
+        links.append(Link(claim.text, "", "", claim.holds, claim.reason, float(claim.holds)))
     links.extend(_always(step, facts))
     links.extend(_written_as(step, facts, real, cues))
     digits = "digit" in f"{question} {' '.join(steps)} {step}".lower()
