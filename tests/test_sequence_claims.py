@@ -68,3 +68,22 @@ def test_the_step_judge_flags_a_wrong_term_with_the_definition_as_evidence():
     assert score == 0.0
     score, _ = solution_check(DOUBLING, ["We compute the terms one by one."], "Then a_5 = 31.")
     assert score != 0.0
+
+
+def test_function_notation():
+    q = "Define f(1) = 1 and f(n+1) = 2f(n) + 1 for n >= 1. Find f(10)."
+    assert sequences_of(q)["f"].term(10) == 1023
+    wrong = sequence_claims(q, "So f(10) = 2f(9) + 1 = 1025.")
+    assert [c.holds for c in wrong] == [True, False] and "f(9) = 511" in wrong[1].reason
+    assert "(f(1) = 1, f(n+1) = 2f(n) + 1)" in wrong[1].reason
+    assert verdicts(q, "By induction f(n) = 2^n - 1.") == [True]
+    assert verdicts(q, "By induction f(n) = 2^n.") == [False]
+
+
+def test_an_equation_being_solved_is_not_a_claim_for_every_index():
+    q = "Let f(x) = x^2 - 2 for every integer x. Find f(4)."
+    assert verdicts(q, "f(4) = 14") == [True]
+    assert verdicts(q, "Setting f(x) = x gives x^2 - x - 2 = 0.") == []
+    assert verdicts(q, "The fixed points satisfy f(x) = x.") == []
+    assert verdicts(q, "f(x) = 2x - 3 so x = 1") == []
+    assert verdicts(q, "Since f(x) = x^2 - 2 we have f(x) = (x - 1)(x + 1) - 1.") == [True, True]

@@ -1,8 +1,9 @@
 """Claims about a sequence the problem defines, checked against the terms the definition gives.
 
 A problem that defines a sequence by a rule — a recurrence with its first terms
-("a_1 = 1, a_{n+1} = 2a_n + 1") or an explicit formula ("a_n = n^2 + 1") — fixes every term, so
-a step's claims about it can be checked exactly:
+("a_1 = 1, a_{n+1} = 2a_n + 1", or in function notation "f(1) = 1, f(n+1) = 2f(n) + 1") or an
+explicit formula ("a_n = n^2 + 1") — fixes every term, so a step's claims about it can be checked
+exactly:
 
 - a relation with a term at a given index: ``a_5 = 2a_4 + 1 = 31`` — each side is evaluated with
   the terms the definition gives (``a_5 = 30`` is false: "a_5 is 31 by the problem's definition");
@@ -14,7 +15,9 @@ a step's claims about it can be checked exactly:
 
 Everything else abstains: a letter the problem defines twice or piecewise ("if n is even"), an
 index that is not the index name plus a constant (``a_{2n}``), a rule with other unknowns, a
-step that supposes or assumes, terms that are irrational or too large to compute exactly.
+"prove that" claim in the problem, a step that supposes, sets up or solves an equation in the index
+name ("setting f(x) = x", "f(x) = 2x - 3 so x = 1"), terms before the first given one, terms that
+are irrational or too large to compute exactly.
 """
 
 from __future__ import annotations
@@ -26,18 +29,20 @@ from functools import lru_cache
 
 from accord.adapters.math.cues import assumes
 from accord.adapters.math.evaluate import EvaluationError, Unknown, exact
-from accord.adapters.math.parser import MathParseError, names, parse, to_text
+from accord.adapters.math.parser import MathParseError, children, names, parse, to_text
 from accord.adapters.math.precision import show
-from accord.adapters.math.reader import read_chains
+from accord.adapters.math.reader import applied_names, read_chains
 
 MAX_INDEX = 400  # terms computed on demand up to this index
 SMALL_INDICES = range(0, 13)  # where an equation in the index name is evaluated
 _TERM = re.compile(r"^([A-Za-z])_\{?([^{}]+?)\}?$")
+_APPLIED_VALUE = re.compile(r"^([A-Za-z])\((-?\d+)\)$")  # how the evaluator names f(3)
 _PIECEWISE = re.compile(r"\b(?:odd|even|otherwise|unless|divisible|multiple|prime|mod|pmod)\b|"
                         r"\b(?:if|when)\s+[a-z]\s*(?:is\b|≡|\\equiv)", re.IGNORECASE)
 _CLAIMED = re.compile(r"\b(?:prove|show|verify)\b", re.IGNORECASE)
-_CONDITION = re.compile(r"\b(?:if|when|whenever|such that|so that|need|want|solve|find|for which|whether|suppose|"
-                        r"assume|must|should)\b", re.IGNORECASE)
+_CONDITION = re.compile(r"\b(?:if|when|whenever|such that|so that|need|want|solve|solving|solution|find|for which|"
+                        r"whether|suppose|assume|must|should|set|setting|equation|roots?|zeros?|fixed|intersect\w*)\b",
+                        re.IGNORECASE)
 _SENTENCES = re.compile(r"(?<=[.;?!])\s+|\n+")
 
 
@@ -59,6 +64,45 @@ def term_of(name: str) -> tuple[str, object] | None:
         return m.group(1), parse(m.group(2), frozenset())[0]
     except MathParseError:
         return None
+
+
+def head_of(tree) -> tuple[str, object] | None:
+    """A term as a whole tree: ``a_{n+1}`` or ``f(n+1)`` (a one-letter function of one argument)."""
+    if tree[0] == "name":
+        return term_of(tree[1])
+    if tree[0] == "apply" and len(tree[1]) == 1 and len(tree[2]) == 1:
+        return tree[1], tree[2][0]
+    return None
+
+
+def parts(tree, letters) -> tuple[set[str], list[tuple[str, object]]]:
+    """(names outside the terms of ``letters``, with the names in their indices; those terms)."""
+    head = head_of(tree)
+    if head is not None and head[0] in letters:
+        return names(head[1]), [head]
+    if tree[0] == "name":
+        return names(tree), []
+    free, terms = {tree[1]} if tree[0] == "apply" else set(), []
+    for child in children(tree):
+        f, t = parts(child, letters)
+        free |= f
+        terms += t
+    return free, terms
+
+
+def _term_value(name: str, letter: str, index_of) -> int | None:
+    """The index of ``name`` when it names a term of ``letter`` (``a_{n-1}``, or ``f(3)`` as the
+    evaluator names an applied value), else None; ``index_of`` evaluates an index tree."""
+    m = _APPLIED_VALUE.match(name)
+    if m is not None:
+        return int(m.group(2)) if m.group(1) == letter else None
+    t = term_of(name)
+    if t is None or t[0] != letter:
+        return None
+    j = index_of(t[1])
+    if j.denominator != 1:
+        raise Unknown(name)
+    return int(j)
 
 
 def _offset(index, var: str) -> int | None:
@@ -89,8 +133,7 @@ class Sequence:
 
     @property
     def recursive(self) -> bool:
-        return self.rule is not None and any(
-            (t := term_of(n)) is not None and t[0] == self.letter for n in names(self.rule[2]))
+        return self.rule is not None and bool(parts(self.rule[2], {self.letter})[1])
 
     def term(self, i: int) -> Fraction:
         """The i-th term; :class:`Unknown` where the definition does not give it exactly."""
@@ -118,13 +161,10 @@ class Sequence:
         def look(name: str):
             if name == var:
                 return Fraction(n)
-            t = term_of(name)
-            if t is None or t[0] != self.letter:
+            j = _term_value(name, self.letter, lambda t: exact(t, lambda x: Fraction(n) if x == var else _unknown(x)))
+            if j is None or (lower and j >= i):
                 raise Unknown(name)
-            j = exact(t[1], lambda x: Fraction(n) if x == var else _unknown(x))
-            if j.denominator != 1 or (lower and j >= i):
-                raise Unknown(name)
-            return self.term(int(j))
+            return self.term(j)
 
         try:
             return exact(rhs, look)
@@ -135,7 +175,8 @@ class Sequence:
         return self.text
 
 
-def _definitions(sentence: str) -> tuple[dict[str, dict[int, Fraction]], dict[str, list], set[str]]:
+def _definitions(sentence: str, functions: frozenset[str]) -> tuple[dict[str, dict[int, Fraction]], dict[str, list],
+                                                                   set[str]]:
     """Given terms, rules and letters used in a way not read (so not defined) in one sentence."""
     given: dict[str, dict[int, Fraction]] = {}
     rules: dict[str, list] = {}
@@ -144,10 +185,10 @@ def _definitions(sentence: str) -> tuple[dict[str, dict[int, Fraction]], dict[st
         if set(chain.relations) != {"="} or chain.continues:
             continue
         try:
-            trees = [parse(s, frozenset())[0] for s in chain.sides]
+            trees = [parse(s, functions)[0] for s in chain.sides]
         except MathParseError:
             continue
-        heads = [term_of(t[1]) if t[0] == "name" else None for t in trees]
+        heads = [head_of(t) for t in trees]
         try:  # a_1 = a_2 = 1
             value = exact(trees[-1], _unknown)
             idx = [exact(h[1], _unknown) for h in heads[:-1]]
@@ -169,14 +210,19 @@ def _definitions(sentence: str) -> tuple[dict[str, dict[int, Fraction]], dict[st
     return given, rules, unread
 
 
+def _one_letter_functions(text: str) -> frozenset[str]:
+    return frozenset(f for f in applied_names(text) if len(f) == 1)
+
+
 @lru_cache(maxsize=256)
 def sequences_of(question: str) -> dict[str, Sequence]:
     """The sequences the problem defines by one rule (and, for a recurrence, its given terms)."""
     given: dict[str, dict[int, Fraction]] = {}
     rules: dict[str, list] = {}
     unread: set[str] = set()
+    functions = _one_letter_functions(question)
     for sentence in _SENTENCES.split(question.replace("$", " ")):
-        g, r, u = _definitions(sentence)
+        g, r, u = _definitions(sentence, functions)
         for letter, terms in g.items():
             for i, v in terms.items():
                 if given.setdefault(letter, {}).setdefault(i, v) != v:
@@ -193,13 +239,13 @@ def sequences_of(question: str) -> dict[str, Sequence]:
         if len(found) != 1 or letter in unread:
             continue
         var, shift, rhs, text = found[0]
-        other = {n for n in names(rhs) if n != var and ((t := term_of(n)) is None or t[0] != letter)}
-        if other:
+        if parts(rhs, {letter})[0] - {var}:
             continue
         seq = Sequence(letter, dict(given.get(letter, {})), (var, shift, rhs))
         if seq.recursive and not seq.given:
             continue
-        shown = ", ".join(f"{letter}_{i} = {show(v)}" for i, v in sorted(seq.given.items()))
+        form = "{}({}) = {}" if re.match(rf"{letter}\s*\(", text) else "{}_{} = {}"
+        shown = ", ".join(form.format(letter, i, show(v)) for i, v in sorted(seq.given.items()))
         seq.text = f"{shown}, {text}" if shown else text
         out[letter] = seq
     return out
@@ -209,29 +255,21 @@ def _lookup(seqs: dict[str, Sequence], env: dict[str, Fraction], used: list[str]
     def look(name: str):
         if name in env:
             return env[name]
-        t = term_of(name)
-        if t is None or t[0] not in seqs:
+        letter = name[0]
+        i = _term_value(name, letter, lambda t: exact(t, lambda x: env[x] if x in env else _unknown(x))) \
+            if letter in seqs else None
+        if i is None:
             raise Unknown(name)
-        i = exact(t[1], lambda x: env[x] if x in env else _unknown(x))
-        if i.denominator != 1:
-            raise Unknown(name)
-        v = seqs[t[0]].term(int(i))
-        used.append(f"{t[0]}_{int(i)}")
+        v = seqs[letter].term(i)
+        used.append((f"{letter}({i})" if _APPLIED_VALUE.match(name) else f"{letter}_{i}", show(v), letter))
         return v
     return look
 
 
 def _index_names(tree, seqs: dict[str, Sequence]) -> tuple[set[str], bool]:
     """(names outside the defined terms, whether a defined term occurs) of one side."""
-    free, has_term = set(), False
-    for n in names(tree):
-        t = term_of(n)
-        if t is not None and t[0] in seqs:
-            has_term = True
-            free |= names(t[1])
-        else:
-            free.add(n)
-    return free, has_term
+    free, terms = parts(tree, set(seqs))
+    return free, bool(terms)
 
 
 def _fixed_link(ta, tb, seqs) -> tuple[bool, str] | None:
@@ -241,10 +279,13 @@ def _fixed_link(ta, tb, seqs) -> tuple[bool, str] | None:
     except (EvaluationError, ArithmeticError, ValueError):
         return None
     if va == vb:
-        return True, f"holds with the problem's terms ({', '.join(dict.fromkeys(used))}): both sides are {show(va)}"
-    terms = ", ".join(f"{u} = {show(seqs[u[0]].term(int(u[2:])))}" for u in dict.fromkeys(used))
+        return True, f"holds with the problem's terms ({_shown(used)}): both sides are {show(va)}"
     return False, (f"{to_text(ta)} = {to_text(tb)} is false with the problem's definition "
-                   f"({seqs[used[0][0]].describe()}): {terms}; the left side is {show(va)}, the right side {show(vb)}")
+                   f"({seqs[used[0][2]].describe()}): {_shown(used)}; the left side is {show(va)}, the right side {show(vb)}")
+
+
+def _shown(used: list[tuple[str, str, str]]) -> str:
+    return ", ".join(f"{term} = {value}" for term, value, _ in dict.fromkeys(used))
 
 
 def _general_link(ta, tb, var: str, seqs) -> tuple[bool, str] | None:
@@ -266,10 +307,15 @@ def _general_link(ta, tb, var: str, seqs) -> tuple[bool, str] | None:
     if checked[-1][1] == checked[-1][2] or checked[-2][1] == checked[-2][2]:
         return None
     n, va, vb, used = next(c for c in checked if c[1] != c[2])
-    terms = ", ".join(f"{u} = {show(seqs[u[0]].term(int(u[2:])))}" for u in dict.fromkeys(used))
+    letter = used[0][2] if used else next(iter(parts(ta, set(seqs))[1] + parts(tb, set(seqs))[1]))[0]
     return False, (f"{to_text(ta)} = {to_text(tb)} does not hold for the problem's sequence "
-                   f"({seqs[next(iter(seqs)) if not used else used[0][0]].describe()}): at {var} = {n}"
-                   f"{' (' + terms + ')' if terms else ''} the left side is {show(va)}, the right side {show(vb)}")
+                   f"({seqs[letter].describe()}): at {var} = {n}"
+                   f"{' (' + _shown(used) + ')' if used else ''} the left side is {show(va)}, the right side {show(vb)}")
+
+
+def _solved(chains: list[list]) -> set[str]:
+    """Names the step gives a value (``x = 3``, ``f(x) = x = 3``): an equation in them is being solved."""
+    return {t[1] for trees in chains if trees[-1][0] == "num" for t in trees[:-1] if t[0] == "name"}
 
 
 def sequence_claims(question: str, step: str) -> list[Claim]:
@@ -278,20 +324,24 @@ def sequence_claims(question: str, step: str) -> list[Claim]:
     if not seqs or assumes(step):
         return []
     out = []
+    functions = _one_letter_functions(question) | _one_letter_functions(step)
+    chains = []
     for chain in read_chains(step):
         if set(chain.relations) != {"="} or chain.continues:
             continue
         try:
-            trees = [parse(s, frozenset())[0] for s in chain.sides]
+            chains.append([parse(s, functions)[0] for s in chain.sides])
         except MathParseError:
             continue
+    solved = _solved(chains)
+    for trees in chains:
         for ta, tb in zip(trees, trees[1:]):
             (fa, ha), (fb, hb) = _index_names(ta, seqs), _index_names(tb, seqs)
             if not (ha or hb):
                 continue
             if not fa and not fb:
                 verdict = _fixed_link(ta, tb, seqs)
-            elif len(fa | fb) == 1 and fa == fb and not _CONDITION.search(step):
+            elif len(fa | fb) == 1 and fa == fb and not _CONDITION.search(step) and not fa & solved:
                 verdict = _general_link(ta, tb, next(iter(fa)), seqs)
             else:
                 verdict = None
