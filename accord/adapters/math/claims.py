@@ -44,6 +44,7 @@ from accord.adapters.math.context import (
     side_trees,
     subject_key,
 )
+from accord.adapters.math.counterexamples import on_the_problem
 from accord.adapters.math.cues import assumes, moduli_in, speaks_of_contradiction
 from accord.adapters.math.evaluate import EvaluationError, TooLarge, Undefined, Unknown, approx, uses_bare_log
 from accord.adapters.math.identities import (
@@ -109,11 +110,12 @@ def _symbolic_link(ta, tb, facts: Facts, rewriting: bool, real: bool, text: str)
     if why is not None:
         return True, why, 1.0
     plain = sorted(free_a)
-    small = small_counterexample(ta, tb, facts, plain)
+    given = on_the_problem(ta, tb, facts, plain)  # a point on the problem's own condition, when it has one
+    small = given[:3] if given else small_counterexample(ta, tb, facts, plain)
     if small is None:
         return None, "not an identity, but it holds at small positive integers (it may depend on the domain): not checked", None
     pt, a, b = small
-    at = ", ".join(f"{k} = {show(v)}" for k, v in sorted(pt.items()))
+    at = ", ".join(f"{k} = {show(v)}" for k, v in sorted(pt.items())) + (f" (where {given[3]})" if given else "")
     if share is None:
         share = 0.0
     return False, (f"{to_text(ta)} = {to_text(tb)} is not an identity: at {at} the left side is {show(a)}, the right "
