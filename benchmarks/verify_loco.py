@@ -49,6 +49,7 @@ MAX_FALSE_ALARMS, MIN_PRECISION = 0.03, 0.9
 CHECKS = [
     ("lead-in", re.compile(r"the claim of the next line")),
     ("calculator annotation", re.compile(r"calculator annotation")),
+    ("sequence the problem defines", re.compile(r"with the problem's definition|for the problem's sequence")),
     ("opening link read as a rewrite", re.compile(r"read as a rewrite")),
     ("equation derived from the one before", re.compile(r"does not follow from the equation before it")),
     ("prose rewrite (write A as B)", re.compile(r"written as: ")),
