@@ -9,8 +9,9 @@ raw judge scores in ``PRED.jsonl`` (what ``--policy``/``--tau`` relabel without 
   (correct solutions with an invalid step), precision of the invalid flags (share at or after the
   annotated first error);
 - leave-one-category-out: for each category, the rule and τ with the best F1 on the other two
-  among those with false alarms ≤ 3% and precision ≥ 0.9 there (the best F1 if none qualifies),
-  and its figures on the held-out category; the three folds pooled;
+  among those with false alarms ≤ 3% and precision ≥ 0.9 there (the best F1 if none qualifies;
+  equal F1 broken by fewer false alarms, then higher precision there, then the default policy,
+  then the lower τ), and its figures on the held-out category; the three folds pooled;
 - each category on its own, every judge and rule at the default settings (the per-fold table);
 - with ``--baseline OLD.jsonl`` (an earlier run's ``--out``): the solutions whose first error is
   found exactly now and not before, and the reverse, counted by the check whose evidence found it.
@@ -47,6 +48,7 @@ MAX_FALSE_ALARMS, MIN_PRECISION = 0.03, 0.9
 CHECKS = [
     ("lead-in", re.compile(r"the claim of the next line")),
     ("calculator annotation", re.compile(r"calculator annotation")),
+    ("sequence the problem defines", re.compile(r"with the problem's definition|for the problem's sequence")),
     ("opening link read as a rewrite", re.compile(r"read as a rewrite")),
     ("equation derived from the one before", re.compile(r"does not follow from the equation before it")),
     ("prose rewrite (write A as B)", re.compile(r"written as: ")),
@@ -122,11 +124,18 @@ HEAD = ("| rule | F1 | acc. erroneous | acc. correct | exact hits | false alarms
         "|---|---|---|---|---|---|---|---|")
 
 
-def choose(recs: list[dict], candidates: list[tuple[str, float]], constrained: bool = True) -> tuple[str, float]:
+def choose(recs: list[dict], candidates: list[tuple[str, float]], constrained: bool = True,
+           policy: str = "verdict") -> tuple[str, float]:
+    """The candidate with the best F1 on ``recs``. Equal F1 is broken by what the constraints
+    value, measured on the same categories: fewer false alarms, then higher precision of the
+    invalid flags; then the command's own policy over any other rule; then the lower τ. The order
+    of ``candidates`` never decides (it used to: the first of equals won, a single judge listed
+    before the rules)."""
     scored = [(figures(recs, rule, tau), rule, tau) for rule, tau in candidates]
     ok = [s for s in scored if s[0]["false_alarm_rate"] <= MAX_FALSE_ALARMS
           and (s[0]["precision"] or 0.0) >= MIN_PRECISION] if constrained else []
-    best = max(ok or scored, key=lambda s: (s[0]["f1"], -s[2]))
+    best = max(ok or scored, key=lambda s: (round(s[0]["f1"], 12), -s[0]["false_alarm_rate"],
+                                            s[0]["precision"] or 0.0, s[1] == policy, -s[2]))
     return best[1], best[2]
 
 
@@ -188,7 +197,7 @@ def main() -> int:
         for held in cats:
             train = [r for r in recs if category(r["id"]) != held]
             test = [r for r in recs if category(r["id"]) == held]
-            rule, tau = choose(train, candidates, constrained)
+            rule, tau = choose(train, candidates, constrained, doc["policy"])
             print(row(f"{held} ({rule}, τ {tau})", figures(test, rule, tau)))
             pooled.append((test, rule, tau))
         # the three held-out categories together, each labelled by its own fold's choice

@@ -294,3 +294,35 @@ def test_out_rows_carry_the_problem_and_step_texts_and_csv_is_flat(pb, tmp_path,
     assert committee[2]["label"] == "invalid" and "210/6 = 36" in committee[2]["reason_symbolic"]
     rc, cap = run(capsys, str(pb), "--out", str(tmp_path / "x.csv"), "--csv", str(tmp_path / "x.csv"))
     assert rc == 2 and "Traceback" not in cap.err
+
+
+def test_format_csv_writes_the_flat_export_to_out_or_stdout(pb, tmp_path, capsys):
+    import csv
+    import io
+
+    flat, out = tmp_path / "via_option.csv", tmp_path / "pred.jsonl"
+    run(capsys, str(pb), "--out", str(out), "--csv", str(flat), "--bootstrap", "0", "--quiet")
+    expected = flat.read_text(encoding="utf-8")
+    as_out = tmp_path / "pred.csv"
+    rc, cap = run(capsys, str(pb), "--format", "csv", "--out", str(as_out), "--bootstrap", "0", "--quiet")
+    assert rc == 1 and as_out.read_text(encoding="utf-8") == expected  # the same rows as --csv FILE
+    rc, cap = run(capsys, str(pb), "--format", "csv", "--bootstrap", "0", "--quiet")
+    assert rc == 1
+    rows = list(csv.DictReader(io.StringIO(cap.out)))
+    assert len(rows) == sum(len(s["steps"]) for s in SOLUTIONS)
+    assert cap.out.replace("\r\n", "\n") == expected.replace("\r\n", "\n")
+    committee = [row for row in rows if row["id"] == "committee"]
+    assert committee[2]["label"] == "invalid"
+    rc, cap = run(capsys, str(pb), "--format", "csv", "--input-format", "processbench", "--bootstrap", "0", "--quiet")
+    assert rc == 1 and len(list(csv.DictReader(io.StringIO(cap.out)))) == len(rows)
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--format", "csv", "--resume", "--out", "{tmp}/p.csv"], "--resume continues a JSONL --out file"),
+    (["--format", "csv", "--json"], "--json would too"),
+    (["--format", "csv", "--out", "{tmp}"], "is a folder"),
+    (["--format", "jsonl", "--input-format", "processbench"], "disagree"),
+])
+def test_format_csv_refuses_what_it_cannot_do_in_one_line(pb, tmp_path, capsys, args, message):
+    rc, cap = run(capsys, str(pb), *[a.format(tmp=tmp_path) for a in args])
+    assert rc == 2 and message in cap.err and len(cap.err.strip().splitlines()) == 1

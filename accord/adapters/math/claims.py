@@ -44,6 +44,7 @@ from accord.adapters.math.context import (
     side_trees,
     subject_key,
 )
+from accord.adapters.math.counterexamples import on_the_problem
 from accord.adapters.math.cues import assumes, moduli_in, speaks_of_contradiction
 from accord.adapters.math.evaluate import EvaluationError, TooLarge, Undefined, Unknown, approx, uses_bare_log
 from accord.adapters.math.identities import (
@@ -63,6 +64,7 @@ from accord.adapters.math.parser import MathParseError, parse, to_text
 from accord.adapters.math.precision import compare, show, value_of
 from accord.adapters.math.quantifiers import always_claims, quantified, residue_check, residue_claims, universal_check
 from accord.adapters.math.reader import Chain, read_chains
+from accord.adapters.math.sequences import sequence_claims
 from accord.adapters.math.rewrites import first_link_rewrites, rewrite_context, written_as
 from accord.adapters.math.transforms import does_not_follow, transforms
 
@@ -108,11 +110,12 @@ def _symbolic_link(ta, tb, facts: Facts, rewriting: bool, real: bool, text: str)
     if why is not None:
         return True, why, 1.0
     plain = sorted(free_a)
-    small = small_counterexample(ta, tb, facts, plain)
+    given = on_the_problem(ta, tb, facts, plain)  # a point on the problem's own condition, when it has one
+    small = given[:3] if given else small_counterexample(ta, tb, facts, plain)
     if small is None:
         return None, "not an identity, but it holds at small positive integers (it may depend on the domain): not checked", None
     pt, a, b = small
-    at = ", ".join(f"{k} = {show(v)}" for k, v in sorted(pt.items()))
+    at = ", ".join(f"{k} = {show(v)}" for k, v in sorted(pt.items())) + (f" (where {given[3]})" if given else "")
     if share is None:
         share = 0.0
     return False, (f"{to_text(ta)} = {to_text(tb)} is not an identity: at {at} the left side is {show(a)}, the right "
@@ -334,6 +337,8 @@ def check_step(question: str, steps: tuple[str, ...], step: str, real: bool = Fa
                           f"{show(eq.values[0]) if eq.values else 'undefined'}, not {eq.claimed[1]}", float(eq.correct)))
     for fact in number_facts(step):  # "1977 is not divisible by 3": numbers alone, never excused
         links.append(Link(fact.text, "", "", fact.holds, fact.reason, float(fact.holds)))
+    for claim in sequence_claims(question, step):  # "a_5 = 31" where the problem defines a_n
+        links.append(Link(claim.text, "", "", claim.holds, claim.reason, float(claim.holds)))
     links.extend(_always(step, facts))
     links.extend(_written_as(step, facts, real, cues))
     digits = "digit" in f"{question} {' '.join(steps)} {step}".lower()

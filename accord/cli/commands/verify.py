@@ -18,13 +18,17 @@ HELP = "Judge existing solutions step by step: valid / invalid / uncertain, the 
 # accord.verify.solutions' FORMATS and LABELLED_POLICIES, named here so that building the parser does
 # not import the verifier (tests/test_architecture.py keeps them equal)
 FORMATS = ("processbench", "prm800k", "mmreason", "jsonl", "text")
+OUTPUT_FORMATS = ("csv",)  # --format csv: the flat export (one row per step) instead of JSONL / tables
 LABELLED_POLICIES = ("verdict", "mean_preserving", "raw_average", "mean", "max", "min")
 FAIL_ON = ("invalid", "uncertain", "never")
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("solutions", metavar="SOLUTIONS", help="JSONL/JSON file, a .txt/.md solution, or a folder of them")
-    p.add_argument("--format", choices=FORMATS, help="input format (default: detected)")
+    p.add_argument("--format", choices=FORMATS + OUTPUT_FORMATS,
+                   help="input format (default: detected), or csv: write the flat export, one row per step, "
+                        "to --out (else to stdout, instead of the tables)")
+    p.add_argument("--input-format", choices=FORMATS, help="input format, when --format names the output")
     p.add_argument("--config", metavar="FILE", help="YAML/TOML config: judges, influence, policy, judge_timeout_s")
     p.add_argument("--judges", help="comma-separated judges by type or name (default: the config's, else the math panel)")
     p.add_argument("--policy", choices=LABELLED_POLICIES, help="rule that labels the steps (default verdict)")
@@ -47,18 +51,29 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from accord.verify.solutions import read_solutions, resolve_settings, verify_solutions, write_csv
+    from accord.verify.solutions import read_solutions, resolve_settings, verify_solutions, write_csv, write_csv_to
 
-    sols = read_solutions(args.solutions, args.format)
+    as_csv = args.format in OUTPUT_FORMATS
+    if as_csv and args.resume:
+        raise UserError("--format csv: --resume continues a JSONL --out file; drop one of them")
+    if as_csv and args.json and not args.out:
+        raise UserError("--format csv without --out writes the CSV to stdout; --json would too: give --out")
+    if args.input_format and args.format and not as_csv and args.input_format != args.format:
+        raise UserError(f"--format {args.format} and --input-format {args.input_format} disagree")
+    sols = read_solutions(args.solutions, args.input_format or (None if as_csv else args.format))
     csv_path = Path(args.csv) if args.csv else None
+    if as_csv and args.out and Path(args.out).is_dir():
+        raise UserError(f"--out {args.out}: is a folder; give a file path")
     if csv_path is not None and args.out and csv_path.resolve() == Path(args.out).resolve():
         raise UserError(f"--csv {csv_path}: is the --out file too; choose another path")
     if csv_path is not None and csv_path.is_dir():
         raise UserError(f"--csv {csv_path}: is a folder; give a file path")  # refused before any judging
     settings = resolve_settings(args.config, args.judges, args.policy, args.tau, args.eps,
                                 with_reference=any(s.reference for s in sols), judge_timeout_s=args.judge_timeout)
-    out = Path(args.out) if args.out else None
-    cache = Path(args.cache) if args.cache else (out.with_name(out.name + ".cache") if out else None)
+    csv_out = Path(args.out) if as_csv and args.out else None
+    out = Path(args.out) if args.out and not as_csv else None
+    named = out or csv_out
+    cache = Path(args.cache) if args.cache else (named.with_name(named.name + ".cache") if named else None)
     with writer_lock(out) if out else contextlib.nullcontext(), \
             progress_bar("judging steps", quiet=args.quiet or args.json) as update:  # one writer per --out file
         result = verify_solutions(sols, settings, out=out, resume=args.resume, workers=args.workers, cache=cache,
@@ -66,8 +81,12 @@ def run(args: argparse.Namespace) -> int:
                                   address=args.ray_address)
     if csv_path is not None:
         write_csv(csv_path, result.records)
+    if csv_out is not None:
+        write_csv(csv_out, result.records, "--out")
     doc = summary(result)
-    if args.json:
+    if as_csv and csv_out is None:
+        write_csv_to(sys.stdout, result.records)
+    elif args.json:
         json.dump(doc, sys.stdout, indent=2, ensure_ascii=False)
         sys.stdout.write("\n")
     else:

@@ -8,7 +8,7 @@ input is annotated, score every judge and rule against the annotation (:mod:`.me
 >>> from accord.verify.solutions import read_solutions, resolve_settings, verify_solutions
 """
 
-from accord.verify.solutions._export import write_csv
+from accord.verify.solutions._export import write_csv, write_csv_to
 from accord.verify.solutions._judging import raw_matrix
 from accord.verify.solutions._labelling import INVALID, prediction, rule_stats, three_way
 from accord.verify.solutions._metrics import Annotated, evaluate_rules
@@ -20,5 +20,5 @@ from accord.verify.solutions._splitter import split_steps
 __all__ = [
     "Annotated", "evaluate_rules", "FORMATS", "INVALID", "LABELLED_POLICIES", "prediction", "raw_matrix",
     "read_solutions", "resolve_settings", "rule_stats", "Solution", "split_steps", "three_way",
-    "verify_solutions", "VerifyResult", "VerifySettings", "write_csv",
+    "verify_solutions", "VerifyResult", "VerifySettings", "write_csv", "write_csv_to",
 ]

@@ -1,4 +1,4 @@
-"""``accord verify --csv``: the records flattened to one row per step, for spreadsheets and pandas.
+"""``accord verify --csv FILE`` and ``--format csv``: the records flattened to one row per step, for spreadsheets and pandas.
 
 Each row carries the solution (id, problem, prediction, annotation), the step (index, text, label,
 rule score, dispersion, reason) and every judge's raw score and reason, so no join with the input
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import csv
 from pathlib import Path
-from typing import Sequence
+from typing import Sequence, TextIO
 
 from accord.errors import UserError
 
@@ -39,14 +39,19 @@ def _cell(x) -> object:
     return "" if x is None else x
 
 
-def write_csv(path: Path, records: Sequence[dict]) -> None:
+def write_csv(path: Path, records: Sequence[dict], option: str = "--csv") -> None:
     """Write the flat export (a missing cell is empty: a judge that could not score)."""
-    header, rows = csv_rows(records)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         with open(path, "w", encoding="utf-8", newline="") as fh:
-            w = csv.DictWriter(fh, fieldnames=header)
-            w.writeheader()
-            w.writerows(rows)
+            write_csv_to(fh, records)
     except OSError as exc:
-        raise UserError(f"--csv {path}: cannot write ({exc.strerror or exc})") from None
+        raise UserError(f"{option} {path}: cannot write ({exc.strerror or exc})") from None
+
+
+def write_csv_to(fh: TextIO, records: Sequence[dict]) -> None:
+    """The flat export on an open text stream (``--format csv`` without ``--out``: stdout)."""
+    header, rows = csv_rows(records)
+    w = csv.DictWriter(fh, fieldnames=header)
+    w.writeheader()
+    w.writerows(rows)
