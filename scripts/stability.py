@@ -1,24 +1,27 @@
 """Runs the tests that load a real model or start a real server many times, to find flaky ones.
 
-Each named test (file or node id) runs ``--runs`` times in one pytest session (as in a full test
-run: the model and the llama.cpp server are loaded once and shared, and each repetition meets the
-server in the state the previous ones left). It prints a table: per test, runs, failures, and the
-figures tests record with pytest's ``record_property`` (for the served judge: the largest gap
-between a served and an in-process read, and on how many steps the served panel preferred the
-on-topic candidate), as min / max over the runs. Not part of CI; takes minutes per test.
+Each named test (file or node id) runs ``--runs`` times in one pytest session, in rounds: every
+test once, then every test again, ... (as in a full test run, a module's model or llama.cpp server
+is loaded once per round and shared, and each test meets it in the state the tests before it left).
+Each outcome is appended to ``--log`` (JSON lines) as it happens, so a loop stopped early still
+reports the rounds it finished. It prints a table: per test, runs, failures, and the figures tests
+record with pytest's ``record_property`` (for the served judge: the largest gap between a served
+and an in-process read, and on how many steps the served panel preferred the on-topic candidate),
+as min / max over the runs. Not part of CI; takes minutes per round.
 
-    python scripts/stability.py [--runs 10] [-k EXPR] [TEST ...]
+    python scripts/stability.py [--runs 10] [-k EXPR] [--log FILE] [TEST ...]
+    python scripts/stability.py --table FILE     # the table of a log, e.g. of a stopped loop
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import re
 import subprocess
 import sys
 import tempfile
-import xml.etree.ElementTree as ET
 from collections import defaultdict
 from pathlib import Path
 
@@ -26,18 +29,47 @@ ROOT = Path(__file__).resolve().parents[1]
 REAL_MODEL_TESTS = ["tests/test_served_models.py", "tests/test_served_client.py", "tests/test_served_checkers.py",
                     "tests/test_llm_judges.py", "tests/test_generator.py", "tests/test_scoring.py"]
 PLUGIN = '''
+import json
+import re
+
 import pytest
 
 
 def pytest_addoption(parser):
     parser.addoption("--stability-runs", type=int, default=1)
+    parser.addoption("--stability-log", default=None)
 
 
 def pytest_generate_tests(metafunc):
     runs = metafunc.config.getoption("stability_runs")
     if runs > 1:
         metafunc.fixturenames.append("stability_run")
-        metafunc.parametrize("stability_run", range(runs), ids=lambda k: f"run{k}")
+        metafunc.parametrize("stability_run", range(runs), ids=lambda k: f"run{k}", scope="module")
+
+
+def _round(item):
+    m = re.search(r"run(\\d+)", item.nodeid)
+    return int(m.group(1)) if m else 0
+
+
+def pytest_collection_modifyitems(config, items):
+    items.sort(key=_round)  # stable: within a round, the usual order
+
+
+def pytest_runtest_logreport(report):
+    if report.when == "call" or report.outcome != "passed":
+        if report.when != "call" and report.outcome == "skipped":
+            return
+        with open(_LOG["path"], "a") as fh:
+            fh.write(json.dumps({"nodeid": report.nodeid, "when": report.when, "outcome": report.outcome,
+                                 "props": dict(report.user_properties)}) + "\\n")
+
+
+_LOG = {}
+
+
+def pytest_configure(config):
+    _LOG["path"] = config.getoption("stability_log")
 '''
 
 
@@ -46,43 +78,46 @@ def main() -> int:
     ap.add_argument("tests", nargs="*", default=REAL_MODEL_TESTS)
     ap.add_argument("--runs", type=int, default=10)
     ap.add_argument("-k", default=None, help="pytest -k expression (only these tests)")
-    ap.add_argument("--report", type=Path, default=None, help="keep pytest's JUnit XML here (the table can be rebuilt from it)")
+    ap.add_argument("--log", type=Path, default=None, help="append each outcome here (JSON lines); default: a temporary file")
+    ap.add_argument("--table", type=Path, default=None, help="print the table of an existing log and exit")
     args = ap.parse_args()
+    if args.table:
+        table(args.table)
+        return 0
     with tempfile.TemporaryDirectory() as tmp:
         (Path(tmp) / "stability_plugin.py").write_text(PLUGIN)
-        report = (args.report or Path(tmp) / "report.xml").resolve()
+        log = (args.log or Path(tmp) / "outcomes.jsonl").resolve()
         env = {**os.environ, "PYTHONPATH": os.pathsep.join([tmp, str(ROOT), os.environ.get("PYTHONPATH", "")])}
         cmd = [sys.executable, "-m", "pytest", "-q", "-p", "stability_plugin", "--stability-runs", str(args.runs),
-               f"--junitxml={report}", "-o", "junit_family=xunit1", *(["-k", args.k] if args.k else []), *args.tests]
+               f"--stability-log={log}", *(["-k", args.k] if args.k else []), *args.tests]
         subprocess.run(cmd, cwd=ROOT, env=env)
-        if not report.is_file():
-            print("pytest wrote no report", file=sys.stderr)
+        if not log.is_file():
+            print("no test ran", file=sys.stderr)
             return 2
-        table(ET.parse(report).getroot())
+        table(log)
     return 0
 
 
-def table(root) -> None:
+def table(log: Path) -> None:
     runs: dict[str, int] = defaultdict(int)
     failed: dict[str, int] = defaultdict(int)
     props: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
-    for case in root.iter("testcase"):
-        test = re.sub(r"\[\]$", "", re.sub(r"-?run\d+\]$", "]", case.get("name")))  # the repetitions as one
-        name = f"{case.get('classname')}::{test}"
-        if case.find("skipped") is not None:
+    for line in log.read_text().splitlines():
+        rec = json.loads(line)
+        name = re.sub(r"\[\]$", "", re.sub(r"-?run\d+\]$", "]", rec["nodeid"]))  # the repetitions as one
+        if rec["outcome"] == "skipped":
             continue
-        runs[name] += 1
-        failed[name] += int(case.find("failure") is not None or case.find("error") is not None)
-        for p in case.iter("property"):
-            try:
-                props[name][p.get("name")].append(float(p.get("value")))
-            except (TypeError, ValueError):
-                pass
+        runs[name] += rec["when"] == "call" or rec["outcome"] == "failed"
+        failed[name] += rec["outcome"] == "failed"
+        for key, value in rec["props"].items():
+            if isinstance(value, (int, float)):
+                props[name][key].append(float(value))
     width = max([len(n) for n in runs] + [10])
     print(f"\n{'test':<{width}} {'runs':>5} {'failed':>6}  recorded (min .. max over runs)")
     for name in sorted(runs):
         rec = "; ".join(f"{k} {min(v):.4g} .. {max(v):.4g}" for k, v in sorted(props[name].items()))
         print(f"{name:<{width}} {runs[name]:>5} {failed[name]:>6}  {rec}")
+    print(f"{len(runs)} tests, {sum(runs.values())} runs, {sum(failed.values())} failed")
 
 
 if __name__ == "__main__":
