@@ -84,8 +84,8 @@ BURN = "while True:\n    pass\n"
 def busy_ratios(repeats: int) -> None:
     """Decide / copy at TARGET_ROWS quiet and beside two CPU-bound processes, chosen threads vs all cores."""
     raw = np.random.default_rng(1).random((TARGET_ROWS // N_CANDIDATES, N_CANDIDATES, 3))
-    pol = get_policy("verdict", lambdas=(1.5, 1.0, 0.8))
-    pol.decide(raw)  # compile (or load) the kernels
+    pol, spec = get_policy("verdict"), ConsensusSpec((1.5, 1.0, 0.8))
+    pol.decide(raw, spec)  # compile (or load) the kernels
     chosen = fused.threads_for
     every = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 
@@ -95,10 +95,10 @@ def busy_ratios(repeats: int) -> None:
         copy, dec, old = [], [], []
         for _ in range(reps):
             copy.append(best_time(lambda: raw.copy(), 1))
-            dec.append(best_time(lambda: pol.decide(raw), 1))
+            dec.append(best_time(lambda: pol.decide(raw, spec), 1))
             fused.threads_for = lambda c: every if c >= fused.SPLIT_CANDIDATES else 1  # noqa: E731 - the old split
             try:
-                old.append(best_time(lambda: pol.decide(raw), 1))
+                old.append(best_time(lambda: pol.decide(raw, spec), 1))
             finally:
                 fused.threads_for = chosen
         copy, dec, old = (float(np.median(x)) for x in (copy, dec, old))

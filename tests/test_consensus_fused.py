@@ -200,6 +200,16 @@ def test_the_kernel_threads_follow_the_batch_size_and_the_free_cores(candidates,
         assert threads == min(cores - busy, candidates // fused.SPLIT_CANDIDATES)
 
 
+@settings(max_examples=40, deadline=None)
+@given(st.integers(1, 40 * fused.SPLIT_CANDIDATES // 3), st.integers(1, 8))
+def test_the_pieces_cover_the_steps_once_in_order(steps, n):
+    pieces = fused._pieces(steps, n)
+    assert pieces[0].start == 0 and pieces[-1].stop == steps
+    assert all(a.stop == b.start for a, b in zip(pieces, pieces[1:]))
+    assert len(pieces) == max(1, steps * n // fused.SPLIT_CANDIDATES)
+    assert max(p.stop - p.start for p in pieces) * n <= 2 * fused.SPLIT_CANDIDATES + n
+
+
 @pytest.mark.parametrize("threads", [1, 2, 3])
 def test_decisions_are_the_same_whatever_the_thread_count(threads, monkeypatch):
     raw = np.random.default_rng(7).random((fused.SPLIT_CANDIDATES // 3 * 2 + 11, 3, 3))
@@ -207,3 +217,15 @@ def test_decisions_are_the_same_whatever_the_thread_count(threads, monkeypatch):
     expected = policy.decide(raw, path="reference")
     monkeypatch.setattr(fused, "threads_for", lambda c: threads)
     assert_same(policy.decide(raw), expected)
+
+
+@pytest.mark.parametrize("threads", [1, 2, 3])
+def test_a_bad_score_in_any_piece_raises_the_reference_error(threads, monkeypatch):
+    raw = np.random.default_rng(8).random((fused.SPLIT_CANDIDATES // 3 * 3 + 5, 3, 3))
+    raw[-1, 2, 1] = 1.5  # in the last piece, which the caller's thread may never take
+    monkeypatch.setattr(fused, "threads_for", lambda c: threads)
+    with pytest.raises(ValueError) as fast:
+        get_policy("verdict").decide(raw, path="fused")
+    with pytest.raises(ValueError) as ref:
+        get_policy("verdict").decide(raw, path="reference")
+    assert str(fast.value) == str(ref.value)

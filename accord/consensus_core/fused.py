@@ -6,7 +6,8 @@ candidate's mean and spread (s̄* and Δ*, or their raw twins), the range check,
 choice. The loop is generated for the panel's (n, m) with every candidate and judge unrolled into
 branch-free scalar code over flat arrays with constant strides, which the compiler vectorises
 across steps for small panels (3 x 3 is; 3 x 5, 3 x 8 and 6 x 3 stay scalar); large batches are
-split over the cores that other work leaves free (see :func:`threads_for`).
+split over the cores that other work leaves free, in pieces the threads take in turn (see
+:func:`threads_for`): a thread the OS pauses holds up the piece it has, not a share fixed in advance.
 
 Exactness: the decision must be the reference's, but compiled arithmetic may round differently in
 the last bits. So a step is flagged for the reference (``redo``) when any candidate's mean or
@@ -41,8 +42,7 @@ from accord.consensus_core.validation import as_scores
 MARGIN = 1e-9  # far above any rounding difference (~1e-15 for scores in [0, 1]), far below real gaps
 MIN_CANDIDATES = 16_384  # below this the reference takes milliseconds; loading numba costs more
 MAX_UNROLLED = 512  # n * m (general W: n * m * m) terms unrolled into one kernel; compiling more costs too much
-SPLIT_CANDIDATES = 65_536  # batches from this size are split over the free cores, one thread per this many candidates
-CHUNKS_PER_THREAD = 4  # a split batch goes in this many pieces per thread: a thread the OS pauses holds up one piece
+SPLIT_CANDIDATES = 65_536  # batches from this size are split over the free cores, in pieces of about this many candidates
 _CENTERS = ("consensus", "raw")
 _SPREADS = (None, "consensus", "raw")
 
@@ -132,8 +132,14 @@ class StepKernel:
                           _SPREADS.index(rule.spread), rule.rank_by_margin, self.tau, self.eps, MARGIN,
                           accepted[a * n:b * n], out.chosen[s], out.fallback[s], out.redo[s], *(e[a * n:b * n] for e in extra))
 
-        threads, parts = _split(steps, n)
-        bad = sum(_pool(threads).map(run, parts)) if threads > 1 else sum(map(run, parts))
+        threads = threads_for(steps * n)
+        pieces = iter(_pieces(steps, n) if threads > 1 else [slice(0, steps)])  # shared: each thread takes the next
+
+        def take() -> int:
+            return sum(run(s) for s in pieces)
+
+        helpers = [_pool(threads - 1).submit(take) for _ in range(threads - 1)]
+        bad = take() + sum(h.result() for h in helpers)
         if bad:
             as_scores(r)  # raises the reference's message
         return out
@@ -163,12 +169,10 @@ def _busy_cores() -> int:
             return 0
 
 
-def _split(steps: int, n: int) -> tuple[int, list[slice]]:
-    """(threads, pieces): one piece on one thread, or CHUNKS_PER_THREAD pieces per thread."""
-    threads = threads_for(steps * n)
-    k = 1 if threads == 1 else min(steps, threads * CHUNKS_PER_THREAD)
-    bounds = np.linspace(0, steps, k + 1).astype(int)
-    return threads, [slice(a, b) for a, b in zip(bounds[:-1], bounds[1:])]
+def _pieces(steps: int, n: int) -> list[slice]:
+    """The steps in pieces of about ``SPLIT_CANDIDATES`` candidates."""
+    bounds = np.linspace(0, steps, max(1, steps * n // SPLIT_CANDIDATES) + 1).astype(int)
+    return [slice(a, b) for a, b in zip(bounds[:-1], bounds[1:])]
 
 
 @lru_cache(maxsize=None)
