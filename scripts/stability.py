@@ -98,13 +98,22 @@ def main() -> int:
     return 0
 
 
+def test_name(nodeid: str) -> str:
+    """The node id without its repetition: ``t[run3-a]`` -> ``t[a]``, ``t[run3]`` -> ``t``."""
+    m = re.fullmatch(r"(.*?)\[(.*)\]", nodeid)
+    if not m:
+        return nodeid
+    params = [p for p in m.group(2).split("-") if not re.fullmatch(r"run\d+", p)]
+    return f"{m.group(1)}[{'-'.join(params)}]" if params else m.group(1)
+
+
 def table(log: Path) -> None:
     runs: dict[str, int] = defaultdict(int)
     failed: dict[str, int] = defaultdict(int)
     props: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
     for line in log.read_text().splitlines():
         rec = json.loads(line)
-        name = re.sub(r"\[\]$", "", re.sub(r"-?run\d+\]$", "]", rec["nodeid"]))  # the repetitions as one
+        name = test_name(rec["nodeid"])
         if rec["outcome"] == "skipped":
             continue
         runs[name] += rec["when"] == "call" or rec["outcome"] == "failed"
