@@ -34,6 +34,8 @@ import re
 
 import pytest
 
+_LOG = {}
+
 
 def pytest_addoption(parser):
     parser.addoption("--stability-runs", type=int, default=1)
@@ -56,20 +58,16 @@ def pytest_collection_modifyitems(config, items):
     items.sort(key=_round)  # stable: within a round, the usual order
 
 
+def pytest_configure(config):
+    _LOG["path"] = config.getoption("stability_log")
+
+
 def pytest_runtest_logreport(report):
-    if report.when == "call" or report.outcome != "passed":
-        if report.when != "call" and report.outcome == "skipped":
-            return
+    """One line per run: the call's outcome, or a failed setup or teardown."""
+    if report.when == "call" or report.failed:
         with open(_LOG["path"], "a") as fh:
             fh.write(json.dumps({"nodeid": report.nodeid, "when": report.when, "outcome": report.outcome,
                                  "props": dict(report.user_properties)}) + "\\n")
-
-
-_LOG = {}
-
-
-def pytest_configure(config):
-    _LOG["path"] = config.getoption("stability_log")
 '''
 
 
@@ -116,7 +114,8 @@ def table(log: Path) -> None:
         name = test_name(rec["nodeid"])
         if rec["outcome"] == "skipped":
             continue
-        runs[name] += rec["when"] == "call" or rec["outcome"] == "failed"
+        if rec["when"] != "teardown":  # a failed teardown fails the run its call already counted
+            runs[name] += 1
         failed[name] += rec["outcome"] == "failed"
         for key, value in rec["props"].items():
             if isinstance(value, (int, float)):

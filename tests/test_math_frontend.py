@@ -61,3 +61,10 @@ def test_the_package_api_is_small_and_lazy():
     assert math_pkg.AnswerGrader is AnswerGrader
     with pytest.raises(AttributeError):
         math_pkg.no_such_name
+
+
+def test_every_answer_function_name_is_known_to_the_answer_parser():
+    from accord.adapters.math import sympy_text
+
+    assert sympy_text.ANSWER_FUNCTIONS <= set(sympy_text._LOCALS)
+    assert parse_sympy("C(5, 2) + lg(100)", AUTO) == 12
