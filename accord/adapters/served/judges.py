@@ -1,8 +1,10 @@
 """LLM and VLM judges behind an OpenAI-compatible endpoint, in the local judges' roles and prompts.
 
-Each (role, candidate) is one chat request; all of a step's requests go out together (bounded per
-endpoint), a candidate's roles back to back (a server's prompt cache computes their shared prefix
-once). The score is P(yes) normalised over the yes/no variants (or, in ``digits`` mode, the
+Each (role, candidate) is one chat request. Where the server renders its chat template on request
+(llama.cpp's ``llama-server``), a step's requests go out as one completions request holding all
+their prompts (``batch: auto``, the default); elsewhere they go out together as chats (bounded per
+endpoint). Either way a candidate's roles are next to each other: their prompts differ only in the
+closing line, so a server's prompt cache computes their shared prefix once. The score is P(yes) normalised over the yes/no variants (or, in ``digits`` mode, the
 expected digit / 9), read from ``top_logprobs`` at the first position of the reply that ranks an
 answer among its top tokens. A server that returns no log-probabilities (or no answer among the top ones) is read from the
 reply's text instead: yes / no, or a grade (0-9 in ``digits`` mode, 0-10 otherwise). Every call
@@ -102,8 +104,10 @@ class ServedJudges:
     kind = "served LLM judge"
     default_prefix = "llm_"
 
+    batchable = True  # text prompts: a step's requests can go out as one completions request
+
     def __init__(self, endpoint: Endpoint, roles: Sequence[str] = ("grounding", "logic", "relevance"), mode: str = "yes_no",
-                 names: Sequence[str] | None = None, max_tokens: int = 8, top_logprobs: int = 20):
+                 names: Sequence[str] | None = None, max_tokens: int = 8, top_logprobs: int = 20, batch: bool | str = "auto"):
         unknown = [r for r in roles if r not in self.roles_known]
         if unknown or not roles:
             raise ValueError(f"unknown {self.kind} role(s) {unknown or list(roles)}; choose from {sorted(self.roles_known)}")
@@ -113,13 +117,19 @@ class ServedJudges:
             raise ValueError(f"max_tokens must be an integer >= 1, got {max_tokens!r}")
         if isinstance(top_logprobs, bool) or not isinstance(top_logprobs, int) or not 1 <= top_logprobs <= 20:
             raise ValueError(f"top_logprobs must be an integer in [1, 20], got {top_logprobs!r}")
+        if not (batch == "auto" or batch is False):
+            raise ValueError(f"batch must be 'auto' (one request per step where the server allows) or false, got {batch!r}")
+        self.batch = batch == "auto" and self.batchable
         self.client = ServedClient(endpoint)
         self.roles = tuple(roles)
         self.mode = mode
         self.names = list(names) if names is not None else [f"{self.default_prefix}{r}" for r in roles]
         if len(self.names) != len(self.roles):
             raise ValueError(f"{len(self.names)} names given for {len(self.roles)} roles")
-        self.params = {"temperature": 0.0, "max_tokens": max_tokens, "logprobs": True, "top_logprobs": top_logprobs, "seed": 0}
+        # First the answer position only (one token: the next-token read the local judge makes, and no
+        # decoding); a reply that ranks no answer there is asked again for up to max_tokens tokens.
+        self.params = {"temperature": 0.0, "max_tokens": 1, "logprobs": True, "top_logprobs": top_logprobs, "seed": 0}
+        self.max_tokens = max_tokens
         self.last_tokens = 0
 
     def messages(self, role: str, ctx: StepContext, candidate: str) -> list[dict[str, Any]]:
@@ -133,6 +143,7 @@ class ServedJudges:
         """How the scores are read (recorded in the run's trace header; no key)."""
         return {"roles": dict(zip(self.names, self.roles)), "scoring": "served", "mode": self.mode,
                 "read": "top_logprobs at the first position ranking an answer, else the parsed verdict",
+                "batch": "auto" if self.batch else False,
                 **self.client.endpoint.describe()}
 
     def score_many(self, ctx: StepContext, candidates: Sequence[str]) -> list[list[JudgeScore]]:
@@ -142,13 +153,28 @@ class ServedJudges:
         jobs = [(k, name, role, c) for c in candidates for k, (name, role) in enumerate(zip(self.names, self.roles))]
 
         async def ask_all():
-            return await asyncio.gather(*(self.client.chat(self.messages(role, ctx, c), self.params) for _, _, role, c in jobs))
+            requests = [self.messages(role, ctx, c) for _, _, role, c in jobs]
+            if self.batch:
+                together = await self.client.chat_many(requests, self.params)
+                if together is not None:
+                    return together
+            return await asyncio.gather(*(self.client.chat(m, self.params) for m in requests))
+
+        async def ask_further(requests):
+            longer = {**self.params, "max_tokens": self.max_tokens}
+            return await asyncio.gather(*(self.client.chat(m, longer) for m in requests))
 
         replies = run(ask_all())
+        read = [read_score(reply, self.mode) for reply in replies]
+        again = [i for i, (_, how) in enumerate(read) if how is None and replies[i].error is None] if self.max_tokens > 1 else []
+        for i in again:  # the first reply is recorded as it was: a call that did not give the score
+            self.client.record(replies[i], "judge", jobs[i][1], score_mode=None, read_further=True)
+        if again:
+            for i, reply in zip(again, run(ask_further([self.messages(jobs[i][2], ctx, jobs[i][3]) for i in again]))):
+                replies[i], read[i] = reply, read_score(reply, self.mode)
         out: list[list[JudgeScore]] = [[] for _ in self.roles]
         tokens = 0
-        for (k, name, _, _), reply in zip(jobs, replies):
-            score, how = read_score(reply, self.mode)
+        for (k, name, _, _), reply, (score, how) in zip(jobs, replies, read):
             self.client.record(reply, "judge", name, score_mode=how)
             out[k].append(score)
             tokens += 0 if reply.cached else reply.usage["prompt_tokens"]
@@ -169,6 +195,7 @@ class ServedVLMJudges(ServedJudges):
 
     roles_known = vlm.ROLES
     kind = "served VLM judge"
+    batchable = False  # images travel only in chat requests
     default_prefix = "vlm_"
 
     def __init__(self, endpoint: Endpoint, roles: Sequence[str] = ("visual", "logical", "contextual"), **kwargs):
