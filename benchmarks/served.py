@@ -11,7 +11,9 @@ measures side by side:
   (``cpp``, ``--parallel SLOTS`` slots), each freshly started, with one chat request per score, at
   most 1 in flight and then the client's bound (``auto``: the server's slot count; 4 where the
   server does not say); the C++ server also with one completions request per step holding all its
-  prompts (``batch: auto``, the client's default where the server renders its chat template);
+  prompts (``batch: auto``, the client's default where the server renders its chat template), and
+  with the local judge's own prompt (``prompt: local``: the answer read after the role's label in the
+  assistant's turn, as in-process; "local 1/step");
 - per server: ``cold`` (its prompt cache empty) and then ``cached`` (the same requests again, which
   its prompt cache can answer in part; accord's own call cache is off in both);
 - a re-run answered from accord's call cache (no request).
@@ -119,18 +121,19 @@ def main() -> None:
                 server.stop()
         # chat requests with 1 in flight, then with the client's default bound; the C++ server also
         # with a step's requests as one completions request (the client's default there)
-        for how, bound in (("chat", 1), ("chat", "auto"), *((("batch", "auto"),) if kind == "cpp" else ())):
+        for how, bound in (("chat", 1), ("chat", "auto"), *((("batch", "auto"), ("local", "auto")) if kind == "cpp" else ())):
             server = LlamaServer(kind=kind, slots=slots, threads=args.threads, model=model).start()
             forget(server.base_url)
             forget_template(server.base_url)
             try:
                 for phase in ("cold", "cached"):
                     judges = ServedJudges(Endpoint(server.base_url, "smollm2", max_concurrency=bound, cache=False), ROLES,
-                                          batch="auto" if how == "batch" else False, **opts)
+                                          batch=False if how == "chat" else "auto", prompt="local" if how == "local" else "question",
+                                          **opts)
                     with Recorder() as rec:
                         t, s = judge_all(judges, work)
-                    in_flight = "1 req/step" if how == "batch" else bound if bound == 1 else slots if kind == "cpp" else 4
-                    rows.append((kind, in_flight, phase, t, rec.tally, np.array(s, dtype=float), full))
+                    in_flight = {"batch": "1 req/step", "local": "local 1/step"}.get(how) or (bound if bound == 1 else slots if kind == "cpp" else 4)
+                    rows.append((kind, in_flight, phase, t, rec.tally, np.array(s, dtype=float), None if how == "local" else full))
                 if call_cache is None:  # accord's call cache: filled once, then a re-run makes no request
                     with tempfile.TemporaryDirectory() as tmp:
                         ep = Endpoint(server.base_url, "smollm2", max_concurrency=bound, cache=str(Path(tmp) / "c.sqlite"))
@@ -145,12 +148,12 @@ def main() -> None:
           f"side; llama-server --parallel {args.slots}; servers load {model.name}")
     print(f"in-process: {t_local:.2f} s ({n_scores / t_local:.1f} scores/s), {in_process.tokens_computed} prompt tokens "
           f"computed (shared prefixes once per step; the answer read after the role's label in the assistant's turn)")
-    head = (f"{'server':<7} {'in flight':>10} {'pass':<7} {'time s':>7} {'/ in-proc':>9} {'requests':>8} {'prompt tok':>10} "
+    head = (f"{'server':<7} {'in flight':>12} {'pass':<7} {'time s':>7} {'/ in-proc':>9} {'requests':>8} {'prompt tok':>10} "
             f"{'server-cached tok':>17} {'max|d| in-proc':>14} {'max|d| full read':>16} {'same choice':>11}")
     print(head)
     for kind, in_flight, phase, t, tally, s, full in rows:
         vs_full = f"{np.nanmax(np.abs(s - full)):.4f}" if full is not None else "-"
-        print(f"{kind:<7} {str(in_flight):>10} {phase:<7} {t:>7.2f} {t / t_local:>8.2f}x {tally.requests:>8} {tally.prompt_tokens:>10} "
+        print(f"{kind:<7} {str(in_flight):>12} {phase:<7} {t:>7.2f} {t / t_local:>8.2f}x {tally.requests:>8} {tally.prompt_tokens:>10} "
               f"{tally.prompt_cached_tokens:>17} {np.nanmax(np.abs(s - local)):>14.4f} {vs_full:>16} "
               f"{np.mean(choice(s) == choice(local)):>11.0%}")
     print("prompt tok / server-cached tok: as the server reports them; for a request holding several prompts "

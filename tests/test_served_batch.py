@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import json
 import math
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import numpy as np
 import pytest
@@ -19,6 +17,8 @@ import pytest
 from accord.adapters.served import Endpoint, Recorder, ServedJudges, ServedVLMJudges
 from accord.adapters.served import templates
 from accord.protocols import StepContext
+
+from loopback import JSONHandler, Loopback
 
 CTX = StepContext("What is 2 + 3?", ("2 + 3 = 5",))
 CANDIDATES = ["5 - 1 = 4", "5 - 1 = 7", "I like the sea."]
@@ -40,7 +40,7 @@ def top(prompt: str) -> list[dict]:
     return [{"token": "Yes", "logprob": math.log(p)}, {"token": "No", "logprob": math.log(1 - p)}]
 
 
-class TemplatedServer:
+class TemplatedServer(Loopback):
     """A loopback server with llama-server's template, completions and chat endpoints.
 
     ``completions``: "list" answers every prompt of a list, "one" answers only the first (a server
@@ -52,7 +52,7 @@ class TemplatedServer:
         self.prompts: list[list[str]] = []
         outer = self
 
-        class Handler(BaseHTTPRequestHandler):
+        class Handler(JSONHandler):
             def do_POST(self):
                 body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
                 outer.paths.append(self.path)
@@ -69,7 +69,7 @@ class TemplatedServer:
                     outer.prompts.append(prompts)
                     if completions == "one":
                         prompts = prompts[:1]
-                    assert body["logprobs"] == 20 and "top_logprobs" not in body
+                    assert body["logprobs"] in (20, 200) and "top_logprobs" not in body  # 200: the local prompt
                     return self.answer(200, {"id": "x", "object": "text_completion", "created": 0, "model": "m", "choices": [
                         {"index": i, "finish_reason": "stop", "text": "Yes",
                          "logprobs": {"tokens": ["Yes"], "token_logprobs": [top(p)[0]["logprob"]],
@@ -81,24 +81,10 @@ class TemplatedServer:
             def do_GET(self):
                 self.answer(404, {"error": "not found"})
 
-            def answer(self, status, payload):
-                data = json.dumps(payload).encode()
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-            def log_message(self, *args):
-                pass
-
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.base_url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
-        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+        super().__init__(Handler)
 
     def close(self):
-        self.httpd.shutdown()
-        self.httpd.server_close()
+        super().close()
         templates.forget(self.base_url)
 
 
@@ -183,3 +169,29 @@ def test_a_vlm_judge_and_batch_false_always_send_chats(server):
 def test_batch_takes_auto_or_false(bad):
     with pytest.raises(ValueError, match="batch must be 'auto'"):
         ServedJudges(Endpoint("http://127.0.0.1:9/v1", "m"), ("logic",), batch=bad)
+
+
+def test_the_local_prompt_is_the_chat_without_its_closing_and_the_role_label_opening_the_reply(server):
+    judge = ServedJudges(Endpoint(server.base_url, "m", cache=False), ("logic", "relevance"), prompt="local")
+    got, rec = scores(judge)
+    expected = [chatml(judge.local_request(role, CTX, c)[0]) + label
+                for c in CANDIDATES for role, label in (("logic", "LOGICAL VALIDITY:"), ("relevance", "RELEVANCE:"))]
+    assert server.prompts == [expected] and rec.tally.requests == 1
+    assert got[0] == pytest.approx([p_yes(expected[0]), p_yes(expected[2]), p_yes(expected[4])])
+    assert judge.describe()["prompt"] == "local"
+
+
+@pytest.mark.parametrize("server", [{"template": None}], indirect=True)
+def test_the_local_prompt_on_a_server_without_a_template_is_a_null_score_with_the_reason(server):
+    judge = ServedJudges(Endpoint(server.base_url, "m", cache=False), ("logic",), prompt="local")
+    with Recorder() as rec:
+        (column,) = judge.score_many(CTX, CANDIDATES)
+    assert all(s.value is None and "needs a server that renders its chat template" in s.reason for s in column)
+    assert "/v1/chat/completions" not in server.paths and rec.tally.failed == 3
+
+
+@pytest.mark.parametrize("options, message", [({"prompt": "other"}, "prompt must be one of"),
+                                              ({"prompt": "local", "batch": False}, "needs batch: auto")])
+def test_bad_prompt_options_are_errors(options, message):
+    with pytest.raises(ValueError, match=message):
+        ServedJudges(Endpoint("http://127.0.0.1:9/v1", "m"), ("logic",), **options)

@@ -10,7 +10,6 @@ import json
 import re
 import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import numpy as np
 import pytest
@@ -25,6 +24,7 @@ from accord.verify.loop import build_panel
 from accord.verify.run import resolve
 
 from llama_server import free_port
+from loopback import JSONHandler, Loopback
 
 
 def completion(answer: str = "yes", p_yes: float = 0.8) -> dict:
@@ -37,7 +37,7 @@ def completion(answer: str = "yes", p_yes: float = 0.8) -> dict:
             "usage": {"prompt_tokens": 11, "completion_tokens": 1, "total_tokens": 12}}
 
 
-class Scripted:
+class Scripted(Loopback):
     """A loopback HTTP server: each chat request gets the next (status, body) of the script, then the
     last one; other POSTs (a template, completions) are not found."""
 
@@ -49,24 +49,16 @@ class Scripted:
         lock = threading.Lock()
         outer = self
 
-        class Handler(BaseHTTPRequestHandler):
+        class Handler(JSONHandler):
             def do_GET(self):  # llama-server's /props, where the script has one
                 outer.gets.append(self.path)
                 found = props is not None and self.path == "/props"
-                data = json.dumps(props if found else {"error": "not found"}).encode()
-                self.send_response(200 if found else 404)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
+                self.answer(200 if found else 404, props if found else {"error": "not found"})
 
             def do_POST(self):
                 body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
                 if not self.path.endswith("/chat/completions"):  # a chat-only server: no template, no completions
-                    self.send_response(404)
-                    self.send_header("Content-Length", "0")
-                    self.end_headers()
-                    return
+                    return self.answer(404, {"error": "not found"})
                 with lock:
                     outer.requests.append({"body": body, "auth": self.headers.get("Authorization")})
                     status, payload = outer.script[min(len(outer.requests), len(outer.script)) - 1]
@@ -75,25 +67,9 @@ class Scripted:
                 time.sleep(delay_s)
                 with lock:
                     outer.in_flight -= 1
-                data = json.dumps(payload).encode()
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                if status == 429:
-                    self.send_header("Retry-After", "0")
-                self.end_headers()
-                self.wfile.write(data)
+                self.answer(status, payload, {"Retry-After": "0"} if status == 429 else None)
 
-            def log_message(self, *args):
-                pass
-
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.base_url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
-        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
-
-    def close(self):
-        self.httpd.shutdown()
-        self.httpd.server_close()
+        super().__init__(Handler)
 
 
 CTX = StepContext("What is 2 + 3?", ("2 + 3 = 5",))

@@ -273,3 +273,26 @@ def test_the_cpp_server_scores_a_step_in_one_request_as_each_request_alone_would
     record_property("largest_gap", max(gaps))
     # the same model's reads: prompt-cache reuse and batching change only float rounding (float16 KV cache)
     assert max(gaps) <= 0.02, f"scores sent together differ from each request alone by up to {max(gaps):.4f}"
+
+
+@pytest.mark.slow
+def test_the_cpp_server_with_the_local_prompt_gives_the_in_process_judges_scores(cpp_server, smollm2, record_property):
+    from accord.adapters.llm import LLMJudges
+
+    lm, tok = smollm2  # the packaged model dequantised to float32: the weights the server runs
+    served = ServedJudges(Endpoint(cpp_server.base_url, "smollm2", cache=False), ROLES, prompt="local")
+    local = LLMJudges(ROLES, lm=lm, tokenizer=tok)
+    steps = [
+        (StepContext("What is 12 + 7?"), ["12 + 7 = 19", "12 + 7 = 21", "The capital of France is Paris."]),
+        (StepContext("What is 30 - 4?", ("Start from 30.",)), ["30 - 4 = 26", "30 - 4 = 24"]),
+    ]
+    gaps = []
+    for ctx, cands in steps:
+        with Recorder() as rec:
+            got = served.score_many(ctx, cands)
+        assert rec.tally.requests == 1
+        want = local.score_many(ctx, cands)
+        gaps += [abs(a.value - b.value) for col_a, col_b in zip(got, want) for a, b in zip(col_a, col_b)]
+    record_property("largest_gap", max(gaps))
+    # the same weights and prompt; what is left is the server's float16 KV cache and its top-20 view
+    assert max(gaps) <= 0.02, f"served (local prompt) and in-process scores differ by up to {max(gaps):.4f}"

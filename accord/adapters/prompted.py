@@ -18,7 +18,7 @@ from accord.adapters.served.spec import ServedSpec
 from accord.adapters.vlm import VLMJudges, shared_vlm
 
 _SERVED = ("base_url", "api_key_env", "max_concurrency", "timeout_s", "max_retries", "cache", "max_tokens", "top_logprobs",
-           "batch")
+           "batch", "prompt")
 
 
 @dataclass(frozen=True)
@@ -27,6 +27,7 @@ class _PromptedSpec(ServedSpec):
     mode: str | None = None  # yes_no (default) or digits
     top_logprobs: int | None = None  # served only, like the endpoint's keys
     batch: Any = None  # served only: "auto" (one completions request per step where the server allows) or false
+    prompt: str | None = None  # served only: "question" (the check asked in the user's turn) or "local" (the local judge's)
 
     def served_options(self) -> dict[str, Any]:
         return {k: getattr(self, k) for k in ("model", "mode", *_SERVED) if getattr(self, k) is not None}

@@ -185,17 +185,21 @@ class ServedClient:
             cache.put(key, response)
         return Reply(response, latency_s=latency, attempts=attempts)
 
-    async def chat_many(self, messages_list: list[list[dict[str, Any]]], params: dict[str, Any]) -> list[Reply] | None:
+    async def chat_many(self, messages_list: list[list[dict[str, Any]]], params: dict[str, Any],
+                        openings: list[str] | None = None) -> list[Reply] | None:
         """Several chat requests answered by one completions request (the prompts the server's own
         chat template makes of them, one choice each), each reply shaped and cached as the chat
         request's own; None when the server renders no template, so the caller sends them as chats.
+        ``openings``: text each prompt's assistant turn starts with (the reply continues it).
 
         The replies of the prompts sent together share the request: the first carries its latency,
         attempts and token counts, the others none (``batched`` says which request they rode in)."""
         openai = require("openai", "served models")
 
         cache = self.cache
-        keys = [request_key(self.endpoint.base_url, self.endpoint.model, m, params) for m in messages_list]
+        openings = openings or [""] * len(messages_list)
+        keys = [request_key(self.endpoint.base_url, self.endpoint.model, [*m, {"role": "assistant", "opening": o}] if o else m, params)
+                for m, o in zip(messages_list, openings)]
         replies: list[Reply | None] = [None] * len(messages_list)
         if cache is not None:
             for i, key in enumerate(keys):
@@ -208,6 +212,7 @@ class ServedClient:
         texts = await rendered_prompts(self.endpoint.base_url, [messages_list[i] for i in todo], self._key, self.endpoint.timeout_s)
         if texts is None:
             return None
+        texts = [t + openings[i] for t, i in zip(texts, todo)]
         client = self._openai()
         body = _completion_params(params)
         async with _semaphore(self.endpoint.base_url, await self.bound()):

@@ -5,7 +5,7 @@
 
 Endpoint keys: ``base_url``, ``model``, ``api_key_env`` (the environment variable holding the key),
 ``max_concurrency``, ``timeout_s``, ``max_retries``, ``cache`` (a file, or false). Judge keys:
-``mode``, ``max_tokens``, ``top_logprobs``, ``batch``. Generator keys: ``temperature``, ``top_p``,
+``mode``, ``max_tokens``, ``top_logprobs``, ``batch``, ``prompt``. Generator keys: ``temperature``, ``top_p``,
 ``max_new_tokens``, ``stop``, ``n_param``, ``continue_final_message``. Unknown keys are errors.
 """
 
@@ -19,7 +19,7 @@ from accord.adapters.served.generator import ServedGenerator
 from accord.adapters.served.judges import ServedJudges, ServedVLMJudges
 
 ENDPOINT_KEYS = ("base_url", "model", "api_key_env", "max_concurrency", "timeout_s", "max_retries", "cache")
-JUDGE_KEYS = ("mode", "max_tokens", "top_logprobs", "batch")
+JUDGE_KEYS = ("mode", "max_tokens", "top_logprobs", "batch", "prompt")
 GENERATOR_KEYS = ("temperature", "top_p", "max_new_tokens", "stop", "n_param", "continue_final_message")
 LOCAL_ONLY = ("device", "dtype")  # local generator settings a run config always carries; unused when served
 

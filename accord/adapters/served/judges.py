@@ -30,6 +30,10 @@ from accord.protocols import JudgeScore, StepContext
 _YES = {v.strip().lower() for v in YES_VARIANTS}
 _NO = {v.strip().lower() for v in NO_VARIANTS}
 _DIGITS = {str(d) for d in range(10)}
+PROMPTS = ("question", "local")  # the check asked in the user's turn; the local judge's prompt, read after the role label
+LOCAL_ALTERNATIVES = 200  # log-probabilities asked per token with the local prompt: the answer variants beyond the top 20
+NO_TEMPLATE = ("served judge: prompt 'local' needs a server that renders its chat template and answers a list of "
+               "prompts (llama.cpp's llama-server); {url} does not")
 _WORD = re.compile(r"\b(yes|no)\b", re.IGNORECASE)
 _GRADE = re.compile(r"(?<![\d.])(\d+(?:\.\d+)?)\s*(/\s*10\b)?")
 
@@ -107,7 +111,8 @@ class ServedJudges:
     batchable = True  # text prompts: a step's requests can go out as one completions request
 
     def __init__(self, endpoint: Endpoint, roles: Sequence[str] = ("grounding", "logic", "relevance"), mode: str = "yes_no",
-                 names: Sequence[str] | None = None, max_tokens: int = 8, top_logprobs: int = 20, batch: bool | str = "auto"):
+                 names: Sequence[str] | None = None, max_tokens: int = 8, top_logprobs: int = 20, batch: bool | str = "auto",
+                 prompt: str = "question"):
         unknown = [r for r in roles if r not in self.roles_known]
         if unknown or not roles:
             raise ValueError(f"unknown {self.kind} role(s) {unknown or list(roles)}; choose from {sorted(self.roles_known)}")
@@ -120,6 +125,11 @@ class ServedJudges:
         if not (batch == "auto" or batch is False):
             raise ValueError(f"batch must be 'auto' (one request per step where the server allows) or false, got {batch!r}")
         self.batch = batch == "auto" and self.batchable
+        if prompt not in PROMPTS:
+            raise ValueError(f"prompt must be one of {PROMPTS}, got {prompt!r}")
+        if prompt == "local" and not self.batch:
+            raise ValueError("prompt 'local' is sent as text completions: it needs batch: auto (and text-only judges)")
+        self.prompt = prompt
         self.client = ServedClient(endpoint)
         self.roles = tuple(roles)
         self.mode = mode
@@ -139,11 +149,18 @@ class ServedJudges:
         return [{"role": "system", "content": llm.JUDGE_SYSTEM},
                 {"role": "user", "content": f"{llm.judge_body(self.mode, ctx, candidate)}\n\n{closing}"}]
 
+    def local_request(self, role: str, ctx: StepContext, candidate: str) -> tuple[list[dict[str, Any]], str]:
+        """The local judge's prompt for one role and candidate: its chat (system prompt and body) and
+        the assistant turn's opening, the role's label, after which the answer token is read."""
+        return ([{"role": "system", "content": llm.JUDGE_SYSTEM},
+                 {"role": "user", "content": llm.judge_body(self.mode, ctx, candidate)}], f"{llm.role_label(role)}:")
+
     def describe(self) -> dict[str, Any]:
         """How the scores are read (recorded in the run's trace header; no key)."""
-        return {"roles": dict(zip(self.names, self.roles)), "scoring": "served", "mode": self.mode,
-                "read": "top_logprobs at the first position ranking an answer, else the parsed verdict",
-                "batch": "auto" if self.batch else False,
+        read = ("top_logprobs of the token after the role's label in the assistant's turn" if self.prompt == "local" else
+                "top_logprobs at the first position ranking an answer, else the parsed verdict")
+        return {"roles": dict(zip(self.names, self.roles)), "scoring": "served", "mode": self.mode, "read": read,
+                "batch": "auto" if self.batch else False, "prompt": self.prompt,
                 **self.client.endpoint.describe()}
 
     def score_many(self, ctx: StepContext, candidates: Sequence[str]) -> list[list[JudgeScore]]:
@@ -153,6 +170,11 @@ class ServedJudges:
         jobs = [(k, name, role, c) for c in candidates for k, (name, role) in enumerate(zip(self.names, self.roles))]
 
         async def ask_all():
+            if self.prompt == "local":
+                local = [self.local_request(role, ctx, c) for _, _, role, c in jobs]
+                wide = {**self.params, "top_logprobs": LOCAL_ALTERNATIVES}
+                together = await self.client.chat_many([m for m, _ in local], wide, [o for _, o in local])
+                return together or [Reply(None, error=NO_TEMPLATE.format(url=self.client.endpoint.base_url))] * len(jobs)
             requests = [self.messages(role, ctx, c) for _, _, role, c in jobs]
             if self.batch:
                 together = await self.client.chat_many(requests, self.params)
@@ -166,7 +188,8 @@ class ServedJudges:
 
         replies = run(ask_all())
         read = [read_score(reply, self.mode) for reply in replies]
-        again = [i for i, (_, how) in enumerate(read) if how is None and replies[i].error is None] if self.max_tokens > 1 else []
+        further = self.max_tokens > 1 and self.prompt == "question"
+        again = [i for i, (_, how) in enumerate(read) if how is None and replies[i].error is None] if further else []
         for i in again:  # the first reply is recorded as it was: a call that did not give the score
             self.client.record(replies[i], "judge", jobs[i][1], score_mode=None, read_further=True)
         if again:
