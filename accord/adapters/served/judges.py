@@ -4,12 +4,17 @@ Each (role, candidate) is one chat request. Where the server renders its chat te
 (llama.cpp's ``llama-server``), a step's requests go out as one completions request holding all
 their prompts (``batch: auto``, the default); elsewhere they go out together as chats (bounded per
 endpoint). Either way a candidate's roles are next to each other: their prompts differ only in the
-closing line, so a server's prompt cache computes their shared prefix once. The score is P(yes) normalised over the yes/no variants (or, in ``digits`` mode, the
-expected digit / 9), read from ``top_logprobs`` at the first position of the reply that ranks an
-answer among its top tokens. A server that returns no log-probabilities (or no answer among the top ones) is read from the
-reply's text instead: yes / no, or a grade (0-9 in ``digits`` mode, 0-10 otherwise). Every call
-record says which (``score_mode``: ``logprobs`` or ``parsed``); a reply with neither is a null
-score with the reason, and so is a call that failed.
+closing line, so a server's prompt cache computes their shared prefix once.
+
+The score is P(yes) normalised over the yes/no variants (or, in ``digits`` mode, the expected digit
+/ 9), read from ``top_logprobs`` at the answer position: each request asks for one token, the
+next-token read the local judge makes; a reply whose first token ranks no answer is asked again for
+up to ``max_tokens`` tokens and read at the first position that ranks one. A server that returns no
+log-probabilities (or no answer among the top ones) is read from the reply's text instead: yes /
+no, or a grade (0-9 in ``digits`` mode, 0-10 otherwise). Every call record says which
+(``score_mode``: ``logprobs`` or ``parsed``); a reply with neither is a null score with the reason,
+and so is a call that failed. ``prompt: local`` sends the local judge's own prompt instead (see
+:meth:`ServedJudges.local_request`).
 """
 
 from __future__ import annotations
@@ -158,7 +163,8 @@ class ServedJudges:
     def describe(self) -> dict[str, Any]:
         """How the scores are read (recorded in the run's trace header; no key)."""
         read = ("top_logprobs of the token after the role's label in the assistant's turn" if self.prompt == "local" else
-                "top_logprobs at the first position ranking an answer, else the parsed verdict")
+                "top_logprobs at the reply's first token (further, up to max_tokens, where none ranks an answer), "
+                "else the parsed verdict")
         return {"roles": dict(zip(self.names, self.roles)), "scoring": "served", "mode": self.mode, "read": read,
                 "batch": "auto" if self.batch else False, "prompt": self.prompt,
                 **self.client.endpoint.describe()}

@@ -16,13 +16,10 @@ sends chat requests instead. Each server is asked once per process.
 from __future__ import annotations
 
 import asyncio
-import json
 import threading
-import urllib.error
-import urllib.request
 from typing import Any
 
-from accord.adapters.served.slots import server_root
+from accord.adapters.served.slots import server_json, server_root
 
 MARKER = "\u2063ACCORD-USER-TEXT\u2063"  # invisible separators around a word no request contains
 _NONE = object()  # the server renders no template
@@ -30,21 +27,11 @@ _SHAPES: dict[tuple[str, str], Any] = {}  # (root, system) -> (head, tail), _NON
 _LOCK = threading.Lock()
 
 
-def _render_sync(root: str, messages: list[dict[str, Any]], api_key: str, timeout_s: float) -> str | None:
-    """The server's prompt text for ``messages`` (None when it has no template endpoint)."""
-    body = json.dumps({"messages": messages}).encode("utf-8")
-    request = urllib.request.Request(root + "/apply-template", data=body, method="POST",
-                                     headers={"Content-Type": "application/json", "Authorization": f"Bearer {api_key}"})
-    try:
-        with urllib.request.urlopen(request, timeout=timeout_s) as r:  # noqa: S310 - the configured endpoint
-            prompt = json.loads(r.read()).get("prompt")
-    except (urllib.error.HTTPError, ValueError, AttributeError):
-        return None
-    return prompt if isinstance(prompt, str) and prompt else None
-
-
 async def _render(root: str, messages: list[dict[str, Any]], api_key: str, timeout_s: float) -> str | None:
-    return await asyncio.to_thread(_render_sync, root, messages, api_key, timeout_s)
+    """The server's prompt text for ``messages`` (None when it has no template endpoint)."""
+    answer = await asyncio.to_thread(server_json, root + "/apply-template", api_key, timeout_s, {"messages": messages})
+    prompt = answer.get("prompt") if isinstance(answer, dict) else None
+    return prompt if isinstance(prompt, str) and prompt else None
 
 
 def _split(messages: list[dict[str, Any]]) -> tuple[str, str] | None:
