@@ -91,7 +91,10 @@ def busy_ratios(repeats: int) -> None:
 
     def ratios() -> tuple[float, int, float]:
         threads = chosen(raw.shape[0] * N_CANDIDATES)
-        reps = max(repeats, 15)  # the busy figures are noisy: more tries, interleaved, and medians
+        # Many interleaved tries, compared by their total wall time: under load a call of a few ms is
+        # either preempted or not, so single times are bimodal and a median (or a best) lands on
+        # either mode at random, while the totals are what a run of many calls waits for.
+        reps = max(repeats, 200)
         copy, dec, old = [], [], []
         for _ in range(reps):
             copy.append(best_time(lambda: raw.copy(), 1))
@@ -101,7 +104,7 @@ def busy_ratios(repeats: int) -> None:
                 old.append(best_time(lambda: pol.decide(raw, spec), 1))
             finally:
                 fused.threads_for = chosen
-        copy, dec, old = (float(np.median(x)) for x in (copy, dec, old))
+        copy, dec, old = (float(np.sum(x)) for x in (copy, dec, old))
         return dec / copy, threads, old / copy
 
     load = os.getloadavg()[0]
@@ -114,7 +117,7 @@ def busy_ratios(repeats: int) -> None:
         for p in burners:
             p.kill()
             p.wait()
-    print(f"default decide at {TARGET_ROWS:.0e} candidate rows, m = 3, median wall time over a copy's "
+    print(f"default decide at {TARGET_ROWS:.0e} candidate rows, m = 3, total wall time over a copy's "
           f"(1-min load before: {load:.1f}, {every} cores):")
     for name, (r, threads, old) in (("quiet", quiet), ("busy (2 CPU-bound processes)", busy)):
         print(f"  {name:<30} {r:5.2f}x a copy with {threads} thread(s) chosen (target <= 3); "
