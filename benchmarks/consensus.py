@@ -162,7 +162,7 @@ def main() -> None:
             if B == TARGET_ROWS and m == 3:  # CPU time too: robust when other jobs share the cores
                 cpu = best_time(lambda: pol.decide(raw, spec), args.repeats, time.process_time)
                 target = (de_t / copy_t, cpu / best_time(lambda: raw.copy(), args.repeats, time.process_time), d.path)
-            del raw
+            raw = None  # free it before the next size
     if skipped:
         print("skipped (B*m above --max-elements):", ", ".join(f"B={b:.0e} m={m}" for b, m in skipped))
     if target:

