@@ -250,8 +250,14 @@ def test_serve_answers_on_loopback_and_stops_on_ctrl_c(outputs, tmp_path):
     jury = tmp_path / "jury.jsonl"
     shutil.copy(outputs["jury"], jury)
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), *sys.path])}
-    proc = subprocess.Popen([sys.executable, "-m", "accord.cli.main", "view", str(jury), "--serve", "--port", "0"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    # Ctrl-C as at a terminal: a test run started in the background (a shell without job control)
+    # ignores SIGINT, and a child started from it would inherit that; a handled signal is reset at exec
+    before = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        proc = subprocess.Popen([sys.executable, "-m", "accord.cli.main", "view", str(jury), "--serve", "--port", "0"],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    finally:
+        signal.signal(signal.SIGINT, before)
     try:
         line = proc.stdout.readline()
         url = re.search(r"http://127\.0\.0\.1:\d+/", line).group(0)
