@@ -294,5 +294,5 @@ def test_the_cpp_server_with_the_local_prompt_gives_the_in_process_judges_scores
         want = local.score_many(ctx, cands)
         gaps += [abs(a.value - b.value) for col_a, col_b in zip(got, want) for a, b in zip(col_a, col_b)]
     record_property("largest_gap", max(gaps))
-    # the same weights and prompt; what is left is the server's float16 KV cache and its top-20 view
+    # the same weights and prompt; what is left is the server's float16 KV cache and its top-200 view
     assert max(gaps) <= 0.02, f"served (local prompt) and in-process scores differ by up to {max(gaps):.4f}"
