@@ -59,12 +59,12 @@ def main() -> None:
     ap.add_argument("--overhead-only", action="store_true", help="skip the panel throughput measurement")
     args = ap.parse_args()
 
-    from accord.adapters.code.judges import ExecutionJudge, SelfConsistencyJudge
-    from accord.adapters.code.limits import Limits
-    from accord.adapters.code.mutants import mutate
-    from accord.adapters.code.runner import CodeRunner
-    from accord.adapters.code.sandbox import Sandbox
-    from accord.adapters.code.static import StaticJudge
+    from accord.adapters.code._judges import ExecutionJudge, SelfConsistencyJudge
+    from accord.adapters.code import Limits
+    from accord.adapters.code._mutants import mutate
+    from accord.adapters.code import CodeRunner
+    from accord.adapters.code import Sandbox
+    from accord.adapters.code._static import StaticJudge
     from accord.verify.tasks import load_humaneval
 
     limits = Limits()

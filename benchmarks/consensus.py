@@ -30,7 +30,8 @@ import time
 
 import numpy as np
 
-from accord.consensus_core import ConsensusSpec, all_to_all, fused, get_policy
+from accord.consensus_core import ConsensusSpec, all_to_all, get_policy
+from accord.consensus_core import _fused as fused
 from accord.consensus_core.jax_backend import verdict_decide_jax
 
 N_CANDIDATES = 3

@@ -76,7 +76,7 @@ def dev_tasks(cfg: RunConfig, problems: int, reported: int) -> list:
 
 def run_setting(cfg: RunConfig, out: Path, tasks, generator, panel) -> dict:
     """One setting's run folder (trace, config) and its timing; the models are the loaded ones."""
-    from accord.adapters.llm import TransformersGenerator
+    from accord.adapters.local import TransformersGenerator
     from accord.verify.loop import StepLoop, TraceWriter
     from accord.verify.io import TRACE_FILE
 

@@ -65,7 +65,7 @@ def one(mode: str, path: str, chunk: int) -> dict:
     tracemalloc.start()
     t0 = time.perf_counter()
     if mode == "memory":
-        from accord.adapters.calibration import fit_calibrators
+        from accord.adapters import fit_calibrators
 
         table = read_rewards(path)
         doc = evaluate_ensemble(table, fit_calibrators(table.flat_raw, table.models), n_boot=1000)

@@ -25,7 +25,7 @@ from pathlib import Path
 
 import numpy as np
 
-from accord.adapters.calibration import fit_calibrators
+from accord.adapters import fit_calibrators
 from accord.verify.ensemble import (
     default_rules, evaluate_ensemble, evaluate_streaming, fit_streamed, read_rewards, Scorer,
 )

@@ -35,11 +35,11 @@ import numpy as np
 from math_verify import parse, verify
 
 from accord.adapters.math.answers import AnswerGrader, normalize_text
-from accord.consensus_core.jury import MISSING, class_of, run_jury, vote_codes
-from accord.consensus_core.jury_difficulty import fit_difficulty, pattern_fit, pattern_keys
-from accord.consensus_core.jury_label_free import label_free_jury
-from accord.consensus_core.jury_labels import choose_labels
-from accord.consensus_core.jury_weighted import dawid_skene, weighted_plurality
+from accord.consensus_core.jury._vote import MISSING, class_of, run_jury, vote_codes
+from accord.consensus_core.jury._difficulty import fit_difficulty, pattern_fit, pattern_keys
+from accord.consensus_core.jury import label_free_jury
+from accord.consensus_core.jury import choose_labels
+from accord.consensus_core.jury import dawid_skene, weighted_plurality
 
 DEFAULT_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "champ-dev" / "jury.jsonl"
 

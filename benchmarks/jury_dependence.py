@@ -1,6 +1,6 @@
 """How much of the parting rows the label-free advantage interval must leave to dependence.
 
-The interval of :func:`accord.consensus_core.jury_label_free.label_free_jury` adds, in
+The interval of :func:`accord.consensus_core.jury._label_free.label_free_jury` adds, in
 quadrature, ``allowance * overrides`` (the share of rows where the vote overrides the estimated best
 member; the interval is clipped to the model-free bound, the largest share of rows where the
 vote and one member part ways) to the model's own uncertainty. This script draws a *calibration* family of
@@ -21,8 +21,8 @@ import json
 
 import numpy as np
 
-from accord.consensus_core.jury_label_free import label_free_jury
-from accord.consensus_core.jury_law import simulate_unequal_panel
+from accord.consensus_core.jury import label_free_jury
+from accord.consensus_core.jury._law import simulate_unequal_panel
 
 ALLOWANCES = (0.0, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.4, 0.5, 0.75, 1.0)
 

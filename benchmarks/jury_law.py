@@ -10,7 +10,7 @@ import itertools
 
 import numpy as np
 
-from accord.consensus_core.jury_law import predict, simulate
+from accord.consensus_core.jury._law import predict, simulate
 
 
 def main() -> None:

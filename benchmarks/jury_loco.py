@@ -36,7 +36,7 @@ from pathlib import Path
 import numpy as np
 
 from accord.cli.main import main as accord_main
-from accord.consensus_core.jury_law import simulate_unequal_panel
+from accord.consensus_core.jury._law import simulate_unequal_panel
 
 DEFAULT_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "champ-dev" / "jury.jsonl"
 LABEL_FREE = ("auto", "modal", "weighted", "dawid-skene", "difficulty", "best-member")

@@ -14,8 +14,8 @@ import argparse
 import numpy as np
 
 from accord.consensus_core.jury import vote_codes
-from accord.consensus_core.jury_law import simulate_unequal_panel
-from accord.consensus_core.jury_weighted import dawid_skene, supervised_vote, weighted_plurality
+from accord.consensus_core.jury._law import simulate_unequal_panel
+from accord.consensus_core.jury._weighted import dawid_skene, supervised_vote, weighted_plurality
 
 
 def main() -> None:

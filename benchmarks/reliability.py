@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 
 from accord.consensus_core import ConsensusSpec, get_policy
-from accord.consensus_core.reliability import calibrate_thresholds, estimate_stubbornness
+from accord.consensus_core import calibrate_thresholds, estimate_stubbornness
 
 PAPER = (1.5, 1.0, 0.8)
 RUNS = Path(__file__).resolve().parents[1] / "examples" / "runs"

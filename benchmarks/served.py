@@ -86,11 +86,11 @@ def main() -> None:
     import numpy as np
     import torch
 
-    from accord.adapters.llm import LLMJudges
-    from accord.adapters.models import load_causal_lm
+    from accord.adapters.local import LLMJudges
+    from accord.adapters.local import load_causal_lm
     from accord.adapters.served import Endpoint, Recorder, ServedJudges
-    from accord.adapters.served.slots import forget
-    from accord.adapters.served.templates import forget as forget_template
+    from accord.adapters.served._slots import forget
+    from accord.adapters.served._templates import forget as forget_template
     from llama_server import LlamaServer, float32_gguf, gguf_path
 
     torch.set_num_threads(args.threads)

@@ -8,7 +8,7 @@
     generate and score the rest in one batch) against full verification, on the same candidates
     (the generator's candidate i depends only on (seed, i)), both with VERDICT thresholds set
     label-free for this panel: τ and ε from a calibration run on other problems
-    (accord.consensus_core.reliability.calibrate_thresholds, target acceptance rate 0.5), and the
+    (accord.consensus_core._reliability.calibrate_thresholds, target acceptance rate 0.5), and the
     margin from the same run (accord.verify.loop.calibrate_margin: the margin that stops
     most often while taking full verification's step at >= 95% of the calibration steps). Cost is
     reported as model tokens processed (generator prompt tokens computed + generated + judge tokens
@@ -50,8 +50,8 @@ def naive_judge(model, tokenizer, prompts: list[str], mode: str) -> list[float |
 
 
 def part_a(args, model, tokenizer, tasks) -> dict[str, float]:
-    from accord.adapters.llm import LLMJudges, TransformersGenerator, judge_items
-    from accord.adapters.scoring import NextTokenScorer
+    from accord.adapters.local._llm import LLMJudges, TransformersGenerator, judge_items
+    from accord.adapters.local._scoring import NextTokenScorer
 
     gen = TransformersGenerator.from_loaded(model, tokenizer, max_new_tokens=32)
     judges = LLMJudges(lm=model, tokenizer=tokenizer)  # three roles, yes/no, no judge cache
@@ -129,7 +129,7 @@ def run_loop(cfg, tasks, generator, panel, adaptive: bool):
 
 
 def part_bc(args, model, tokenizer, tasks, parts: str) -> dict[str, float]:
-    from accord.adapters.llm import TransformersGenerator
+    from accord.adapters.local import TransformersGenerator
     from accord.verify.loop import build_panel
     from accord.verify.run import resolve
 
@@ -163,7 +163,7 @@ def part_c(args, cfg, tasks, gen, panel) -> dict[str, float]:
     import numpy as np
 
     from accord.consensus_core import get_policy
-    from accord.consensus_core.reliability import calibrate_thresholds
+    from accord.consensus_core import calibrate_thresholds
     from accord.verify.loop import calibrate_margin
     from accord.verify.run import PolicyConfig
     from accord.verify.tasks import load_tasks
@@ -232,7 +232,7 @@ def main() -> None:
 
     if args.threads:
         torch.set_num_threads(args.threads)
-    from accord.adapters.models import load_causal_lm
+    from accord.adapters.local import load_causal_lm
     from accord.verify.tasks import load_tasks
 
     model, tokenizer = load_causal_lm("smollm2")

@@ -51,7 +51,7 @@ def main() -> int:
 
     import torch
 
-    from accord.adapters.vlm import VLMGenerator, VLMJudges, random_vlm
+    from accord.adapters.local._vlm import VLMGenerator, VLMJudges, random_vlm
     from accord.protocols import StepContext
 
     device = "cpu" if args.dry_run else "cuda"

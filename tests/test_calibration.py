@@ -7,13 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from accord.adapters.calibration import (
-    Calibrator,
-    apply_calibrators,
-    fit_calibrators,
-    load_calibrators,
-    save_calibrators,
-)
+from accord.adapters import Calibrator, apply_calibrators, fit_calibrators, load_calibrators, save_calibrators
 
 RNG = np.random.default_rng(0)
 RAW = RNG.normal(3.0, 2.0, 500)

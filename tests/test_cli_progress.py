@@ -124,7 +124,7 @@ def test_model_loading_bars_are_silenced():
     import transformers.modeling_gguf_pytorch_utils as gguf_utils
     from transformers.utils import logging as hf_logging
 
-    from accord.adapters.models import quiet_model_loading
+    from accord.adapters.local import quiet_model_loading
 
     quiet_model_loading()
     quiet_model_loading()  # twice is harmless

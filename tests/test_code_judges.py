@@ -6,13 +6,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from accord.adapters.code.judges import ExecutionJudge, SelfConsistencyJudge
-from accord.adapters.code.limits import Limits
-from accord.adapters.code.probes import generated_args, probe_inputs
-from accord.adapters.code.runner import CodeRunner
-from accord.adapters.code.sandbox import Sandbox
-from accord.adapters.code.spec import CodeSpec, CodeTest, examples_from_docstring, visible_tests
-from accord.adapters.code.static import StaticJudge, analyse
+from accord.adapters.code._judges import ExecutionJudge, SelfConsistencyJudge
+from accord.adapters.code import Limits
+from accord.adapters.code._probes import generated_args, probe_inputs
+from accord.adapters.code import CodeRunner
+from accord.adapters.code import Sandbox
+from accord.adapters.code._spec import CodeSpec, CodeTest, examples_from_docstring, visible_tests
+from accord.adapters.code._static import StaticJudge, analyse
 from accord.protocols import StepContext
 
 PROMPT = '''from typing import List
@@ -151,7 +151,7 @@ def test_probes_fall_back_to_example_value_types():
 
 # ----------------------------------------------------------------------------- model-based parts
 def test_cut_body_and_fenced_code():
-    from accord.adapters.code.generator import cut_body, cut_fenced
+    from accord.adapters.code._generator import cut_body, cut_fenced
 
     assert cut_body("    x = 1\n    return x\nprint(f(2))\n") == "    x = 1\n    return x\n"
     assert cut_body("\n```\n") == ""
@@ -161,7 +161,7 @@ def test_cut_body_and_fenced_code():
 
 @pytest.mark.slow
 def test_generator_is_seeded_and_batched(tiny_lm):
-    from accord.adapters.code.generator import CodeGenerator
+    from accord.adapters.code import CodeGenerator
 
     lm, tok = tiny_lm
     ctx = _ctx()
@@ -176,7 +176,7 @@ def test_generator_is_seeded_and_batched(tiny_lm):
 
 @pytest.mark.slow
 def test_llm_code_judge_scores_roles_in_one_call(smollm2):
-    from accord.adapters.code.llm_judge import LLMCodeJudge, LLMCodeJudges
+    from accord.adapters.code._llm_judge import LLMCodeJudge, LLMCodeJudges
 
     lm, tok = smollm2
     judges = LLMCodeJudges(lm=lm, tokenizer=tok)

@@ -7,7 +7,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from accord.consensus_core import ConsensusSpec, fused, get_policy, list_policies
+from accord.consensus_core import ConsensusSpec, get_policy, list_policies
+from accord.consensus_core import _fused as fused
 
 pytestmark = pytest.mark.skipif(not fused.available(), reason="numba not installed (the 'fast' extra)")
 

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from accord.adapters.llm import TransformersGenerator
+from accord.adapters.local import TransformersGenerator
 from accord.cli.main import main
 from accord.verify.curation import (
     ANSWER_EXAMPLE, ANSWER_SYSTEM, blind_context, curate, read_benchmark, write_curation,

@@ -266,8 +266,8 @@ def test_bad_construction_is_rejected():
 
 @pytest.mark.slow
 def test_real_smollm2_end_to_end_on_two_tiny_problems(smollm2, minilm, tmp_path):
-    from accord.adapters.embedding import EmbeddingRelevanceJudge
-    from accord.adapters.llm import LLMJudges, TransformersGenerator
+    from accord.adapters.local._embedding import EmbeddingRelevanceJudge
+    from accord.adapters.local import LLMJudges, TransformersGenerator
     from accord.verify.tasks import load_tasks
 
     lm, tok = smollm2

@@ -8,7 +8,7 @@ import json
 import numpy as np
 import pytest
 
-from accord.adapters.calibration import fit_calibrators
+from accord.adapters import fit_calibrators
 from accord.consensus_core import ConsensusSpec, get_policy
 from accord.errors import UserError
 from accord.verify.ensemble import (

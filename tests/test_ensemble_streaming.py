@@ -11,7 +11,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from accord.adapters.calibration import fit_calibrators
+from accord.adapters import fit_calibrators
 from accord.cli.main import main
 from accord.verify.ensemble import (
     best_responses, evaluate_ensemble, evaluate_streaming, fit_streamed, read_rewards, RewardTable,
@@ -94,7 +94,7 @@ def test_streamed_equals_in_memory(tmp_path, fmt, chunk):
     # the rows: every rule's key to 1e-12, and the same selected responses
     out = pq.read_table(tmp_path / "out.parquet")
     assert out.num_rows == len(rows) and out.column("response_id").to_pylist() == [r["response_id"] for r in rows]
-    from accord.adapters.calibration import apply_calibrators
+    from accord.adapters import apply_calibrators
 
     cal = apply_calibrators(table.raw, table.models, cals)
     for rule in RULES:

@@ -11,14 +11,14 @@ import numpy as np
 import pytest
 from scipy.stats import pearsonr, spearmanr
 
-from accord.adapters.calibration import fit_calibrators
+from accord.adapters import fit_calibrators
 from accord.consensus_core import influence_report
 from accord.cli.main import main
 from accord.verify.ensemble import (
     column_correlations, evaluate_ensemble, pairwise_correlations, read_rewards, rest_means, RestMoments,
     spearman_vs_rest, WIDE_MODELS,
 )
-from accord.consensus_core.statistics import bootstrap_ci, bootstrap_cis
+from accord.consensus_core import bootstrap_ci, bootstrap_cis
 
 
 def _scores(rows: int, m: int, seed: int = 0, missing: float = 0.1) -> np.ndarray:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from accord.adapters.llm import DEFAULT_EXAMPLE, TransformersGenerator, chat_prompt, steps_text
+from accord.adapters.local._llm import DEFAULT_EXAMPLE, TransformersGenerator, chat_prompt, steps_text
 from accord.protocols import StepContext
 
 CTX = StepContext("Calculate 12 + 7 - 3.")

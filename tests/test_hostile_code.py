@@ -18,13 +18,13 @@ from pathlib import Path
 
 import pytest
 
-from accord.adapters.code import isolation
-from accord.adapters.code.isolation import sandbox_uids
-from accord.adapters.code.judges import ExecutionJudge
-from accord.adapters.code.limits import Limits
-from accord.adapters.code.runner import CodeRunner
-from accord.adapters.code.sandbox import Sandbox
-from accord.adapters.code.spec import CodeSpec, CodeTest
+from accord.adapters.code import _isolation as isolation
+from accord.adapters.code._isolation import sandbox_uids
+from accord.adapters.code._judges import ExecutionJudge
+from accord.adapters.code import Limits
+from accord.adapters.code import CodeRunner
+from accord.adapters.code import Sandbox
+from accord.adapters.code import CodeSpec, CodeTest
 from accord.protocols import StepContext
 
 PROJECT_FILE = Path(__file__).resolve().parents[1] / "accord" / "adapters" / "code" / "sandbox.py"

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from accord.adapters.code.spec import CodeSpec
+from accord.adapters.code import CodeSpec
 from accord.cli.main import main
 from accord.protocols import Task
 from accord.verify.tasks import load_humaneval, load_tasks
@@ -33,7 +33,7 @@ def test_context_carries_the_spec_and_hides_nothing_judges_need(tasks):
     assert isinstance(spec, CodeSpec) and spec.entry_point == "truncate_number"
     assert ctx.question == tasks[2].question and ctx.steps == ()
     assert "check(" in spec.hidden_check  # kept for scoring, never turned into judge items
-    from accord.adapters.code.runner import CodeRunner
+    from accord.adapters.code import CodeRunner
 
     items, n_tests = CodeRunner(n_probes=3).plan(spec)
     assert n_tests == len(spec.tests) and len(items) > n_tests

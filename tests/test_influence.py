@@ -6,7 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from accord.consensus_core import consensus, influence_report
-from accord.consensus_core.influence import all_to_all_shares
+from accord.consensus_core import all_to_all_shares
 
 
 @settings(max_examples=40, deadline=None)

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from accord.adapters.cache import CachedScore, JudgeCache, cache_key
+from accord.adapters._cache import CachedScore, JudgeCache, cache_key
 
 
 def test_get_put_and_counters():

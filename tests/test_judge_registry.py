@@ -1,11 +1,12 @@
 """The judge registry: a new judge type is one decorated factory, usable from a run config at once."""
 
+import re
 from dataclasses import dataclass
 
 import numpy as np
 import pytest
 
-from accord.adapters.judges import Built, JudgeSpec, build_judges, column_lambdas, judge_types, parse_judge, register_judge
+from accord.adapters import Built, JudgeSpec, build_judges, column_lambdas, judge_types, parse_judge, register_judge
 from accord.errors import UserError
 from accord.protocols import JudgeScore, StepContext
 from accord.verify.loop import build_panel
@@ -76,3 +77,38 @@ def test_score_table_columns_take_lambda_by_name_never_by_position():
     back, _ = column_lambdas(["arithmetic", "mystery", "toy_length", "visual"])
     assert back == (1.0, 1.0, 0.5, 1.5)  # reordered with the columns
     assert column_lambdas(["a", "b"], (2.0, 3.0)) == ((2.0, 3.0), [])
+
+
+# ---- the built-in `pattern` type: one file in accord/adapters/builtin_judges, found by the registry
+def test_the_pattern_type_is_found_and_scores_the_format():
+    assert "pattern" in judge_types() and "pattern" not in judge_types(family="code")
+    built = build_judges([{"type": "arithmetic"}, {"type": "pattern", "pattern": r"answer is -?\d+", "name": "fmt"}])
+    judge = built[1].judge
+    scores = judge.score(StepContext("q"), ["The answer is -4.", "THE ANSWER IS 7", "I think four"])
+    assert [s.value for s in scores] == [1.0, 1.0, 0.0] and built[1].lambdas == (1.0,)
+    neg = build_judges([{"type": "pattern", "pattern": "maybe", "negate": True}])[0].judge
+    assert [s.value for s in neg.score(StepContext("q"), ["maybe 3", "3"])] == [0.0, 1.0]
+    strict = build_judges([{"type": "pattern", "pattern": "Answer", "case_sensitive": True}])[0].judge
+    assert [s.value for s in strict.score(StepContext("q"), ["answer", "Answer"])] == [0.0, 1.0]
+
+
+@pytest.mark.parametrize("entry, message", [
+    ({"type": "pattern"}, "needs a 'pattern'"),
+    ({"type": "pattern", "pattern": "("}, "not a regular expression"),
+    ({"type": "pattern", "pattern": "x", "negate": "yes"}, "'negate' must be true or false"),
+    ({"type": "pattern", "pattern": "x" * 1001}, "at most 1000"),
+])
+def test_a_bad_pattern_entry_is_named_where_written(entry, message):
+    with pytest.raises(UserError, match=r"judges\[1\]: pattern judge: .*" + re.escape(message)):
+        resolve({"judges": [{"type": "arithmetic"}, entry]})
+
+
+def test_a_typed_spec_gives_back_its_entry_as_written():
+    entry = {"type": "pattern", "lambda": [2], "pattern": "x", "name": "p"}
+    spec = parse_judge(entry)
+    assert spec.as_dict() == entry and list(spec.as_dict()) == list(entry) and spec.type == "pattern"
+    assert spec.lam == (2.0,)
+    made = type(spec)(pattern="x", lam=(2.0,))  # made in code: the entry is built from its fields
+    assert made.as_dict() == {"type": "pattern", "lambda": [2.0], "pattern": "x", "negate": False,
+                              "case_sensitive": False}
+    assert parse_judge(made.as_dict()) == made

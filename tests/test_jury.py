@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from accord.adapters.math.answers import MATH, AnswerGrader, normalize_text, text_equivalent
-from accord.consensus_core.jury import MISSING, classify, run_jury, vote_codes
+from accord.consensus_core.jury._vote import MISSING, classify, run_jury, vote_codes
 
 
 def test_modal_class_wins_and_agreement_is_its_share():

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from accord.cli.main import main
-from accord.consensus_core.jury_law import simulate_unequal_panel
+from accord.consensus_core.jury._law import simulate_unequal_panel
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples" / "jury"
 EXAMPLE = EXAMPLES / "panel.jsonl"

@@ -9,11 +9,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from accord.consensus_core.jury import MISSING, vote_codes
-from accord.consensus_core.jury_difficulty import fit_difficulty, pattern_fit, pattern_key, set_partitions
-from accord.consensus_core.jury_label_free import label_free_jury, parting_share
-from accord.consensus_core.jury_labels import choose_labels, fit_few_labels, log_evidence
-from accord.consensus_core.jury_law import simulate_unequal_panel
-from accord.consensus_core.jury_weighted import dawid_skene
+from accord.consensus_core.jury._difficulty import fit_difficulty, pattern_fit, pattern_key, set_partitions
+from accord.consensus_core.jury._label_free import label_free_jury, parting_share
+from accord.consensus_core.jury._labels import choose_labels, fit_few_labels, log_evidence
+from accord.consensus_core.jury._law import simulate_unequal_panel
+from accord.consensus_core.jury import dawid_skene
 
 TRUTH = 0  # class 0 is the right answer in every synthetic panel below
 

@@ -9,8 +9,8 @@ from hypothesis import strategies as st
 from scipy import integrate
 from scipy.stats import beta as beta_law
 
-from accord.consensus_core import jury_law as law
-from accord.consensus_core.jury_estimate import check_law, estimate_law
+from accord.consensus_core.jury import _law as law
+from accord.consensus_core.jury import check_law, estimate_law
 
 GRID = [
     (a, rho, s, M)
@@ -122,7 +122,7 @@ def test_fit_check_accepts_the_law_and_rejects_shared_blind_spots():
 
 
 def test_plan_respects_the_budget_and_prefers_decorrelated_members():
-    from accord.consensus_core.jury_plan import plan_panel
+    from accord.consensus_core.jury import plan_panel
 
     acc = [0.7, 0.68, 0.66, 0.65, 0.8]
     cost = [1, 1, 1, 1, 5]

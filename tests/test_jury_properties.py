@@ -17,9 +17,9 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from accord.cli.main import main
-from accord.consensus_core.jury import MISSING, run_jury
-from accord.consensus_core.jury_label_free import label_free_jury
-from accord.consensus_core.jury_labels import choose_labels, fit_few_labels
+from accord.consensus_core.jury._vote import MISSING, run_jury
+from accord.consensus_core.jury import label_free_jury
+from accord.consensus_core.jury import choose_labels, fit_few_labels
 from accord.verify.juries import METHODS, decide_with_risk, panel_classes
 
 SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])

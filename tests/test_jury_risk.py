@@ -1,4 +1,4 @@
-"""The certified threshold of ``accord.consensus_core.jury_risk``: its guarantee holds over
+"""The certified threshold of ``accord.consensus_core.jury._risk``: its guarantee holds over
 repeated random calibration samples, and it answers nothing when the labels cannot certify."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from accord.consensus_core.jury_risk import certify_threshold, clopper_pearson_upper, min_rows
+from accord.consensus_core.jury._risk import certify_threshold, clopper_pearson_upper, min_rows
 
 
 def _risk_above(t: float, slope: float) -> float:

@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 from accord.consensus_core.jury import vote_codes
-from accord.consensus_core.jury_law import simulate_unequal_panel
-from accord.consensus_core.jury_weighted import (
+from accord.consensus_core.jury._law import simulate_unequal_panel
+from accord.consensus_core.jury._weighted import (
     agreement_accuracy,
     dawid_skene,
     supervised_vote,

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from accord.adapters.llm import LLMJudge, LLMJudges, judge_items
-from accord.adapters.scoring import plain_scores
+from accord.adapters.local._llm import LLMJudge, LLMJudges, judge_items
+from accord.adapters.local._scoring import plain_scores
 from accord.protocols import StepContext
 
 CTX = StepContext("Calculate 12 + 7 - 3.", ("12 + 7 = 19",))
@@ -88,7 +88,7 @@ def test_bad_roles_and_modes(smollm2):
 
 @pytest.mark.slow
 def test_embedding_relevance_judge(minilm):
-    from accord.adapters.embedding import EmbeddingRelevanceJudge
+    from accord.adapters.local._embedding import EmbeddingRelevanceJudge
 
     j = EmbeddingRelevanceJudge(model=minilm)
     on, off, empty = j.score(CTX, ["19 - 3 = 16, so 12 + 7 - 3 is 16", "My favourite colour is blue.", " "])

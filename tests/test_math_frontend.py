@@ -11,8 +11,8 @@ import sympy as sp
 from accord.adapters import math as math_pkg
 from accord.adapters.math import AnswerConfig, StepConfig, parse_sympy
 from accord.adapters.math.answers import AUTO, AnswerGrader
-from accord.adapters.math.limited import run
-from accord.adapters.math.sympy_text import LATEX, MathParseError, extract, same
+from accord.adapters.math._limited import run
+from accord.adapters.math._sympy_text import LATEX, MathParseError, extract, same
 
 n, k = sp.symbols("n k")
 
@@ -64,7 +64,7 @@ def test_the_package_api_is_small_and_lazy():
 
 
 def test_every_answer_function_name_is_known_to_the_answer_parser():
-    from accord.adapters.math import sympy_text
+    from accord.adapters.math import _sympy_text as sympy_text
 
     assert sympy_text.ANSWER_FUNCTIONS <= set(sympy_text._LOCALS)
     assert parse_sympy("C(5, 2) + lg(100)", AUTO) == 12

@@ -13,8 +13,8 @@ from accord.adapters.math import (
     FinalAnswerJudge,
     NumericSamplingJudge,
     SymbolicEquivalenceJudge,
-    checks,
 )
+from accord.adapters.math import _checks as checks
 from accord.protocols import Judge, StepContext
 from accord.timelimit import CheckError, CheckTimeout, call_with_limit
 

@@ -10,9 +10,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from accord.adapters.code.mutants import KINDS, mutate
-from accord.adapters.code.pool import PoolProblem, evaluate_policies, expected_pick, pool_from_json, pool_to_json
-from accord.adapters.code.static import analyse
+from accord.adapters.code._mutants import KINDS, mutate
+from accord.adapters.code._pool import PoolProblem, evaluate_policies, expected_pick, pool_from_json, pool_to_json
+from accord.adapters.code._static import analyse
 
 SRC = '''def clip_sum(xs, lo):
     total = 0

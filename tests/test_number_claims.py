@@ -15,10 +15,10 @@ import sympy
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from accord.adapters.math.arithmetic import check_arithmetic
-from accord.adapters.math.claims import solution_check
-from accord.adapters.math.numberfacts import number_facts
-from accord.adapters.math.quantifiers import quantified
+from accord.adapters.math._arithmetic import check_arithmetic
+from accord.adapters.math._claims import solution_check
+from accord.adapters.math._numberfacts import number_facts
+from accord.adapters.math._quantifiers import quantified
 from accord.cli.main import main
 
 SOLUTIONS = [

@@ -69,7 +69,7 @@ def local_trace(cfg, smollm2, tmp_path_factory):
     """The local backend over the same problems (the session's SmolLM2, one torch thread as on Ray)."""
     import torch
 
-    from accord.adapters.llm import TransformersGenerator
+    from accord.adapters.local import TransformersGenerator
     from accord.verify.loop import StepLoop, TraceWriter
     from accord.verify.run import build_chains, build_panel_from, load_task_list
 

@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from accord.consensus_core import ConsensusSpec, get_policy
-from accord.consensus_core.reliability import (
+from accord.consensus_core._reliability import (
     calibrate_thresholds,
     estimate_stubbornness,
     judge_reliability,

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from accord.adapters.calibration import Calibrator
-from accord.adapters.reward import (
+from accord.adapters import Calibrator
+from accord.adapters.local._reward import (
     CorrectnessReward,
     JudgeReward,
     LikelihoodReward,
@@ -142,7 +142,7 @@ def test_real_similarity_reward_prefers_the_reference(minilm):
 
 @pytest.mark.slow
 def test_real_likelihood_and_generative_judge_rewards(smollm2):
-    from accord.adapters.llm import LLMJudge
+    from accord.adapters.local import LLMJudge
 
     lm, tok = smollm2
     items = [

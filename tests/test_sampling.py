@@ -6,8 +6,8 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from accord.adapters.kv_prefix import Prefix, PrefixStore, shared_opening  # noqa: E402
-from accord.adapters.sampling import PromptSampler, nucleus  # noqa: E402
+from accord.adapters.local._kv_prefix import Prefix, PrefixStore, shared_opening  # noqa: E402
+from accord.adapters.local._sampling import PromptSampler, nucleus  # noqa: E402
 
 
 def test_nucleus_keeps_the_smallest_set_reaching_top_p():

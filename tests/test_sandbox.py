@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from accord.adapters.code import isolation, private_root
-from accord.adapters.code.limits import Limits
-from accord.adapters.code.sandbox import Sandbox, _parse
+from accord.adapters.code import _isolation as isolation, _private_root as private_root
+from accord.adapters.code import Limits
+from accord.adapters.code._sandbox import Sandbox, _parse
 from accord.cli.main import main
 
 FAST = Limits(wall_s=4.0, item_s=1.0, cpu_s=3, memory_mb=512, output_bytes=4096)

@@ -10,8 +10,8 @@ from hypothesis import strategies as st
 
 torch = pytest.importorskip("torch")
 
-from accord.adapters.cache import JudgeCache  # noqa: E402
-from accord.adapters.scoring import NextTokenScorer, answer_token_groups, plain_scores  # noqa: E402
+from accord.adapters import JudgeCache  # noqa: E402
+from accord.adapters.local._scoring import NextTokenScorer, answer_token_groups, plain_scores  # noqa: E402
 
 PREFIXES = [
     "<|im_start|>system\nYou check one step of a solution. Reply yes or no.<|im_end|>\n<|im_start|>user\nQuestion: What is 12 + 30?\n",
@@ -169,7 +169,7 @@ def test_bad_input_is_named(smollm2):
 
 @pytest.mark.slow
 def test_llm_judge_layout_shares_work_across_roles_and_steps(tiny_lm):
-    from accord.adapters.llm import ROLES, judge_items
+    from accord.adapters.local._llm import ROLES, judge_items
     from accord.protocols import StepContext
 
     model, tok = tiny_lm

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from accord.adapters.served import Endpoint, Recorder, ServedJudges, ServedVLMJudges
-from accord.adapters.served import templates
+from accord.adapters.served import _templates as templates
 from accord.protocols import StepContext
 
 from loopback import JSONHandler, Loopback

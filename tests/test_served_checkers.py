@@ -11,9 +11,9 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from accord.adapters.judges import build_judges, parse_judge
-from accord.adapters.served.checkers import CodeCheckJudge, CriticJudge, index_of, program_of
-from accord.adapters.served.client import Endpoint
+from accord.adapters import build_judges, parse_judge
+from accord.adapters.served._checkers import CodeCheckJudge, CriticJudge, index_of, program_of
+from accord.adapters.served._client import Endpoint
 from accord.cli.main import main
 from accord.protocols import StepContext
 

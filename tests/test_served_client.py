@@ -15,8 +15,8 @@ import numpy as np
 import pytest
 
 from accord.adapters.served import UNAVAILABLE, Endpoint, Recorder, ServedGenerator, ServedJudges, ServedVLMJudges
-from accord.adapters.served.generator import row_seed
-from accord.adapters.served.judges import score_from_logprobs, score_from_text
+from accord.adapters.served._generator import row_seed
+from accord.adapters.served._judges import score_from_logprobs, score_from_text
 from accord.cli.main import main
 from accord.errors import UserError
 from accord.protocols import StepContext

@@ -18,7 +18,7 @@ import torch
 import yaml
 
 from accord.adapters.served import UNAVAILABLE, Endpoint, Recorder, ServedJudges
-from accord.adapters.served.judges import score_from_logprobs
+from accord.adapters.served._judges import score_from_logprobs
 from accord.cli.main import main
 from accord.protocols import StepContext
 from accord.verify.loop import read_records
@@ -277,7 +277,7 @@ def test_the_cpp_server_scores_a_step_in_one_request_as_each_request_alone_would
 
 @pytest.mark.slow
 def test_the_cpp_server_with_the_local_prompt_gives_the_in_process_judges_scores(cpp_server, smollm2, record_property):
-    from accord.adapters.llm import LLMJudges
+    from accord.adapters.local import LLMJudges
 
     lm, tok = smollm2  # the packaged model dequantised to float32: the weights the server runs
     served = ServedJudges(Endpoint(cpp_server.base_url, "smollm2", cache=False), ROLES, prompt="local")

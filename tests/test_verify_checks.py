@@ -14,8 +14,8 @@ from fractions import Fraction
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from accord.adapters.math.arithmetic import check_arithmetic
-from accord.adapters.math.claims import solution_check
+from accord.adapters.math._arithmetic import check_arithmetic
+from accord.adapters.math._claims import solution_check
 from accord.cli.main import main
 
 SOLUTIONS = [

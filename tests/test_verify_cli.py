@@ -326,3 +326,16 @@ def test_format_csv_writes_the_flat_export_to_out_or_stdout(pb, tmp_path, capsys
 def test_format_csv_refuses_what_it_cannot_do_in_one_line(pb, tmp_path, capsys, args, message):
     rc, cap = run(capsys, str(pb), *[a.format(tmp=tmp_path) for a in args])
     assert rc == 2 and message in cap.err and len(cap.err.strip().splitlines()) == 1
+
+
+def test_a_pattern_judge_from_the_config_scores_every_step(pb, tmp_path, capsys):
+    cfg = tmp_path / "panel.yaml"
+    cfg.write_text("judges:\n  - {type: arithmetic}\n  - {type: symbolic}\n"
+                   "  - {type: pattern, pattern: '\\$', name: has_math}\n")
+    out = tmp_path / "out.jsonl"
+    rc, cap = run(capsys, str(pb), "--config", str(cfg), "--json", "--bootstrap", "0", "--out", str(out))
+    doc = json.loads(cap.out)
+    assert "has_math" in doc["judges"], doc["judges"]
+    steps = lines(out)[0]["steps"]  # the tiling solution: math in its first step, none in its last
+    assert steps[0]["scores"]["has_math"] == 1.0 and steps[-2]["scores"]["has_math"] == 1.0
+    assert [s["scores"]["has_math"] for s in lines(out)[-1]["steps"]] == [0.0, 0.0]  # "every prime is odd": prose

@@ -13,8 +13,8 @@ pytest.importorskip("PIL")
 
 from PIL import Image  # noqa: E402
 
-from accord.adapters.cache import JudgeCache  # noqa: E402
-from accord.adapters.vlm import (  # noqa: E402
+from accord.adapters import JudgeCache  # noqa: E402
+from accord.adapters.local._vlm import (  # noqa: E402
     DEFAULT_LAMBDA,
     ROLES,
     VLMGenerator,
@@ -171,7 +171,7 @@ def test_accord_run_on_image_tasks_with_a_vlm_generator_and_vlm_judges(vlms, tmp
     """`accord run` end to end from a config: a VLM from a local folder generates and judges."""
     import yaml
 
-    from accord.adapters.vlm import shared_vlm
+    from accord.adapters.local import shared_vlm
     from accord.cli.main import main
 
     vlm = vlms["qwen2_vl"]

@@ -20,8 +20,8 @@ jax.config.update("jax_enable_x64", True)
 import jax.numpy as jnp  # noqa: E402
 import numpy as np  # noqa: E402
 
-from accord.consensus_core.policies import DEFAULT_EPS, DEFAULT_TAU  # noqa: E402
-from accord.consensus_core.validation import as_influence, as_lambdas, as_scores  # noqa: E402
+from accord.consensus_core._policies import DEFAULT_EPS, DEFAULT_TAU  # noqa: E402
+from accord.consensus_core._validation import as_influence, as_lambdas, as_scores  # noqa: E402
 
 _LAST = -1e6
 
@@ -178,7 +178,7 @@ def verdict_decide_jax(raw, lambdas=None, influence=None, tau: float = DEFAULT_T
     for the scores themselves); a batch with NaN (failed judges) takes the NaN-aware kernel, which
     also returns ``consensus``. Bad scores raise the same ValueError as the numpy path.
     """
-    from accord.consensus_core.equilibrium import influence_matrix
+    from accord.consensus_core._equilibrium import influence_matrix
 
     r = np.asarray(raw, dtype=np.float64)
     if r.ndim < 2 or r.shape[-1] < 2:

@@ -1,7 +1,7 @@
 """Checks of the jury law's key identities (group ``jury``; run with ``accord prove --group jury``).
 
 1. E[(1 - p)^M] for p ~ Beta(α, β) is the rising-factorial ratio (β)_M / (α + β)_M, M symbolic —
-   the factor of the unanimous-wrong floor, as :func:`accord.consensus_core.jury_law.beta_moment` computes it.
+   the factor of the unanimous-wrong floor, as :func:`accord.consensus_core.jury._law.beta_moment` computes it.
 2. With α = a k, β = (1 - a) k and k = 1/ρ − 1, the mean accuracy is a and the error correlation of
    two members (independent given p) is exactly ρ.
 3. The closed-form accuracy, floor and unanimous accuracy equal a brute-force sum over every
@@ -123,7 +123,7 @@ def _brute_force(a: Fraction, rho: Fraction, s: tuple[Fraction, ...], M: int) ->
     source=SOURCE,
 )
 def closed_forms_vs_enumeration() -> Result:
-    from accord.consensus_core.jury_law import predict
+    from accord.consensus_core.jury import predict
 
     cases = [
         (Fraction(7, 10), Fraction(3, 10), (Fraction(1, 5),), 3),

@@ -14,13 +14,13 @@ import itertools
 import numpy as np
 import sympy as sp
 
-from accord.consensus_core import ConsensusSpec, consensus_stats, get_policy
+from accord.consensus_core import PAPER_LAMBDA, ConsensusSpec, consensus_stats, get_policy
 from accord.proofs import symbolic as sym
 from accord.proofs.audit import Number, audit_result as _result, stated as _n
 from accord.proofs.registry import CHECKED_NUMERICALLY, PROVED, REFUTED, Erratum, Result, claim
 
 PAPER = "VERDICT paper (seeds/002)"
-LAM = (1.5, 1.0, 0.8)
+LAM = PAPER_LAMBDA
 LAM_EXACT = (sp.Rational(3, 2), sp.Integer(1), sp.Rational(4, 5))
 
 

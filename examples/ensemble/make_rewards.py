@@ -18,9 +18,15 @@ from pathlib import Path
 
 import numpy as np
 
-from accord.adapters.llm import LLMJudge
-from accord.adapters.models import load_causal_lm, load_minilm
-from accord.adapters.reward import CorrectnessReward, JudgeReward, LikelihoodReward, SimilarityReward, reward_rows
+from accord.adapters.local import LLMJudge
+from accord.adapters.local._models import load_causal_lm, load_minilm
+from accord.adapters.local._reward import (
+    CorrectnessReward,
+    JudgeReward,
+    LikelihoodReward,
+    SimilarityReward,
+    reward_rows,
+)
 
 HERE = Path(__file__).parent
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
-from accord.consensus_core.jury_law import simulate_unequal_panel
+from accord.consensus_core.jury._law import simulate_unequal_panel
 
 MEMBERS = ("alpha", "bravo", "charlie", "delta")
 

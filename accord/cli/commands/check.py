@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import sys
 
-from accord.cli.options import parse_lambdas, positive_float, unit_interval
+from accord.cli.options import lambdas_flag, positive_float, unit_interval
 from accord.cli.progress import add_quiet, progress_bar
 from accord.errors import UserError
 from accord.verify.io import read_derivation
@@ -37,7 +37,7 @@ def add_arguments(parser) -> None:
 
 
 def _judges(args):
-    from accord.adapters.judges import build_judges, parse_judge
+    from accord.adapters import build_judges, parse_judge
 
     if not args.timeout > 0:
         raise UserError(f"--timeout must be > 0 seconds, got {args.timeout}")
@@ -100,7 +100,7 @@ def run(args) -> int:
 
     lines = read_derivation(args.derivation)
     judges, defaults = _judges(args)
-    lam = parse_lambdas(args.lambdas, len(judges)) or defaults
+    lam = lambdas_flag(args.lambdas, len(judges)) or defaults
     params = {k: v for k, v in (("tau", args.tau), ("eps", args.eps)) if v is not None}
     try:
         with progress_bar("checking lines", quiet=args.quiet) as update:

@@ -7,7 +7,7 @@ import json
 import sys
 
 from accord.cli.commands.codepool import JUDGES, make_panel
-from accord.cli.options import parse_lambdas, positive_int, unit_interval
+from accord.cli.options import lambdas_flag, positive_int, unit_interval
 from accord.cli.progress import add_quiet, progress_bar
 from accord.consensus_core import ConsensusSpec, list_policies
 from accord.errors import UserError
@@ -81,7 +81,7 @@ def run(args: argparse.Namespace) -> int:
         raise UserError(f"{args.candidates}: no tests in {args.tests} for task(s) {', '.join(map(repr, missing[:5]))}")
     params = {k: v for k, v in (("tau", args.tau), ("eps", args.eps)) if v is not None}
     panel = make_panel(names, args.isolation, args.workers, args.probes)
-    lam = parse_lambdas(args.lambdas, len(panel.names))
+    lam = lambdas_flag(args.lambdas, len(panel.names))
     consensus = panel.consensus if lam is None else ConsensusSpec(lam)
     tasks = len({c.task_id for c in candidates})
     try:

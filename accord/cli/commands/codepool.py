@@ -8,10 +8,9 @@ import math
 import sys
 from pathlib import Path
 
-from accord.adapters.code import CODE_JUDGE_TYPES
-from accord.adapters.code.pool import build_pool, evaluate_policies, pool_from_json, pool_to_json
-from accord.adapters.judges import column_lambdas
-from accord.cli.options import parse_lambdas, positive_int
+from accord.adapters import column_lambdas, judge_types
+from accord.adapters.code import build_pool, evaluate_policies, pool_from_json, pool_to_json
+from accord.cli.options import lambdas_flag, positive_int
 from accord.cli.progress import add_quiet, progress_bar
 from accord.consensus_core import list_policies
 from accord.errors import UserError
@@ -21,7 +20,7 @@ from accord.verify.tasks import load_humaneval
 
 NAME = "codepool"
 HELP = "Evaluate selection policies on a model-free code pool (HumanEval canonical solutions + AST mutants)."
-JUDGES = ("code_static", "code_execution", "code_consistency")  # judge types, as in a run config
+JUDGES = ("code_static", "code_execution", "code_consistency")  # the default three of the code judge types
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -29,7 +28,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--ids", default=None, help="comma-separated problem ids, e.g. HumanEval/0,HumanEval/5")
     p.add_argument("--mutants", type=positive_int, default=5, help="mutants per problem (default 5)")
     p.add_argument("--seed", type=int, default=0, help="seed of the mutant choice and candidate order")
-    p.add_argument("--judges", default=",".join(JUDGES), help=f"judge types, from {', '.join(CODE_JUDGE_TYPES)} (default: the first three)")
+    p.add_argument("--judges", default=",".join(JUDGES), help=f"code judge types, comma-separated (default: {','.join(JUDGES)}; code_llm adds the LLM code judges)")
     p.add_argument("--policies", default=None, help="comma-separated policies (default: all)")
     p.add_argument("--lambdas", default=None, help="stubbornness per judge column, comma-separated (default: each judge type's)")
     p.add_argument("--probes", type=positive_int, default=12, help="probe inputs per problem for the consistency judge")
@@ -48,9 +47,10 @@ def _positive(name: str, v: int | None) -> None:
 
 def _build(args) -> tuple[list, list[str]]:
     judges = [j.strip() for j in args.judges.split(",") if j.strip()]
-    unknown = [j for j in judges if j not in CODE_JUDGE_TYPES]
+    known = judge_types(family="code")  # the registry's code family: a new code judge type is a choice at once
+    unknown = [j for j in judges if j not in known]
     if unknown or not judges:
-        raise UserError(f"--judges: unknown judge(s) {unknown or '(none)'}; choose from {', '.join(CODE_JUDGE_TYPES)}")
+        raise UserError(f"--judges: unknown judge(s) {unknown or '(none)'}; choose from {', '.join(known)}")
     try:
         tasks = load_humaneval(args.limit, [i.strip() for i in args.ids.split(",")] if args.ids else None)
     except ValueError as exc:
@@ -100,7 +100,7 @@ def run(args: argparse.Namespace) -> int:
         if args.save:
             write_text_atomic(args.save, json.dumps(pool_to_json(pool, judges)), "--save")
     policies = [p.strip() for p in args.policies.split(",")] if args.policies else list_policies()
-    lambdas, _ = column_lambdas(judges, parse_lambdas(args.lambdas, len(judges)))  # by column name, never position
+    lambdas, _ = column_lambdas(judges, lambdas_flag(args.lambdas, len(judges)))  # by column name, never position
     try:
         results = evaluate_policies(pool, policies, lambdas)
     except ValueError as exc:

@@ -8,15 +8,8 @@ import math
 from dataclasses import fields
 
 from accord.cli.progress import add_quiet
-from accord.cli.options import (
-    add_streaming_arguments,
-    lambda_note,
-    nonnegative_float,
-    run_streaming,
-    table_lambdas,
-    unit_interval,
-    wants_streaming,
-)
+from accord.cli.options import lambda_note, nonnegative_float, table_lambdas, unit_interval
+from accord.cli.streaming import add_streaming_arguments, run_streaming, wants_streaming
 from accord.consensus_core import ConsensusSpec, Decision, get_policy, list_policies
 from accord.errors import UserError
 from accord.verify.tables import NAN_MODES, ScoreTable, read_influence, read_score_table

@@ -44,10 +44,9 @@ def parse_members(specs: list[str]) -> dict[str, str]:
     return out
 
 
-def build_panel(members: dict[str, str], args: argparse.Namespace) -> dict:
+def load_members(members: dict[str, str], args: argparse.Namespace) -> dict:
     """One generator per member; a model named twice is loaded once."""
-    from accord.adapters.llm import TransformersGenerator, check_sampling
-    from accord.adapters.models import load_causal_lm
+    from accord.adapters.local import TransformersGenerator, check_sampling, load_causal_lm
     from accord.verify.curation import ANSWER_EXAMPLE, ANSWER_SYSTEM
 
     try:
@@ -77,7 +76,7 @@ def run(args: argparse.Namespace) -> int:
     if args.max_steps < 1:
         raise UserError(f"--max-steps must be >= 1, got {args.max_steps}")
     items = read_benchmark(args.file, args.drop)
-    panel = build_panel(members, args)
+    panel = load_members(members, args)
     with progress_bar("asking the panel", len(items), args.quiet or args.json) as update:
         verdicts = curate(items, panel, quorum, args.drop, args.seed, args.max_steps, progress=update)
     write_curation(items, verdicts, args.out, args.report)

@@ -12,9 +12,10 @@ import sys
 from contextlib import nullcontext
 from pathlib import Path
 
-from accord.adapters.calibration import METHODS, fit_calibrators, load_calibrators, save_calibrators
+from accord.adapters import METHODS, fit_calibrators, load_calibrators, save_calibrators
 from accord.cli.progress import add_quiet, progress_bar
-from accord.cli.options import add_streaming_arguments, lambda_note, nonnegative_float, positive_int, table_lambdas, unit_interval, wants_streaming
+from accord.cli.options import lambda_note, nonnegative_float, positive_int, table_lambdas, unit_interval
+from accord.cli.streaming import add_streaming_arguments, wants_streaming
 from accord.errors import UserError
 from accord.extras import require
 from accord.verify.io import connect_ray, table_format, writable_output, writer_lock

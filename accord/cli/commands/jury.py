@@ -7,16 +7,13 @@ import json
 
 import numpy as np
 
-from accord.consensus_core.jury import MISSING, correctness, vote_codes
-from accord.consensus_core.jury_estimate import check_law, estimate_law
-from accord.consensus_core.jury_law import predict
-from accord.consensus_core.jury_plan import plan_panel
-from accord.cli.jury_collect import WORD as COLLECT
-from accord.cli.jury_collect import add_collect_arguments, add_collect_help, run_collect
+from accord.consensus_core.jury import MISSING, check_law, correctness, estimate_law, plan_panel, predict, vote_codes
+from accord.cli.commands._jury_collect import WORD as COLLECT
+from accord.cli.commands._jury_collect import add_collect_arguments, add_collect_help, run_collect
 from accord.cli.progress import add_quiet, progress_bar
 from accord.cli.options import nonnegative_int, positive_float, positive_int, unit_interval
 from accord.errors import UserError
-from accord.consensus_core.statistics import bootstrap_ci
+from accord.consensus_core import bootstrap_ci
 from accord.verify.io import PanelAnswers, read_panel_answers, writable_output, write_text_atomic
 
 

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 from rich.console import Console
 from accord.cli.display import Table, console as make_console
 
-from accord.adapters.models import quiet_model_loading
+from accord.adapters.local import quiet_model_loading
 from accord.errors import UserError
 from accord.verify.io import CONFIG_FILE, writer_lock
 from accord.cli.options import nonnegative_float, nonnegative_int, positive_float, positive_int, unit_interval

@@ -18,7 +18,7 @@ import numpy as np
 from scipy.stats import binomtest
 
 from accord.consensus_core import DEFAULT_EPS, DEFAULT_TAU
-from accord.consensus_core.statistics import bootstrap_ci
+from accord.consensus_core import bootstrap_ci
 from accord.verify.analysis._diagnostics import CORRECT_AT, rank_flips
 from accord.verify.analysis._records import Trace
 from accord.verify.analysis._replay import ContextTree, PolicySpec, ReplayResult, make_spec, recorded_spec, replay

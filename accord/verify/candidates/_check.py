@@ -24,7 +24,7 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from accord.adapters.code.spec import CodeSpec, CodeTest
+from accord.adapters.code import CodeSpec, CodeTest
 from accord.consensus_core import ConsensusSpec, get_policy
 from accord.errors import UserError
 from accord.protocols import StepContext

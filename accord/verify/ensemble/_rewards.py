@@ -10,7 +10,7 @@ best-of-n layout as columns; large tables are streamed by :mod:`accord.verify.en
 Every other numeric field is a reward model unless it is a known metadata name (``n_tokens``,
 ``latency``, ... :data:`accord.verify.tables.METADATA`) or named in ``meta``; ``models``
 names them explicitly. ``null`` or a missing field is a failed judge (NaN).
-Rewards are calibrated to [0, 1] per model (:mod:`accord.adapters.calibration`), then combined by
+Rewards are calibrated to [0, 1] per model (:mod:`accord.adapters._calibration`), then combined by
 
 - the established rules: ``mean``, ``min`` (worst case), ``uwo`` (mean - k * std, uncertainty
   penalty), and each model alone;
@@ -30,11 +30,11 @@ from typing import Sequence
 
 import numpy as np
 
-from accord.adapters.calibration import Calibrator, apply_calibrators
+from accord.adapters import Calibrator, apply_calibrators
 from accord.consensus_core import ConsensusSpec, consensus_stats, get_policy, influence_report, list_policies
 from accord.errors import UserError
 from accord.verify.io import input_file, json_objects, text_lines
-from accord.consensus_core.statistics import bootstrap_cis
+from accord.consensus_core import bootstrap_cis
 from accord.verify.tables import RewardTable, label_value, pick_models, read_columns, reward_value
 from accord.verify.ensemble._wide import is_wide, wide_report
 

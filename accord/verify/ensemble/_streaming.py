@@ -24,7 +24,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from accord.adapters.calibration import Calibrator, apply_calibrators
+from accord.adapters import Calibrator, apply_calibrators
 from accord.consensus_core import influence_report
 from accord.errors import UserError
 from accord.verify.ensemble._rewards import (
@@ -342,21 +342,10 @@ def evaluate_streaming(
 
 
 def _pass_local(src, scorer, chunk_size, sink, acc, progress=None) -> None:
-    total, seen = (tables.row_total(src) if progress is not None else 0), 0
-
-    def counted():
-        nonlocal seen
-        for chunk in iter_rewards(src, chunk_size):
-            acc.chunks += 1
-            seen += chunk.num_rows
-            if progress is not None:
-                progress(seen, max(total, seen))
-            yield chunk
-
     def check(t, starts, run_id):
         tables.check_groups(src, t, starts, run_id, COLS, NOUNS)
 
-    for t in tables.whole_groups(counted(), check, key=PROMPT):
+    for t in tables.whole_groups(tables.counted_chunks(src, iter_rewards(src, chunk_size), acc, progress), check, key=PROMPT):
         sink.write(scorer.score(t), acc)
 
 

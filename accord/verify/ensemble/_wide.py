@@ -19,7 +19,7 @@ from typing import Sequence
 import numpy as np
 from scipy.stats import rankdata
 
-from accord.consensus_core.influence import all_to_all_shares
+from accord.consensus_core import all_to_all_shares
 
 WIDE_MODELS = 64  # up to this many models: every pair and the whole influence matrix are reported
 OMITTED = "left out above {limit} models ({m} models: {pairs:,} pairs); see the *_vs_rest correlations"

@@ -53,13 +53,16 @@ def writable_folder(path, flag: str = "--out-dir") -> Path:
 TABLE_FORMATS = {".csv": "csv", ".jsonl": "jsonl", ".ndjson": "jsonl", ".parquet": "parquet", ".pq": "parquet"}
 
 
-def table_format(path, flag: str = "--output") -> str:
-    """The format of a table output from its extension (csv, jsonl or parquet), or a UserError."""
+def table_format(path, flag: str | None = "--output", reading: bool = False) -> str:
+    """The format of a table from its extension (csv, jsonl or parquet), or a UserError naming ``flag``.
+    A table being read may also be JSON lines named ``.json``; one being written may not."""
     suffix = Path(path).suffix.lower()
-    if suffix not in TABLE_FORMATS:
-        raise UserError(f"{flag} {path}: unknown extension {suffix or '(none)'!r}; "
+    formats = {**TABLE_FORMATS, ".json": "jsonl"} if reading else TABLE_FORMATS
+    if suffix not in formats:
+        where = f"{flag} {path}" if flag else str(path)
+        raise UserError(f"{where}: unknown extension {suffix or '(none)'!r}; "
                         f"use .csv, .jsonl or .parquet (the format follows the extension)")
-    return TABLE_FORMATS[suffix]
+    return formats[suffix]
 
 
 @contextlib.contextmanager

@@ -22,9 +22,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from accord.adapters.llm import DEFAULT_EXAMPLE, DEFAULT_SYSTEM
+from accord.adapters.local import DEFAULT_EXAMPLE, DEFAULT_SYSTEM
 from accord.adapters.served import Endpoint, Recorder, ServedClient, Tally
-from accord.adapters.served.runner import run
+from accord.adapters.served import run_async
 from accord.errors import UserError
 from accord.verify.io import fault_after_write, fault_before_write, json_objects
 from accord.verify.tasks import extract_answer
@@ -179,5 +179,5 @@ def collect(questions: list[Question], members: list[Member], out_path: str | Pa
 
     with Recorder() as calls:
         if todo:
-            run(ask_all())
+            run_async(ask_all())
     return Collected(len(questions), len(kept), len(todo), failed, calls.tally)

@@ -5,8 +5,8 @@ answer once; blank answers are no answer) and finds the references' classes. ``d
 a method:
 
 - ``auto``: with references on some rows but not all, the few-label jury learns from them
-  (:mod:`accord.consensus_core.jury_labels`); otherwise the label-free default
-  (:mod:`accord.consensus_core.jury_label_free`), references, when every row has one, serving
+  (:mod:`accord.consensus_core.jury._labels`); otherwise the label-free default
+  (:mod:`accord.consensus_core.jury._label_free`), references, when every row has one, serving
   only to measure it;
 - ``modal``, ``weighted``, ``dawid-skene``, ``difficulty`` (the difficulty-class vote without
   fallback), ``best-member`` (the estimated best member);
@@ -24,11 +24,11 @@ import numpy as np
 
 from accord.adapters.math.answers import AnswerGrader, asked_form, equivalence, text_equivalent
 from accord.consensus_core.jury import MISSING, classify, vote_codes
-from accord.consensus_core.jury_difficulty import fit_difficulty
-from accord.consensus_core.jury_label_free import best_member_answers, label_free_jury
-from accord.consensus_core.jury_labels import choose_labels, fit_few_labels
-from accord.consensus_core.jury_risk import certify_threshold
-from accord.consensus_core.jury_weighted import dawid_skene, weighted_plurality, weighted_vote
+from accord.consensus_core.jury import fit_difficulty
+from accord.consensus_core.jury import best_member_answers, label_free_jury
+from accord.consensus_core.jury import choose_labels, fit_few_labels
+from accord.consensus_core.jury import certify_threshold
+from accord.consensus_core.jury import dawid_skene, weighted_plurality, weighted_vote
 from accord.verify.analysis import bootstrap_ci
 
 METHODS = ("auto", "modal", "weighted", "dawid-skene", "difficulty", "best-member")
@@ -133,7 +133,7 @@ def decide_with_risk(
 ) -> Decision:
     """A label-free rule (``auto``: the difficulty-class vote, whose posterior ranks rows best)
     answers the rows whose confidence clears a threshold certified on labelled rows drawn at
-    random (:mod:`accord.consensus_core.jury_risk`): ``label_budget`` rows drawn with ``seed``, or,
+    random (:mod:`accord.consensus_core.jury._risk`): ``label_budget`` rows drawn with ``seed``, or,
     without a budget, the rows that have a reference (assumed to be a random sample)."""
     c, truth, has_ref = classes.codes, classes.truth, classes.has_reference
     n = c.shape[0]

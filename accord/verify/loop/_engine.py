@@ -29,7 +29,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from accord.consensus_core import Policy
-from accord.consensus_core.policies import Verdict
+from accord.consensus_core import Verdict
 from accord.protocols import Generator, StepContext, Task
 from accord.verify.loop._margin import Margin, calibrate_margin
 from accord.verify.loop._panel import Panel

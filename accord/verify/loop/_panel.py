@@ -3,7 +3,7 @@
 The panel owns the consensus: its :class:`~accord.consensus_core.ConsensusSpec` (λ, W, checked once
 when the panel is built) computes the statistics every policy decides on
 (``policy.decide(raw, panel.consensus)``). Panels are built from judge specs through the judge
-registry (:mod:`accord.adapters.registry`).
+registry (:mod:`accord.adapters._registry`).
 
 Judges run concurrently, one thread per judge (or per judge group: several panel columns scored
 by one call, e.g. all roles of one LLM), and each call has a time limit. A judge that raises, times
@@ -25,9 +25,9 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from accord.adapters.judges import JudgeSpec, build_judges
-from accord.consensus_core import ConsensusSpec, ConsensusStats, parse_lambdas
-from accord.consensus_core.reliability import calibrate_thresholds, estimate_stubbornness
+from accord.adapters import JudgeSpec, build_judges
+from accord.consensus_core import LAMBDA_RULE, ConsensusSpec, ConsensusStats
+from accord.consensus_core import calibrate_thresholds, estimate_stubbornness
 from accord.protocols import Judge, JudgeScore, StepContext
 
 
@@ -117,8 +117,11 @@ class Panel:
             if lambdas != "estimated":
                 raise ValueError(f"stubbornness must be one λ per judge or \"estimated\", got {lambdas!r}")
             lambdas = [1.0] * len(self.names)  # equal until estimate_stubbornness() has seen scored steps
-        lam = parse_lambdas(list(lambdas), len(self.names))  # the one λ rule, here once for the run
-        self.consensus = ConsensusSpec(lam, None if influence is None else np.asarray(influence, dtype=float))
+        # λ and W are checked once, here, by the panel's ConsensusSpec (the one λ rule)
+        lambdas = tuple(lambdas)
+        if len(lambdas) != len(self.names):
+            raise ValueError(f"{LAMBDA_RULE}; got {list(lambdas)!r} for {len(self.names)} judges")
+        self.consensus = ConsensusSpec(lambdas, None if influence is None else np.asarray(influence, dtype=float))
         if not timeout_s > 0:
             raise ValueError(f"judge timeout must be > 0 seconds, got {timeout_s}")
         self.timeout_s = float(timeout_s)
@@ -141,7 +144,7 @@ class Panel:
 
     def estimate_stubbornness(self, raw, **kwargs):
         """Set λ from a batch of scored steps (raw scores (..., m), no labels); the estimate and its
-        intervals are kept for the run's record (see accord.consensus_core.reliability)."""
+        intervals are kept for the run's record (see accord.consensus_core._reliability)."""
 
         kwargs.setdefault("groups", [k for k, g in enumerate(self.groups) for _ in g.names])  # one model's roles agree among themselves
         est = estimate_stubbornness(raw, **kwargs)
@@ -151,7 +154,7 @@ class Panel:
 
     def calibrate_thresholds(self, raw) -> dict:
         """Set VERDICT's τ and ε from a batch of scored steps (no labels) so that the target share
-        of candidates is accepted (see accord.consensus_core.reliability.calibrate_thresholds)."""
+        of candidates is accepted (see accord.consensus_core._reliability.calibrate_thresholds)."""
 
         th = calibrate_thresholds(raw, self.lambdas, target_rate=self._target_rate or 0.5, influence=self.influence)
         self.thresholds = th.as_dict()

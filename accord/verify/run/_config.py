@@ -21,10 +21,9 @@ from typing import Any
 
 import yaml
 
-from accord.adapters.judges import JudgeSpec as TypedJudgeSpec
-from accord.adapters.judges import parse_judge
+from accord.adapters import JudgeSpec, parse_judge
 from accord.adapters.served import check_generator, is_served
-from accord.consensus_core import get_policy
+from accord.consensus_core import PAPER_LAMBDA, get_policy
 from accord.errors import UserError
 from accord.verify.io import CONFIG_FILE, read_text, VERSIONS_FILE
 from accord.verify.loop import Adaptive, Budgets
@@ -33,6 +32,7 @@ STUBBORNNESS_MODES = ("hand-set", "estimated")
 THRESHOLD_MODES = ("paper", "calibrated")
 ADAPTIVE_MARGINS = ("fixed", "calibrated")
 
+_V, _L, _C = PAPER_LAMBDA
 DEFAULTS: dict[str, Any] = {
     # two-term problems, one verified step each, diverse candidates: chosen on a development split
     # (benchmarks/default_run.py; docs/step-loop.md)
@@ -46,15 +46,17 @@ DEFAULTS: dict[str, Any] = {
         "dtype": "float32",
     },
     "judges": [
-        {"type": "llm", "role": "grounding", "lambda": 1.5, "model": "smollm2", "mode": "yes_no"},
-        {"type": "llm", "role": "logic", "lambda": 1.0, "model": "smollm2", "mode": "yes_no"},
-        {"type": "llm", "role": "relevance", "lambda": 0.8, "model": "smollm2", "mode": "yes_no"},
-        {"type": "arithmetic", "lambda": 1.5},
-        {"type": "embedding", "lambda": 0.8},
+        # the paper's λ per role (PAPER_LAMBDA); the exact arithmetic judge as stubborn as grounding,
+        # the embedding judge as relevance
+        {"type": "llm", "role": "grounding", "lambda": _V, "model": "smollm2", "mode": "yes_no"},
+        {"type": "llm", "role": "logic", "lambda": _L, "model": "smollm2", "mode": "yes_no"},
+        {"type": "llm", "role": "relevance", "lambda": _C, "model": "smollm2", "mode": "yes_no"},
+        {"type": "arithmetic", "lambda": _V},
+        {"type": "embedding", "lambda": _C},
     ],
     "influence": None,
     # hand-set: each judge's 'lambda'; estimated: equal λ until `warmup` candidates are scored, then
-    # λ from the panel's agreement (accord.consensus_core.reliability), recorded in the summary
+    # λ from the panel's agreement (accord.consensus_core._reliability), recorded in the summary
     "stubbornness": {"mode": "hand-set", "warmup": 30},
     # paper: each policy's tau and eps; calibrated: VERDICT's tau, eps set after the warm-up (same
     # `stubbornness.warmup` candidates) so that `target_rate` of the candidates would be accepted
@@ -155,6 +157,17 @@ def resolve(file_config: dict | None = None, overrides: list[dict] | None = None
     return RunConfig.from_dict(fill_policy_params(cfg))
 
 
+def parse_judges(entries: list[dict[str, Any]]) -> tuple[JudgeSpec, ...]:
+    """Each entry typed once by the judge registry (its type, options and λ): what the panel is built from."""
+    out = []
+    for k, entry in enumerate(entries):
+        try:
+            out.append(parse_judge(entry, f"judges[{k}]"))
+        except ValueError as exc:
+            raise UserError(f"config key {exc}") from None
+    return tuple(out)
+
+
 def fill_policy_params(cfg: dict[str, Any]) -> dict[str, Any]:
     """Writes the policy's full parameters (its defaults included) into the config."""
 
@@ -221,10 +234,6 @@ def validate(cfg: dict[str, Any]) -> None:
     for k, j in enumerate(judges):
         if not isinstance(j, dict) or not isinstance(j.get("type"), str):
             raise UserError(f"config key 'judges[{k}]' must be a mapping with a 'type'")
-        try:
-            parse_judge(j, f"judges[{k}]")  # its type, options and λ, by the judge registry
-        except ValueError as exc:
-            raise UserError(f"config key {exc}") from None
     pol = cfg["policy"]
     if not isinstance(pol.get("name"), str) or not isinstance(pol.get("params") or {}, dict):
         raise UserError("config key 'policy' needs a string 'name' and a mapping 'params'")
@@ -325,41 +334,6 @@ class GeneratorConfig:
 
 
 @dataclass(frozen=True)
-class JudgeSpec:
-    """One ``judges`` entry: the keys every judge kind shares, typed; any other key kept in ``options``.
-
-    A judge kind with keys of its own (a served model's ``base_url``, ``max_concurrency``, ...) passes
-    through unchanged: :meth:`as_dict` gives back the entry as written, in its key order.
-    """
-
-    type: str
-    role: str | None = None
-    lam: float | None = None  # the entry's ``lambda``; None: the judge kind's default
-    model: str | None = None
-    mode: str | None = None
-    name: str | None = None
-    options: dict[str, Any] = field(default_factory=dict)
-    keys: tuple[str, ...] = ()  # the entry's keys in the order written
-
-    _TYPED = {"type": "type", "role": "role", "lambda": "lam", "model": "model", "mode": "mode", "name": "name"}
-
-    @classmethod
-    def from_dict(cls, entry: dict[str, Any]) -> JudgeSpec:
-        typed = {attr: entry[key] for key, attr in cls._TYPED.items() if key in entry}
-        extra = {k: copy.deepcopy(v) for k, v in entry.items() if k not in cls._TYPED}
-        return cls(**typed, options=extra, keys=tuple(entry))
-
-    def as_dict(self) -> dict[str, Any]:
-        """The entry as written (what ``config.yaml`` holds)."""
-        typed = {key: getattr(self, attr) for key, attr in self._TYPED.items()}
-        return {k: typed[k] if k in typed else copy.deepcopy(self.options[k]) for k in self.keys}
-
-    def typed(self) -> TypedJudgeSpec:
-        """The judge type's own spec (:mod:`accord.adapters.registry`): what the panel is built from."""
-        return parse_judge(self.as_dict())
-
-
-@dataclass(frozen=True)
 class StubbornnessConfig:
     mode: str  # STUBBORNNESS_MODES
     warmup: int
@@ -423,7 +397,7 @@ class RunConfig:
 
     task: TaskConfig
     generator: GeneratorConfig
-    judges: tuple[JudgeSpec, ...]
+    judges: tuple[JudgeSpec, ...]  # typed by the judge registry; each keeps its entry as written
     influence: Any  # None, a matrix (list of rows) or a file path, as build_panel takes it
     stubbornness: StubbornnessConfig
     thresholds: ThresholdsConfig
@@ -443,7 +417,7 @@ class RunConfig:
         return cls(
             task=TaskConfig(cfg["task"]["name"], copy.deepcopy(cfg["task"]["options"])),
             generator=GeneratorConfig.from_dict(cfg["generator"]),
-            judges=tuple(JudgeSpec.from_dict(j) for j in cfg["judges"]),
+            judges=parse_judges(cfg["judges"]),
             influence=copy.deepcopy(cfg["influence"]),
             stubbornness=StubbornnessConfig(**cfg["stubbornness"]),
             thresholds=ThresholdsConfig(**cfg["thresholds"]),

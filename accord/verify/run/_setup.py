@@ -5,10 +5,10 @@ from __future__ import annotations
 from datetime import datetime, timezone
 from pathlib import Path
 
-from accord.adapters.code.generator import CodeGenerator
-from accord.adapters.llm import TransformersGenerator
+from accord.adapters.code import CodeGenerator
+from accord.adapters.local import TransformersGenerator
 from accord.adapters.served import build_generator as served_generator
-from accord.adapters.vlm import VLMGenerator, shared_vlm
+from accord.adapters.local import VLMGenerator, shared_vlm
 from accord.consensus_core import get_policy
 from accord.errors import UserError
 from accord.verify.io import TRACE_FILE
@@ -69,7 +69,7 @@ def build_generator(cfg: RunConfig):
 
 def build_panel_from(cfg: RunConfig):
     try:
-        return build_panel([j.typed() for j in cfg.judges], influence=cfg.influence, timeout_s=cfg.judge_timeout_s,
+        return build_panel(cfg.judges, influence=cfg.influence, timeout_s=cfg.judge_timeout_s,
                            stubbornness=cfg.stubbornness.mode, warmup=cfg.stubbornness.warmup,
                            calibrate_thresholds=cfg.thresholds.calibrate)
     except (OSError, ValueError, TypeError) as exc:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from accord.consensus_core.statistics import bootstrap_ci
+from accord.consensus_core import bootstrap_ci
 from accord.verify.analysis import write_run_report
 from accord.verify.run._config import RunConfig
 

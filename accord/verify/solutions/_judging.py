@@ -4,7 +4,7 @@ Step k is judged with the problem and steps 0..k-1 as context (:class:`StepConte
 solution's reference answer (for the final-answer judge), and in ``metadata`` whether it is the
 last step (``final``) and the text of step k+1 (``next_step``: "This is impossible." tells a math
 judge that a false equation was derived on purpose). Scores go through an optional
-:class:`~accord.adapters.cache.JudgeCache`, keyed by judge, judge settings and the whole context,
+:class:`~accord.adapters._cache.JudgeCache`, keyed by judge, judge settings and the whole context,
 so a re-run (another policy, a resumed file) never pays for a judge call twice.
 """
 
@@ -16,7 +16,7 @@ from typing import Sequence
 
 import numpy as np
 
-from accord.adapters.cache import JudgeCache
+from accord.adapters import JudgeCache
 from accord.errors import UserError
 from accord.verify.loop import Panel, build_panel
 from accord.protocols import StepContext

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Sequence
 
-from accord.adapters.cache import JudgeCache
+from accord.adapters import JudgeCache
 from accord.errors import UserError
 from accord.verify.loop import Panel
 from accord.verify.solutions._judging import (

@@ -33,6 +33,7 @@ _LAZY = {
     "ChunkWriter": "_streaming",
     "EdgeMerger": "_streaming",
     "check_groups": "_streaming",
+    "counted_chunks": "_streaming",
     "float_array": "_streaming",
     "ray_dataset": "_streaming",
     "row_total": "_streaming",
@@ -54,7 +55,7 @@ def __getattr__(name: str):
 
 
 __all__ = [
-    "ChunkWriter", "EdgeMerger", "check_groups", "float_array", "ray_dataset", "row_total", "run_starts", "split_block", "whole_groups",
+    "ChunkWriter", "EdgeMerger", "check_groups", "counted_chunks", "float_array", "ray_dataset", "row_total", "run_starts", "split_block", "whole_groups",
     "block_rows", "COLS", "decide_rows", "decide_streaming", "decide_with_ray", "DEFAULT_CHUNK_SIZE",
     "iter_chunks", "iter_rewards", "LABEL", "label_value", "METADATA", "NAN_MODES", "NOUNS", "open_rewards",
     "open_source", "pick_models", "PROMPT", "read_columns", "read_influence", "read_score_table", "RESPONSE",

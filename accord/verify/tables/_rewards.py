@@ -17,7 +17,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from accord.errors import UserError
-from accord.verify.io import csv_rows, input_file, json_objects, parse_json, text_lines
+from accord.verify.io import csv_rows, input_file, json_objects, parse_json, table_format, text_lines
 from accord.verify.tables import _streaming as streaming, METADATA
 from accord.verify.tables._chunks import CSV_NULLS, csv_batches, jsonl_lines, parquet_batches
 
@@ -123,7 +123,7 @@ def _header(path: Path, fmt: str) -> tuple[list[str], list[str]]:
 def open_rewards(path, models=None, meta=()) -> RewardFile:
     """Format, models and label column of a best-of-n reward file, from its header."""
     path = input_file(path, "reward table")
-    fmt = streaming.table_format(path)
+    fmt = table_format(path, flag=None, reading=True)
     names, numeric = _header(path, fmt)
     if PROMPT not in names or RESPONSE not in names:
         raise UserError(f"{path}: a streamed reward table needs prompt_id and response_id columns, got {names}")

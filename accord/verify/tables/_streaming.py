@@ -31,7 +31,7 @@ import pyarrow.parquet as pq
 from accord.consensus_core import ConsensusSpec, Policy
 from accord.errors import UserError
 from accord.verify.io import (
-    atomic_output, csv_rows, fault_after_write, input_file, table_format as table_format_of, text_lines,
+    atomic_output, csv_rows, fault_after_write, input_file, table_format, text_lines,
     user_error_from,
 )
 from accord.verify.tables import DEFAULT_CHUNK_SIZE
@@ -89,22 +89,11 @@ class TableSummary:
         return {k: getattr(self, k) for k in self.__dataclass_fields__ if not k.startswith("_")}
 
 
-def table_format(path: Path) -> str:
-    suffix = path.suffix.lower()
-    if suffix == ".csv":
-        return "csv"
-    if suffix in (".jsonl", ".json", ".ndjson"):
-        return "jsonl"
-    if suffix in (".parquet", ".pq"):
-        return "parquet"
-    raise UserError(f"{path}: unknown format {suffix!r}; use .csv, .jsonl or .parquet")
-
-
 def open_source(path, nan: str = "error") -> TableSource:
     """Format and judges of a score file, read from its header (CSV), first record or schema."""
     check_nan_mode(nan)
     path = input_file(path, "score table")
-    fmt = table_format(path)
+    fmt = table_format(path, flag=None, reading=True)
     if fmt == "csv":
         header = next((row for _, row in csv_rows(text_lines(path), str(path))), [])
         if any(name != name.strip() for name in header):
@@ -350,6 +339,18 @@ def row_total(src) -> int:
     return max(0, n - 1) if src.format == "csv" else n
 
 
+def counted_chunks(src, chunks: Iterator[pa.Table], tally, progress=None) -> Iterator[pa.Table]:
+    """The chunks as read, each counted in ``tally.chunks`` and reported as ``progress(rows read, rows in
+    the file)`` (the file's rows counted first, only when there is a progress to report)."""
+    total, seen = (row_total(src) if progress is not None else 0), 0
+    for chunk in chunks:
+        tally.chunks += 1
+        seen += chunk.num_rows
+        if progress is not None:
+            progress(seen, max(total, seen))
+        yield chunk
+
+
 def decide_streaming(src: TableSource, policy: Policy, output, chunk_size: int = DEFAULT_CHUNK_SIZE,
                      spec: ConsensusSpec | None = None, progress=None) -> TableSummary:
     """The in-process path: read in chunks, decide complete steps, append to one output file;
@@ -357,19 +358,8 @@ def decide_streaming(src: TableSource, policy: Policy, output, chunk_size: int =
     _check_names(src.judges)
     t0 = time.perf_counter()
     summary = TableSummary()
-    total, seen = (row_total(src) if progress is not None else 0), 0
-
-    def counted():
-        nonlocal seen
-        for chunk in iter_chunks(src, chunk_size):
-            summary.chunks += 1
-            seen += chunk.num_rows
-            if progress is not None:
-                progress(seen, max(total, seen))
-            yield chunk
-
     with ChunkWriter(output, src.judges) as writer:
-        for t in whole_groups(counted(), lambda t, starts, run_id: check_groups(src, t, starts, run_id)):
+        for t in whole_groups(counted_chunks(src, iter_chunks(src, chunk_size), summary, progress), lambda t, starts, run_id: check_groups(src, t, starts, run_id)):
             writer.write(decide_rows(src, t, policy, check=False, spec=spec), summary)
     summary.seconds = time.perf_counter() - t0
     return summary
@@ -406,7 +396,7 @@ class ChunkWriter:
     JSON lines); a failed run leaves no half-written file behind."""
 
     def __init__(self, output, judges, schema: pa.Schema | None = None):
-        self.format = table_format_of(output)
+        self.format = table_format(output)
         self.target = atomic_output(output, "--output")
         self.schema = schema if schema is not None else output_schema(judges)
         self.writer = None

@@ -12,8 +12,8 @@ import functools
 from dataclasses import dataclass, field
 from typing import Sequence
 
-from accord.adapters.code.runner import CodeRunner
-from accord.adapters.code.spec import CodeSpec, visible_tests
+from accord.adapters.code import CodeRunner
+from accord.adapters.code import CodeSpec, visible_tests
 from accord.extras import require
 from accord.protocols import StepContext
 from accord.verify.tasks._registry import register_task

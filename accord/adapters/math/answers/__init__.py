@@ -1,18 +1,18 @@
 """Answer equivalence for real final answers: math where an answer parses as math, textual forms otherwise.
 
 The answer side of the math package: expressions are read by its one parsing layer
-(:mod:`accord.adapters.math.sympy_text`) in its one worker path (:mod:`accord.adapters.math.limited`).
+(:mod:`accord.adapters.math._sympy_text`) in its one worker path (:mod:`accord.adapters.math._limited`).
 ``AnswerGrader(AnswerConfig(), GradeConfig())`` parses each answer once (:mod:`.parser`) and
 compares parsed forms (:mod:`.grader`); :func:`equivalence` gives the jury's ``auto``, ``math``
 and ``text`` equivalences.
 """
 
-from accord.adapters.math.answers.asked_form import FORMS, asked_form
-from accord.adapters.math.config import AUTO, MATH, AnswerConfig, GradeConfig
-from accord.adapters.math.answers.forms import ParsedAnswer
-from accord.adapters.math.answers.grader import AnswerGrader, Comparer
-from accord.adapters.math.answers.parser import AnswerParser
-from accord.adapters.math.answers.text_forms import normalize_text
+from accord.adapters.math.answers._asked_form import FORMS, asked_form
+from accord.adapters.math._config import AUTO, MATH, AnswerConfig, GradeConfig
+from accord.adapters.math.answers._forms import ParsedAnswer
+from accord.adapters.math.answers._grader import AnswerGrader, Comparer
+from accord.adapters.math.answers._parser import AnswerParser
+from accord.adapters.math.answers._text_forms import normalize_text
 
 EQUIVALENCES = ("auto", "math", "text")
 

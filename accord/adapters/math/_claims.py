@@ -1,0 +1,457 @@
+"""Check the relation chains of one step of a real solution, in the context of the steps before it.
+
+Each link ``a REL b`` of a chain gets a verdict:
+
+- both sides have a value (numbers, or names given values earlier): evaluated exactly (or to 50
+  digits) and compared; a side written with d decimals may be the value rounded or cut to d
+  decimals; ``≈`` allows the stated precision (:func:`approximately`); ``≡`` compares modulo n;
+- otherwise, for ``=``: an identity when both sides agree at random points (exact rationals; the
+  solution's functions take random values per argument) — after substituting the definitions, or
+  solving a recent equation for one of its names, if needed;
+- a link that is not an identity is false only when it rewrites an expression (a link after the
+  first of a chain, or a continued chain) into one with the same free names, and no earlier
+  equation explains it: ``ddq = dq^2`` with the counterexample ``at d = 2, q = 3 the left side is
+  12, the right side 18``. A first link (``x^2 + y^2 = z^2``) states something; it is not checked.
+
+So a link is ``False`` only with a shown evaluation or counterexample; everything accord cannot
+read or decide is ``None`` with the reason. ``real=True`` repeats the same reading in floating
+point at random real points and scores the share of points where a rewriting holds. Comparing at
+written precision is :mod:`accord.adapters.math._precision`; identities at random points and what
+explains a non-identity, :mod:`accord.adapters.math._identities`. Claims in words are read too:
+facts about written-out numbers (:mod:`accord.adapters.math._numberfacts`), relations claimed for
+all n, "always" and residues modulo n (:mod:`accord.adapters.math._quantifiers`), "rewrite A as B"
+(:mod:`accord.adapters.math._rewrites`), equations derived from the one before
+(:mod:`accord.adapters.math._transforms`); a number spelt by its digits (``abcd``) is not read.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from fractions import Fraction
+
+import mpmath
+
+from accord.adapters.math._arithmetic import calculator_annotations
+from accord.adapters.math._context import (
+    Facts,
+    closed_value,
+    end_of_step,
+    facts_after,
+    functions_of,
+    parse_side,
+    record,
+    side_trees,
+    subject_key,
+)
+from accord.adapters.math._counterexamples import on_the_problem
+from accord.adapters.math._cues import assumes, moduli_in, speaks_of_contradiction
+from accord.adapters.math._evaluate import EvaluationError, TooLarge, Undefined, Unknown, approx, uses_bare_log
+from accord.adapters.math._identities import (
+    N_FLOAT_POINTS,
+    N_POINTS,
+    congruence_holds,
+    explained,
+    free_names,
+    holds_at_points,
+    is_identity,
+    seed_of,
+    small_counterexample,
+)
+from accord.adapters.math._inequalities import check_inequality, conditional, domain_of
+from accord.adapters.math._numberfacts import number_facts
+from accord.adapters.math._parser import MathParseError, parse, to_text
+from accord.adapters.math._precision import compare, show, value_of
+from accord.adapters.math._quantifiers import always_claims, quantified, residue_check, residue_claims, universal_check
+from accord.adapters.math._reader import Chain, read_chains
+from accord.adapters.math._sequences import sequence_claims
+from accord.adapters.math._rewrites import first_link_rewrites, rewrite_context, written_as
+from accord.adapters.math._transforms import does_not_follow, transforms
+
+
+@dataclass(frozen=True)
+class Link:
+    """The verdict on one relation of a chain."""
+
+    left: str
+    relation: str
+    right: str
+    holds: bool | None  # None: not checked (reason says why)
+    reason: str
+    score: float | None = None  # float mode: share of points where it holds
+
+    @property
+    def text(self) -> str:
+        return f"{self.left} {self.relation} {self.right}"
+
+
+def _symbolic_link(ta, tb, facts: Facts, rewriting: bool, real: bool, text: str) -> tuple[bool | None, str, float | None]:
+    seed = seed_of(text)
+    good, defined, _ = holds_at_points(ta, tb, facts, seed, real, definitions=False,
+                                        n=N_FLOAT_POINTS if real else N_POINTS, stop=not real)
+    if defined < 3 and good == defined:
+        return None, "undefined at most points (a domain problem)", None
+    if good == defined:
+        return True, f"holds at {defined} random points", 1.0
+    share = good / defined if real else None
+    if facts.definitions and is_identity(ta, tb, facts, seed, definitions=True):
+        return True, "holds with the definitions made earlier", 1.0
+    if not rewriting:
+        why = explained(ta, tb, facts, seed, recent=True)
+        if why is not None:
+            return True, why, 1.0
+        return None, "an equation stating something (not an identity, not checked)", None
+    free_a, free_b = free_names(ta, facts), free_names(tb, facts)
+    if free_a != free_b or not free_a:
+        return None, "not an identity, and it brings in other names: not checked", None
+    if any(n.endswith("()") for n in free_a):
+        return None, "not an identity for every function; not checked", None
+    why = explained(ta, tb, facts, seed)
+    if why is not None:
+        return True, why, 1.0
+    plain = sorted(free_a)
+    given = on_the_problem(ta, tb, facts, plain)  # a point on the problem's own condition, when it has one
+    small = given[:3] if given else small_counterexample(ta, tb, facts, plain)
+    if small is None:
+        return None, "not an identity, but it holds at small positive integers (it may depend on the domain): not checked", None
+    pt, a, b = small
+    at = ", ".join(f"{k} = {show(v)}" for k, v in sorted(pt.items())) + (f" (where {given[3]})" if given else "")
+    if share is None:
+        share = 0.0
+    return False, (f"{to_text(ta)} = {to_text(tb)} is not an identity: at {at} the left side is {show(a)}, the right "
+                   f"side {show(b)}" + (" (nor does it follow from the equations before it)" if facts.equations else "")), share
+
+
+def _closed(tree, facts: Facts, values: bool = True):
+    """(value, used names) of a tree whose names all have values (with ``values=False``: a tree
+    without names), else raises EvaluationError."""
+    used: list[str] = []
+
+    def look(name: str):
+        if not values:
+            raise Unknown(name)
+        v = facts.value(name)
+        used.append(name)
+        return v
+
+    return value_of(tree, look), used
+
+
+def _with_values(used: list[str], facts: Facts) -> str:
+    if not used:
+        return ""
+    parts = []
+    for n in dict.fromkeys(used):
+        at = facts.origin(n)
+        where = "the problem" if at < 0 else f"step {at + 1}"
+        parts.append(f"{n} = {show(facts.value(n))} from {where}")
+    return " (with " + ", ".join(parts) + ")"
+
+
+def _closed_link(rel, ta, tb, va, vb, used, facts, modulus_tree, alternative) -> tuple[bool | None, str]:
+    modulus = None
+    if rel == "≡":
+        if modulus_tree is None:
+            return None, "a congruence without a modulus"
+        try:
+            modulus, more = _closed(modulus_tree, facts)
+            used = used + more
+        except EvaluationError as exc:
+            return None, f"the modulus has no value: {exc}"
+    ok = compare(rel, va, vb, ta, tb, modulus, facts.value)
+    if ok is None:
+        return None, "the two sides are too close to tell apart at 50 digits" if rel != "≡" else "a congruence of non-integers"
+    if ok:
+        if rel != "=":
+            return True, "holds"
+        return True, f"holds: both sides are {show(va)}" if va == vb else \
+            f"holds at the precision written ({show(va)} and {show(vb)})"
+    if alternative is not None and alternative():
+        return True, "holds when read the other way (1/2x as 1/(2x), x^1/3 as x^(1/3), log as log base 10)"
+    lhs, rhs = to_text(ta), to_text(tb)
+    what = {"=": "", "≡": f" (mod {show(modulus)})"}.get(rel, "")
+    if rel == "=" and tb[0] == "num":
+        detail = f"the left side is {show(va)}"
+    elif rel == "=" and ta[0] == "num":
+        detail = f"the right side is {show(vb)}"
+    elif rel == "≡":
+        detail = f"the left side is {show(va % modulus)}, the right side {show(vb % modulus)} (mod {show(modulus)})"
+    else:
+        detail = f"the left side is {show(va)}, the right side {show(vb)}"
+    return False, f"{lhs} {rel} {rhs}{what} is false: {detail}{_with_values(used, facts)}"
+
+
+def _alternative(side_texts, rel, facts, modulus_tree) -> "callable":
+    """The other reading of ambiguous notation, evaluated on demand."""
+    def holds() -> bool:
+        try:
+            ta = parse(side_texts[0], facts.functions, implicit_first=True)[0]
+            tb = parse(side_texts[1], facts.functions, implicit_first=True)[0]
+            for base in (None, 10):
+                va = approx(ta, facts.value, base) if base else closed_value(ta, facts)
+                vb = approx(tb, facts.value, base) if base else closed_value(tb, facts)
+                modulus = closed_value(modulus_tree, facts) if modulus_tree is not None else None
+                if compare(rel, va, vb, ta, tb, modulus):
+                    return True
+        except (EvaluationError, MathParseError, ArithmeticError, ValueError):
+            return False
+        return False
+    return holds
+
+
+def check_chain(chain: Chain, facts: Facts, real: bool = False,
+                cues=(frozenset(), False, False, "", None)) -> list[Link]:
+    """Verdicts on every link of one chain; records what the chain establishes into ``facts``.
+
+    ``cues``: the moduli the step mentions, whether it speaks of a contradiction, whether it
+    assumes or defines (then a rewriting that is not an identity is a supposition, not checked),
+    how the step presents its formulas (an aligned row, a rewrite, an equation: whether an opening
+    link between expressions with the same names is a rewrite, :mod:`accord.adapters.math._rewrites`), and the domain of the problem's names
+    for inequalities with free names (None: not checked; :mod:`accord.adapters.math._inequalities`)."""
+    trees, why = side_trees(chain, facts)
+    texts = (["(previous)"] if chain.continues else []) + list(chain.sides)
+    modulus_tree = None
+    if chain.modulus is not None:
+        try:
+            modulus_tree = parse_side(chain.modulus, facts.functions)[0]
+        except MathParseError:
+            pass
+    ambiguous = set()
+    for i, t in enumerate(texts):
+        if i == 0 and chain.continues:
+            continue
+        try:
+            if parse_side(t, facts.functions)[1]:
+                ambiguous.add(i)
+        except MathParseError:
+            pass
+    subject = subject_key(trees[0], facts) if trees[0] is not None and not chain.continues else None
+    links = []
+    for i, rel in enumerate(chain.relations):
+        ta, tb = trees[i], trees[i + 1]
+        left, right = texts[i], texts[i + 1]
+        if ta is None or tb is None:
+            links.append(Link(left, rel, right, None, f"cannot read it: {why[i] or why[i + 1]}"))
+            continue
+        rewriting = (i > 0 or chain.continues) and not cues[2]
+        opening = False
+        if not rewriting and rel == "=" and not cues[2] and not chain.continues:
+            rewriting = opening = first_link_rewrites(ta, tb, facts, cues[3], seed_of(chain.text))
+        link = _check_link(rel, ta, tb, left, right, facts, rewriting, real, modulus_tree,
+                           i == 0 and subject is not None,
+                           ({i, i + 1} & ambiguous or uses_bare_log(ta) or uses_bare_log(tb)), chain.text, cues)
+        if opening and link.holds is False:
+            link = Link(link.left, rel, link.right, False, f"read as a rewrite: {link.reason}", link.score)
+        links.append(link)
+    record(chain, trees, facts)
+    return links
+
+
+def _check_link(rel, ta, tb, left, right, facts, rewriting, real, modulus_tree, is_subject, ambiguous, text,
+                cues) -> Link:
+    if rel in ("=", "≡") and len(cues) > 5 and cues[5]:
+        if modulus_tree is None and rel == "≡" and len(cues[0]) == 1:  # "(mod 8)" written outside the formula
+            modulus_tree = ("num", Fraction(next(iter(cues[0]))), 0)
+        verdict = universal_check(rel, ta, tb, modulus_tree if rel == "≡" else None, facts, cues[5])
+        if verdict is not None:
+            return Link(left, rel, right, verdict[0], verdict[1], float(verdict[0]))
+    values = rel in ("=", "≈", "≡")  # an inequality with a name is a condition ("if d > 1"), not a claim
+    try:
+        (va, used_a), (vb, used_b) = _closed(ta, facts, values), _closed(tb, facts, values)
+    except TooLarge as exc:
+        return Link(left, rel, right, None, str(exc))
+    except Undefined as exc:
+        return Link(left, rel, right, None, f"undefined: {exc}")
+    except Unknown:
+        if rel == "≡" and modulus_tree is not None:
+            return _congruence_link(ta, tb, left, right, modulus_tree, facts, text)
+        if rel in ("<", "≤", ">", "≥") and rewriting and len(cues) > 4 and cues[4] is not None:
+            holds, reason = check_inequality(rel, ta, tb, facts, cues[4], seed_of(f"{text}|{left}|{right}"))
+            return Link(left, rel, right, holds, reason, None if holds is None else float(holds))
+        if rel != "=":
+            return Link(left, rel, right, None, "a relation between expressions with free names: not checked")
+        try:
+            holds, reason, share = _symbolic_link(ta, tb, facts, rewriting, real, f"{text}|{left}|{right}")
+            if holds is None and reason.startswith("an equation stating") and len(cues) > 6 and cues[6]:
+                why = does_not_follow(ta, tb, facts, seed_of(f"{text}|{left}|{right}"))
+                if why is not None:
+                    return Link(left, rel, right, False, f"{to_text(ta)} = {to_text(tb)} {why}", 0.0)
+        except TooLarge as exc:
+            return Link(left, rel, right, None, str(exc))
+        except EvaluationError as exc:
+            return Link(left, rel, right, None, f"cannot evaluate it: {exc}")
+        return Link(left, rel, right, holds, reason, share if real else None)
+    except (EvaluationError, ArithmeticError, ValueError) as exc:
+        return Link(left, rel, right, None, f"cannot evaluate it: {exc}")
+    if is_subject and used_a:
+        same = compare("=", va, vb, ta, tb, None)
+        if not same:
+            return Link(left, rel, right, None, f"gives {left} a new value (earlier {show(va)})")
+    alt = _alternative((left, right), rel, facts, modulus_tree) if ambiguous else None
+    holds, reason = _closed_link(rel, ta, tb, va, vb, used_a + used_b, facts, modulus_tree, alt)
+    if holds is False:
+        moduli, contradiction = cues[0], cues[1]
+        if rel == "=" and all(isinstance(v, Fraction) and v.denominator == 1 for v in (va, vb)):
+            for m in sorted(moduli):
+                if (va - vb) % m == 0:
+                    return Link(left, rel, right, None, f"equal modulo {m} (the step works modulo {m}): read as a congruence")
+        if contradiction and not _computation(ta, tb, used_a + used_b):
+            return Link(left, rel, right, None, f"false as the step itself says (a contradiction): {reason}")
+    return Link(left, rel, right, holds, reason, None if holds is None else float(holds))
+
+
+def _computation(ta, tb, used) -> bool:
+    """``7·8 = 54``: a number worked out from numbers alone. Such a slip is never the contradiction
+    a solution derives on purpose, whatever the next step says."""
+    def literal(t) -> bool:
+        return t[0] == "num" or t[0] == "neg" and t[1][0] == "num"
+
+    return not used and literal(ta) != literal(tb)
+
+
+def _congruence_link(ta, tb, left, right, modulus_tree, facts: Facts, text: str) -> Link:
+    """A congruence with free names: valid when it holds at random integers; otherwise a
+    statement about the names in the solution: not checked."""
+    holds = congruence_holds(ta, tb, modulus_tree, facts, seed_of(text))
+    if holds is None:
+        return Link(left, "≡", right, None, "a congruence accord could not evaluate at integers")
+    if not holds:
+        return Link(left, "≡", right, None, "a congruence stating something about its names: not checked")
+    return Link(left, "≡", right, True, "holds at random integers", 1.0)
+
+
+def check_step(question: str, steps: tuple[str, ...], step: str, real: bool = False, following: str = "") -> list[Link]:
+    """Verdicts on every link of ``step``, given the problem and the steps before it; ``following``
+    (the next step, when known) may say the step is a contradiction ("This is impossible")."""
+    functions = functions_of(question, tuple(steps) + (step,))
+    facts = facts_after(question, tuple(steps), functions).copy()
+    facts.step = len(steps)
+    links: list[Link] = []
+    domain = None if conditional(step) else domain_of(question, tuple(steps), functions)
+    cues = (moduli_in(step), speaks_of_contradiction(step + "\n" + following), assumes(step),
+            rewrite_context(step, steps[-1] if steps and is_lead_in(steps[-1]) else ""),
+            domain, quantified(step), transforms(step, steps[-1] if steps and is_lead_in(steps[-1]) else ""))
+    for eq in calculator_annotations(step):  # <<expr=value>>: checked exactly, never "at the precision written"
+        links.append(Link(eq.claimed[0], "=", eq.claimed[1], eq.correct,
+                          "calculator annotation holds" if eq.correct else f"{eq.text} is wrong: {eq.claimed[0]} = "
+                          f"{show(eq.values[0]) if eq.values else 'undefined'}, not {eq.claimed[1]}", float(eq.correct)))
+    for fact in number_facts(step):  # "1977 is not divisible by 3": numbers alone, never excused
+        links.append(Link(fact.text, "", "", fact.holds, fact.reason, float(fact.holds)))
+    for claim in sequence_claims(question, step):  # "a_5 = 31" where the problem defines a_n
+        links.append(Link(claim.text, "", "", claim.holds, claim.reason, float(claim.holds)))
+    links.extend(_always(step, facts))
+    links.extend(_written_as(step, facts, real, cues))
+    digits = "digit" in f"{question} {' '.join(steps)} {step}".lower()
+    for chain in read_chains(step):
+        if digits and _digit_string(chain.text):
+            links.append(Link(chain.text, "", "", None, "a number written by its digits (abcd), not a product: not read"))
+            continue
+        links.extend(check_chain(chain, facts, real, cues))
+    end_of_step(step, facts)
+    return links
+
+
+_DIGIT_STRING = re.compile(r"(?<![A-Za-z0-9_\\.^])(?=[a-z][a-z0-9]*[a-z])[a-z][a-z0-9]{2,}(?![A-Za-z0-9_(])")
+_WORDS = frozenset({"sqrt", "sin", "cos", "tan", "log", "exp", "mod", "gcd", "lcm", "binom", "floor", "ceil", "max",
+                    "min", "frac", "cdot", "times", "pmod", "bmod", "choose", "and", "for", "the"})
+
+
+def _digit_string(text: str) -> bool:
+    """``abcd``, ``aabb``, ``abc0`` where the solution speaks of digits: a numeral
+    spelt by its digits; read as a product of names it would be a false claim accord made up."""
+    return any(m.group(0) not in _WORDS for m in _DIGIT_STRING.finditer(text))
+
+
+def _written_as(step: str, facts: Facts, real: bool, cues) -> list[Link]:
+    """"We can rewrite 2^(641-1) as (2^6)^(106) * 2^5": checked as an identity when both formulas
+    have the same free names (exactly when they have none); left alone otherwise."""
+    out = []
+    for a, b in written_as(step):
+        try:
+            ta, tb = parse_side(a, facts.functions)[0], parse_side(b, facts.functions)[0]
+        except MathParseError:
+            continue
+        if free_names(ta, facts) != free_names(tb, facts):
+            continue
+        link = _check_link("=", ta, tb, a, b, facts, True, real, None, False, False, step, cues[:2] + (False,) + cues[3:])
+        if link.holds is not None:
+            reason = link.reason if link.holds else f"written as: {link.reason}"
+            out.append(Link(f"{a} written as {b}", "", "", link.holds, reason, link.score))
+    return out
+
+
+def _always(step: str, facts: Facts) -> list[Link]:
+    """"n^2 is always even": checked on the smallest cases (:mod:`accord.adapters.math._quantifiers`)."""
+    out = []
+    for claim in always_claims(step):
+        try:
+            tree = parse_side(claim.subject, facts.functions)[0]
+        except MathParseError:
+            continue
+        free = free_names(tree, facts)
+        if any(name.endswith("()") for name in free):
+            continue
+        domains = claim.domains or dict.fromkeys(free, "positive")
+        verdict = universal_check("≡", tree, ("num", Fraction(claim.residue), 0), ("num", Fraction(claim.modulus), 0),
+                                  facts, domains)
+        if verdict is not None:
+            out.append(Link(claim.text, "", "", verdict[0], f"{claim.text}: {verdict[1]}", float(verdict[0])))
+    for res in residue_claims(step):
+        try:
+            tree = parse_side(res.subject, facts.functions)[0]
+        except MathParseError:
+            continue
+        verdict = residue_check(tree, res.modulus, res.claimed, facts)
+        if verdict is not None:
+            out.append(Link(res.text, "", "", verdict[0], f"{res.text}: {verdict[1]}", float(verdict[0])))
+    return out
+
+
+_EXCUSED = ("equal modulo", "false as the step itself says")
+
+
+def step_verdict(links: list[Link], real: bool = False) -> tuple[float | None, str]:
+    """A judge's score for a step: 0 with the first false link's evidence, 1 if every checked link
+    holds and so does the step's last relation (its conclusion: a step whose side computations
+    hold but whose conclusion was not checked is not valid), None (with the reasons) otherwise."""
+    checked = [ln for ln in links if ln.holds is not None]
+    false = [ln for ln in checked if ln.holds is False]
+    if false:
+        if real:
+            worst = min(false, key=lambda ln: ln.score if ln.score is not None else 0.0)
+            score = worst.score if worst.score is not None else 0.0
+            return score, worst.reason
+        return 0.0, false[0].reason
+    if checked and links[-1].holds is None and not links[-1].reason.startswith(_EXCUSED):
+        last = links[-1]
+        return None, (f"the step's conclusion {last.text} was not checked ({last.reason}); only side relations hold: "
+                      + "; ".join(ln.text for ln in checked[:3]) + (" ..." if len(checked) > 3 else ""))
+    if checked:
+        return 1.0, f"{len(checked)} relation(s) hold: " + "; ".join(
+            f"{ln.text} ({ln.reason})" for ln in checked[:3]) + (" ..." if len(checked) > 3 else "")
+    if not links:
+        return None, "no checkable claim (no relation found)"
+    reasons = list(dict.fromkeys(f"{ln.text}: {ln.reason}" for ln in links))
+    return None, "no checkable claim: " + "; ".join(reasons[:3]) + (" ..." if len(reasons) > 3 else "")
+
+
+def solution_check(question: str, steps: list[str], step: str, real: bool = False, following: str = "") -> tuple[float | None, str]:
+    """The judge-facing entry point (runs in a time-limited worker).
+
+    A lead-in (a step ending in ":") and the display after it are one claim, attributed to the
+    lead-in, as annotators do: when the next line has a false relation, so has the lead-in; a
+    lead-in with nothing checkable of its own takes the next line's verdict."""
+    with mpmath.workdps(60):
+        verdict = step_verdict(check_step(question, tuple(steps), step, real, following), real=real)
+        if verdict[0] == 0.0 or not is_lead_in(step) or not following.strip():
+            return verdict
+        shown = step_verdict(check_step(question, tuple(steps) + (step,), following, real, ""), real=real)
+        if shown[0] is not None and (shown[0] < 0.5 or verdict[0] is None):
+            return shown[0], f"the claim of the next line: {shown[1]}"
+        return verdict
+
+
+def is_lead_in(step: str) -> bool:
+    """"We can simplify the expression as follows:" — its claim is the formula on the next line."""
+    return step.rstrip().endswith(":")
+

@@ -1,0 +1,184 @@
+"""Four judges of mathematical steps, each implementing :class:`accord.protocols.Judge`.
+
+A judge scores every candidate in [0, 1] or returns ``JudgeScore.failed(reason)`` when it cannot
+parse the step, the step has nothing it checks, or the check ran past its time limit. The
+symbolic, numeric and final-answer checks run in a time-limited, memory-limited worker process
+(:mod:`accord.timelimit`), so a step that would make sympy hang costs at most
+``timeout`` seconds, from any thread.
+
+The symbolic and numeric judges read steps two ways (``mode``):
+
+- ``"derivation"`` (default): one claim per line, as in ``accord check`` files: every equation must
+  be an identity or follow from the premises or the previous equation (lines in prose are read
+  as in ``"solution"``);
+- ``"solution"``: steps of a real solution, prose with inline math
+  (:mod:`accord.adapters.math._claims`): an equation that states something is not an error; a
+  score of 0 always comes with a shown evaluation or counterexample. ``ctx.metadata["next_step"]``
+  (the text after the step, when known) lets a derived contradiction ("This is impossible") pass.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Sequence
+
+from accord.adapters.math import _checks as checks
+from accord.adapters.math._arithmetic import check_arithmetic
+from accord.adapters.math._claims import solution_check
+from accord.adapters.math._reader import formulas
+from accord.adapters.math._limited import run
+from accord.adapters.math._sympy_text import extract, same
+from accord.protocols import JudgeScore, StepContext
+
+DEFAULT_TIMEOUT_S = 10.0
+MODES = ("derivation", "solution")
+FINAL_SCOPES = ("any", "final")
+
+
+def _limited(fn, *args, timeout: float) -> JudgeScore:
+    got = run(fn, *args, timeout=timeout)
+    return JudgeScore(*got.value) if got.ok else JudgeScore.failed(got.why)
+
+
+def _check_timeout(timeout: float) -> float:
+    t = float(timeout)
+    if not t > 0:
+        raise ValueError(f"timeout must be > 0 seconds, got {timeout}")
+    return t
+
+
+def _check_mode(mode: str) -> str:
+    if mode not in MODES:
+        raise ValueError(f"mode must be one of {', '.join(MODES)}, got {mode!r}")
+    return mode
+
+
+def _solution_scores(ctx: StepContext, candidates: Sequence[str], real: bool, timeout: float) -> list[JudgeScore]:
+    following = str(ctx.metadata.get("next_step", "") or "")
+    return [_limited(solution_check, ctx.question, list(ctx.steps), c, real, following, timeout=timeout)
+            for c in candidates]
+
+
+class ArithmeticJudge:
+    """Every ``a op b = c`` in a (natural-language) step is right: 1.0; one is wrong: 0.0."""
+
+    def __init__(self, name: str = "arithmetic"):
+        self.name = name
+
+    def score(self, ctx: StepContext, candidates: Sequence[str]) -> list[JudgeScore]:
+        return [JudgeScore(*check_arithmetic(c)) for c in candidates]
+
+
+class SymbolicEquivalenceJudge:
+    """The step's relations hold (exactly, or as identities, or as consequences of what came
+    before): 1.0, or 0.0 with the failing relation and its evaluation or counterexample."""
+
+    def __init__(self, name: str = "symbolic", timeout: float = DEFAULT_TIMEOUT_S, seed: int = 0,
+                 mode: str = "derivation"):
+        self.name = name
+        self.timeout = _check_timeout(timeout)
+        self.seed = seed
+        self.mode = _check_mode(mode)
+
+    def describe(self) -> dict:
+        return {"type": "symbolic", "mode": self.mode}
+
+    def score(self, ctx: StepContext, candidates: Sequence[str]) -> list[JudgeScore]:
+        if self.mode == "solution":
+            return _solution_scores(ctx, candidates, False, self.timeout)
+        prior = list(ctx.steps)
+        return [_limited(checks.symbolic_check, c, prior, self.seed, timeout=self.timeout) for c in candidates]
+
+
+class NumericSamplingJudge:
+    """Fraction of random points where both sides agree; undefined points (division by zero)
+    are reported as a domain problem, not as a wrong step."""
+
+    def __init__(self, name: str = "numeric", timeout: float = DEFAULT_TIMEOUT_S, seed: int = 0, n_points: int = 24,
+                 mode: str = "derivation"):
+        if n_points < 2:
+            raise ValueError(f"n_points must be >= 2, got {n_points}")
+        self.name = name
+        self.timeout = _check_timeout(timeout)
+        self.seed = seed
+        self.n_points = int(n_points)
+        self.mode = _check_mode(mode)
+
+    def describe(self) -> dict:
+        return {"type": "numeric", "mode": self.mode, "n_points": self.n_points}
+
+    def score(self, ctx: StepContext, candidates: Sequence[str]) -> list[JudgeScore]:
+        if self.mode == "solution":
+            return _solution_scores(ctx, candidates, True, self.timeout)
+        prior = list(ctx.steps)
+        return [
+            _limited(checks.numeric_check, c, prior, self.seed, self.n_points, timeout=self.timeout) for c in candidates
+        ]
+
+
+_EXPLICIT_ANSWER = re.compile(r"\\boxed|\banswer\s*(?:is|:|=)", re.IGNORECASE)
+_NUMBER = re.compile(r"(?<![\w.^_])-?\d+(?:\.\d+)?(?:/\d+)?(?![\w.]\d)")
+
+
+def final_answer_check(candidate: str, reference: str) -> tuple[float | None, str]:
+    """math-verify equivalence of the answer in ``candidate`` to ``reference`` (runs in a worker;
+    :mod:`accord.adapters.math._sympy_text` turns math-verify's own timeouts off).
+
+    A step with an explicit answer (``\\boxed{..}``, "the answer is ..") is judged by it. Otherwise
+    the step matches when any number or formula in it equals the reference; it is judged wrong
+    only when it states a single number, and that number differs ("there are 29 strings of length
+    6" names two numbers: the step is not judged)."""
+    gold = extract(reference)
+    if not gold:
+        return None, f"cannot parse the reference answer {reference!r}"
+    if _EXPLICIT_ANSWER.search(candidate):
+        pred = extract(candidate)
+        if not pred:
+            return None, "no answer found in the step"
+        ok = same(gold, pred)
+        return (1.0, f"answer {pred[-1]} matches {gold[-1]}") if ok else (0.0, f"answer {pred[-1]} differs from {gold[-1]}")
+    numbers = list(dict.fromkeys(_NUMBER.findall(candidate)))
+    pieces = list(dict.fromkeys(numbers + [f for f in formulas(candidate) if not _NUMBER.fullmatch(f.strip())]))
+    whole = extract(candidate)
+    if not pieces and not whole:
+        return None, "no answer found in the step"
+    if whole and same(gold, whole):
+        return 1.0, f"answer {whole[-1]} matches {gold[-1]}"
+    for piece in pieces:
+        pred = extract(piece)
+        if pred and same(gold, pred):
+            return 1.0, f"the step states {piece.strip()}, which matches {gold[-1]}"
+    if len(numbers) == 1 and len(pieces) == 1:
+        return 0.0, f"answer {numbers[0]} differs from {gold[-1]}"
+    return None, f"no number or formula in the step equals {gold[-1]} (it states {', '.join(p.strip() for p in pieces[:4])})"
+
+
+class FinalAnswerJudge:
+    """The step's answer equals the reference (``math-verify``); reference from the constructor
+    or from ``ctx.reference``. ``scope="final"`` scores only a solution's last step
+    (``ctx.metadata["final"]``) or a step with a ``\\boxed{}`` answer: a number in an
+    intermediate step is not an answer."""
+
+    def __init__(self, reference: str | None = None, name: str = "final_answer", timeout: float = DEFAULT_TIMEOUT_S,
+                 scope: str = "any"):
+        if scope not in FINAL_SCOPES:
+            raise ValueError(f"scope must be one of {', '.join(FINAL_SCOPES)}, got {scope!r}")
+        self.name = name
+        self.reference = reference
+        self.timeout = _check_timeout(timeout)
+        self.scope = scope
+
+    def describe(self) -> dict:
+        return {"type": "final_answer", "scope": self.scope}
+
+    def score(self, ctx: StepContext, candidates: Sequence[str]) -> list[JudgeScore]:
+        ref = self.reference if self.reference is not None else ctx.reference
+        if ref is None or not str(ref).strip():
+            return [JudgeScore.failed("no reference answer to compare with") for _ in candidates]
+        out = []
+        for c in candidates:
+            if self.scope == "final" and not ctx.metadata.get("final") and "\\boxed" not in c:
+                out.append(JudgeScore.failed("not the final step"))
+            else:
+                out.append(_limited(final_answer_check, c, str(ref), timeout=self.timeout))
+        return out

@@ -1,0 +1,234 @@
+"""Relations a step claims "for all n": checked on small cases of the domain the step names.
+
+"n^5 ≡ n (mod 8) for any integer n", "a^5 ≡ a (mod 25) for all integers a", "50^n ≡ 1 (mod 27) for
+all odd n", "2 ≡ 0 (mod n(n+1)) for all n" state something about every admissible value, so one
+small case where the relation fails refutes the step. The quantifier must name every free name of
+the relation and say nothing that restricts it further ("for all n not divisible by 5", "for all
+n ≥ 2", "for all i in 1 to n" are left alone); its words give the domain: odd, even, prime, or
+(integer, natural, positive, or no word) the positive integers. A counterexample is the evidence.
+"""
+
+from __future__ import annotations
+
+import itertools
+import random
+import re
+from dataclasses import dataclass
+from fractions import Fraction
+
+from accord.adapters.math._context import Facts
+from accord.adapters.math._evaluate import EvaluationError, exact
+from accord.adapters.math._identities import RandomPoint, free_names
+from accord.adapters.math._parser import children, names
+from accord.adapters.math._precision import show
+
+_KINDS = r"(?:(?:positive|natural|odd|even|prime|nonnegative|non-negative)\s+)*"
+_NOUNS = r"(?:(?:integers?|natural\s+numbers?|numbers?|primes?|prime\s+numbers?|values?\s+of)\s+)?"
+_ONE = _KINDS + _NOUNS + r"(?<!\w)([A-Za-z](?:_\w+)?)(?![\w(])"
+_QUANTIFIER = re.compile(r"\bfor\s+(?:all|any|every|each)\s+(" + _ONE + r"(?:\s*(?:,|and)\s*" + _ONE + r")*)",
+                         re.IGNORECASE)
+_PART = re.compile(r"(" + _KINDS + _NOUNS + r")(?<!\w)([A-Za-z](?:_\w+)?)(?![\w(])", re.IGNORECASE)
+# words after the names that restrict the domain further: the claim is then left alone
+_RESTRICTED = re.compile(
+    r"^\s*(?:not\b|such\b|with\b|where\b|satisfying\b|that\b|which\b|in\b|from\b|between\b|greater\b|less\b|"
+    r"larger\b|smaller\b|at\b|up\b|dividing\b|divisible\b|coprime\b|relatively\b|except\b|other\b|[<>≤≥≠=|∣]|"
+    r"\\(?:ge|le|geq|leq|ne|neq|nmid|mid|in)\b)", re.IGNORECASE)
+_MATH = re.compile(r"\$|\\\(|\\\)")
+N_SMALL = 12
+_PRIMES = [2, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37]
+
+
+def quantified(step: str) -> dict[str, str]:
+    """The names the step quantifies over ("for all odd n": {"n": "odd"}), each with its domain."""
+    text = _MATH.sub("", step)
+    out: dict[str, str] = {}
+    for m in _QUANTIFIER.finditer(text):
+        if _RESTRICTED.match(text[m.end():]):
+            continue
+        for part in _PART.finditer(m.group(1)):
+            words, name = part.group(1).lower(), part.group(2)
+            kind = next((k for k in ("odd", "even", "prime") if k in words), "positive")
+            out[name] = kind
+    return out
+
+
+def _values(kind: str, n: int) -> list[int]:
+    if kind == "prime":
+        return _PRIMES[:n]
+    if kind == "odd":
+        return [2 * i + 1 for i in range(n)]
+    if kind == "even":
+        return [2 * i + 2 for i in range(n)]
+    return list(range(1, n + 1))
+
+
+def universal_check(rel: str, ta, tb, modulus_tree, facts: Facts, domains: dict[str, str]):
+    """``(holds, reason)`` for ``ta REL tb`` claimed for every value of the quantified names, or None
+    when the claim is not one: a free name (or function) the quantifier does not name, or none."""
+    trees = [ta, tb] + ([modulus_tree] if modulus_tree is not None else [])
+    free = set().union(*(free_names(t, facts) for t in trees))
+    if not free or not free <= set(domains):
+        return None
+    names = sorted(free)
+    per_name = max(2, int(300 ** (1 / len(names)))) if len(names) > 1 else N_SMALL
+    tried = 0
+    for combo in itertools.product(*(_values(domains[x], min(per_name, N_SMALL)) for x in names)):
+        point = {x: Fraction(v) for x, v in zip(names, combo)}
+        look = RandomPoint(facts, random.Random(0), False, point)
+        try:
+            a, b = exact(ta, look), exact(tb, look)
+            m = exact(modulus_tree, look) if modulus_tree is not None else None
+        except (EvaluationError, ArithmeticError, ValueError):
+            continue
+        if m is not None and (m == 0 or m.denominator != 1 or a.denominator != 1 or b.denominator != 1):
+            continue
+        tried += 1
+        if (a - b) % m if m is not None else a != b:
+            at = ", ".join(f"{x} = {v}" for x, v in zip(names, combo))
+            shown = f"{show(a)} ≢ {show(b)} (mod {show(m)})" if m is not None else f"the left side is {show(a)}, the right side {show(b)}"
+            what = ", ".join(f"{domains[x]} {x}" if domains[x] != "positive" else x for x in names)
+            return False, f"claimed for all {what}, it fails at {at}: {shown}"
+    if tried < 3:
+        return None
+    return True, f"holds at the {tried} smallest cases"
+
+
+_PREDICATE = re.compile(
+    r"\bis\s+(always\s+)?(?:(even|odd)\b|(?:divisible\s+by|an?\s+multiple\s+of)\s+(\d{1,6})(?![\d^*/+\-(])|"
+    r"(?:congruent\s+to\s+)?(\d{1,6})\s+(?:mod(?:ulo)?|\(mod)\s+(\d{1,6})(?![\d^*/+\-(]))", re.IGNORECASE)
+# the formula a predicate is about: single letters, digits and operators, read backwards from it
+_SUBJECT = re.compile(r"(?:(?<![A-Za-z\\])[A-Za-z](?![A-Za-z])|\d|[\^*+\-/()·×{}_ ]|\\cdot)+$")
+_HEDGED = re.compile(r"\b(?:if|when|whenever|where|suppose|assume|let|whether|case|odd|even|prime|divisible|"
+                     r"multiple|need|want|would|must|should|not)\b|\?", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class Always:
+    """"n^2 is always even": the formula, the residue and modulus it claims, the names' domains."""
+
+    text: str
+    subject: str
+    residue: int
+    modulus: int
+    domains: dict
+
+
+def always_claims(step: str) -> list[Always]:
+    """Divisibility and parity claims about a formula for every value of its names: "n^2 is always
+    even", "32k^2 + 32k + 9 is always odd", "n^5 - n is divisible by 5 for any integer n". The
+    sentence must not hedge or restrict before the claim ("if", "since n is odd", "must")."""
+    out = []
+    text = _MATH.sub("", step).replace("\\cdot", "·")
+    for sentence in re.split(r"(?<=[.;!?])\s+|\n|,\s+(?:and|so|while|but)\s+", text):
+        for m in _PREDICATE.finditer(sentence):
+            before = sentence[:m.start()].rstrip()
+            sub = _SUBJECT.search(before)
+            if not sub:
+                continue
+            subject = sub.group(0).strip()
+            while subject.count("(") > subject.count(")"):
+                subject = subject[1:].lstrip()
+            if not re.search(r"[A-Za-z]", subject) or not re.search(r"[\^*+\-/·×\d]", subject):
+                continue  # a bare name ("n is even") depends on what the solution says of n
+            if _HEDGED.search(before[:sub.start()].rsplit("(", 1)[-1]):
+                continue
+            domains = quantified(sentence[m.end():])
+            if not m.group(1) and not domains:
+                continue  # neither "always" nor "for all n": a statement about the names
+            parity, mult, res, mod = m.group(2), m.group(3), m.group(4), m.group(5)
+            if parity:
+                residue, modulus = int(parity.lower() == "odd"), 2
+            elif mult:
+                residue, modulus = 0, int(mult)
+            else:
+                residue, modulus = int(res), int(mod)
+            if modulus < 2:
+                continue
+            out.append(Always(f"{subject} {m.group(0).strip()}", subject, residue, modulus, domains))
+    return out
+
+
+_LIST = r"(-?\d{1,6}(?:\s*(?:,\s*(?:and\s+|or\s+)?|\s+or\s+|\s+and\s+)-?\d{1,6})*)(?![\d^*/+(])(?!\s*(?:mod|\(mod|modulo)\b)"
+_FORMULA = r"((?:(?<![A-Za-z\\])[A-Za-z](?![A-Za-z])|[0-9^*+\-()·×{}_ ])+?)"
+_MOD = r"\s*\(?\s*(?:mod(?:ulo)?|\\mod|\\pmod|\\bmod)\s*\{?\s*(\d{1,4})\s*\}?\s*\)?"
+_RESIDUE_SETS = [
+    re.compile(r"(?<![\w^])" + _FORMULA + _MOD + r"\s*(?:can\s+(?:only\s+)?(?:take\s+(?:on\s+)?(?:the\s+)?values?\s+(?:of\s+)?|be\s+"
+               r"(?:either\s+)?)|is\s+(?:either\s+)?|are\s+(?:either\s+)?)" + _LIST, re.IGNORECASE),
+    re.compile(r"\bpossible\s+(?:values|remainders|residues)\s+of\s+" + _FORMULA + _MOD + r"\s+are\s+(?:either\s+)?" + _LIST,
+               re.IGNORECASE),
+]
+_SET_HEDGED = re.compile(r"\b(?:if|when|whenever|where|suppose|assume|let|whether|case|odd|even|prime|primes|divisible|not|"
+                         r"need|want|would|must|should)\b|[<>≤≥?]|\\(?:ge|le|geq|leq|ne|neq|nmid)\b", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class Residues:
+    """"x^2 modulo 9 can take values of 0, 1, 4, and 7": the formula, the modulus, the residues claimed."""
+
+    text: str
+    subject: str
+    modulus: int
+    claimed: frozenset
+
+
+def residue_claims(step: str) -> list[Residues]:
+    """The residues a step says a formula takes modulo n, for every value of its names. A sentence
+    that hedges or restricts the names ("for odd n", "if", "x > 30") is left alone."""
+    out = []
+    text = _MATH.sub("", step).replace("\\cdot", "·").replace("\\left", "").replace("\\right", "")
+    for sentence in re.split(r"(?<=[.;!?])\s+|\n", text):
+        for pat in _RESIDUE_SETS:
+            for m in pat.finditer(sentence):
+                subject, modulus = m.group(1).strip(), int(m.group(2))
+                while subject.count("(") > subject.count(")"):
+                    subject = subject[1:].lstrip()
+                if not re.search(r"[A-Za-z]", subject) or not re.search(r"[\^*+\-/·×\d]", subject):
+                    continue  # a bare name ("n mod 5 can be ...") depends on what the solution says of n
+                if modulus < 2 or _SET_HEDGED.search(sentence[:m.start()]):
+                    continue
+                if _SET_HEDGED.search(sentence[m.end():]):
+                    continue
+                claimed = frozenset(int(v) % modulus for v in re.findall(r"-?\d+", m.group(3)))
+                if not any((r.subject, r.modulus, r.claimed) == (subject, modulus, claimed) for r in out):
+                    out.append(Residues(m.group(0).strip(), subject, modulus, claimed))
+    return out
+
+
+def residue_check(tree, modulus: int, claimed: frozenset, facts: Facts) -> tuple[bool, str] | None:
+    """Residues of a formula modulo n over its names: every residue class of each name when no
+    name is in an exponent (the set is then exact: a residue claimed but never taken refutes the
+    claim), else the names 1..12 (only a residue taken but not claimed refutes it)."""
+    free = free_names(tree, facts)
+    if not free or any(n.endswith("()") for n in free) or len(free) > 3:
+        return None
+    names = sorted(free)
+    polynomial = _polynomial(tree) and modulus ** len(names) <= 20000
+    values = list(range(modulus)) if polynomial else list(range(1, N_SMALL + 1))
+    if not polynomial and len(names) > 1:
+        values = values[:6]
+    taken: dict[int, dict] = {}
+    for combo in itertools.product(values, repeat=len(names)):
+        point = {x: Fraction(v) for x, v in zip(names, combo)}
+        try:
+            v = exact(tree, RandomPoint(facts, random.Random(0), False, point))
+        except (EvaluationError, ArithmeticError, ValueError):
+            return None
+        if v.denominator != 1:
+            return None
+        taken.setdefault(int(v) % modulus, point)
+    outside = sorted(set(taken) - claimed)
+    if outside:
+        at = ", ".join(f"{x} = {v}" for x, v in taken[outside[0]].items())
+        return False, f"at {at} it is {outside[0]} (mod {modulus}), not among {sorted(claimed)}"
+    never = sorted(claimed - set(taken))
+    if polynomial and never:
+        return False, f"it takes only {sorted(taken)} (mod {modulus}) over all residues, never {never[0]}"
+    return True, f"it takes {sorted(taken)} (mod {modulus})"
+
+
+def _polynomial(tree) -> bool:
+    if tree[0] == "pow" and names(tree[2]):
+        return False
+    if tree[0] in ("div", "call", "apply", "fact", "abs", "mod", "floor", "ceil"):
+        return not names(tree)
+    return all(_polynomial(c) for c in children(tree))

@@ -1,0 +1,88 @@
+"""An equation derived from the one before it by an operation on both sides, checked against it.
+
+"Subtracting a, 10b, 100c and 1000d from both sides gives: 3999a + 390b + 30c - 996d = 0", after
+"4000a + 400b + 40c + 4d = 1000d + 100c + 10b + a": when the step (or its lead-in) says it
+rearranges, subtracts, adds, moves, expands, simplifies, collects, divides or multiplies, and does
+not substitute or bring in another equation, the new equation must hold wherever an equation of
+the previous step (or the one before, across a lead-in) holds. It is false when, for every such
+equation in the same names, a point satisfying it (solved for one name; the others drawn at
+random) violates the new one: that point is the evidence.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from fractions import Fraction
+
+from accord.adapters.math._context import Facts
+from accord.adapters.math._evaluate import EvaluationError, exact
+from accord.adapters.math._identities import RandomPoint, free_names
+from accord.adapters.math._parser import names, to_text
+from accord.adapters.math._precision import show
+
+_TRANSFORM = re.compile(r"\b(?:rearrang\w*|subtract\w*|adding|add|mov(?:e|es|ing)|expand\w*|simplif\w*|collect\w*|"
+                        r"combin\w*|bring\w*|divid\w*|multiply\w*|cancel\w*|both sides)\b", re.IGNORECASE)
+_OTHER = re.compile(r"\b(?:substitut\w*|plug\w*|insert\w*|replac\w*|equations|system|first equation|second equation|"
+                    r"other equation|into|using|mod\w*|if|when|case|assum\w*|suppos\w*|let)\b|\(\d\)|≡", re.IGNORECASE)
+N_TRIES = 8
+
+
+def transforms(step: str, lead_in: str = "") -> bool:
+    """The step, or its lead-in line, says it operates on the equation before it, and nothing else."""
+    both = f"{lead_in}\n{step}"
+    return bool(_TRANSFORM.search(both)) and not _OTHER.search(both)
+
+
+def _solve_point(left, right, x: str, free: list[str], facts: Facts, rng: random.Random):
+    """A point where ``left = right`` holds: the other names random, ``x`` solved (when linear in x)."""
+    fixed = {n: Fraction(rng.randint(-9, 9) or 1, rng.randint(1, 4)) for n in free if n != x}
+
+    def f(v):
+        look = RandomPoint(facts, rng, False, dict(fixed, **{x: Fraction(v)}))
+        return exact(left, look) - exact(right, look)
+
+    f0, f1, f2 = f(0), f(1), f(2)
+    slope = f1 - f0
+    if slope == 0 or f2 - f1 != slope:
+        return None
+    fixed[x] = -f0 / slope
+    return fixed if f(fixed[x]) == 0 else None
+
+
+def does_not_follow(ta, tb, facts: Facts, seed: int) -> str | None:
+    """The evidence that ``ta = tb`` fails where every candidate earlier equation holds, or None."""
+    free = free_names(ta, facts) | free_names(tb, facts)
+    if not free or any(n.endswith("()") for n in free):
+        return None
+    candidates = [(l, r) for l, r, at in facts.equations if facts.step - 2 <= at < facts.step
+                  and (free_names(l, facts) | free_names(r, facts)) == free]
+    if not candidates:
+        return None
+    rng = random.Random(seed)
+    evidence = None
+    for left, right in candidates:
+        found = None
+        for x in sorted(free & (names(left) | names(right))):
+            for _ in range(N_TRIES):
+                try:
+                    pt = _solve_point(left, right, x, sorted(free), facts, rng)
+                    if pt is None:
+                        break
+                    look = RandomPoint(facts, rng, False, pt)
+                    a, b = exact(ta, look), exact(tb, look)
+                except (EvaluationError, ArithmeticError, ValueError):
+                    break
+                if a == b:
+                    return None  # it holds where this equation holds, at least here: not refuted
+                found = found or (pt, a, b)
+            if found:
+                break
+        if found is None:
+            return None
+        if evidence is None:
+            pt, a, b = found
+            at = ", ".join(f"{k} = {show(v)}" for k, v in sorted(pt.items()))
+            evidence = (f"does not follow from the equation before it, {to_text(left)} = {to_text(right)}: at {at}, "
+                        f"where that equation holds, the left side is {show(a)}, the right side {show(b)}")
+    return evidence

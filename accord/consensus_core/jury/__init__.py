@@ -1,0 +1,64 @@
+"""The LLM jury: M members answer each question once and one answer is chosen per question.
+
+- :func:`run_jury` — the modal answer class per question (seeded ties, abstention below a floor).
+- :func:`weighted_vote`, :func:`dawid_skene`, :func:`weighted_plurality` — label-free estimators of
+  member accuracy and the votes they weight; :func:`label_free_jury` checks their claims.
+- :func:`fit_few_labels`, :func:`choose_labels` — the few-label jury and which rows to label.
+- :func:`certify_threshold`, :func:`labels_needed` — risk control over a confidence threshold.
+- :func:`predict`, :func:`estimate_law`, :func:`check_law`, :func:`simulate_panel` — the jury law:
+  accuracy of a panel of M members from their accuracy and how their wrong answers coincide.
+- :func:`plan_panel` — which members to seat.
+
+Exports load on first use: a command that names a few of them (``accord jury``'s parser) does not
+import scipy.stats with the estimators.
+"""
+
+from importlib import import_module
+
+_EXPORTS = {
+    "DifficultyFit": "_difficulty",
+    "fit_difficulty": "_difficulty",
+    "check_law": "_estimate",
+    "estimate_law": "_estimate",
+    "FitCheck": "_estimate",
+    "LawEstimate": "_estimate",
+    "best_member_answers": "_label_free",
+    "label_free_jury": "_label_free",
+    "LabelFreeJury": "_label_free",
+    "choose_labels": "_labels",
+    "FewLabelJury": "_labels",
+    "fit_few_labels": "_labels",
+    "law_params": "_law",
+    "LawParams": "_law",
+    "LawPrediction": "_law",
+    "predict": "_law",
+    "simulate": "_law",
+    "simulate_panel": "_law",
+    "simulate_unequal_panel": "_law",
+    "SimulatedPanel": "_law",
+    "PanelPlan": "_plan",
+    "plan_panel": "_plan",
+    "certify_threshold": "_risk",
+    "labels_needed": "_risk",
+    "RiskThreshold": "_risk",
+    "classify": "_vote",
+    "correctness": "_vote",
+    "JuryResult": "_vote",
+    "MISSING": "_vote",
+    "normalized_equal": "_vote",
+    "run_jury": "_vote",
+    "Vote": "_vote",
+    "vote_codes": "_vote",
+    "dawid_skene": "_weighted",
+    "weighted_plurality": "_weighted",
+    "weighted_vote": "_weighted",
+    "WeightedVote": "_weighted",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str):
+    if name in _EXPORTS:
+        return getattr(import_module(f"accord.consensus_core.jury.{_EXPORTS[name]}"), name)
+    raise AttributeError(f"module 'accord.consensus_core.jury' has no attribute {name!r}")
