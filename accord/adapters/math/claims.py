@@ -32,6 +32,7 @@ from fractions import Fraction
 
 import mpmath
 
+from accord.adapters.math._notation import imaginary_link, makes_imaginary, remainder_statements, without_remainders
 from accord.adapters.math.arithmetic import calculator_annotations
 from accord.adapters.math.context import (
     Facts,
@@ -60,7 +61,7 @@ from accord.adapters.math.identities import (
 )
 from accord.adapters.math.inequalities import check_inequality, conditional, domain_of
 from accord.adapters.math.numberfacts import number_facts
-from accord.adapters.math.parser import MathParseError, parse, to_text
+from accord.adapters.math.parser import MathParseError, names, parse, to_text
 from accord.adapters.math.precision import compare, show, value_of
 from accord.adapters.math.quantifiers import always_claims, quantified, residue_check, residue_claims, universal_check
 from accord.adapters.math.reader import Chain, read_chains
@@ -249,9 +250,12 @@ def check_chain(chain: Chain, facts: Facts, real: bool = False,
 
 def _check_link(rel, ta, tb, left, right, facts, rewriting, real, modulus_tree, is_subject, ambiguous, text,
                 cues) -> Link:
+    if modulus_tree is None and rel == "≡" and len(cues[0]) == 1:  # "(mod 8)" written outside the formula
+        modulus_tree = ("num", Fraction(next(iter(cues[0]))), 0)
+    if len(cues) > 7 and cues[7] and "i" in names(ta) | names(tb):  # i is the imaginary unit here
+        holds, reason = imaginary_link(rel, ta, tb)
+        return Link(left, rel, right, holds, reason, None if holds is None else float(holds))
     if rel in ("=", "≡") and len(cues) > 5 and cues[5]:
-        if modulus_tree is None and rel == "≡" and len(cues[0]) == 1:  # "(mod 8)" written outside the formula
-            modulus_tree = ("num", Fraction(next(iter(cues[0]))), 0)
         verdict = universal_check(rel, ta, tb, modulus_tree if rel == "≡" else None, facts, cues[5])
         if verdict is not None:
             return Link(left, rel, right, verdict[0], verdict[1], float(verdict[0]))
@@ -295,7 +299,7 @@ def _check_link(rel, ta, tb, left, right, facts, rewriting, real, modulus_tree, 
             for m in sorted(moduli):
                 if (va - vb) % m == 0:
                     return Link(left, rel, right, None, f"equal modulo {m} (the step works modulo {m}): read as a congruence")
-        if contradiction and not _computation(ta, tb, used_a + used_b):
+        if contradiction and (rel != "=" or not _computation(ta, tb, used_a + used_b)):
             return Link(left, rel, right, None, f"false as the step itself says (a contradiction): {reason}")
     return Link(left, rel, right, holds, reason, None if holds is None else float(holds))
 
@@ -330,7 +334,11 @@ def check_step(question: str, steps: tuple[str, ...], step: str, real: bool = Fa
     domain = None if conditional(step) else domain_of(question, tuple(steps), functions)
     cues = (moduli_in(step), speaks_of_contradiction(step + "\n" + following), assumes(step),
             rewrite_context(step, steps[-1] if steps and is_lead_in(steps[-1]) else ""),
-            domain, quantified(step), transforms(step, steps[-1] if steps and is_lead_in(steps[-1]) else ""))
+            domain, quantified(step), transforms(step, steps[-1] if steps and is_lead_in(steps[-1]) else ""),
+            makes_imaginary(question, tuple(steps)))
+    for rem in remainder_statements(step):  # "100 ÷ 7 = 14 remainder 2": a = b·q + r, never a ÷ b = q
+        links.append(Link(rem.text, "", "", rem.holds, rem.reason, float(rem.holds)))
+    step_read = without_remainders(step)
     for eq in calculator_annotations(step):  # <<expr=value>>: checked exactly, never "at the precision written"
         links.append(Link(eq.claimed[0], "=", eq.claimed[1], eq.correct,
                           "calculator annotation holds" if eq.correct else f"{eq.text} is wrong: {eq.claimed[0]} = "
@@ -342,7 +350,7 @@ def check_step(question: str, steps: tuple[str, ...], step: str, real: bool = Fa
     links.extend(_always(step, facts))
     links.extend(_written_as(step, facts, real, cues))
     digits = "digit" in f"{question} {' '.join(steps)} {step}".lower()
-    for chain in read_chains(step):
+    for chain in read_chains(step_read):
         if digits and _digit_string(chain.text):
             links.append(Link(chain.text, "", "", None, "a number written by its digits (abcd), not a product: not read"))
             continue
