@@ -32,6 +32,7 @@ from fractions import Fraction
 
 import mpmath
 
+from accord.adapters.math._consequences import inequality_follows
 from accord.adapters.math._notation import imaginary_link, makes_imaginary, remainder_statements, without_remainders
 from accord.adapters.math.arithmetic import calculator_annotations
 from accord.adapters.math.context import (
@@ -67,7 +68,7 @@ from accord.adapters.math.quantifiers import always_claims, quantified, residue_
 from accord.adapters.math.reader import Chain, read_chains
 from accord.adapters.math.sequences import sequence_claims
 from accord.adapters.math.rewrites import first_link_rewrites, rewrite_context, written_as
-from accord.adapters.math.transforms import does_not_follow, transforms
+from accord.adapters.math.transforms import does_not_follow, follows, transforms
 
 
 @dataclass(frozen=True)
@@ -272,6 +273,10 @@ def _check_link(rel, ta, tb, left, right, facts, rewriting, real, modulus_tree, 
         if rel in ("<", "≤", ">", "≥") and rewriting and len(cues) > 4 and cues[4] is not None:
             holds, reason = check_inequality(rel, ta, tb, facts, cues[4], seed_of(f"{text}|{left}|{right}"))
             return Link(left, rel, right, holds, reason, None if holds is None else float(holds))
+        if rel in ("<", "≤", ">", "≥") and not rewriting and len(cues) > 8 and cues[6] and cues[8]:
+            verdict = inequality_follows(rel, ta, tb, facts, cues[4], *cues[8], seed_of(f"{text}|{left}|{right}"))
+            if verdict is not None:
+                return Link(left, rel, right, verdict[0], verdict[1], float(verdict[0]))
         if rel != "=":
             return Link(left, rel, right, None, "a relation between expressions with free names: not checked")
         try:
@@ -280,6 +285,9 @@ def _check_link(rel, ta, tb, left, right, facts, rewriting, real, modulus_tree, 
                 why = does_not_follow(ta, tb, facts, seed_of(f"{text}|{left}|{right}"))
                 if why is not None:
                     return Link(left, rel, right, False, f"{to_text(ta)} = {to_text(tb)} {why}", 0.0)
+                why = follows(ta, tb, facts, seed_of(f"{text}|{left}|{right}"))
+                if why is not None:
+                    return Link(left, rel, right, True, why, 1.0)
         except TooLarge as exc:
             return Link(left, rel, right, None, str(exc))
         except EvaluationError as exc:
@@ -335,7 +343,8 @@ def check_step(question: str, steps: tuple[str, ...], step: str, real: bool = Fa
     cues = (moduli_in(step), speaks_of_contradiction(step + "\n" + following), assumes(step),
             rewrite_context(step, steps[-1] if steps and is_lead_in(steps[-1]) else ""),
             domain, quantified(step), transforms(step, steps[-1] if steps and is_lead_in(steps[-1]) else ""),
-            makes_imaginary(question, tuple(steps)))
+            makes_imaginary(question, tuple(steps)),
+            (_operated_on(steps), [question, *steps, step], step))
     for rem in remainder_statements(step):  # "100 ÷ 7 = 14 remainder 2": a = b·q + r, never a ÷ b = q
         links.append(Link(rem.text, "", "", rem.holds, rem.reason, float(rem.holds)))
     step_read = without_remainders(step)
@@ -457,6 +466,13 @@ def solution_check(question: str, steps: list[str], step: str, real: bool = Fals
         if shown[0] is not None and (shown[0] < 0.5 or verdict[0] is None):
             return shown[0], f"the claim of the next line: {shown[1]}"
         return verdict
+
+
+def _operated_on(steps: tuple[str, ...]) -> list[str]:
+    """The step a derived relation comes from: the one before (and the one before that across a lead-in)."""
+    if not steps:
+        return []
+    return list(steps[-2:]) if is_lead_in(steps[-1]) else [steps[-1]]
 
 
 def is_lead_in(step: str) -> bool:
