@@ -33,6 +33,7 @@ from fractions import Fraction
 import mpmath
 
 from accord.adapters.math._consequences import inequality_follows
+from accord.adapters.math._sequence_words import word_claims
 from accord.adapters.math._notation import imaginary_link, makes_imaginary, remainder_statements, without_remainders
 from accord.adapters.math.arithmetic import calculator_annotations
 from accord.adapters.math.context import (
@@ -354,7 +355,7 @@ def check_step(question: str, steps: tuple[str, ...], step: str, real: bool = Fa
                           f"{show(eq.values[0]) if eq.values else 'undefined'}, not {eq.claimed[1]}", float(eq.correct)))
     for fact in number_facts(step):  # "1977 is not divisible by 3": numbers alone, never excused
         links.append(Link(fact.text, "", "", fact.holds, fact.reason, float(fact.holds)))
-    for claim in sequence_claims(question, step):  # "a_5 = 31" where the problem defines a_n
+    for claim in sequence_claims(question, step) + word_claims(question, step):  # "a_5 = 31", "a_n is increasing"
         links.append(Link(claim.text, "", "", claim.holds, claim.reason, float(claim.holds)))
     links.extend(_always(step, facts))
     links.extend(_written_as(step, facts, real, cues))
