@@ -53,10 +53,20 @@ CASES = [
     (Q, ["Suppose such an x exists."], "Then 2^6 < 1, which is not true.", None),
     (Q, ["Suppose such an x exists."], "This gives 1 > 64, which is not true.", None),
     (Q, ["Suppose such an x exists."], "This gives 1 > 64.", 0.0),
+    (Q, [], "Then $2 + 1 + 32 \\equiv 30 \\pmod{25}$, which is impossible.", 0.0),  # a computation is never excused
     # factorial identities are checked at integer points
     (Q, [], "This simplifies to $\\frac{k!(n-k)!}{n! n!} = \\frac{(n-k)!}{k! n!}$.", 0.0),
     (Q, [], "So $\\frac{n!}{k!(n-k)!} = \\frac{n!}{(n-k)!k!}$.", 1.0),
     (Q, [], "$(n+1)! = (n+1) n!$", 1.0),
+    # ± is read in both branches
+    (Q, [], "$\\frac{-1 \\pm 5}{2} = 2$", 1.0),
+    (Q, [], "$\\frac{-1 \\pm 5}{2} = -3$", 1.0),
+    (Q, [], "$\\frac{-1 \\pm 5}{2} = 3$", 0.0),
+    # floor, ceiling and absolute values
+    (Q, [], "$\\lfloor 7/2 \\rfloor = 3$.", 1.0),
+    (Q, [], "$\\lceil 7/2 \\rceil = 3$.", 0.0),
+    (Q, [], "$|3 - 5| = 2$.", 1.0),
+    (Q, [], "$|3 - 5| = -2$.", 0.0),
     # binomial coefficients
     (Q, [], "$\\binom{10}{5} = 252$ ways.", 1.0),
     (Q, [], "$\\binom{10}{5} = 250$ ways.", 0.0),

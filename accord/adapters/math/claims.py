@@ -204,6 +204,37 @@ def _alternative(side_texts, rel, facts, modulus_tree) -> "callable":
 
 def check_chain(chain: Chain, facts: Facts, real: bool = False,
                 cues=(frozenset(), False, False, "", None)) -> list[Link]:
+    """Verdicts on every link of one chain (a side with ``±`` is read in both branches, :func:`_both_branches`)."""
+    if sum("±" in side for side in chain.sides) == 1 and not chain.continues:
+        return _both_branches(chain, facts, real, cues)
+    return _check_chain(chain, facts, real, cues)
+
+
+def _both_branches(chain: Chain, facts: Facts, real: bool, cues) -> list[Link]:
+    """``(-1 ± 5)/2 = 2``: a link holds when it holds in either branch (+ or −), is false when it is
+    false in both, and is not decided otherwise."""
+    verdicts = []
+    for sign in ("+", "-"):
+        sides = tuple(side.replace("±", sign) for side in chain.sides)
+        branch = Chain(sides, chain.relations, chain.text.replace("±", sign), chain.modulus, chain.continues)
+        verdicts.append(_check_chain(branch, facts.copy(), real, cues))
+    links = []
+    for i, (plus, minus) in enumerate(zip(*verdicts)):
+        left, right = (chain.sides[i], chain.sides[i + 1]) if i + 1 < len(chain.sides) else (plus.left, plus.right)
+        if plus.holds or minus.holds:
+            good = plus if plus.holds else minus
+            links.append(Link(left, plus.relation, right, True, f"holds in one branch of ±: {good.reason}", 1.0))
+        elif plus.holds is False and minus.holds is False:
+            links.append(Link(left, plus.relation, right, False, f"false in both branches of ±: {plus.reason}; "
+                                                                   f"{minus.reason}", 0.0))
+        else:
+            links.append(Link(left, plus.relation, right, None, plus.reason if plus.holds is None else minus.reason))
+    record(chain, side_trees(chain, facts)[0], facts)
+    return links
+
+
+def _check_chain(chain: Chain, facts: Facts, real: bool = False,
+                 cues=(frozenset(), False, False, "", None)) -> list[Link]:
     """Verdicts on every link of one chain; records what the chain establishes into ``facts``.
 
     ``cues``: the moduli the step mentions, whether it speaks of a contradiction, whether it
@@ -308,7 +339,7 @@ def _check_link(rel, ta, tb, left, right, facts, rewriting, real, modulus_tree, 
             for m in sorted(moduli):
                 if (va - vb) % m == 0:
                     return Link(left, rel, right, None, f"equal modulo {m} (the step works modulo {m}): read as a congruence")
-        if contradiction and (rel != "=" or not _computation(ta, tb, used_a + used_b)):
+        if contradiction and (rel in ("<", "≤", ">", "≥") or not _computation(ta, tb, used_a + used_b)):
             return Link(left, rel, right, None, f"false as the step itself says (a contradiction): {reason}")
     return Link(left, rel, right, holds, reason, None if holds is None else float(holds))
 
