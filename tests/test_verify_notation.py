@@ -87,6 +87,13 @@ def test_ordinary_notation_is_read_as_meant(problem, before, step, score, real):
         assert got == 1.0, reason
 
 
+@pytest.mark.parametrize("step", ["100 ÷ 7 = 14 remainder 2.", "100 / 7 = 14 R 2", "So 1 + 2 + ⋯ + 10 = 55."])
+def test_the_arithmetic_judge_does_not_read_a_remainder_or_an_ellipsis_as_an_equation(step):
+    from accord.adapters.math.arithmetic import check_arithmetic
+
+    assert check_arithmetic(step)[0] is None
+
+
 def test_the_imaginary_unit_is_a_real_name_where_the_problem_does_not_make_it_one():
     got, reason = solution_check("Find i such that i^2 = 4.", [], "So $i^2 = -1$.")
     assert "imaginary" not in reason
@@ -115,7 +122,7 @@ def test_accord_verify_reads_the_notation_without_false_alarms(tmp_path, capsys)
     a wrong one is flagged at its slip."""
     rows = [
         {"id": "right", "problem": IMAGINARY, "label": -1,
-         "steps": ["$100 \\div 7 = 14$ remainder $2$.", "$1 + 2 + \\cdots + 10 = 55$.",
+         "steps": ["100 ÷ 7 = 14 remainder 2.", "$1 + 2 + \\cdots + 10 = 55$.",
                    "$2^{10} \\equiv 1$ (mod 11).", "$(1+i)^2 = 1 + 2i + i^2 = 2i$.", "$\\binom{10}{5} = 252$."]},
         {"id": "wrong", "problem": IMAGINARY, "label": 1,
          "steps": ["$100 \\div 7 = 14$ remainder $2$.", "$1 + 2 + \\cdots + 10 = 56$.", "So the answer is 56."]},
