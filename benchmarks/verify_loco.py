@@ -37,6 +37,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from accord.verify.solutions import INVALID, prediction, raw_matrix, rule_stats, three_way
+from accord.verify.solutions._uncertainty import kind_of, uncertain_reason
 
 CHAMP = Path("shared") / "data" / "champ-dev" / "steps.jsonl"
 DEFAULT_DATA = next((p / CHAMP for p in ROOT.parents if (p / CHAMP).is_file()), ROOT.parent / CHAMP)
@@ -165,24 +166,55 @@ def compare(recs: list[dict], old: dict[str, dict], policy: str, tau: float) -> 
     print(f"false alarms on correct solutions: {alarms_old} before, {alarms_now} now")
 
 
+UNCERTAIN_KINDS = ("no formula", "read, not checkable", "unreadable", "judges disagree", "score in between")
+
+
+def decided_row(name: str, recs: list[dict]) -> str:
+    """Decided share (valid or invalid at the record's own settings) and the uncertain steps by
+    reason, read again from the judges' reasons (so an older --out file is counted the same way)."""
+    steps = [(s, r["eps"]) for r in recs for s in r["steps"]]
+    kinds = Counter(kind_of(uncertain_reason(s["scores"], s["reasons"], s.get("dispersion"), eps))
+                    for s, eps in steps if s["label"] == "uncertain")
+    n_dec = sum(s["label"] in ("valid", "invalid") for s, _ in steps)
+    return (f"| {name} | {len(steps)} | {n_dec} ({n_dec / len(steps):.3f}) | "
+            + " | ".join(str(kinds[k]) for k in UNCERTAIN_KINDS) + " |")
+
+
+DECIDED_HEAD = ("| | steps | decided (share) | " + " | ".join(UNCERTAIN_KINDS) + " |\n|---|---|---|"
+                + "---|" * len(UNCERTAIN_KINDS))
+
+
+def print_decided(recs: list[dict], cats: list[str], title: str) -> None:
+    print(f"\n{title}: steps decided (valid or invalid) and uncertain steps by reason, default settings\n{DECIDED_HEAD}")
+    for c in cats:
+        print(decided_row(c, [r for r in recs if category(r["id"]) == c]))
+    print(decided_row("whole split", recs))
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--data", type=Path, default=DEFAULT_DATA)
     ap.add_argument("--baseline", type=Path, help="an earlier run's --out file to compare with")
     ap.add_argument("--keep", type=Path, help="keep this run's --out file here")
+    ap.add_argument("--records", type=Path, help="an --out file of a finished run to read instead of running again")
     args = ap.parse_args()
-    if not args.data.is_file():
-        sys.exit(f"{args.data}: not found (the CHAMP dev split lives in ../shared/data/champ-dev/)")
-    with tempfile.TemporaryDirectory() as tmp:
-        out = args.keep or Path(tmp) / "pred.jsonl"
-        if out.exists():
-            out.unlink()
-        doc, wall, cpu = accord_verify(args.data, out)
-        recs = [json.loads(x) for x in out.read_text().splitlines()]
+    if args.records:
+        recs = [json.loads(x) for x in args.records.read_text().splitlines() if x.strip()]
+        doc = {k: recs[0][k] for k in ("judges", "tau", "eps", "policy")}
+        print(f"{args.records}: {len(recs)} solutions, {sum(len(r['steps']) for r in recs)} steps (not run again)")
+    else:
+        if not args.data.is_file():
+            sys.exit(f"{args.data}: not found (the CHAMP dev split lives in ../shared/data/champ-dev/)")
+        with tempfile.TemporaryDirectory() as tmp:
+            out = args.keep or Path(tmp) / "pred.jsonl"
+            if out.exists():
+                out.unlink()
+            doc, wall, cpu = accord_verify(args.data, out)
+            recs = [json.loads(x) for x in out.read_text().splitlines()]
+        print(f"accord verify {args.data}: {len(recs)} solutions, {doc['steps']} steps, judges {', '.join(doc['judges'])}; "
+              f"whole command {wall:.1f} s wall, {cpu:.1f} s CPU (worker processes included), "
+              f"load average {os.getloadavg()[0]:.1f}")
     judges = doc["judges"]
-    print(f"accord verify {args.data}: {len(recs)} solutions, {doc['steps']} steps, judges {', '.join(judges)}; "
-          f"whole command {wall:.1f} s wall, {cpu:.1f} s CPU (worker processes included), "
-          f"load average {os.getloadavg()[0]:.1f}")
     print(f"\nwhole split, default settings (τ {doc['tau']}, ε {doc['eps']}):\n{HEAD}")
     for rule in list(judges) + list(RULES):
         print(row(rule, figures(recs, rule, doc["tau"])))
@@ -210,8 +242,10 @@ def main() -> int:
         print(f"\nheld-out {c}, every judge and rule at the default settings (τ {doc['tau']}):\n{HEAD}")
         for rule in list(judges) + list(RULES):
             print(row(rule, figures([r for r in recs if category(r["id"]) == c], rule, doc["tau"])))
+    print_decided(recs, cats, "this run")
     if args.baseline:
         old = {json.loads(x)["id"]: json.loads(x) for x in args.baseline.read_text().splitlines() if x.strip()}
+        print_decided(list(old.values()), cats, "the baseline")
         compare(recs, old, doc["policy"], doc["tau"])
     return 0
 

@@ -88,7 +88,7 @@ def test_consensus_statistics_come_from_the_core():
 def test_table_output_names_the_first_invalid_step(capsys):
     rc = main(["check", str(EXAMPLES / "algebra_slip.txt")])
     out = capsys.readouterr().out
-    assert rc == 1 and "first invalid step: line 5" in out
+    assert rc == 1 and "first invalid step: 4 (line 5)" in out  # step numbered from 1, with its file line
 
 
 @pytest.mark.parametrize(

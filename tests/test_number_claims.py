@@ -193,8 +193,10 @@ def test_an_equation_derived_by_operating_on_both_sides_must_follow_from_the_one
     before = ["$4000a + 400b + 40c + 4d = 1000d + 100c + 10b + a$", "Subtracting a, 10b, 100c, and 1000d from both sides gives:"]
     score, reason = solution_check("", before, "$3999a + 390b + 30c - 996d = 0$")
     assert score == 0.0 and "does not follow from the equation before it" in reason and "where that equation holds" in reason
-    assert solution_check("", before, "$3999a + 390b - 60c - 996d = 0$")[0] is None
-    assert solution_check("", ["We have $3x + 6 = 2y$.", "Squaring both sides:"], "$9x^2 + 36x + 36 = 4y^2$")[0] is None
+    score, reason = solution_check("", before, "$3999a + 390b - 60c - 996d = 0$")
+    assert score == 1.0 and "follows from the equation before it" in reason  # checked as a consequence
+    score, reason = solution_check("", ["We have $3x + 6 = 2y$.", "Squaring both sides:"], "$9x^2 + 36x + 36 = 4y^2$")
+    assert score == 1.0 and "follows from the equation before it" in reason
     # a substitution or another equation: not a transformation of the one before
     assert solution_check("", ["We have $3x + 6 = 2y$.", "Substituting y = 3 and subtracting:"], "$x = 0$")[0] is None
 

@@ -284,9 +284,14 @@ def test_out_rows_carry_the_problem_and_step_texts_and_csv_is_flat(pb, tmp_path,
     assert len(rows) == sum(len(s["steps"]) for s in SOLUTIONS)  # one row per step
     for row in rows:
         r = next(x for x in recs if x["id"] == row["id"])
-        st = r["steps"][int(row["step"])]
+        st = r["steps"][int(row["step_number"]) - 1]  # numbered from 1 in every place a person reads
+        assert st["step_number"] == int(row["step_number"])
         assert row["problem"] == r["problem"] and row["text"] == st["text"] and row["label"] == st["label"]
-        assert row["prediction"] == str(r["prediction"]) and row["annotated_first_wrong"] == str(r["label"])
+        for number, index in ((row["first_invalid_step_number"], r["prediction"]),
+                              (row["annotated_first_wrong_step_number"], r["label"])):
+            assert number == ("none" if index < 0 else str(index + 1))
+        assert r["first_invalid_step_number"] == (None if r["prediction"] < 0 else r["prediction"] + 1)
+        assert (row["uncertain_reason"] != "") == (st["label"] == "uncertain")
         for j in r["judges"]:
             v = st["scores"][j]
             assert row[f"score_{j}"] == ("" if v is None else str(v))

@@ -15,6 +15,7 @@ import re
 from dataclasses import dataclass
 from fractions import Fraction
 
+from accord.adapters.math._notation import without_remainders
 from accord.adapters.math._cues import moduli_in, speaks_of_contradiction
 
 _WORDS = [
@@ -219,7 +220,10 @@ def _fmt(v: Fraction) -> str:
 
 
 def check_arithmetic(text: str) -> tuple[float | None, str]:
-    """(1.0, why) if every equation is right, (0.0, which is wrong), (None, reason) if none."""
+    """(1.0, why) if every equation is right, (0.0, which is wrong), (None, reason) if none. A
+    division with remainder ("100 ÷ 7 = 14 remainder 2") is not read as 100/7 = 14: the solution
+    judges check it."""
+    text = without_remainders(text)
     eqs = find_equations(text)
     if not eqs:
         return None, "no arithmetic to check"

@@ -32,6 +32,9 @@ from fractions import Fraction
 
 import mpmath
 
+from accord.adapters.math._consequences import inequality_follows
+from accord.adapters.math._sequence_words import word_claims
+from accord.adapters.math._notation import imaginary_link, makes_imaginary, remainder_statements, without_remainders
 from accord.adapters.math._arithmetic import calculator_annotations
 from accord.adapters.math._context import (
     Facts,
@@ -60,13 +63,13 @@ from accord.adapters.math._identities import (
 )
 from accord.adapters.math._inequalities import check_inequality, conditional, domain_of
 from accord.adapters.math._numberfacts import number_facts
-from accord.adapters.math._parser import MathParseError, parse, to_text
+from accord.adapters.math._parser import MathParseError, names, parse, to_text
 from accord.adapters.math._precision import compare, show, value_of
 from accord.adapters.math._quantifiers import always_claims, quantified, residue_check, residue_claims, universal_check
 from accord.adapters.math._reader import Chain, read_chains
 from accord.adapters.math._sequences import sequence_claims
 from accord.adapters.math._rewrites import first_link_rewrites, rewrite_context, written_as
-from accord.adapters.math._transforms import does_not_follow, transforms
+from accord.adapters.math._transforms import does_not_follow, follows, transforms
 
 
 @dataclass(frozen=True)
@@ -201,6 +204,37 @@ def _alternative(side_texts, rel, facts, modulus_tree) -> "callable":
 
 def check_chain(chain: Chain, facts: Facts, real: bool = False,
                 cues=(frozenset(), False, False, "", None)) -> list[Link]:
+    """Verdicts on every link of one chain (a side with ``±`` is read in both branches, :func:`_both_branches`)."""
+    if sum("±" in side for side in chain.sides) == 1 and not chain.continues:
+        return _both_branches(chain, facts, real, cues)
+    return _check_chain(chain, facts, real, cues)
+
+
+def _both_branches(chain: Chain, facts: Facts, real: bool, cues) -> list[Link]:
+    """``(-1 ± 5)/2 = 2``: a link holds when it holds in either branch (+ or −), is false when it is
+    false in both, and is not decided otherwise."""
+    verdicts = []
+    for sign in ("+", "-"):
+        sides = tuple(side.replace("±", sign) for side in chain.sides)
+        branch = Chain(sides, chain.relations, chain.text.replace("±", sign), chain.modulus, chain.continues)
+        verdicts.append(_check_chain(branch, facts.copy(), real, cues))
+    links = []
+    for i, (plus, minus) in enumerate(zip(*verdicts)):
+        left, right = (chain.sides[i], chain.sides[i + 1]) if i + 1 < len(chain.sides) else (plus.left, plus.right)
+        if plus.holds or minus.holds:
+            good = plus if plus.holds else minus
+            links.append(Link(left, plus.relation, right, True, f"holds in one branch of ±: {good.reason}", 1.0))
+        elif plus.holds is False and minus.holds is False:
+            links.append(Link(left, plus.relation, right, False, f"false in both branches of ±: {plus.reason}; "
+                                                                   f"{minus.reason}", 0.0))
+        else:
+            links.append(Link(left, plus.relation, right, None, plus.reason if plus.holds is None else minus.reason))
+    record(chain, side_trees(chain, facts)[0], facts)
+    return links
+
+
+def _check_chain(chain: Chain, facts: Facts, real: bool = False,
+                 cues=(frozenset(), False, False, "", None)) -> list[Link]:
     """Verdicts on every link of one chain; records what the chain establishes into ``facts``.
 
     ``cues``: the moduli the step mentions, whether it speaks of a contradiction, whether it
@@ -249,9 +283,12 @@ def check_chain(chain: Chain, facts: Facts, real: bool = False,
 
 def _check_link(rel, ta, tb, left, right, facts, rewriting, real, modulus_tree, is_subject, ambiguous, text,
                 cues) -> Link:
+    if modulus_tree is None and rel == "≡" and len(cues[0]) == 1:  # "(mod 8)" written outside the formula
+        modulus_tree = ("num", Fraction(next(iter(cues[0]))), 0)
+    if len(cues) > 7 and cues[7] and "i" in names(ta) | names(tb):  # i is the imaginary unit here
+        holds, reason = imaginary_link(rel, ta, tb)
+        return Link(left, rel, right, holds, reason, None if holds is None else float(holds))
     if rel in ("=", "≡") and len(cues) > 5 and cues[5]:
-        if modulus_tree is None and rel == "≡" and len(cues[0]) == 1:  # "(mod 8)" written outside the formula
-            modulus_tree = ("num", Fraction(next(iter(cues[0]))), 0)
         verdict = universal_check(rel, ta, tb, modulus_tree if rel == "≡" else None, facts, cues[5])
         if verdict is not None:
             return Link(left, rel, right, verdict[0], verdict[1], float(verdict[0]))
@@ -268,6 +305,10 @@ def _check_link(rel, ta, tb, left, right, facts, rewriting, real, modulus_tree, 
         if rel in ("<", "≤", ">", "≥") and rewriting and len(cues) > 4 and cues[4] is not None:
             holds, reason = check_inequality(rel, ta, tb, facts, cues[4], seed_of(f"{text}|{left}|{right}"))
             return Link(left, rel, right, holds, reason, None if holds is None else float(holds))
+        if rel in ("<", "≤", ">", "≥") and not rewriting and len(cues) > 8 and cues[6] and cues[8]:
+            verdict = inequality_follows(rel, ta, tb, facts, cues[4], *cues[8], seed_of(f"{text}|{left}|{right}"))
+            if verdict is not None:
+                return Link(left, rel, right, verdict[0], verdict[1], float(verdict[0]))
         if rel != "=":
             return Link(left, rel, right, None, "a relation between expressions with free names: not checked")
         try:
@@ -276,6 +317,9 @@ def _check_link(rel, ta, tb, left, right, facts, rewriting, real, modulus_tree, 
                 why = does_not_follow(ta, tb, facts, seed_of(f"{text}|{left}|{right}"))
                 if why is not None:
                     return Link(left, rel, right, False, f"{to_text(ta)} = {to_text(tb)} {why}", 0.0)
+                why = follows(ta, tb, facts, seed_of(f"{text}|{left}|{right}"))
+                if why is not None:
+                    return Link(left, rel, right, True, why, 1.0)
         except TooLarge as exc:
             return Link(left, rel, right, None, str(exc))
         except EvaluationError as exc:
@@ -295,7 +339,7 @@ def _check_link(rel, ta, tb, left, right, facts, rewriting, real, modulus_tree, 
             for m in sorted(moduli):
                 if (va - vb) % m == 0:
                     return Link(left, rel, right, None, f"equal modulo {m} (the step works modulo {m}): read as a congruence")
-        if contradiction and not _computation(ta, tb, used_a + used_b):
+        if contradiction and (rel in ("<", "≤", ">", "≥") or not _computation(ta, tb, used_a + used_b)):
             return Link(left, rel, right, None, f"false as the step itself says (a contradiction): {reason}")
     return Link(left, rel, right, holds, reason, None if holds is None else float(holds))
 
@@ -330,19 +374,24 @@ def check_step(question: str, steps: tuple[str, ...], step: str, real: bool = Fa
     domain = None if conditional(step) else domain_of(question, tuple(steps), functions)
     cues = (moduli_in(step), speaks_of_contradiction(step + "\n" + following), assumes(step),
             rewrite_context(step, steps[-1] if steps and is_lead_in(steps[-1]) else ""),
-            domain, quantified(step), transforms(step, steps[-1] if steps and is_lead_in(steps[-1]) else ""))
+            domain, quantified(step), transforms(step, steps[-1] if steps and is_lead_in(steps[-1]) else ""),
+            makes_imaginary(question, tuple(steps)),
+            (_operated_on(steps), [question, *steps, step], step))
+    for rem in remainder_statements(step):  # "100 ÷ 7 = 14 remainder 2": a = b·q + r, never a ÷ b = q
+        links.append(Link(rem.text, "", "", rem.holds, rem.reason, float(rem.holds)))
+    step_read = without_remainders(step)
     for eq in calculator_annotations(step):  # <<expr=value>>: checked exactly, never "at the precision written"
         links.append(Link(eq.claimed[0], "=", eq.claimed[1], eq.correct,
                           "calculator annotation holds" if eq.correct else f"{eq.text} is wrong: {eq.claimed[0]} = "
                           f"{show(eq.values[0]) if eq.values else 'undefined'}, not {eq.claimed[1]}", float(eq.correct)))
     for fact in number_facts(step):  # "1977 is not divisible by 3": numbers alone, never excused
         links.append(Link(fact.text, "", "", fact.holds, fact.reason, float(fact.holds)))
-    for claim in sequence_claims(question, step):  # "a_5 = 31" where the problem defines a_n
+    for claim in sequence_claims(question, step) + word_claims(question, step):  # "a_5 = 31", "a_n is increasing"
         links.append(Link(claim.text, "", "", claim.holds, claim.reason, float(claim.holds)))
     links.extend(_always(step, facts))
     links.extend(_written_as(step, facts, real, cues))
     digits = "digit" in f"{question} {' '.join(steps)} {step}".lower()
-    for chain in read_chains(step):
+    for chain in read_chains(step_read):
         if digits and _digit_string(chain.text):
             links.append(Link(chain.text, "", "", None, "a number written by its digits (abcd), not a product: not read"))
             continue
@@ -449,6 +498,13 @@ def solution_check(question: str, steps: list[str], step: str, real: bool = Fals
         if shown[0] is not None and (shown[0] < 0.5 or verdict[0] is None):
             return shown[0], f"the claim of the next line: {shown[1]}"
         return verdict
+
+
+def _operated_on(steps: tuple[str, ...]) -> list[str]:
+    """The step a derived relation comes from: the one before (and the one before that across a lead-in)."""
+    if not steps:
+        return []
+    return list(steps[-2:]) if is_lead_in(steps[-1]) else [steps[-1]]
 
 
 def is_lead_in(step: str) -> bool:

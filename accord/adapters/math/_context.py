@@ -23,6 +23,7 @@ from fractions import Fraction
 from functools import lru_cache
 from itertools import takewhile
 
+from accord.adapters.math._notation import expand_ellipsis
 from accord.adapters.math._evaluate import EvaluationError, NotExact, Unknown, approx, exact, key
 from accord.adapters.math._parser import MathParseError, names, parse
 from accord.adapters.math._reader import Chain, applied_names, ends_with_formula, read_chains
@@ -92,7 +93,10 @@ def subject_key(tree, facts: Facts) -> str | None:
 
 @lru_cache(maxsize=16384)
 def parse_side(text: str, functions: frozenset[str]):
-    """A side's tree (memoised: the steps of a solution are read once per step after them)."""
+    """A side's tree (memoised: the steps of a solution are read once per step after them); a
+    finite sum or product with an ellipsis is read written out when its terms follow a pattern."""
+    if any(dots in text for dots in ("…", "⋯", "...", "dots")):
+        text = expand_ellipsis(text) or text
     return parse(text, functions)
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-_MODULI = re.compile(r"(?:\b(?:mod(?:ulo)?|pmod|bmod)\b|\\pmod)\s*[{(]?\s*(\d+)")
+_MODULI = re.compile(r"(?:\b(?:mod(?:ulo)?|pmod|bmod)\b|\\pmod)\s*[{(]?\s*(\d+)", re.IGNORECASE)
 _CONTRADICTION = re.compile(
     r"contradict|impossible|not possible|absurd|cannot be|can't be|is not true|not hold|false|"
     r"not an integer|no (?:integer |positive |real )?solutions?|not (?:divisible|congruent|equal)|≢|\\not\\equiv|\\neq",

@@ -84,7 +84,22 @@ def domain_of(question: str, steps: tuple[str, ...], functions: frozenset[str]) 
     else:
         return None
     named = frozenset(n for chain in read_chains(question) for side in chain.sides for n in _names_of(side, functions))
+    named |= _listed_names(question, functions)
     return Domain(sign, bool(_INTEGER.search(question)), frozenset(_constrained([question, *steps], functions)), named)
+
+
+_INLINE = re.compile(r"\$([^$]+)\$|\\\((.+?)\\\)")
+_LISTED = re.compile(r"\b(?:let|if|where|numbers|reals|integers)\s+((?:[a-z]\s*,\s*)*[a-z](?:\s*,?\s*and\s+[a-z])?)\s+"
+                     r"(?:be|are|is|satisfy|such)\b", re.IGNORECASE)
+_SUBSCRIPTED = re.compile(r"(?<![A-Za-z\\])[A-Za-z]_\{?[A-Za-z0-9]+\}?")
+
+
+def _listed_names(question: str, functions: frozenset[str]) -> frozenset[str]:
+    """Names the problem introduces without a relation: "Let $a, b, c$ be ...", "x_1, y_1, z_1 are ..."."""
+    pieces = [p for m in _INLINE.finditer(question) for part in m.groups() if part for p in part.split(",")]
+    pieces += _SUBSCRIPTED.findall(question)
+    pieces += [p for m in _LISTED.finditer(question) for p in re.split(r",|\band\b", m.group(1))]
+    return frozenset(n for p in pieces for n in _names_of(p.strip(), functions))
 
 
 def _names_of(side: str, functions: frozenset[str]) -> set[str]:

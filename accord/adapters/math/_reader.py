@@ -125,10 +125,13 @@ def _chains_of(formula: str, expressions: bool = False) -> list[Chain]:
                 continue
             modulus = None
             m = _MOD_SUFFIX.search(part)
-            if m and "≡" in part:
+            congruence = bool(m and "≡" not in part and m.group(1) and "=" in part)  # "25 = 4 (mod 7)"
+            if m and ("≡" in part or congruence):
                 modulus = (m.group(1) or m.group(2)).strip()
                 part = part[: m.start()].strip()
             sides, rels = _relations(part)
+            if congruence:
+                rels = ["≡" if r == "=" else r for r in rels]
             sides = [_strip_outer(x) for x in sides]
             if not rels:
                 continue

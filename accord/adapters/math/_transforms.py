@@ -15,15 +15,17 @@ import random
 import re
 from fractions import Fraction
 
+from accord.adapters.math._consequences import holds_at, numeric_point
 from accord.adapters.math._context import Facts
 from accord.adapters.math._evaluate import EvaluationError, exact
-from accord.adapters.math._identities import RandomPoint, free_names
+from accord.adapters.math._identities import RandomPoint, free_names, is_identity
 from accord.adapters.math._parser import names, to_text
 from accord.adapters.math._precision import show
 
 _TRANSFORM = re.compile(r"\b(?:rearrang\w*|subtract\w*|adding|add|mov(?:e|es|ing)|expand\w*|simplif\w*|collect\w*|"
-                        r"combin\w*|bring\w*|divid\w*|multiply\w*|cancel\w*|both sides)\b", re.IGNORECASE)
-_OTHER = re.compile(r"\b(?:substitut\w*|plug\w*|insert\w*|replac\w*|equations|system|first equation|second equation|"
+                        r"combin\w*|bring\w*|divid\w*|multiply\w*|multiplied|cancel\w*|both sides|"
+                        r"cross[- ]?multipl\w*|solv\w*|isolat\w*|squar\w*|raising)\b", re.IGNORECASE)
+_OTHER = re.compile(r"\b(?:set|sets|setting|substitut\w*|plug\w*|insert\w*|replac\w*|equations|system|first equation|second equation|"
                     r"other equation|into|using|mod\w*|if|when|case|assum\w*|suppos\w*|let)\b|\(\d\)|≡", re.IGNORECASE)
 N_TRIES = 8
 
@@ -50,13 +52,47 @@ def _solve_point(left, right, x: str, free: list[str], facts: Facts, rng: random
     return fixed if f(fixed[x]) == 0 else None
 
 
+def _case(left, right) -> bool:
+    """``b = 1``: a name given a value (a case, or a conclusion), not an equation to operate on."""
+    return any(a[0] == "name" and (b[0] == "num" or b[0] == "neg" and b[1][0] == "num")
+               for a, b in ((left, right), (right, left)))
+
+
+def _candidates(ta, tb, free: set[str], facts: Facts, seed: int) -> list[tuple]:
+    """The equations of the step before (or the one before that) in the same names that a derived
+    equation may come from: not an identity (it constrains nothing), not a case such as ``b = 0``."""
+    if _case(ta, tb):
+        return []
+    return [(l, r) for l, r, at in facts.equations if facts.step - 2 <= at < facts.step
+            and (free_names(l, facts) | free_names(r, facts)) == free and not _case(l, r)
+            and not _identity(l, r, facts, seed)]
+
+
+def _identity(left, right, facts: Facts, seed: int) -> bool:
+    try:
+        return is_identity(left, right, facts, seed)
+    except (EvaluationError, ArithmeticError, ValueError):
+        return False
+
+
+def _point(left, right, x: str, free: list[str], facts: Facts, rng: random.Random) -> tuple[dict | None, bool]:
+    """A point where ``left = right`` holds and whether it is exact (``x`` solved when linear in it,
+    else found by a root finder)."""
+    try:
+        pt = _solve_point(left, right, x, free, facts, rng)
+    except (EvaluationError, ArithmeticError, ValueError):
+        pt = None
+    if pt is not None:
+        return pt, True
+    return numeric_point(left, right, x, free, facts, rng), False
+
+
 def does_not_follow(ta, tb, facts: Facts, seed: int) -> str | None:
     """The evidence that ``ta = tb`` fails where every candidate earlier equation holds, or None."""
     free = free_names(ta, facts) | free_names(tb, facts)
     if not free or any(n.endswith("()") for n in free):
         return None
-    candidates = [(l, r) for l, r, at in facts.equations if facts.step - 2 <= at < facts.step
-                  and (free_names(l, facts) | free_names(r, facts)) == free]
+    candidates = _candidates(ta, tb, free, facts, seed)
     if not candidates:
         return None
     rng = random.Random(seed)
@@ -66,12 +102,17 @@ def does_not_follow(ta, tb, facts: Facts, seed: int) -> str | None:
         for x in sorted(free & (names(left) | names(right))):
             for _ in range(N_TRIES):
                 try:
-                    pt = _solve_point(left, right, x, sorted(free), facts, rng)
+                    pt, solved = _point(left, right, x, sorted(free), facts, rng)
                     if pt is None:
                         break
-                    look = RandomPoint(facts, rng, False, pt)
-                    a, b = exact(ta, look), exact(tb, look)
-                except (EvaluationError, ArithmeticError, ValueError):
+                    if not solved:  # a root found numerically
+                        same, a, b = holds_at(ta, tb, pt, facts)
+                        if same is not False:
+                            return None
+                    else:
+                        look = RandomPoint(facts, rng, False, pt)
+                        a, b = exact(ta, look), exact(tb, look)
+                except (EvaluationError, ArithmeticError, ValueError, TypeError):
                     break
                 if a == b:
                     return None  # it holds where this equation holds, at least here: not refuted
@@ -86,3 +127,32 @@ def does_not_follow(ta, tb, facts: Facts, seed: int) -> str | None:
             evidence = (f"does not follow from the equation before it, {to_text(left)} = {to_text(right)}: at {at}, "
                         f"where that equation holds, the left side is {show(a)}, the right side {show(b)}")
     return evidence
+
+
+def follows(ta, tb, facts: Facts, seed: int) -> str | None:
+    """Why ``ta = tb`` follows from an equation of the step before in the same names (it holds at
+    every one of several points where that equation holds), or None."""
+    free = free_names(ta, facts) | free_names(tb, facts)
+    if not free or any(n.endswith("()") for n in free):
+        return None
+    candidates = _candidates(ta, tb, free, facts, seed)
+    rng = random.Random(seed)
+    for left, right in candidates:
+        for x in sorted(free & (names(left) | names(right))):
+            good = 0
+            for _ in range(4):
+                try:
+                    pt, solved = _point(left, right, x, sorted(free), facts, rng)
+                    if not solved:
+                        same = None if pt is None else holds_at(ta, tb, pt, facts)[0]
+                    else:
+                        look = RandomPoint(facts, rng, False, pt)
+                        same = exact(ta, look) == exact(tb, look)
+                except (EvaluationError, ArithmeticError, ValueError, TypeError):
+                    same = None
+                if same is not True:
+                    break
+                good += 1
+            if good == 4:
+                return f"follows from the equation before it, {to_text(left)} = {to_text(right)} (holds at 4 points where it holds)"
+    return None

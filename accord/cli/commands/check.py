@@ -72,16 +72,17 @@ def _print_table(report) -> None:
 
     colour = {"valid": "green", "invalid": "bold red", "unchecked": "dim"}
     table = Table(title=f"{report.source} — policy {report.policy}")
+    table.add_column("step", justify="right")  # numbered from 1, as in accord verify and accord view
     table.add_column("line", justify="right")
-    table.add_column("step", overflow="fold", max_width=60)
+    table.add_column("text", overflow="fold", max_width=60)
     for j in report.judges:
         table.add_column(j, justify="right")
     table.add_column("s̄*", justify="right")
     table.add_column("Δ*", justify="right")
     table.add_column("verdict")
-    for s in report.steps:
+    for k, s in enumerate(report.steps, 1):
         text = s.text if s.kind != "unread" else f"{s.text} [dim](not read: {next(iter(s.reasons.values()))})[/]"
-        row = [str(s.line), text] + [_fmt(s.scores[j]) for j in report.judges]
+        row = [str(k), str(s.line), text] + [_fmt(s.scores[j]) for j in report.judges]
         row += [_fmt(s.mean), _fmt(s.dispersion), f"[{colour[s.verdict]}]{s.verdict}[/]"]
         table.add_row(*row)
     console = make_console()
@@ -92,7 +93,7 @@ def _print_table(report) -> None:
     elif fi is None:
         console.print("[green]no invalid step[/]")
     else:
-        console.print(f"[bold red]first invalid step: line {fi.line}[/] ({fi.text}) — {report.first_invalid_reason()}")
+        console.print(f"[bold red]first invalid step: {report.steps.index(fi) + 1} (line {fi.line})[/] ({fi.text}) — {report.first_invalid_reason()}")
 
 
 def run(args) -> int:

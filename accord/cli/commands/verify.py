@@ -101,11 +101,17 @@ def exit_code(records, fail_on: str) -> int:
 
 
 def summary(result) -> dict:
+    from accord.verify.solutions import decided
+
     preds = [r["prediction"] for r in result.records]
+    share = decided(result.records)
     return {
         "solutions": len(result.records),
         "with_invalid_step": sum(p >= 0 for p in preds),
         "steps": sum(len(r["steps"]) for r in result.records),
+        "steps_decided": share["decided"],
+        "decided_share": share["decided_share"],
+        "uncertain_by_reason": share["uncertain_by_reason"],
         "judges": result.judges,
         "lambdas": result.lambdas,
         "policy": result.settings.policy,
@@ -136,13 +142,13 @@ def print_tables(result, doc: dict) -> None:
 
     con = console(160)
     t = Table(title=f"accord verify — {doc['solutions']} solutions, policy {doc['policy']} (tau {doc['tau']:g}, eps {doc['eps']:g})")
-    for col in ("id", "steps", "first invalid", "valid / invalid / uncertain", "evidence"):
+    for col in ("id", "steps", "first invalid step", "valid / invalid / uncertain", "evidence"):
         t.add_column(col, overflow="fold", max_width=70 if col == "evidence" else None)
     for r in result.records[:20]:
         labels = r["step_labels"]
         p = r["prediction"]
         ev = r["steps"][p].get("reason", "") if p >= 0 else ""
-        t.add_row(str(r["id"]), str(len(labels)), "–" if p < 0 else str(p),
+        t.add_row(str(r["id"]), str(len(labels)), "–" if p < 0 else str(p + 1),  # numbered from 1, as everywhere
                   f"{labels.count('valid')} / {labels.count('invalid')} / {labels.count('uncertain')}", ev)
     if len(result.records) > 20:
         t.caption = f"first 20 of {len(result.records)} solutions; all of them in --out / --json"
@@ -161,6 +167,10 @@ def print_tables(result, doc: dict) -> None:
                        _ci(f["invalid_at_or_after"], iv["invalid_at_or_after"]),
                        _ci(f["correct_with_invalid"], iv["correct_with_invalid"]), str(f["n_invalid"]))
         con.print(mt)
+    if doc["steps"]:
+        why = ", ".join(f"{k} {n}" for k, n in doc["uncertain_by_reason"].items())
+        con.print(f"decided: {doc['steps_decided']} of {doc['steps']} steps ({doc['decided_share']:.0%}) valid or invalid"
+                  + (f"; uncertain: {why}" if why else ""))
     rate = doc["steps_per_second"]
     con.print(f"{doc['steps_judged']} steps judged in {doc['seconds']:.1f} s"
               + (f" ({rate:.1f} steps/s)" if rate else "")

@@ -77,9 +77,11 @@ class CheckReport:
             "policy": self.policy,
             "params": self.params,
             "judges": list(self.judges),
-            "steps": [s.as_dict() for s in self.steps],
+            "steps": [dict(s.as_dict(), step_number=k + 1) for k, s in enumerate(self.steps)],
             "checked": self.checked,
             "first_invalid": fi.line if fi else None,
+            "first_invalid_line": fi.line if fi else None,  # the file's line, from 1
+            "first_invalid_step_number": self.steps.index(fi) + 1 if fi else None,  # the table's step, from 1
             "first_invalid_reason": self.first_invalid_reason(),
         }
 

@@ -16,9 +16,10 @@ from accord.verify.solutions._reading import FORMATS, Solution, read_solutions
 from accord.verify.solutions._runner import VerifyResult, verify_solutions
 from accord.verify.solutions._settings import LABELLED_POLICIES, VerifySettings, resolve_settings
 from accord.verify.solutions._splitter import split_steps
+from accord.verify.solutions._uncertainty import decided
 
 __all__ = [
-    "Annotated", "evaluate_rules", "FORMATS", "INVALID", "LABELLED_POLICIES", "prediction", "raw_matrix",
+    "Annotated", "decided", "evaluate_rules", "FORMATS", "INVALID", "LABELLED_POLICIES", "prediction", "raw_matrix",
     "read_solutions", "resolve_settings", "rule_stats", "Solution", "split_steps", "three_way",
     "verify_solutions", "VerifyResult", "VerifySettings", "write_csv", "write_csv_to",
 ]

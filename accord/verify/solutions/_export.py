@@ -1,8 +1,9 @@
 """``accord verify --csv FILE`` and ``--format csv``: the records flattened to one row per step, for spreadsheets and pandas.
 
-Each row carries the solution (id, problem, prediction, annotation), the step (index, text, label,
-rule score, dispersion, reason) and every judge's raw score and reason, so no join with the input
-is needed.
+Each row carries the solution (id, problem, first invalid step, annotated first wrong step), the
+step (its number, text, label, rule score, dispersion, reason, why it is uncertain) and every
+judge's raw score and reason, so no join with the input is needed. Steps are numbered from 1, as
+in the tables and on the page of ``accord view`` (``none``: no invalid step / annotated correct).
 """
 
 from __future__ import annotations
@@ -13,8 +14,8 @@ from typing import Sequence, TextIO
 
 from accord.errors import UserError
 
-SOLUTION_COLUMNS = ("id", "problem", "prediction", "annotated_first_wrong")
-STEP_COLUMNS = ("step", "text", "label", "mean", "dispersion", "reason")
+SOLUTION_COLUMNS = ("id", "problem", "first_invalid_step_number", "annotated_first_wrong_step_number")
+STEP_COLUMNS = ("step_number", "text", "label", "mean", "dispersion", "reason", "uncertain_reason")
 
 
 def csv_rows(records: Sequence[dict]) -> tuple[list[str], list[dict]]:
@@ -24,15 +25,21 @@ def csv_rows(records: Sequence[dict]) -> tuple[list[str], list[dict]]:
     rows = []
     for r in records:
         for k, st in enumerate(r["steps"]):
-            row = {"id": r["id"], "problem": r.get("problem", ""), "prediction": r["prediction"],
-                   "annotated_first_wrong": r.get("label", ""), "step": k, "text": st.get("text", ""),
+            row = {"id": r["id"], "problem": r.get("problem", ""), "first_invalid_step_number": number(r["prediction"]),
+                   "annotated_first_wrong_step_number": number(r["label"]) if "label" in r else "",
+                   "step_number": k + 1, "text": st.get("text", ""),
                    "label": st["label"], "mean": _cell(st.get("mean")), "dispersion": _cell(st.get("dispersion")),
-                   "reason": st.get("reason") or ""}
+                   "reason": st.get("reason") or "", "uncertain_reason": st.get("uncertain_reason") or ""}
             for j in judges:
                 row[f"score_{j}"] = _cell(st["scores"].get(j))
                 row[f"reason_{j}"] = st["reasons"].get(j) or ""
             rows.append(row)
     return header, rows
+
+
+def number(index: int) -> object:
+    """A 0-based step index (ProcessBench's, -1: none) as the step number people read (from 1)."""
+    return "none" if index < 0 else index + 1
 
 
 def _cell(x) -> object:

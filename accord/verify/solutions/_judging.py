@@ -20,7 +20,8 @@ from accord.adapters import JudgeCache
 from accord.errors import UserError
 from accord.verify.loop import Panel, build_panel
 from accord.protocols import StepContext
-from accord.verify.solutions._labelling import explain, prediction, rule_stats, three_way
+from accord.verify.solutions._labelling import UNCERTAIN, explain, prediction, rule_stats, three_way
+from accord.verify.solutions._uncertainty import uncertain_reason
 from accord.verify.solutions._reading import Solution
 from accord.verify.solutions._settings import VerifySettings
 
@@ -127,7 +128,8 @@ def solution_record(sol: Solution, scored: Sequence[StepScores], judges: Sequenc
                     policy: str, tau: float, eps: float, influence=None) -> dict:
     """The output line of one solution: prediction, step labels, and per step the raw scores (null
     with the reason), the rule's mean and dispersion, the label, its reason and evidence."""
-    steps = [{"text": text, "scores": s.scores, "reasons": s.reasons} for text, s in zip(sol.steps, scored)]
+    steps = [{"step_number": k + 1, "text": text, "scores": s.scores, "reasons": s.reasons}
+             for k, (text, s) in enumerate(zip(sol.steps, scored))]
     raw = raw_matrix(steps, judges)
     st = rule_stats(raw, policy, judges, lambdas, influence)
     labels = three_way(st, tau, eps)
@@ -136,9 +138,13 @@ def solution_record(sol: Solution, scored: Sequence[StepScores], judges: Sequenc
         disp = None if st.dispersion is None or np.isnan(st.dispersion[k]) else float(st.dispersion[k])
         reason, evidence = explain(label, step["scores"], step["reasons"], mean, disp, tau, eps)
         step.update({"mean": mean, "dispersion": disp, "label": label, "reason": reason})
+        if label == UNCERTAIN:
+            step["uncertain_reason"] = uncertain_reason(step["scores"], step["reasons"], disp, eps)
         if evidence:
             step["evidence"] = evidence
-    rec = {"id": sol.id, "problem": sol.problem, "prediction": prediction(labels), "step_labels": labels, "policy": policy,
+    first = prediction(labels)
+    rec = {"id": sol.id, "problem": sol.problem, "prediction": first,
+           "first_invalid_step_number": first + 1 if first >= 0 else None, "step_labels": labels, "policy": policy,
            "tau": tau, "eps": eps, "judges": list(judges), "lambdas": [float(x) for x in lambdas], "steps": steps}
     if sol.reference is not None:
         rec["reference"] = sol.reference

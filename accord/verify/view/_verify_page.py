@@ -65,7 +65,9 @@ def _solution(rec: dict) -> str:
         text = step.get("text")
         shown = esc(text) if text is not None else '<span class="missing">(step text not recorded)</span>'
         out.append(f'<li class="{cls}" title="{esc(lab)}: {esc(step.get("reason", ""))}">{shown}'
-                   f"<details><summary>{esc(lab)} · mean {num(step.get('mean'))} · dispersion {num(step.get('dispersion'))}"
+                   f"<details><summary>{esc(lab)}"
+                   + (f" ({esc(step['uncertain_reason'])})" if step.get("uncertain_reason") else "")
+                   + f" · mean {num(step.get('mean'))} · dispersion {num(step.get('dispersion'))}"
                    f"</summary>{_evidence(step, judges)}</details></li>")
     out.append("</ol></section>")
     return "".join(out)

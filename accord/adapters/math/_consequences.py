@@ -1,0 +1,156 @@
+"""A relation derived from the one before it, checked as its consequence where exact solving cannot.
+
+- An equation derived by an operation on both sides (:mod:`accord.adapters.math.transforms`) after
+  an equation that is not linear in any of its names ("2^a/(2^b - 1) = 7"): a point where that
+  equation holds is found numerically (one name solved by a root finder at 60 digits, the others
+  drawn at random), and the new equation must hold there too (:func:`numeric_point`).
+- An inequality derived by an operation on both sides ("dividing both sides by a gives ...") after
+  an inequality of the step before in the same names: at random points of the problem's domain
+  (positive, non-negative or real; integers when it says so) that satisfy the earlier inequality
+  and every sign the solution states of a bare name ("a > 0", "b ≠ 0"), the new one must hold
+  (:func:`inequality_follows`). Names an equation ties down, or a step that speaks of signs
+  in words, are left alone: a point off the problem's condition is no evidence.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from fractions import Fraction
+
+import mpmath
+
+from accord.adapters.math._context import Facts, parse_side
+from accord.adapters.math._evaluate import EvaluationError, Unknown, approx
+from accord.adapters.math._identities import free_names
+from accord.adapters.math._parser import MathParseError, to_text
+from accord.adapters.math._precision import nearly_equal, show, value_of
+from accord.adapters.math._reader import read_chains
+
+N_POINTS = 60
+MIN_ADMISSIBLE = 8
+_ORDER = {"<", "≤", ">", "≥"}
+_SIGN_WORDS = re.compile(r"\b(?:positive|negative|nonzero|non-zero|sign|flip\w*|revers\w*|absolute)\b", re.IGNORECASE)
+
+
+def numeric_point(left, right, x: str, free: list[str], facts: Facts, rng: random.Random) -> dict | None:
+    """A point where ``left = right`` holds to 60 digits: the names other than ``x`` random, ``x``
+    found by a root finder; None when no root is found near the starting values."""
+    fixed = {n: mpmath.mpf(rng.randint(1, 9)) / rng.randint(1, 4) for n in free if n != x}
+
+    def f(v):
+        point = dict(fixed, **{x: v})
+        return approx(left, lambda n: point[n] if n in point else facts.value(n)) - \
+            approx(right, lambda n: point[n] if n in point else facts.value(n))
+
+    with mpmath.workdps(60):
+        for start in (1, 2, 5, 0.5):
+            try:
+                root = mpmath.findroot(f, mpmath.mpf(start), tol=mpmath.mpf(10) ** -50)
+            except (ValueError, ZeroDivisionError, EvaluationError, ArithmeticError, TypeError):
+                continue
+            if isinstance(root, mpmath.mpc) or not mpmath.isfinite(root):
+                continue
+            if abs(root) < mpmath.mpf(10) ** -6:
+                continue  # a zero root: what a step divides by, "k cannot be zero"
+            try:
+                if abs(f(root)) < mpmath.mpf(10) ** -40:
+                    return dict(fixed, **{x: root})
+            except (EvaluationError, ArithmeticError, ValueError):
+                continue
+    return None
+
+
+def holds_at(ta, tb, point: dict, facts: Facts) -> tuple[bool | None, object, object]:
+    """Whether ``ta = tb`` at a numeric point (None: too close to tell), with both sides."""
+    with mpmath.workdps(60):
+        look = lambda n: point[n] if n in point else facts.value(n)  # noqa: E731
+        a, b = approx(ta, look), approx(tb, look)
+        return nearly_equal(a, b, 20), a, b
+
+
+def _sign_facts(texts: list[str], functions: frozenset[str]) -> list[tuple[str, str]]:
+    """"a > 0", "b ≠ 0", "0 < c" in the problem and the steps: (name, relation to 0)."""
+    out = []
+    flip = {"<": ">", ">": "<", "≤": "≥", "≥": "≤", "≠": "≠"}
+    for text in texts:
+        for chain in read_chains(text):
+            for (a, b), rel in zip(zip(chain.sides, chain.sides[1:]), chain.relations):
+                if rel not in _ORDER | {"≠"}:
+                    continue
+                a, b = a.strip(), b.strip()
+                if re.fullmatch(r"[A-Za-z](?:_\w+)?", a) and b == "0":
+                    out.append((a, rel))
+                elif re.fullmatch(r"[A-Za-z](?:_\w+)?", b) and a == "0":
+                    out.append((b, flip[rel]))
+    return out
+
+
+def _holds(rel: str, a, b) -> bool | None:
+    if nearly_equal(a, b, 30) is True:
+        return None  # on the boundary: no evidence either way
+    return {"<": a < b, "≤": a <= b, ">": a > b, "≥": a >= b, "≠": a != b}[rel]
+
+
+def _draw(rng: random.Random, domain) -> Fraction:
+    if domain.integers:
+        lo = 1 if domain.sign == "positive" else 0 if domain.sign == "nonnegative" else -12
+        return Fraction(rng.randint(lo, 12))
+    v = Fraction(rng.randint(1, 120), rng.randint(1, 40))
+    return -v if domain.sign == "real" and rng.random() < 0.5 else v
+
+
+def inequality_follows(rel: str, ta, tb, facts: Facts, domain, before: list[str], context: list[str],
+                       step: str, seed: int) -> tuple[bool, str] | None:
+    """(False, the evidence) when ``ta REL tb`` fails at an admissible point where the inequality of
+    ``before`` (the step before) in the same names holds; (True, why) when it holds at every such
+    point; None when not checked (see the module docstring)."""
+    if domain is None or _SIGN_WORDS.search(step):
+        return None
+    free = free_names(ta, facts) | free_names(tb, facts)
+    if not free or any(n.endswith("()") for n in free) or free & domain.constrained or not free <= domain.named:
+        return None  # only names the problem itself uses and nothing ties down: their domain is the problem's
+    earlier = []
+    for text in before:
+        for chain in read_chains(text):
+            try:
+                trees = [parse_side(s, facts.functions)[0] for s in chain.sides]
+            except MathParseError:
+                continue
+            for (a, b), r in zip(zip(trees, trees[1:]), chain.relations):
+                if r in _ORDER and (free_names(a, facts) | free_names(b, facts)) == free:
+                    earlier.append((a, r, b))
+    if not earlier:
+        return None
+    signs = [(n, r) for n, r in _sign_facts(context, facts.functions) if n in free]
+    rng = random.Random(seed)
+    for a0, r0, b0 in earlier[-1:]:  # the relation just before: the one the step operates on
+        admissible, found = 0, None
+        for _ in range(N_POINTS):
+            point = {n: _draw(rng, domain) for n in sorted(free)}
+            if any(_holds(r, point[n], 0) is False for n, r in signs):
+                continue
+            look = lambda n: point[n] if n in point else facts.value(n)  # noqa: E731
+            try:
+                if _holds(r0, value_of(a0, look), value_of(b0, look)) is not True:
+                    continue
+                a, b = value_of(ta, look), value_of(tb, look)
+                ok = _holds(rel, a, b)
+            except (Unknown, EvaluationError, ArithmeticError, ValueError, TypeError):
+                continue
+            if ok is None:
+                continue
+            admissible += 1
+            if ok is False and found is None:
+                found = (point, a, b)
+        if admissible < MIN_ADMISSIBLE:
+            return None
+        if found is None:
+            return True, (f"follows from the inequality before it, {to_text(a0)} {r0} {to_text(b0)} (holds at "
+                          f"{admissible} {domain.sign} points where it holds)")
+        point, a, b = found
+        at = ", ".join(f"{k} = {show(v)}" for k, v in sorted(point.items()))
+        return False, (f"{to_text(ta)} {rel} {to_text(tb)} does not follow from the inequality before it, {to_text(a0)} "
+                       f"{r0} {to_text(b0)}: at {at} ({domain.sign}{' integers' if domain.integers else ''}), where that "
+                       f"inequality holds, the left side is {show(a)}, the right side {show(b)}")
+    return None

@@ -1,0 +1,227 @@
+"""Ordinary notation that a plain reading of relations gets wrong.
+
+- "100 ÷ 7 = 14 remainder 2" states a division with remainder: 100 = 7·14 + 2 with 0 ≤ 2 < 7, not
+  100/7 = 14 (:func:`remainder_statements`; the reader sees the step with them blanked out,
+  :func:`without_remainders`);
+- "1 + 2 + ⋯ + 10", "1^2 + 2^2 + … + 10^2", "1·2·…·10": a finite sum or product whose terms
+  before the ellipsis follow one pattern (numbers in arithmetic progression, or a geometric one)
+  that reaches the term after it, written out term by term (:func:`expand_ellipsis`);
+- the imaginary unit: where the problem or an earlier step makes ``i`` one ("imaginary",
+  "i^2 = -1", "sqrt(-1)"), a relation in ``i`` is checked with ``i^2 = -1`` (:func:`imaginary_link`),
+  never with ``i`` a real number.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from fractions import Fraction
+
+MAX_TERMS = 2000
+
+_NUM = r"\d+(?:,\d{3})*"
+_GAP = r"\s*\$?\s*"
+_REMAINDER = re.compile(
+    rf"(?<![\w.^/])(?P<a>{_NUM}){_GAP}(?:\\div|÷|/|divided\s+by){_GAP}(?P<b>{_NUM}){_GAP}"
+    rf"(?:=|is|equals|gives){_GAP}(?P<q>{_NUM}){_GAP},?\s*(?:with\s+)?(?:a\s+)?"
+    rf"(?:remainder|rem\.?|R|r)(?:\s+of)?{_GAP}(?P<r>{_NUM})(?![\w.]\d)",
+)
+
+
+@dataclass(frozen=True)
+class Remainder:
+    """``a ÷ b = q remainder r`` and its verdict."""
+
+    text: str
+    holds: bool
+    reason: str
+
+
+def _int(s: str) -> int:
+    return int(s.replace(",", ""))
+
+
+def remainder_statements(step: str) -> list[Remainder]:
+    """Every "a ÷ b = q remainder r" of a step, checked exactly: a = b·q + r and 0 ≤ r < b."""
+    out = []
+    for m in _REMAINDER.finditer(step):
+        a, b, q, r = (_int(m.group(k)) for k in "abqr")
+        text = f"{a} ÷ {b} = {q} remainder {r}"
+        if b == 0:
+            continue
+        if a == b * q + r and 0 <= r < b:
+            out.append(Remainder(text, True, f"{text} holds: {a} = {b}·{q} + {r}"))
+        elif a != b * q + r:
+            out.append(Remainder(text, False, f"{text} is false: {b}·{q} + {r} = {b * q + r}, not {a} "
+                                              f"({a} ÷ {b} = {a // b} remainder {a % b})"))
+        else:
+            out.append(Remainder(text, False, f"{text} is false: a remainder is less than {b} "
+                                              f"({a} ÷ {b} = {a // b} remainder {a % b})"))
+    return out
+
+
+def without_remainders(step: str) -> str:
+    """The step with its remainder statements blanked out (their ``$`` kept, so inline math still pairs)."""
+    return _REMAINDER.sub(lambda m: re.sub(r"[^$]", " ", m.group(0)), step)
+
+
+# ---------------------------------------------------------------- finite sums and products with "…"
+_DOTS = re.compile(r"\\[cl]?dots[bc]?|⋯|…|\.{3,}")
+_INTEGER = re.compile(r"\d+")
+
+
+def _enclosing(s: str, i: int) -> tuple[int, int]:
+    """The bounds of the innermost bracket group around index ``i`` (the whole string if none)."""
+    depth, start = 0, 0
+    for j in range(i - 1, -1, -1):
+        c = s[j]
+        if c in ")]":
+            depth += 1
+        elif c in "([":
+            if depth == 0:
+                start = j + 1
+                break
+            depth -= 1
+    depth, end = 0, len(s)
+    for j in range(i, len(s)):
+        c = s[j]
+        if c in "([":
+            depth += 1
+        elif c in ")]":
+            if depth == 0:
+                end = j
+                break
+            depth -= 1
+    return start, end
+
+
+def _split_top(s: str, ops: str) -> list[str]:
+    out, depth, cur = [], 0, []
+    for c in s:
+        if c in "([{":
+            depth += 1
+        elif c in ")]}":
+            depth -= 1
+        if depth == 0 and c in ops:
+            out.append("".join(cur))
+            cur = []
+        else:
+            cur.append(c)
+    out.append("".join(cur))
+    return out
+
+
+def _pattern(before: list[str], last: str) -> list[str] | None:
+    """Every term from ``before[0]`` to ``last``, when the terms differ only in integers that move
+    by a constant step (or, for a bare number, by a constant ratio)."""
+    skeleton = _INTEGER.sub("#", before[0].replace(" ", ""))
+    if any(_INTEGER.sub("#", t.replace(" ", "")) != skeleton for t in before[1:] + [last]):
+        return None
+    rows = [[int(x) for x in _INTEGER.findall(t)] for t in before + [last]]
+    if not rows[0]:
+        return None
+    steps = [rows[1][k] - rows[0][k] for k in range(len(rows[0]))]
+    arithmetic = all(rows[j + 1][k] - rows[j][k] == steps[k] for j in range(len(before) - 1) for k in range(len(steps)))
+    if arithmetic and any(steps):
+        counts = {(rows[-1][k] - rows[0][k]) // steps[k] for k in range(len(steps)) if steps[k]}
+        exact = all((rows[-1][k] - rows[0][k]) % steps[k] == 0 for k in range(len(steps)) if steps[k])
+        same = all(rows[-1][k] == rows[0][k] for k in range(len(steps)) if not steps[k])
+        if len(counts) != 1 or not exact or not same:
+            return None
+        m = counts.pop()
+        if m < len(before) - 1 or m > MAX_TERMS:
+            return None
+        pieces = _INTEGER.split(before[0].replace(" ", ""))
+        terms = []
+        for j in range(m + 1):
+            nums = [rows[0][k] + j * steps[k] for k in range(len(steps))]
+            if any(x < 0 for x in nums):
+                return None
+            terms.append("".join(p + (str(nums[k]) if k < len(nums) else "") for k, p in enumerate(pieces)))
+        return terms
+    if len(rows[0]) == 1 and skeleton == "#" and len(before) >= 2 and rows[0][0] > 0:
+        ratio = Fraction(rows[1][0], rows[0][0])
+        if ratio.denominator != 1 or ratio <= 1:
+            return None
+        if any(Fraction(rows[j + 1][0], rows[j][0]) != ratio for j in range(len(before) - 1)):
+            return None
+        terms, x = [], rows[0][0]
+        while x < rows[-1][0] and len(terms) <= MAX_TERMS:
+            terms.append(x)
+            x *= int(ratio)
+        if x != rows[-1][0]:
+            return None
+        return [str(t) for t in terms + [x]]
+    return None
+
+
+def expand_ellipsis(text: str) -> str | None:
+    """``text`` with each "t1 + t2 + … + tn" (or a product with ``·``/``*``/``×``) written out, or
+    None when some ellipsis does not follow a pattern accord can read."""
+    text = _DOTS.sub("…", text)
+    if re.search(r"[*·×]", text):  # "1 · 2 ⋯ 6": the dots stand between two factors
+        text = re.sub(r"(?<=[\w)!])\s*…\s*(?=[\w(])", " * … * ", text)
+    for _ in range(4):
+        i = text.find("…")
+        if i < 0:
+            return text
+        start, end = _enclosing(text, i)
+        seg = text[start:end]
+        expanded = None
+        for ops in ("+", "*·×"):
+            terms = _split_top(seg, ops)
+            at = [k for k, t in enumerate(terms) if t.strip() == "…"]
+            if len(at) != 1 or at[0] + 1 >= len(terms):
+                continue
+            k = at[0]
+            before, last = [t.strip() for t in terms[:k]], terms[k + 1].strip()
+            for first in range(0, k - 1):
+                run = _pattern(before[first:], last)
+                if run is not None:
+                    joined = ops[0] if ops == "+" else "*"
+                    kept = [t.strip() for t in terms[:first]] + run + [t.strip() for t in terms[k + 2:]]
+                    expanded = "(" + f" {joined} ".join(kept) + ")"
+                    break
+            if expanded is not None:
+                break
+        if expanded is None:
+            return None
+        text = text[:start] + expanded + text[end:]
+    return None
+
+
+# ---------------------------------------------------------------- the imaginary unit
+_IMAGINARY = re.compile(r"imaginary|\bi\s*\^\s*\{?2\}?\s*=\s*-\s*1|sqrt\s*[({]?\s*-\s*1|√\s*\(?-1", re.IGNORECASE)
+
+
+def makes_imaginary(question: str, steps: tuple[str, ...]) -> bool:
+    """The problem or an earlier step makes ``i`` the imaginary unit."""
+    return any(_IMAGINARY.search(t) for t in (question,) + tuple(steps))
+
+
+def imaginary_link(rel: str, ta, tb) -> tuple[bool | None, str]:
+    """``a REL b`` with ``i`` the imaginary unit (and any other name a complex variable): an identity
+    in sympy, or a false closed equation; else not decided."""
+    import sympy as sp
+
+    from accord.adapters.math._parser import to_text
+    from accord.adapters.math._sympy_text import to_sympy
+
+    if rel not in ("=", "≠"):
+        return None, "a relation between complex numbers: not checked"
+    try:
+        a, b = (to_sympy(t).subs(sp.Symbol("i"), sp.I) for t in (ta, tb))
+        diff = sp.simplify(sp.expand(a - b))
+    except Exception as exc:  # sympy raises many kinds on odd input
+        return None, f"cannot evaluate it with i the imaginary unit ({type(exc).__name__})"
+    zero = diff == 0
+    if rel == "≠":
+        zero = not zero
+    if zero:
+        return True, "holds with i the imaginary unit"
+    if diff.free_symbols:
+        return None, "an equation in complex numbers stating something (not an identity, not checked)"
+    what = f"{to_text(ta)} {rel} {to_text(tb)}"
+    if rel == "≠":
+        return False, f"{what} is false with i the imaginary unit: both sides are {sp.nsimplify(a)}"
+    return False, f"{what} is false with i the imaginary unit: the left side is {sp.expand(a)}, the right side {sp.expand(b)}"

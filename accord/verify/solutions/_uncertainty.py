@@ -1,0 +1,61 @@
+"""Why a step is uncertain, in one of a few words a user can count.
+
+- ``no formula``: no judge found a relation or arithmetic in the step (prose only);
+- ``read, not checkable``: formulas were read, but what they state could not be decided (an
+  equation stating something about free names, a conclusion without a value);
+- ``unreadable: …``: a formula accord could not read, with the parser's reason;
+- ``judges disagree`` / ``score in between``: judges scored it, but the rule did not decide.
+
+The decided share (valid or invalid steps over all steps) says how much of a run was really checked.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from typing import Sequence
+
+NO_FORMULA = "no formula"
+NOT_CHECKABLE = "read, not checkable"
+UNREADABLE = "unreadable"
+DISAGREE = "judges disagree"
+IN_BETWEEN = "score in between"
+
+_NOTHING = re.compile(r"^(?:no checkable claim \(no relation found\)|no arithmetic to check|not the final step"
+                      r"|no final answer.*|no checkable claim)$")
+_UNREAD = re.compile(r"cannot read it: ([^;()]*(?:\([^()]*\)[^;()]*)*)")
+_READ = re.compile(r"not checked|stating something|not an identity|without a modulus|free names|could not|cannot evaluate"
+                   r"|undefined|too large|new value|no value|between expressions|congruence|domain")
+
+
+def uncertain_reason(scores: dict[str, float | None], reasons: dict[str, str | None], dispersion: float | None,
+                     eps: float) -> str:
+    """The kind of uncertainty of a step labelled uncertain (see the module docstring)."""
+    if any(v is not None for v in scores.values()):
+        return DISAGREE if dispersion is not None and dispersion >= eps else IN_BETWEEN
+    texts = [r.strip() for r in reasons.values() if r and r.strip()]
+    unread = [m.group(1).strip().rstrip(".") for t in texts for m in _UNREAD.finditer(t)]
+    read = any(_READ.search(_UNREAD.sub("", t)) for t in texts)
+    if unread and not read:
+        return f"{UNREADABLE}: {unread[0]}"
+    if read or unread:
+        return NOT_CHECKABLE
+    return NO_FORMULA if all(_NOTHING.match(t) for t in texts) else NOT_CHECKABLE
+
+
+def kind_of(reason: str) -> str:
+    """The reason without its detail (``unreadable: cannot read '⋯'`` counts as ``unreadable``)."""
+    return UNREADABLE if reason.startswith(UNREADABLE) else reason
+
+
+def decided(records: Sequence[dict]) -> dict:
+    """How much of a run was decided: steps valid or invalid over all steps, and the uncertain
+    steps counted by the kind of their reason."""
+    labels = [s.get("label") for r in records for s in r.get("steps", [])]
+    kinds = Counter(kind_of(s.get("uncertain_reason") or NOT_CHECKABLE) for r in records for s in r.get("steps", [])
+                    if s.get("label") == "uncertain")
+    n = len(labels)
+    n_decided = sum(x in ("valid", "invalid") for x in labels)
+    order = (NO_FORMULA, NOT_CHECKABLE, UNREADABLE, DISAGREE, IN_BETWEEN)
+    return {"steps": n, "decided": n_decided, "decided_share": round(n_decided / n, 4) if n else None,
+            "uncertain_by_reason": {k: kinds[k] for k in order if kinds[k]}}

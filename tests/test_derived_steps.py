@@ -1,0 +1,65 @@
+"""A relation derived from the one before ("cross-multiplying gives", "dividing both sides by a gives")
+is checked as its consequence: valid where it follows, invalid with a point where it does not."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from accord.adapters.math._claims import solution_check
+from accord.cli.main import main
+
+POSITIVE = "Let a, b, c be positive real numbers."
+REAL = "Let a, b, c be real numbers."
+CASES = [
+    # an equation not linear in any name: a point on it found numerically
+    ("Let a and b be positive integers with 2^a/(2^b - 1) = 7.", ["We have $\\frac{2^a}{2^b - 1} = 7$."],
+     "Cross-multiplying gives $2^a = 7(2^b - 1)$.", 1.0),
+    ("Let a and b be positive integers with 2^a/(2^b - 1) = 7.", ["We have $\\frac{2^a}{2^b - 1} = 7$."],
+     "Cross-multiplying gives $2^a = 7 \\cdot 2^b - 1$.", 0.0),
+    # solving for a name
+    ("Let x and y be real numbers.", ["We have $3x + 2y = 12$."], "Solving for $y$ gives $y = (12 - 3x)/2$.", 1.0),
+    ("Let x and y be real numbers.", ["We have $3x + 2y = 12$."], "Solving for $y$ gives $y = 12 - 3x/2$.", 0.0),
+    ("Let x be a real number.", ["We have $x^2 + x = 6$."], "Rearranging gives $x^2 + x - 6 = 0$.", 1.0),
+    ("Let x be a real number.", ["We have $x^2 + x = 6$."], "Rearranging gives $x^2 + x + 6 = 0$.", 0.0),
+    # inequalities on points of the problem's domain that satisfy the one before
+    (POSITIVE, ["We have $b^2 - 4ac > 0$."], "Dividing both sides by $a^2$ gives $(b/a)^2 - 4c/a > 0$.", 1.0),
+    (POSITIVE, ["We have $b^2 - 4ac > 0$."], "Dividing both sides by $a$ gives $(b/a)^2 - 4c > 0$.", 0.0),
+    (POSITIVE, ["We have $a + b > 2c$."], "Subtracting $c$ from both sides gives $a + b - c > c$.", 1.0),
+    (POSITIVE, ["We have $a + b > 2c$."], "Subtracting $c$ from both sides gives $a + b - c > 2c$.", 0.0),
+    # the domain: a sign the solution states is respected; without it, multiplying by c may flip
+    (REAL, ["We know $c > 0$ and $a - b > c$."], "Multiplying both sides by $c$ gives $ac - bc > c^2$.", 1.0),
+    (REAL, ["We know $a - b > c$."], "Multiplying both sides by $c$ gives $ac - bc > c^2$.", 0.0),
+]
+
+
+@pytest.mark.parametrize("problem,before,step,score", CASES, ids=[f"{c[2][:40]}-{c[3]}" for c in CASES])
+def test_a_derived_relation_is_checked_against_the_one_before(problem, before, step, score):
+    got, reason = solution_check(problem, before, step)
+    if score:
+        assert got == 1.0 and "follows from" in reason, reason
+    else:
+        assert got == 0.0 and "does not follow from" in reason and "where that" in reason, reason
+
+
+def test_names_the_problem_does_not_use_and_signs_in_words_are_left_alone():
+    got, _ = solution_check(POSITIVE, ["We have $x + y > 2z$."], "Subtracting $z$ gives $x + y - z > 2z$.")
+    assert got is None  # x, y, z: not the problem's names, their domain unknown
+    got, _ = solution_check(REAL, ["We have $a - b > c$."],
+                            "Multiplying both sides by the negative $c$ flips it: $ac - bc < c^2$.")
+    assert got is None
+
+
+def test_accord_verify_flags_the_step_that_does_not_follow(tmp_path, capsys):
+    row = {"id": "d", "problem": POSITIVE, "label": 1,
+           "steps": ["We have $b^2 - 4ac > 0$.", "Dividing both sides by $a$ gives $(b/a)^2 - 4c > 0$.",
+                     "So the claim holds."]}
+    path = tmp_path / "d.jsonl"
+    path.write_text(json.dumps(row) + "\n")
+    out = tmp_path / "pred.jsonl"
+    rc = main(["verify", str(path), "--out", str(out), "--bootstrap", "0"])
+    capsys.readouterr()
+    rec = json.loads(out.read_text())
+    assert rc == 1 and rec["prediction"] == 1 and "does not follow from the inequality before it" in \
+        rec["steps"][1]["reason"]
