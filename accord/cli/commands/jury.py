@@ -384,12 +384,12 @@ def print_decision(con, doc: dict) -> None:
         con.print(f"label-free: [bold yellow]cannot tell which member is best[/] without labels. The agreement model "
                   f"estimates {e} best and the difficulty vote {lf['advantage']:+.3f} ahead of it, but "
                   "weak members that share wrong answers agree like accurate ones, so these are not claims.")
+        for reason in lf["reasons"][1:]:
+            con.print(f"  and {reason}")
         if lf.get("label_rows"):
             ids = ", ".join(map(str, lf["label_rows"][:5])) + (", ..." if len(lf["label_rows"]) > 5 else "")
             con.print(f"about {lf['labels_needed']} labels would rank the members; the rows worth labelling first: {ids} "
                       "(--ask-labels N --ask-out FILE writes them for you to fill in; --labels FILE reads them back)")
-        for reason in lf["reasons"][1:]:
-            con.print(f"  and {reason}")
     risk = doc.get("risk")
     if risk:
         head = f"[bold]error <= {risk['alpha']:g}[/] with probability >= {1 - risk['delta']:g} ({risk['rule']}; calibrated on {risk['calibration']}): "
