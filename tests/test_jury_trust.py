@@ -219,3 +219,22 @@ def test_asked_rows_spread_over_the_uncertain_patterns():
     assert len(set(rows.tolist())) == 40
     unanimous = np.all(panel.codes == panel.codes[:, :1], axis=1)
     assert not unanimous[rows].any()  # a unanimous row's label changes no decision
+
+
+@given(spec=st.lists(st.tuples(st.sampled_from(["m0", "m1", "m2", "zz", "", " m0"]),
+                               st.sampled_from(["0.5", "0.9", "1", "0", "-0.2", "nan", "x", ""])), max_size=5),
+       sep=st.sampled_from(["=", ":", ""]))
+@settings(CLI_SETTINGS)
+def test_any_prior_is_used_or_refused_in_one_line(tmp_path_factory, capsys, spec, sep):
+    tmp = tmp_path_factory.mktemp("prior")
+    codes = shared_error_panel((0.6,), 0.4, 2, 0.7, 30, seed=4).codes
+    path = _write(tmp / "p.jsonl", codes)
+    text = ",".join(f"{name}{sep}{value}" for name, value in spec)
+    rc = main(["jury", str(path), "--prior", text, "--json", "-q", "--equivalence", "text", "--n-boot", "2"])
+    out, err = capsys.readouterr()
+    if rc == 0:
+        doc = _strict(out)
+        assert doc["method"].startswith("accuracy-weighted") and set(doc["prior"]) == {"m0", "m1", "m2"}
+        assert all(0 < a < 1 for a in doc["prior"].values())
+    else:
+        assert rc == 2 and len(err.strip().splitlines()) == 1 and "--prior" in err

@@ -138,8 +138,8 @@ def build_document(args: argparse.Namespace, panel: PanelAnswers, progress=None)
         if args.risk is not None:
             dec = decide_with_risk(args.method, classes, panel.members, args.risk, args.delta, args.seed, min(args.n_boot, 40), args.label_budget)
         else:
-            prior = parse_prior(args.prior, panel.members) if args.prior else None
-            trust = member_index(args.trust, panel.members, "--trust") if args.trust else None
+            prior = parse_prior(args.prior, panel.members) if args.prior is not None else None
+            trust = member_index(args.trust, panel.members, "--trust") if args.trust is not None else None
             dec = decide(args.method, classes, panel.members, args.seed, min(args.n_boot, 40), args.label_budget,
                          args.label_choice or "active", prior, trust)
     except ValueError as exc:
@@ -439,7 +439,7 @@ def run(args: argparse.Namespace) -> int:
         raise UserError("--ask-labels N and --ask-out FILE go together: how many rows to ask about, and where to write them")
     if args.ask_out:
         writable_output(args.ask_out, "--ask-out")
-    if args.prior and args.trust:
+    if args.prior is not None and args.trust is not None:
         raise UserError("--prior and --trust are two ways to say what you know about the members: give one")
     if args.format == "csv" and not args.out:
         raise UserError("--format csv is the format of --out FILE: give --out")
