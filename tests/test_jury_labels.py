@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 from accord.consensus_core.jury import MISSING, vote_codes
 from accord.consensus_core.jury._difficulty import fit_difficulty, pattern_fit, pattern_key, set_partitions
+from accord.consensus_core.jury._trust import SHARED_ERRORS
 from accord.consensus_core.jury._label_free import label_free_jury, parting_share
 from accord.consensus_core.jury._labels import choose_labels, fit_few_labels, log_evidence
 from accord.consensus_core.jury._law import simulate_unequal_panel
@@ -85,11 +86,11 @@ def test_label_free_default_says_so_when_it_cannot_tell_copies_from_experts():
     assert doc["labels_needed"] == int(np.ceil(1.959963984540054**2 * max(differ, gap) / gap**2))
 
 
-def test_a_trusted_label_free_claim_brackets_the_other_estimators():
+def test_the_label_free_interval_brackets_the_other_estimators():
     sim = simulate_unequal_panel([0.75, 0.55, 0.5], correlation=0.05, s=0.1, n=1500, seed=2)
     jury = label_free_jury(sim.codes, n_boot=20)
     lo, hi = jury.advantage_ci
-    assert jury.ranks_members
+    assert jury.reasons == (SHARED_ERRORS,) and not jury.ranks_members  # no doubt but the one agreement cannot lift
     assert lo <= jury.advantage <= hi
     ds = dawid_skene(sim.codes)
     own = float(np.mean(np.where(ds.chosen != MISSING, ds.confidence, 0.0))) - float(ds.accuracy.max())

@@ -1,6 +1,6 @@
 """A relation derived from the one before it, checked as its consequence where exact solving cannot.
 
-- An equation derived by an operation on both sides (:mod:`accord.adapters.math.transforms`) after
+- An equation derived by an operation on both sides (:mod:`accord.adapters.math._transforms`) after
   an equation that is not linear in any of its names ("2^a/(2^b - 1) = 7"): a point where that
   equation holds is found numerically (one name solved by a root finder at 60 digits, the others
   drawn at random), and the new equation must hold there too (:func:`numeric_point`).

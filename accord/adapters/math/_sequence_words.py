@@ -3,7 +3,7 @@
 "The sequence is increasing", "x_n is strictly decreasing", "a_n repeats every 6 terms", "the
 sequence is periodic with period 3", "a_n is always greater than 1", "x_n > 0 for all n": the
 terms from the first given index on (:data:`N_TERMS` of them, or three periods) are computed by
-:mod:`accord.adapters.math.sequences`, and the claim is false with the first index where it fails.
+:mod:`accord.adapters.math._sequences`, and the claim is false with the first index where it fails.
 The subject is a defined letter with the index name (``a_n``), or "the sequence" when the problem
 defines one. A step that supposes, asks or sets a goal ("if", "prove", "we need") is left alone,
 and so is a claim whose terms are not all computable.

@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 import argparse
-import json
 
 import numpy as np
 
-from accord.consensus_core.jury import MISSING, check_law, correctness, estimate_law, plan_panel, predict, vote_codes
+from accord.consensus_core.jury import MISSING, correctness, vote_codes
+from accord.consensus_core.jury import check_law, estimate_law
+from accord.consensus_core.jury import predict
+from accord.consensus_core.jury import plan_panel
 from accord.cli.commands._jury_collect import WORD as COLLECT
 from accord.cli.commands._jury_collect import add_collect_arguments, add_collect_help, run_collect
+from accord.cli.commands._jury_labels import apply_labels, ask_labels, parse_prior, member_index
+from accord.cli.commands._jury_rows import strict_json, verdicts_csv
 from accord.cli.progress import add_quiet, progress_bar
 from accord.cli.options import nonnegative_int, positive_float, positive_int, unit_interval
 from accord.errors import UserError
@@ -32,6 +36,7 @@ HELP = "Jury over a panel's answers (JSONL): answer classes, label-free or few-l
 # accord.verify.juries.METHODS, named here so that building the parser does not import the jury
 # (tests/test_architecture.py keeps the two equal)
 METHODS = ("auto", "modal", "weighted", "dawid-skene", "difficulty", "best-member")
+MIN_ROWS = 20  # accord.verify.juries.MIN_ROWS: fewer rows get counts, not intervals or estimates
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -49,7 +54,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--plan", type=positive_float, default=None, metavar="BUDGET", help="choose the members that maximise predicted accuracy within BUDGET (needs references)")
     p.add_argument("--costs", default=None, help="member costs for --plan, e.g. model_a=3,model_b=1 (default 1 each)")
     p.add_argument("--n-boot", type=nonnegative_int, default=200, help="bootstrap resamples for intervals (default 200)")
-    p.add_argument("--out", default=None, help="write one JSON line per problem (answer, agreement, abstained, tie) to this file; with collect: the jury file to write (or resume)")
+    p.add_argument("--prior", default=None, metavar="MEMBER=ACC,...", help="member accuracies you know (a leaderboard, earlier labels), every member named: without labels the jury is the accuracy-weighted vote with them")
+    p.add_argument("--trust", default=None, metavar="MEMBER", help="a member you trust: without labels the jury gives its answer (the majority where it gave none)")
+    p.add_argument("--ask-labels", type=positive_int, default=None, metavar="N", help="write the N rows whose labels are worth most (the active choice of --label-budget) to --ask-out for a person to fill in 'reference'")
+    p.add_argument("--ask-out", default=None, metavar="FILE", help="with --ask-labels: the JSONL file of rows to label")
+    p.add_argument("--labels", default=None, metavar="FILE", help='JSONL of {"id", "reference"} (a filled --ask-out file): those rows\' references are read, and the few-label jury decides')
+    p.add_argument("--out", default=None, help="write one line per problem (answer, agreement, confidence, abstained, tie) to this file; with collect: the jury file to write (or resume)")
+    p.add_argument("--format", choices=("jsonl", "csv"), default="jsonl", help="--out as JSON lines or as a flat CSV, one row per problem (default jsonl)")
     p.add_argument("--json", action="store_true", help="print one JSON document instead of tables")
     add_quiet(p)
     add_collect_arguments(p)  # accord jury collect QUESTIONS.jsonl --member ... --out FILE
@@ -57,8 +68,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def _acc_entry(hits: np.ndarray, n_boot: int, seed: int) -> dict:
-    lo, hi = bootstrap_ci(hits.astype(float), n_boot=max(n_boot, 1), seed=seed)
-    return {"accuracy": float(hits.mean()) if hits.size else float("nan"), "ci": [lo, hi], "n": int(hits.size)}
+    """Accuracy and its bootstrap interval; no number for no rows, no interval for too few."""
+    if not hits.size:
+        return {"accuracy": None, "ci": None, "n": 0}
+    ci = list(bootstrap_ci(hits.astype(float), n_boot=max(n_boot, 1), seed=seed)) if hits.size >= MIN_ROWS else None
+    return {"accuracy": float(hits.mean()), "ci": ci, "n": int(hits.size)}
 
 
 def _parse_costs(text: str | None, members: list[str]) -> np.ndarray:
@@ -104,7 +118,7 @@ def _stages(args) -> list[str]:
 def build_document(args: argparse.Namespace, panel: PanelAnswers, progress=None) -> dict:
     """The report; ``progress(done, total, stage)`` as each stage begins (see :func:`_stages`)."""
     from accord.verify.juries import (
-        chosen_members, decide, decide_with_risk, panel_classes, unlabeled_comparison,
+        agreement_share, chosen_members, decide, decide_with_risk, panel_classes, unlabeled_comparison,
     )
 
     stages = _stages(args)
@@ -124,11 +138,15 @@ def build_document(args: argparse.Namespace, panel: PanelAnswers, progress=None)
         if args.risk is not None:
             dec = decide_with_risk(args.method, classes, panel.members, args.risk, args.delta, args.seed, min(args.n_boot, 40), args.label_budget)
         else:
-            dec = decide(args.method, classes, panel.members, args.seed, min(args.n_boot, 40), args.label_budget, args.label_choice or "active")
+            prior = parse_prior(args.prior, panel.members) if args.prior is not None else None
+            trust = member_index(args.trust, panel.members, "--trust") if args.trust is not None else None
+            dec = decide(args.method, classes, panel.members, args.seed, min(args.n_boot, 40), args.label_budget,
+                         args.label_choice or "active", prior, trust)
     except ValueError as exc:
         raise UserError(f"{args.file}: {exc}") from None
     chosen, conf, tied = dec.chosen, dec.confidence, dec.tied
-    abstain = (chosen == MISSING) | (conf < args.min_agreement) | (conf < dec.threshold)
+    share = agreement_share(codes, chosen)
+    abstain = (chosen == MISSING) | (share < args.min_agreement) | (conf < dec.threshold)
     doc: dict = {
         "file": str(args.file),
         "method": dec.method,
@@ -141,20 +159,29 @@ def build_document(args: argparse.Namespace, panel: PanelAnswers, progress=None)
         "coverage": float((~abstain).mean()),
         "ties": int(np.sum(tied)),
         "labeled": int(dec.labeled.sum()),
+        "confidence": confidence_note(dec),
         **({"answers_read": classes.parse} if classes.parse else {}),
         **dec.report,
     }
+    if len(panel.ids) < MIN_ROWS:
+        doc["too_few_rows"] = (f"{len(panel.ids)} rows are too few for intervals or label-free estimates (at least {MIN_ROWS}): "
+                               "accuracies are plain counts")
+    if "label_free" in doc and doc["label_free"].get("labels_needed"):
+        rows = ask_labels(codes, doc["label_free"]["labels_needed"], classes, args.seed)
+        doc["label_free"]["label_rows"] = [panel.ids[i] for i in rows]
     verdicts = []
     labelled = panel.labelled
     who = chosen_members(codes, chosen)
     right = (codes == truth[:, None]) & (codes != MISSING)
     for i, pid in enumerate(panel.ids):
         ans = None if abstain[i] else panel.answers[i][who[i][0]]
-        v = {"id": pid, "answer": ans, "agreement": float(conf[i]), "abstained": bool(abstain[i]), "tie": bool(tied[i]),
+        prob = None if dec.probability is None or abstain[i] else float(dec.probability[i])
+        v = {"id": pid, "answer": ans, "agreement": float(share[i]), "confidence": prob, "score": float(conf[i]),
+             "abstained": bool(abstain[i]), "tie": bool(tied[i]),
              "members": [] if abstain[i] else [panel.members[j] for j in who[i]], "labeled": bool(dec.labeled[i]),
              "answers": dict(zip(panel.members, panel.answers[i])), "classes": _row_classes(codes[i], panel.members)}
         if abstain[i]:
-            v["reason"] = abstain_reason(chosen[i], conf[i], args.min_agreement, dec.threshold)
+            v["reason"] = abstain_reason(chosen[i], share[i], conf[i], args.min_agreement, dec.threshold)
         if classes.has_reference[i]:
             v["reference"] = panel.references[i]
             v["correct"] = bool(not abstain[i] and chosen[i] == truth[i])
@@ -168,15 +195,19 @@ def build_document(args: argparse.Namespace, panel: PanelAnswers, progress=None)
         ok = correctness(codes, truth)
         present = codes != MISSING
         hit = (chosen == truth) & ~abstain
-        doc["jury"] = _acc_entry(hit, args.n_boot, args.seed)
+        doc["jury"] = _acc_entry(hit, args.n_boot, args.seed) if (~abstain).any() else {"accuracy": None, "ci": None, "n": len(hit), "note": "answered no row"}
         doc["jury_answered"] = _acc_entry(hit[~abstain], args.n_boot, args.seed)
         doc["member_accuracy"] = {m: _acc_entry(ok[:, j], args.n_boot, args.seed) for j, m in enumerate(panel.members)}
         best = max(doc["member_accuracy"].items(), key=lambda kv: kv[1]["accuracy"])
         doc["best_member"] = {"name": best[0], **best[1]}
         j = panel.members.index(best[0])
         diff = hit.astype(float) - ok[:, j].astype(float)  # paired, per problem (no answer = wrong)
-        lo, hi = bootstrap_ci(diff, n_boot=max(args.n_boot, 1), seed=args.seed)
-        doc["vs_best_member"] = {"difference": float(diff.mean()), "ci": [lo, hi]}
+        ci = list(bootstrap_ci(diff, n_boot=max(args.n_boot, 1), seed=args.seed)) if diff.size >= MIN_ROWS else None
+        doc["vs_best_member"] = {"difference": float(diff.mean()), "ci": ci}
+        if dec.probability is not None and (~abstain & ~dec.labeled).any():
+            from accord.consensus_core.jury import calibration_error
+            rest = ~abstain & ~dec.labeled
+            doc["confidence"]["error_on_unlabeled"] = calibration_error(dec.probability[rest], hit[rest])
         if dec.labeled.any():
             doc["unlabeled"] = unlabeled_comparison(classes, dec, panel.members, args.seed, args.n_boot)
         if args.check_law:  # the law describes the modal vote, whatever method decided
@@ -189,12 +220,23 @@ def build_document(args: argparse.Namespace, panel: PanelAnswers, progress=None)
     return doc
 
 
-def abstain_reason(chosen: int, conf: float, min_agreement: float, threshold: float) -> str:
+def abstain_reason(chosen: int, share: float, conf: float, min_agreement: float, threshold: float) -> str:
     if chosen == MISSING:
         return "no member answered"
     if conf < threshold:
-        return "no threshold certified" if not np.isfinite(threshold) else f"confidence {conf:.3f} below the certified threshold {threshold:.3f}"
-    return f"agreement {conf:.3f} below --min-agreement {min_agreement:g}"
+        return "no threshold certified" if not np.isfinite(threshold) else f"score {conf:.3f} below the certified threshold {threshold:.3f}"
+    return f"agreement {share:.3f} below --min-agreement {min_agreement:g}"
+
+
+def confidence_note(dec) -> dict:
+    """What each row's numbers mean: ``agreement`` is always the vote share; ``confidence`` is a
+    probability only when labels calibrated it."""
+    if dec.probability is None:
+        return {"calibrated": False, "meaning": "no labels to calibrate on: 'confidence' is null; 'agreement' is the share of "
+                "the members that answered who gave the chosen answer, not a probability; 'score' is the method's own"}
+    cal = dec.report.get("calibration", {})
+    return {"calibrated": True, "rows": cal.get("rows"), "meaning": "probability that the answer is right, calibrated on "
+            "the labelled rows ('score' is the few-label jury's posterior before calibration)"}
 
 
 def risk_outcome(classes, dec, abstain: np.ndarray) -> dict:
@@ -261,24 +303,32 @@ def print_report(doc: dict) -> None:
         f"[bold]{doc['problems']}[/] problems, [bold]{len(doc['members'])}[/] members, method {doc['method']}, "
         f"equivalence {doc['equivalence']}; answered {doc['answered']} ({doc['coverage']:.1%}), ties {doc['ties']}"
     )
+    if "too_few_rows" in doc:
+        con.print(f"[bold yellow]{doc['too_few_rows']}[/]")
     print_decision(con, doc)
     if "jury" in doc:
         t = Table(title="accuracy (95% bootstrap CI)", title_justify="left")
         for col in ("who", "accuracy", "CI", "n"):
             t.add_column(col)
-        row = lambda name, e: t.add_row(name, f"{e['accuracy']:.3f}", f"[{e['ci'][0]:.3f}, {e['ci'][1]:.3f}]", str(e["n"]))  # noqa: E731
-        row(f"jury ({doc['method']})", doc["jury"])
-        if doc["coverage"] < 1:
-            row("jury, answered only", doc["jury_answered"])
+        row = lambda name, e: t.add_row(name, _num(e["accuracy"]), _ci(e["ci"]), str(e["n"]))  # noqa: E731
+        if doc["answered"]:
+            row(f"jury ({doc['method']})", doc["jury"])
+            if doc["coverage"] < 1:
+                row("jury, answered only", doc["jury_answered"])
+        else:
+            t.add_row(f"jury ({doc['method']})", "answered no row", "", str(doc["jury"]["n"]))
         for m, e in doc["member_accuracy"].items():
             est = doc.get("estimated_accuracy", {}).get(m)
             row(m + (f"  (est. {est['value']:.3f})" if est else ""), e)
         con.print(t)
         vs = doc["vs_best_member"]
-        con.print(
-            f"jury - best member ({doc['best_member']['name']}): {vs['difference']:+.3f} "
-            f"[{vs['ci'][0]:+.3f}, {vs['ci'][1]:+.3f}] (paired bootstrap)"
-        )
+        if doc["answered"]:
+            ci = f" [{vs['ci'][0]:+.3f}, {vs['ci'][1]:+.3f}] (paired bootstrap)" if vs["ci"] else ""
+            con.print(f"jury - best member ({doc['best_member']['name']}): {vs['difference']:+.3f}{ci}")
+        conf = doc.get("confidence", {})
+        if "error_on_unlabeled" in conf:
+            con.print(f"confidence calibrated on {conf['rows']} labels; expected calibration error on the rows "
+                      f"whose reference was not read {conf['error_on_unlabeled']:.3f}")
     if "law" in doc:
         law = doc["law"]
         e = law["estimate"]
@@ -310,32 +360,36 @@ def print_report(doc: dict) -> None:
         con.print(t)
 
 
+def _num(x) -> str:
+    return "–" if x is None else f"{x:.3f}"
+
+
+def _ci(ci) -> str:
+    return "–" if not ci else f"[{ci[0]:.3f}, {ci[1]:.3f}]"
+
+
 def print_decision(con, doc: dict) -> None:
     """What decided: the label-free default and why it fell back, or what the labels taught."""
     from accord.cli.display import Table
 
     lf = doc.get("label_free")
+    if "prior" in doc:
+        con.print("decided by the accuracy-weighted vote with the accuracies given by --prior: "
+                  + ", ".join(f"{m} {a:g}" for m, a in doc["prior"].items()))
+    if "trust" in doc:
+        con.print(f"decided by the trusted member {doc['trust']['member']} (the majority on the "
+                  f"{doc['trust']['majority_rows']} rows it did not answer)")
     if lf:
-        fit = lf["fit_test"]
-        test = "" if fit is None else f"; fit test RMSEA {fit['rmsea']:.3f}, close-fit p {fit['p_close']:.3g}"
-        ci = f"[{lf['advantage_ci'][0]:+.3f}, {lf['advantage_ci'][1]:+.3f}]"
-        if lf["ranks_members"]:
-            head = f"label-free: estimated best member {lf['estimated_best_member']} (same in {lf['best_member_share']:.0%} of refits); "
-            why = (f"(conservative: on the {lf['overrides']:.1%} of rows where the vote overrides {lf['estimated_best_member']} "
-                   f"it assumes nothing about who is right){test}")
-            if lf.get("claims"):
-                con.print(head + f"the vote is {lf['claims']} of the best member: advantage {lf['advantage']:+.3f} {ci} {why}")
-            else:
-                con.print(head + f"vote minus best member within {ci}, model estimate {lf['advantage']:+.3f} {why}")
-                con.print(f"[bold yellow]whether the vote beats the best member needs labels[/]: about {lf['labels_needed']} random labels would tell; "
-                          "give those rows a 'reference', or measure with --label-budget N")
-        else:
-            con.print(f"label-free: [bold yellow]the data cannot rank the members without labels[/]: the vote's advantage over the best member is unknown (model estimate {lf['advantage']:+.3f}, not a claim){test}")
-        for reason in lf["reasons"]:
-            con.print(f"  because {reason}")
-        if lf["reasons"]:
-            need = f"about {lf['labels_needed']} random labels would rank the two estimated best members; " if lf["labels_needed"] else ""
-            con.print(f"{need}give those rows a 'reference', or measure with --label-budget N")
+        e = lf["estimated_best_member"]
+        con.print(f"label-free: [bold yellow]cannot tell which member is best[/] without labels. The agreement model "
+                  f"estimates {e} best and the difficulty vote {lf['advantage']:+.3f} ahead of it, but "
+                  "weak members that share wrong answers agree like accurate ones, so these are not claims.")
+        for reason in lf["reasons"][1:]:
+            con.print(f"  and {reason}")
+        if lf.get("label_rows"):
+            ids = ", ".join(map(str, lf["label_rows"][:5])) + (", ..." if len(lf["label_rows"]) > 5 else "")
+            con.print(f"about {lf['labels_needed']} labels would rank the members; the rows worth labelling first: {ids} "
+                      "(--ask-labels N --ask-out FILE writes them for you to fill in; --labels FILE reads them back)")
     risk = doc.get("risk")
     if risk:
         head = f"[bold]error <= {risk['alpha']:g}[/] with probability >= {1 - risk['delta']:g} ({risk['rule']}; calibrated on {risk['calibration']}): "
@@ -363,13 +417,14 @@ def print_decision(con, doc: dict) -> None:
         for col in ("rule", "accuracy", "CI"):
             t.add_column(col)
         rows = [(f"jury ({doc['method']})", un["jury"]), (f"best member ({un['best_member']['name']}, by hindsight)", un["best_member"]),
+                ("difficulty-class vote (label-free)", un.get("difficulty")),
                 (f"best member on the labels ({un['best_member_on_labels']['name']})", un["best_member_on_labels"]),
                 ("modal", un["modal"]), ("accuracy-weighted (accuracies from the labels)", un["accuracy_weighted"]),
                 ("weighted (label-free)", un.get("weighted")), (f"label-free default ({un['label_free']['rule']})", un["label_free"])]
         for name, e in rows:
             if e is None:
                 continue
-            t.add_row(name, f"{e['accuracy']:.3f}", f"[{e['ci'][0]:.3f}, {e['ci'][1]:.3f}]")
+            t.add_row(name, _num(e["accuracy"]), _ci(e["ci"]))
         con.print(t)
 
 
@@ -380,17 +435,36 @@ def run(args: argparse.Namespace) -> int:
         raise UserError("a second file and --member belong to 'accord jury collect QUESTIONS.jsonl --member ... --out FILE'")
     if args.out:
         writable_output(args.out, "--out")
+    if (args.ask_labels is None) != (args.ask_out is None):
+        raise UserError("--ask-labels N and --ask-out FILE go together: how many rows to ask about, and where to write them")
+    if args.ask_out:
+        writable_output(args.ask_out, "--ask-out")
+    if args.prior is not None and args.trust is not None:
+        raise UserError("--prior and --trust are two ways to say what you know about the members: give one")
+    if args.format == "csv" and not args.out:
+        raise UserError("--format csv is the format of --out FILE: give --out")
     panel = read_panel_answers(args.file)
+    if args.labels:
+        panel, _ = apply_labels(panel, args.labels)
     if args.risk is not None and args.label_choice == "active":
         raise UserError("--risk needs labelled rows drawn at random (--label-choice random): actively chosen rows are not a random sample, so no error rate can be certified on them")
     if args.label_budget is not None and args.label_budget > len(panel.ids):
         raise UserError(f"--label-budget {args.label_budget} exceeds the {len(panel.ids)} rows of {args.file}")
     with progress_bar("jury", len(_stages(args)), args.quiet or args.json) as update:
         doc = build_document(args, panel, update)
+    if args.ask_labels is not None:
+        from accord.cli.commands._jury_labels import write_ask_file
+        from accord.verify.juries import panel_classes
+
+        classes = panel_classes(panel.answers, panel.references, args.equivalence, panel.problems)
+        rows = ask_labels(classes.codes, args.ask_labels, classes, args.seed)
+        write_ask_file(args.ask_out, panel, rows)
+        doc["asked"] = {"file": str(args.ask_out), "rows": [panel.ids[i] for i in rows]}
     if args.out:
-        write_text_atomic(args.out, "".join(json.dumps(v) + "\n" for v in doc["verdicts"]), "--out")
+        text = verdicts_csv(doc["verdicts"], panel.members) if args.format == "csv" else "".join(strict_json(v) + "\n" for v in doc["verdicts"])
+        write_text_atomic(args.out, text, "--out")
     if args.json:
-        print(json.dumps(doc, indent=1))
+        print(strict_json(doc, indent=1))
     else:
         print_report(doc)
     return 0

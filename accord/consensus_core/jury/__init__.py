@@ -8,6 +8,9 @@
 - :func:`predict`, :func:`estimate_law`, :func:`check_law`, :func:`simulate_panel` — the jury law:
   accuracy of a panel of M members from their accuracy and how their wrong answers coincide.
 - :func:`plan_panel` — which members to seat.
+- :func:`prior_vote`, :func:`trusted_answers` — the decision without labels when the user knows the
+  members; :func:`rows_to_label` — the rows worth a person's labels; :func:`calibrate` — confidence
+  calibrated on labels.
 
 Exports load on first use: a command that names a few of them (``accord jury``'s parser) does not
 import scipy.stats with the estimators.
@@ -53,6 +56,11 @@ _EXPORTS = {
     "weighted_plurality": "_weighted",
     "weighted_vote": "_weighted",
     "WeightedVote": "_weighted",
+    "rows_to_label": "_ask",
+    "calibrate": "_calibration",
+    "calibration_error": "_calibration",
+    "prior_vote": "_trust",
+    "trusted_answers": "_trust",
 }
 
 __all__ = sorted(_EXPORTS)

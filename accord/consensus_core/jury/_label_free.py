@@ -7,7 +7,9 @@ across the three folds its worst shortfall against the best member was the small
 label-free rules, while answering with the estimated best member when the estimates looked
 untrustworthy (``fallback=True``, the earlier default) lost most in the fold where the
 estimates were wrong, since that choice trusts the very ranking in doubt. It is still a model
-fitted without labels, so the jury says the members cannot be ranked when:
+fitted without labels, and agreement cannot see weak members that share wrong answers
+(:mod:`accord.consensus_core.jury._trust`), so the jury never claims a ranking from it; it names
+the further reasons its estimates are doubtful when:
 
 - its agreement-pattern fit test rejects (test of close fit), or
 - its estimates are unstable: fewer than ``MIN_SHARE`` of the bootstrap refits name the same
@@ -36,8 +38,9 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.stats import norm
 
-from accord.consensus_core.jury._vote import MISSING
+from accord.consensus_core.jury import MISSING
 from accord.consensus_core.jury._difficulty import DifficultyFit, PatternFit, fit_difficulty, pattern_fit
+from accord.consensus_core.jury._trust import SHARED_ERRORS
 from accord.consensus_core.jury._weighted import check_codes, dawid_skene, weighted_plurality
 
 MIN_SHARE = 0.9
@@ -146,7 +149,7 @@ def label_free_jury(
     lo = max(min(advantage - float(np.sqrt((advantage - lo) ** 2 + noise**2 + slack**2)), -slack), -parting)
     hi = min(advantage + float(np.sqrt((hi - advantage) ** 2 + noise**2 + slack**2)), overrides)
     lo, hi = min(lo, hi), max(lo, hi)
-    reasons = []
+    reasons = [SHARED_ERRORS]  # never a claim from agreement alone (accord.consensus_core.jury._trust)
     if test is not None and test.rejects:
         reasons.append(f"the agreement-pattern fit test rejects the model (RMSEA {test.rmsea:.3f}, close-fit p {test.p_close:.3g})")
     if share < MIN_SHARE:

@@ -5,9 +5,12 @@ answer once; blank answers are no answer) and finds the references' classes. ``d
 a method:
 
 - ``auto``: with references on some rows but not all, the few-label jury learns from them
-  (:mod:`accord.consensus_core.jury._labels`); otherwise the label-free default
-  (:mod:`accord.consensus_core.jury._label_free`), references, when every row has one, serving
-  only to measure it;
+  (:mod:`accord.consensus_core.jury._labels`) and its confidence is calibrated on them
+  (:mod:`accord.consensus_core.jury._calibration`); otherwise the label-free default: the
+  accuracy-weighted vote with the member accuracies the user gave (``prior``), the member the
+  user trusts (``trust``), or else the plain majority (:mod:`accord.consensus_core.jury._trust`),
+  the label-free estimates (:mod:`accord.consensus_core.jury._label_free`) reported beside it but
+  never claimed; references, when every row has one, serve only to measure it;
 - ``modal``, ``weighted``, ``dawid-skene``, ``difficulty`` (the difficulty-class vote without
   fallback), ``best-member`` (the estimated best member);
 - a label budget: the few-label jury reads the references of only that many rows (chosen
@@ -24,15 +27,18 @@ import numpy as np
 
 from accord.adapters.math.answers import AnswerGrader, asked_form, equivalence, text_equivalent
 from accord.consensus_core.jury import MISSING, classify, vote_codes
+from accord.consensus_core.jury import calibrate
 from accord.consensus_core.jury import fit_difficulty
 from accord.consensus_core.jury import best_member_answers, label_free_jury
 from accord.consensus_core.jury import choose_labels, fit_few_labels
 from accord.consensus_core.jury import certify_threshold
+from accord.consensus_core.jury import prior_vote, trusted_answers
 from accord.consensus_core.jury import dawid_skene, weighted_plurality, weighted_vote
 from accord.verify.analysis import bootstrap_ci
 
 METHODS = ("auto", "modal", "weighted", "dawid-skene", "difficulty", "best-member")
 NO_CLASS = -2  # truth code when no answer matches the reference (or there is none)
+MIN_ROWS = 20  # fewer rows than this are too few for label-free estimates or intervals
 
 
 @dataclass(frozen=True)
@@ -79,6 +85,7 @@ class Decision:
     labeled: np.ndarray  # (n,) bool: rows whose reference the method read
     report: dict = field(default_factory=dict)
     threshold: float = 0.0  # answer only rows with confidence >= threshold (inf: none)
+    probability: np.ndarray | None = None  # (n,) confidence calibrated on labels (None: no labels to calibrate on)
 
 
 def decide(
@@ -89,8 +96,11 @@ def decide(
     n_boot: int = 40,
     label_budget: int | None = None,
     label_choice: str = "active",
+    prior: np.ndarray | None = None,
+    trust: int | None = None,
 ) -> Decision:
-    """Run one method (see the module docstring); ValueError on impossible requests."""
+    """Run one method (see the module docstring); ValueError on impossible requests.
+    ``prior``: (M,) member accuracies the user knows; ``trust``: the index of a member the user trusts."""
     c, truth, has_ref = classes.codes, classes.truth, classes.has_reference
     n = c.shape[0]
     none = np.zeros(n, dtype=bool)
@@ -98,14 +108,12 @@ def decide(
         if not has_ref.all():
             raise ValueError("--label-budget needs a 'reference' on every line (it measures the rows it does not read)")
         jury = choose_labels(c, truth, label_budget, label_choice, seed)
-        return Decision(f"few-label ({label_choice}, {label_budget} labels)", jury.chosen, jury.confidence, jury.tied, jury.labeled, {"few_label": jury.as_dict(members)})
+        return few_label_decision(f"few-label ({label_choice}, {label_budget} labels)", jury, c, truth, members, seed)
     if method == "auto" and has_ref.any() and not has_ref.all():
         jury = fit_few_labels(c, truth, has_ref, seed)
-        return Decision("few-label (the rows with a reference)", jury.chosen, jury.confidence, jury.tied, jury.labeled, {"few_label": jury.as_dict(members)})
+        return few_label_decision("few-label (the rows with a reference)", jury, c, truth, members, seed)
     if method == "auto":
-        lf = label_free_jury(c, n_boot=n_boot, seed=seed)
-        name = "label-free vote" if lf.rule == "vote" else f"estimated best member ({members[lf.best_member]})"
-        return Decision(name, lf.chosen, lf.confidence, lf.tied, none, {"label_free": lf.as_dict(members)})
+        return label_free_decision(c, members, seed, n_boot, prior, trust)
     if method == "modal":
         v = vote_codes(c, seed)
         return Decision("modal", v.chosen, v.agreement, v.tied, none)
@@ -119,6 +127,47 @@ def decide(
     fit = dawid_skene(c, seed=seed, n_boot=n_boot) if method == "dawid-skene" else weighted_plurality(c, seed=seed, n_boot=n_boot)
     est = {m: {"value": float(v), "ci": [float(lo), float(hi)]} for m, v, (lo, hi) in zip(members, fit.accuracy, fit.accuracy_ci)}
     return Decision(method, fit.chosen, fit.confidence, fit.tied, none, {"estimated_accuracy": est})
+
+
+def few_label_decision(name: str, jury, codes, truth, members: list[str], seed: int) -> Decision:
+    """The few-label jury's choice, with its confidence calibrated on its own labels where there are enough."""
+    report = {"few_label": jury.as_dict(members)}
+    cal = calibrate(codes, truth, jury.labeled, seed, label_free=None)
+    probability = None
+    if cal is not None:
+        probability = np.where(jury.labeled, 1.0, cal(jury.confidence))
+        probability = np.where(jury.chosen == MISSING, 0.0, probability)
+        report["calibration"] = cal.as_dict()
+    return Decision(name, jury.chosen, jury.confidence, jury.tied, jury.labeled, report, probability=probability)
+
+
+def label_free_decision(c, members: list[str], seed: int, n_boot: int, prior=None, trust: int | None = None) -> Decision:
+    """Without labels: what the user knows (``prior`` accuracies, a ``trust``-ed member), else the
+    majority; the label-free estimates beside it as estimates, never as a claim."""
+    n = c.shape[0]
+    none = np.zeros(n, dtype=bool)
+    report: dict = {}
+    if n >= MIN_ROWS:
+        report["label_free"] = label_free_jury(c, n_boot=n_boot, seed=seed).as_dict(members)
+    if prior is not None:
+        v = prior_vote(c, prior, seed)
+        report["prior"] = dict(zip(members, np.asarray(prior, dtype=float).tolist()))
+        return Decision("accuracy-weighted vote (--prior)", v.chosen, v.confidence, v.tied, none, report)
+    if trust is not None:
+        chosen, fell_back = trusted_answers(c, trust, seed)
+        vote = vote_codes(c, seed)
+        report["trust"] = {"member": members[trust], "majority_rows": int(fell_back.sum())}
+        conf = np.where(fell_back, vote.agreement, agreement_share(c, chosen))
+        return Decision(f"trusted member ({members[trust]})", chosen, conf, fell_back & vote.tied, none, report)
+    v = vote_codes(c, seed)
+    return Decision("majority vote (label-free)", v.chosen, v.agreement, v.tied, none, report)
+
+
+def agreement_share(codes: np.ndarray, chosen: np.ndarray) -> np.ndarray:
+    """Per row the share of the members that answered whose answer is in the chosen class."""
+    present = codes != MISSING
+    votes = ((codes == chosen[:, None]) & present & (chosen[:, None] != MISSING)).sum(axis=1)
+    return np.where(present.any(axis=1), votes / np.maximum(present.sum(axis=1), 1), 0.0)
 
 
 def decide_with_risk(
@@ -177,8 +226,8 @@ def label_accuracy_vote(codes: np.ndarray, truth: np.ndarray, labeled: np.ndarra
 def unlabeled_comparison(classes: PanelClasses, decision: Decision, members: list[str], seed: int = 0, n_boot: int = 200) -> dict:
     """Accuracy on the rows whose reference the decision did not read, beside the best member
     (by hindsight, and as chosen on the labelled rows), the modal vote, the label-free weighted
-    vote (three members or more), the accuracy-weighted vote with accuracies from the labels and
-    the label-free default."""
+    vote (three members or more), the accuracy-weighted vote with accuracies from the labels, the
+    difficulty-class vote and the label-free default (the majority)."""
     c, truth = classes.codes, classes.truth
     rest = ~decision.labeled
     if not rest.any():
@@ -200,7 +249,8 @@ def unlabeled_comparison(classes: PanelClasses, decision: Decision, members: lis
         "best_member_on_labels": {"name": members[picked], **_entry(right[rest, picked], n_boot, seed)},
         "modal": _entry(hits(vote_codes(c, seed).chosen), n_boot, seed),
         "accuracy_weighted": _entry(hits(label_accuracy_vote(c, truth, decision.labeled, seed)), n_boot, seed),
-        "label_free": {"rule": lf.rule, **_entry(hits(lf.chosen), n_boot, seed)},
+        "label_free": {"rule": "majority vote", **_entry(hits(vote_codes(c, seed).chosen), n_boot, seed)},
+        "difficulty": _entry(hits(lf.chosen), n_boot, seed),
     }
     if c.shape[1] >= 3:  # the agreement-rate accuracies need three members
         out["weighted"] = _entry(hits(weighted_plurality(c, seed=seed).chosen), n_boot, seed)
