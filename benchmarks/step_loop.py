@@ -27,6 +27,8 @@ import sys
 import time
 from pathlib import Path
 
+import _machine  # benchmarks/_machine.py: the machine line and CPU time beside wall time
+
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 
@@ -245,4 +247,5 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    with _machine.Run():
+        main()
