@@ -21,6 +21,7 @@ import subprocess
 import sys
 import time
 from dataclasses import dataclass, field
+from typing import Self
 
 # SIMD extensions worth naming; anything starting with avx512 or amx is named too
 _SIMD = ("sse4_2", "avx", "avx2", "fma", "avx_vnni", "asimd", "sve", "sve2")
@@ -34,7 +35,7 @@ def cpu_model() -> str:
         from llvmlite import binding  # ships with numba: the target numba compiles for
 
         name += f" (LLVM: {binding.get_host_cpu_name()})"
-    except Exception:  # noqa: BLE001 - optional detail
+    except Exception:  # noqa: BLE001, S110 - an optional detail
         pass
     return name
 
@@ -90,7 +91,8 @@ def describe() -> str:
 def print_header(file=None) -> None:
     """Print :func:`describe` and Python's version, before a benchmark's figures."""
     print(describe(), file=file or sys.stdout)
-    print(f"python {platform.python_version()}, {platform.system()} {platform.release()}", file=file or sys.stdout, flush=True)
+    print(f"python {platform.python_version()}, {platform.system()} {platform.release()}",
+          file=file or sys.stdout, flush=True)
 
 
 @dataclass
@@ -101,7 +103,7 @@ class Timer:
     cpu: float = 0.0
     _start: tuple[float, float] = field(default=(0.0, 0.0), repr=False)
 
-    def __enter__(self) -> Timer:
+    def __enter__(self) -> Self:
         self._start = (time.perf_counter(), time.process_time())
         return self
 
@@ -125,7 +127,7 @@ class Run:
     Use as ``with _machine.Run():`` around a benchmark's ``main``.
     """
 
-    def __enter__(self) -> Run:
+    def __enter__(self) -> Self:
         print_header()
         self.timer = Timer().__enter__()
         self.children = children_cpu()
@@ -153,6 +155,6 @@ def _sysctl(key: str) -> str | None:
     if sys.platform != "darwin":
         return None
     try:
-        return subprocess.run(["sysctl", "-n", key], capture_output=True, text=True, timeout=5).stdout.strip() or None
+        return subprocess.run(["sysctl", "-n", key], capture_output=True, text=True, timeout=5, check=False).stdout.strip() or None
     except (OSError, subprocess.SubprocessError):
         return None

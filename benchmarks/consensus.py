@@ -185,10 +185,10 @@ def cpu_by_size(sizes, with_plain: bool) -> None:
                 raw = np.random.default_rng(2).random((rows // N_CANDIDATES, N_CANDIDATES, 3))
                 path = pol.decide(raw, spec).path  # compiles (or loads) the kernels
                 ch, ac = np.empty(raw.shape[0], dtype=np.int64), np.empty(raw.shape[:2], dtype=bool)
-                fns = {"copy": lambda: raw.copy(), "decide": lambda: pol.decide(raw, spec)}
+                fns = {"copy": lambda raw=raw: raw.copy(), "decide": lambda raw=raw: pol.decide(raw, spec)}
                 if plain is not None:
                     plain(raw, M, 0.6, 0.1, ch, ac)
-                    fns["plain"] = lambda: plain(raw, M, 0.6, 0.1, ch, ac)
+                    fns["plain"] = lambda raw=raw, ch=ch, ac=ac: plain(raw, M, 0.6, 0.1, ch, ac)
                 reps = max(5, min(200, 2 * 10**8 // rows))
                 cpu, wall, total = ({k: np.inf for k in fns}, {k: np.inf for k in fns}, {k: 0.0 for k in fns})
                 for _ in range(reps):
@@ -203,12 +203,12 @@ def cpu_by_size(sizes, with_plain: bool) -> None:
             for b in burners:
                 b.kill()
                 b.wait()
-    print(f"\ndefault decide (and a plain numba loop) over a copy of the input, m = 3, n = 3; least CPU time, least wall "
-          f"time and total wall time of interleaved calls (targets at 1e6: CPU <= 2x, busy total wall <= 3x)")
+    print("\ndefault decide (and a plain numba loop) over a copy of the input, m = 3, n = 3; least CPU time, least wall "
+          "time and total wall time of interleaved calls (targets at 1e6: CPU <= 2x, busy total wall <= 3x)")
     print(f"{'phase':<6} {'rows':>7} {'path':>9} {'calls':>5} | {'copy CPU ms':>11} {'decide CPU':>10} {'plain CPU':>9} | "
           f"{'copy wall ms':>12} {'decide wall':>11} {'plain wall':>10} | {'decide total wall':>17} | load")
     for phase, rows, path, reps, fns, cpu, wall, total, load in rows_out:
-        r = lambda d, k: f"{d[k] / d['copy']:.2f}x" if k in d and d["copy"] > 0 else "-"  # noqa: E731
+        r = lambda d, k: f"{d[k] / d['copy']:.2f}x" if k in d and d["copy"] > 0 else "-"
         print(f"{phase:<6} {rows:>7.0e} {path:>9} {reps:>5} | {cpu['copy'] * 1e3:>11.3f} {r(cpu, 'decide'):>10} "
               f"{r(cpu, 'plain'):>9} | {wall['copy'] * 1e3:>12.3f} {r(wall, 'decide'):>11} {r(wall, 'plain'):>10} | "
               f"{r(total, 'decide'):>17} | {load}")
@@ -240,7 +240,7 @@ def codegen() -> None:
     print("\ncompiled kernels by target (vectorised loops, doubles per vector, gathers):")
     for name, env in TARGETS:
         env = {**os.environ, **env, "ACCORD_KERNEL_CACHE": os.devnull + "/none"}  # uncached: inspectable
-        res = subprocess.run([sys.executable, "-c", CODEGEN], env=env, capture_output=True, text=True)
+        res = subprocess.run([sys.executable, "-c", CODEGEN], env=env, capture_output=True, text=True, check=False)
         print(f"  {name:<32} " + (res.stdout.strip() or res.stderr.strip().splitlines()[-1]))
 
 
