@@ -19,6 +19,8 @@ import signal
 import sys
 import time
 
+import _machine  # benchmarks/_machine.py: the machine line and CPU time beside wall time
+
 
 def in_process(program: str, items: list[dict], entry: str, item_s: float) -> None:
     """The unsandboxed reference: exec the program here and run the same items, with an alarm."""
@@ -82,14 +84,16 @@ def main() -> None:
     for t, _ in pools:  # probe inputs are generated once per problem, before timing
         runner.plan(t.spec)
     if not args.overhead_only:
-        start = time.perf_counter()
-        for t, cands in pools:
-            ctx = t.context()
-            for j in judges:
-                j.score(ctx, cands)
-        panel_s = time.perf_counter() - start
+        kids = _machine.children_cpu()
+        with _machine.Timer() as clock:
+            for t, cands in pools:
+                ctx = t.context()
+                for j in judges:
+                    j.score(ctx, cands)
+        panel_s = clock.wall
         print(f"pool: {len(pools)} problems, {n_cands} candidates, {runner.runs} sandboxed runs")
-        print(f"panel (static + execution + agreement): {panel_s:.1f} s = {n_cands / panel_s:.1f} candidates/s")
+        print(f"panel (static + execution + agreement): {panel_s:.1f} s = {n_cands / panel_s:.1f} candidates/s "
+              f"({clock.cpu:.1f} s CPU here, {_machine.children_cpu() - kids:.1f} s in finished sandboxes)")
 
     # Sandbox overhead: the same (program, items) sequentially, sandboxed vs in this process. Canonical
     # solutions only: mutants that loop until the per-item alarm would time both sides alike.
@@ -100,21 +104,24 @@ def main() -> None:
     step = max(1, len(sample) // args.overhead_sample)
     sample = sample[::step][: args.overhead_sample]
     one = Sandbox(limits, workers=1)
-    start = time.perf_counter()
-    for prog, items, entry in sample:
-        one.run(prog, items, entry)
-    boxed = time.perf_counter() - start
+    kids = _machine.children_cpu()
+    with _machine.Timer() as clock:
+        for prog, items, entry in sample:
+            one.run(prog, items, entry)
+    boxed, boxed_cpu = clock.wall, clock.cpu + _machine.children_cpu() - kids
     sys.setrecursionlimit(3000)
-    start = time.perf_counter()
-    for prog, items, entry in sample:
-        in_process(prog, items, entry, limits.item_s)
-    bare = time.perf_counter() - start
+    with _machine.Timer() as clock:
+        for prog, items, entry in sample:
+            in_process(prog, items, entry, limits.item_s)
+    bare = clock.wall
     print(
         f"overhead on {len(sample)} canonical solutions, sequential: sandboxed {boxed:.2f} s "
         f"({1000 * boxed / len(sample):.1f} ms/candidate) vs unsandboxed in one process {bare:.3f} s "
-        f"({1000 * bare / len(sample):.2f} ms/candidate): ratio {boxed / bare:.1f}x"
+        f"({1000 * bare / len(sample):.2f} ms/candidate): ratio {boxed / bare:.1f}x; "
+        f"CPU (finished sandboxes included) {boxed_cpu:.2f} s vs {clock.cpu:.3f} s"
     )
 
 
 if __name__ == "__main__":
-    main()
+    with _machine.Run():
+        main()

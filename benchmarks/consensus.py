@@ -16,7 +16,18 @@ Quiet vs busy: the default decide at 10^6 rows, m = 3, over a copy, in wall time
 machine is, then with two CPU-burning processes beside it, with the threads the kernel chooses
 (by size and free cores) and, for comparison, split over every core as it was before.
 
-    python benchmarks/consensus.py [--max-elements 1e8] [--repeats 5] [--busy-only]
+CPU time by size (``--cpu-only`` runs only this): the default decide (``get_policy("verdict").decide(raw,
+ConsensusSpec((1.5, 1.0, 0.8)))``) and a plain numba loop doing the same per-candidate work (3 x 3
+matrix-vector product, mean, dispersion, the accept rule, argmax per step) over a copy of the
+input, at 10^4 to 10^7 candidate rows, quiet and beside two CPU-bound processes: the least CPU time
+(this process, all threads) and the least wall time of many interleaved calls, and total wall time
+over all of them. To stand in for other CPUs, run it again with numba's target set, e.g.
+``NUMBA_CPU_NAME=generic`` (x86-64 with SSE2 only, no AVX) or ``NUMBA_CPU_NAME=x86-64-v3``
+(AVX2, no AVX-512); the machine line names the target. ``--codegen`` compiles the kernels for
+several targets (without running them) and prints each one's vectorised loops, SIMD width and
+gathers.
+
+    python benchmarks/consensus.py [--max-elements 1e8] [--repeats 5] [--busy-only] [--cpu-only] [--codegen]
 """
 
 from __future__ import annotations
@@ -33,6 +44,8 @@ import numpy as np
 from accord.consensus_core import ConsensusSpec, all_to_all, get_policy
 from accord.consensus_core import _fused as fused
 from accord.consensus_core.jax_backend import verdict_decide_jax
+
+import _machine  # benchmarks/_machine.py: the machine line and CPU time beside wall time
 
 N_CANDIDATES = 3
 TARGET_ROWS = 10**6
@@ -125,14 +138,130 @@ def busy_ratios(repeats: int) -> None:
               f"split over all {every} cores: {old:5.2f}x")
 
 
+def plain_loop():
+    """A plain numba loop doing the default decide's per-candidate work, for comparison (numba needed)."""
+    import numba
+
+    @numba.njit(nogil=True, boundscheck=False)
+    def plain(r, M, tau, eps, chosen, accepted):
+        steps, n, m = r.shape
+        s = np.empty(m)
+        for t in range(steps):
+            best, pick = -np.inf, 0
+            for i in range(n):
+                mean = 0.0
+                for k in range(m):
+                    acc = 0.0
+                    for j in range(m):
+                        acc += M[k, j] * r[t, i, j]
+                    s[k] = acc
+                    mean += acc
+                mean /= m
+                disp = 0.0
+                for k in range(m):
+                    disp += abs(s[k] - mean)
+                disp /= m
+                ok = mean > tau and disp < eps
+                accepted[t, i] = ok
+                key = mean if ok else -np.inf
+                if key > best:
+                    best, pick = key, i
+            chosen[t] = pick
+
+    return plain
+
+
+def cpu_by_size(sizes, with_plain: bool) -> None:
+    """Decide (and the plain loop) over a copy in CPU and wall time, by size, quiet and beside two burners."""
+    lam = (1.5, 1.0, 0.8)
+    pol, spec = get_policy("verdict"), ConsensusSpec(lam)
+    plain = plain_loop() if with_plain else None
+    M = fused.influence_matrix(np.array(lam), None, 3) if with_plain else None
+    rows_out = []
+    for phase in ("quiet", "busy"):
+        burners = [subprocess.Popen([sys.executable, "-c", BURN]) for _ in range(2)] if phase == "busy" else []
+        try:
+            time.sleep(1.0 if burners else 0.0)
+            for rows in sizes:
+                raw = np.random.default_rng(2).random((rows // N_CANDIDATES, N_CANDIDATES, 3))
+                path = pol.decide(raw, spec).path  # compiles (or loads) the kernels
+                ch, ac = np.empty(raw.shape[0], dtype=np.int64), np.empty(raw.shape[:2], dtype=bool)
+                fns = {"copy": lambda raw=raw: raw.copy(), "decide": lambda raw=raw: pol.decide(raw, spec)}
+                if plain is not None:
+                    plain(raw, M, 0.6, 0.1, ch, ac)
+                    fns["plain"] = lambda raw=raw, ch=ch, ac=ac: plain(raw, M, 0.6, 0.1, ch, ac)
+                reps = max(5, min(200, 2 * 10**8 // rows))
+                cpu, wall, total = ({k: np.inf for k in fns}, {k: np.inf for k in fns}, {k: 0.0 for k in fns})
+                for _ in range(reps):
+                    for k, fn in fns.items():
+                        with _machine.Timer() as clock:
+                            fn()
+                        cpu[k], wall[k] = min(cpu[k], clock.cpu), min(wall[k], clock.wall)
+                        total[k] += clock.wall
+                rows_out.append((phase, rows, path, reps, fns, cpu, wall, total, _machine.load()))
+                raw = None
+        finally:
+            for b in burners:
+                b.kill()
+                b.wait()
+    print("\ndefault decide (and a plain numba loop) over a copy of the input, m = 3, n = 3; least CPU time, least wall "
+          "time and total wall time of interleaved calls (targets at 1e6: CPU <= 2x, busy total wall <= 3x)")
+    print(f"{'phase':<6} {'rows':>7} {'path':>9} {'calls':>5} | {'copy CPU ms':>11} {'decide CPU':>10} {'plain CPU':>9} | "
+          f"{'copy wall ms':>12} {'decide wall':>11} {'plain wall':>10} | {'decide total wall':>17} | load")
+    for phase, rows, path, reps, fns, cpu, wall, total, load in rows_out:
+        r = lambda d, k: f"{d[k] / d['copy']:.2f}x" if k in d and d["copy"] > 0 else "-"
+        print(f"{phase:<6} {rows:>7.0e} {path:>9} {reps:>5} | {cpu['copy'] * 1e3:>11.3f} {r(cpu, 'decide'):>10} "
+              f"{r(cpu, 'plain'):>9} | {wall['copy'] * 1e3:>12.3f} {r(wall, 'decide'):>11} {r(wall, 'plain'):>10} | "
+              f"{r(total, 'decide'):>17} | {load}")
+
+
+AVX512 = "+avx512f,+avx512dq,+avx512vl,+avx512bw,+avx512cd,+avx2,+avx,+fma,+sse4.2,+popcnt,+bmi2,+f16c"
+TARGETS = (("this machine", {}), ("generic x86-64 (SSE2)", {"NUMBA_CPU_NAME": "generic"}),
+           ("x86-64-v3 (AVX2)", {"NUMBA_CPU_NAME": "x86-64-v3"}),
+           ("AMD Zen 4 (AVX-512)", {"NUMBA_CPU_NAME": "znver4", "NUMBA_CPU_FEATURES": AVX512}),
+           ("Intel Sapphire Rapids (AVX-512)", {"NUMBA_CPU_NAME": "sapphirerapids", "NUMBA_CPU_FEATURES": AVX512}))
+CODEGEN = r"""
+import re, sys, numba
+from accord.consensus_core import fused
+b, f, i = numba.boolean, numba.float64, numba.int64
+sig = (f[::1], f[:, ::1], f[::1], f[::1], b, i, b, f, f, f, b[::1], i[::1], b[::1], b[::1])
+for n, m, a2a in ((3, 3, True), (3, 8, True), (6, 3, True), (3, 5, False)):
+    k = fused._step_kernel(n, m, a2a, False)
+    k.compile(sig)
+    ir = k.inspect_llvm(sig)
+    bodies = [x for x in re.split(r"\n(?=[\w.]+:)", ir) if x.split(":")[0].startswith("vector.body")]
+    lanes = sorted({int(w) for x in bodies for w in re.findall(r"<(\d+) x double>", x)})
+    print(f"{n}x{m}{'' if a2a else ' W'}: {len(bodies)} vector loop(s), {lanes or '-'} doubles, "
+          f"{len(re.findall(r'masked.gather', ir))} gathers", end="; ")
+"""
+
+
+def codegen() -> None:
+    """The kernels as compiled for several targets (compiled only, not run): vectorised loops, lanes, gathers."""
+    print("\ncompiled kernels by target (vectorised loops, doubles per vector, gathers):")
+    for name, env in TARGETS:
+        env = {**os.environ, **env, "ACCORD_KERNEL_CACHE": os.devnull + "/none"}  # uncached: inspectable
+        res = subprocess.run([sys.executable, "-c", CODEGEN], env=env, capture_output=True, text=True, check=False)
+        print(f"  {name:<32} " + (res.stdout.strip() or res.stderr.strip().splitlines()[-1]))
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--max-elements", type=float, default=1e8, help="skip B*m above this (memory)")
     ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--busy-only", action="store_true", help="only the quiet vs busy figures")
+    ap.add_argument("--cpu-only", action="store_true", help="only the CPU time by size (and the plain loop)")
+    ap.add_argument("--codegen", action="store_true", help="only the compiled kernels by target")
     args = ap.parse_args()
+    sizes = [b for b in (10**4, 10**5, 10**6, 10**7) if 3 * b <= args.max_elements]
+    if args.codegen:
+        codegen()
+        return
     if args.busy_only:
         busy_ratios(args.repeats)
+        return
+    if args.cpu_only:
+        cpu_by_size(sizes, fused.available())
         return
     rng = np.random.default_rng(0)
     print(f"{'B':>9} {'m':>3} | {'numpy/copy':>10} {'jax/copy':>9} {'decide/copy':>11} {'decide+key/copy':>15} | "
@@ -170,6 +299,7 @@ def main() -> None:
         print(f"default decide at {TARGET_ROWS:.0e} candidate rows, m = 3 ({target[2]} path): "
               f"{target[0]:.2f}x a copy of the input in wall time (target <= 3), {target[1]:.2f}x in CPU time")
     if fused.available():
+        cpu_by_size(sizes, True)
         busy_ratios(args.repeats)
         (imp0, cold, warm0), (imp1, cached, warm1) = first_calls()
         print(f"first decide of a process (1.0e6 candidates, m = 3): {cold:.2f} s with empty kernel caches (compiling), "
@@ -178,4 +308,5 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    with _machine.Run():
+        main()

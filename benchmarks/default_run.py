@@ -38,6 +38,8 @@ from accord.verify.run import (
     TaskConfig,
 )
 
+import _machine  # benchmarks/_machine.py: the machine line and CPU time beside wall time
+
 DEV_SEED = 1000  # reasoning-gym seed and generation seed of the development split
 BUDGET_S = 480.0  # the projected reported run must fit in 8 of the 10 minutes
 THREE_TERMS, TWO_TERMS = {"max_terms": 3}, {"max_terms": 2}  # basic_arithmetic's built-in: 2-3 terms
@@ -173,4 +175,6 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    with _machine.Run():
+        rc = main()
+    sys.exit(rc)

@@ -27,6 +27,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+import _machine  # benchmarks/_machine.py: the machine line and CPU time beside wall time
+
 MODELS = ("rm_a", "rm_b", "rm_c")
 
 
@@ -117,4 +119,8 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    if "--one" in sys.argv:  # a child run: its stdout is one JSON line for the parent
+        main()
+    else:
+        with _machine.Run():
+            main()

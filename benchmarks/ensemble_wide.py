@@ -31,6 +31,8 @@ from accord.verify.ensemble import (
 )
 from accord.verify.tables import open_rewards
 
+import _machine  # benchmarks/_machine.py: the machine line and CPU time beside wall time
+
 
 def write_tables(folder: Path, rows: int, m: int, seed: int = 0) -> tuple[Path, Path]:
     rng = np.random.default_rng(seed)
@@ -110,4 +112,5 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    with _machine.Run():
+        main()

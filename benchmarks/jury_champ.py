@@ -41,6 +41,8 @@ from accord.consensus_core.jury import label_free_jury
 from accord.consensus_core.jury import choose_labels
 from accord.consensus_core.jury import dawid_skene, weighted_plurality
 
+import _machine  # benchmarks/_machine.py: the machine line and CPU time beside wall time
+
 DEFAULT_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "champ-dev" / "jury.jsonl"
 
 # ----------------------------------------------------------------- the previous equivalence
@@ -237,4 +239,5 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    with _machine.Run():
+        main()

@@ -19,6 +19,8 @@ from pathlib import Path
 
 from benchmarks.jury_loco import DEFAULT_DATA, category, jury
 
+import _machine  # benchmarks/_machine.py: the machine line and CPU time beside wall time
+
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -64,4 +66,5 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    with _machine.Run():
+        main()

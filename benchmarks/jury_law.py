@@ -12,6 +12,8 @@ import numpy as np
 
 from accord.consensus_core.jury._law import predict, simulate
 
+import _machine  # benchmarks/_machine.py: the machine line and CPU time beside wall time
+
 
 def main() -> None:
     ap = argparse.ArgumentParser()
@@ -35,4 +37,5 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    with _machine.Run():
+        main()

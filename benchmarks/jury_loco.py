@@ -38,6 +38,8 @@ import numpy as np
 from accord.cli.main import main as accord_main
 from accord.consensus_core.jury._law import simulate_unequal_panel
 
+import _machine  # benchmarks/_machine.py: the machine line and CPU time beside wall time
+
 DEFAULT_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "champ-dev" / "jury.jsonl"
 LABEL_FREE = ("auto", "modal", "weighted", "dawid-skene", "difficulty", "best-member")
 
@@ -230,4 +232,5 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    with _machine.Run():
+        main()

@@ -17,6 +17,8 @@ from accord.consensus_core.jury import vote_codes
 from accord.consensus_core.jury._law import simulate_unequal_panel
 from accord.consensus_core.jury._weighted import dawid_skene, supervised_vote, weighted_plurality
 
+import _machine  # benchmarks/_machine.py: the machine line and CPU time beside wall time
+
 
 def main() -> None:
     ap = argparse.ArgumentParser()
@@ -37,4 +39,5 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    with _machine.Run():
+        main()

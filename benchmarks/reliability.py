@@ -12,6 +12,8 @@ import numpy as np
 from accord.consensus_core import ConsensusSpec, get_policy
 from accord.consensus_core import calibrate_thresholds, estimate_stubbornness
 
+import _machine  # benchmarks/_machine.py: the machine line and CPU time beside wall time
+
 PAPER = (1.5, 1.0, 0.8)
 RUNS = Path(__file__).resolve().parents[1] / "examples" / "runs"
 
@@ -61,4 +63,5 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    with _machine.Run():
+        main()

@@ -24,6 +24,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+import _machine  # benchmarks/_machine.py: the machine line and CPU time beside wall time
+
 
 def write_table(path: Path, rows: int, seed: int = 0, piece: int = 1_000_000) -> None:
     """A score table written piece by piece (memory bounded by ``piece`` rows)."""
@@ -134,4 +136,5 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    with _machine.Run():
+        main()

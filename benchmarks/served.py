@@ -39,6 +39,8 @@ import tempfile
 import time
 from pathlib import Path
 
+import _machine  # benchmarks/_machine.py: the machine line and CPU time beside wall time
+
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))  # the llama.cpp server launcher the tests use
@@ -180,4 +182,5 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    with _machine.Run():
+        main()

@@ -31,6 +31,8 @@ import tempfile
 import time
 from pathlib import Path
 
+import _machine  # benchmarks/_machine.py: the machine line and CPU time beside wall time
+
 ROOT = Path(__file__).resolve().parents[1]
 CHAMP = Path("shared") / "data" / "champ-dev" / "steps.jsonl"
 DEFAULT_DATA = next((p / CHAMP for p in ROOT.parents if (p / CHAMP).is_file()), ROOT.parent / CHAMP)
@@ -131,4 +133,6 @@ def llm_comparison(args, rows: list[dict]) -> None:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    with _machine.Run():
+        rc = main()
+    sys.exit(rc)

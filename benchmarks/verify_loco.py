@@ -39,6 +39,8 @@ sys.path.insert(0, str(ROOT))
 from accord.verify.solutions import INVALID, prediction, raw_matrix, rule_stats, three_way
 from accord.verify.solutions._uncertainty import kind_of, uncertain_reason
 
+import _machine  # benchmarks/_machine.py: the machine line and CPU time beside wall time
+
 CHAMP = Path("shared") / "data" / "champ-dev" / "steps.jsonl"
 DEFAULT_DATA = next((p / CHAMP for p in ROOT.parents if (p / CHAMP).is_file()), ROOT.parent / CHAMP)
 RULES = ("mean", "verdict", "mean_preserving", "min", "max")
@@ -266,4 +268,6 @@ def _pooled(merged: list[dict]) -> dict:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    with _machine.Run():
+        rc = main()
+    sys.exit(rc)

@@ -140,6 +140,19 @@ def test_bad_scores_raise_the_reference_error(bad):
     assert str(fast.value) == str(ref.value)
 
 
+@pytest.mark.parametrize("step", [0, 127, 128, 299])  # first block, its last step, the next block, the last
+@pytest.mark.parametrize("bad", [1.5, -0.25, np.inf])
+def test_a_bad_score_beside_a_failed_judge_raises_the_reference_error(step, bad):
+    raw = np.full((300, 3, 3), 0.5)
+    raw[step, 0, 0] = np.nan  # the failed judge comes before the bad score in the step
+    raw[step, 1, 2] = bad
+    with pytest.raises(ValueError) as fast:
+        get_policy("verdict").decide(raw, path="fused")
+    with pytest.raises(ValueError) as ref:
+        get_policy("verdict").decide(raw, path="reference")
+    assert str(fast.value) == str(ref.value)
+
+
 def test_inputs_the_kernels_cannot_take_go_to_the_reference():
     raw = np.full((2, 3, 3), 0.5)
     assert get_policy("verdict").decide(raw.astype(np.float32), path="fused").path == "fused"
