@@ -36,6 +36,7 @@ from accord.verify.view import detect_kind, render_jury, render_verify
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE_RUN = ROOT / "examples" / "runs" / "smollm2-tiny"
+MATH_SOLUTIONS = ROOT / "tests" / "fixtures" / "view" / "math_solutions.jsonl"
 HOSTILE = '<script>window.pwned = 1</script><img src=x onerror="window.pwned = 2">"quotes" & </textarea>'
 
 
@@ -86,7 +87,10 @@ def outputs(tmp_path_factory):
                  "--bootstrap", "0", "--workers", "1", "--fail-on", "never"]) == 0
     jury = base / "jury.jsonl"
     assert main(["jury", str(ROOT / "examples/jury/panel.jsonl"), "--out", str(jury), "--json", "--n-boot", "0"]) == 0
-    return {"run": run, "verify": pred, "jury": jury, "dir": base}
+    math = base / "math.jsonl"  # solutions with inline, display and bare math, verified through the CLI
+    assert main(["verify", str(MATH_SOLUTIONS), "--out", str(math), "--json", "--bootstrap", "0", "--workers", "1",
+                 "--fail-on", "never"]) == 0
+    return {"run": run, "verify": pred, "jury": jury, "math": math, "dir": base}
 
 
 def view(path: Path, out: Path, capsys) -> str:
@@ -387,6 +391,15 @@ def test_the_run_page_in_a_browser(browser, outputs, tmp_path, capsys):
     assert _shown(browser) == (0, 3)
     _toggle(browser, "wrong")
     _toggle(browser, "failed")
+    _toggle(browser, "abstained")  # the arithmetic judge has nothing to check in "The answer is 42."
+    assert _shown(browser) == (3, 3)
+    _toggle(browser, "abstained")
+    search = browser.find_element("id", "search")
+    search.send_keys("5 = 1")  # step text only ("7 + 5 = 12", "7 + 5 = 13"): not an id, not a question
+    assert _shown(browser) == (1, 3) and browser.find_element("id", "task-t1").is_displayed()
+    search.clear()
+    search.send_keys(" ")
+    assert _shown(browser) == (3, 3)
     assert browser.execute_script("return window.pwned === undefined")  # the hostile question runs nothing
     assert "<script>window.pwned = 1</script>" in browser.find_element("id", "task-t2").text
     assert _errors(browser) == []
@@ -426,3 +439,144 @@ def test_the_jury_page_in_a_browser(browser, outputs, tmp_path, capsys):
     _toggle(browser, "wrong")
     assert _errors(browser) == []
     _screenshot(browser, "view-jury.png", tmp_path)
+
+
+# Visible text: every text node but KaTeX's hidden MathML copy (kept for copying and screen readers).
+VISIBLE_TEXT = """
+var w = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT), out = [];
+while (w.nextNode()) {
+  var p = w.currentNode.parentElement;
+  if (!p.closest('.katex-mathml, script, style')) { out.push(w.currentNode.data); }
+}
+return out.join(' ');
+"""
+
+
+def test_math_is_typeset_in_every_page(browser, outputs, tmp_path, capsys):
+    run = record_run(tmp_path / "run", ["What is 12 + 30? Give it as $\\frac{a}{b}$ with $b = 1$."])
+    for path, display in ((outputs["math"], True), (run, False), (outputs["jury"], False)):
+        page = tmp_path / f"{path.stem}.html"
+        view(path, page, capsys)
+        _open(browser, page)
+        for summary in browser.find_elements("css selector", "details > summary"):
+            browser.execute_script("arguments[0].parentElement.open = true", summary)
+        text = browser.execute_script(VISIBLE_TEXT)
+        for raw in ("\\frac", "\\sqrt", "\\boxed", "$$", "\\["):
+            assert raw not in text, (path.name, raw)
+        assert browser.execute_script("return document.querySelectorAll('.katex').length") > 0
+        assert browser.execute_script("return document.querySelectorAll('.katex-error').length") == 0
+        assert bool(browser.execute_script("return document.querySelectorAll('.katex-display').length")) == display
+        assert _errors(browser) == []
+    _open(browser, tmp_path / "math.html")
+    prices = browser.find_element("id", "sol-prices").text
+    assert "A pen costs $3 and a book $12." in prices  # prices stay text
+    first = browser.find_element("css selector", "#sol-roots .question .tex")
+    assert first.get_attribute("title") == "\\sqrt{\\frac{25}{36}}"  # the TeX source, for copying
+    assert browser.execute_script(  # copying typeset math gives its source back (KaTeX's copy-tex)
+        "return arguments[0].querySelector('annotation').textContent", first) == "\\sqrt{\\frac{25}{36}}"
+    browser.execute_script("window.scrollTo(0, 0)")
+    _screenshot(browser, "view-math.png", tmp_path)
+
+
+def test_tex_spans_are_found_and_escaped():
+    from accord.verify.view._math import tex_html
+
+    assert tex_html("costs $5 and $10") == "costs $5 and $10"
+    assert tex_html("so $x<1$ or $$y$$") == ('so <span class="tex" data-display="0">x&lt;1</span> or '
+                                            '<span class="tex" data-display="1">y</span>')
+    assert tex_html("answer \\boxed{\\frac{1}{2}}.") == 'answer <span class="tex" data-display="0">\\boxed{\\frac{1}{2}}</span>.'
+    assert tex_html("\\[a\\] and \\(b\\)").count('class="tex"') == 2
+    assert tex_html("C:\\Users\\me") == "C:\\Users\\me"  # not a known command: text
+
+
+@settings(max_examples=80, deadline=None)
+@given(text=st.lists(st.sampled_from([*"$\\{}[]()^_ ab1<&", "\\frac", "\\boxed", "$$", "\\begin{x}", "\\end{x}"]),
+                    max_size=25).map("".join))
+def test_any_text_keeps_its_characters_once_marked(text):
+    from accord.verify.view._math import tex_html
+
+    parsed = _Tags()
+    parsed.feed(tex_html(text))
+    assert {tag for tag, _ in parsed.tags} <= {"span"}
+    def strip(t):
+        return re.sub(r"\$|\\[\[\]()]", "", t)
+
+    assert strip("".join(parsed.text)) == strip(text)  # marking adds spans and removes no character but delimiters
+
+
+def test_abstentions_failures_and_the_base_chain_are_labelled_as_they_are(browser, outputs, tmp_path, capsys):
+    page = tmp_path / "run.html"
+    view(outputs["run"], page, capsys)
+    _open(browser, page)
+    t0 = browser.find_element("id", "task-t0")
+    cells = {c.text for c in t0.find_elements("css selector", "td.abstained")}
+    assert cells == {"abstained"}  # arithmetic on "The answer is 42.": nothing to check
+    failed = t0.find_elements("css selector", "td.failed")
+    assert failed and {c.text for c in failed} == {"failed"}  # the silent judge: no opinion
+    assert all(c.get_attribute("title") == "failed: no opinion" for c in failed)
+    assert all(c.get_attribute("title") == "abstained: no arithmetic to check"
+               for c in t0.find_elements("css selector", "td.abstained"))
+    badges = [b.text for b in t0.find_elements("css selector", ".badge")]
+    assert "a judge failed" in badges and "a judge abstained" in badges
+    base = t0.find_element("css selector", '.chain[data-col="1"]')  # chains: verdict, base
+    assert "base" in base.find_element("tag name", "h4").text
+    assert not base.find_elements("xpath", ".//th[text()='acc.']") and "accepted" not in base.text
+    verdict = t0.find_element("css selector", '.chain[data-col="0"]')
+    assert verdict.find_elements("xpath", ".//th[text()='acc.']")
+    assert _errors(browser) == []
+
+
+def test_the_report_counts_abstentions_apart_from_failures(outputs, tmp_path, capsys):
+    assert main(["report", str(outputs["run"]), "--out-dir", str(tmp_path), "--bootstrap", "100"]) == 0
+    rates = json.loads((tmp_path / "report.json").read_text())["rates"]
+    # per chain: the silent judge fails on every candidate; arithmetic abstains on the "answer is" steps
+    for chain, r in rates.items():
+        assert r["failed_scores"] == r["scores"] // 2 and 0 < r["abstained_scores"] < r["scores"] // 2, (chain, r)
+
+
+def test_the_report_fits_80_columns_without_breaking_a_word(tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "80")
+    assert main(["report", str(EXAMPLE_RUN), "--out-dir", str(tmp_path), "--bootstrap", "100"]) == 0
+    out = capsys.readouterr().out
+    assert max(len(line) for line in out.splitlines()) <= 80
+    for word in ("rejected", "accepted", "raw_average", "abstained", "lambdas=(1.5,"):
+        assert word in out
+    assert "failed scores" not in out
+
+
+def test_the_jury_bar_and_split_filter_follow_the_class_shares(browser, outputs, tmp_path, capsys):
+    page = tmp_path / "jury.html"
+    view(outputs["jury"], page, capsys)
+    _open(browser, page)
+    records = [json.loads(line) for line in outputs["jury"].read_text().splitlines()]
+    def answered(r):  # the classes members' answers fell into (a member without an answer has none)
+        return {c for c in r["classes"].values() if c is not None}
+
+    split = sum(len(answered(r)) > 1 for r in records)
+    assert 0 < split < sum(r["agreement"] < 1 for r in records)  # unanimous rows have agreement < 1 too
+    _toggle(browser, "split")
+    assert _shown(browser)[0] == split
+    _toggle(browser, "split")
+    row = browser.find_element("id", "search")
+    unanimous = next(r for r in records if len(set(r["classes"].values())) == 1 and None not in r["classes"].values())
+    split_row = next(r for r in records if len(set(r["classes"].values())) > 1)
+    widths = browser.execute_script(
+        "return Array.from(document.querySelectorAll('tr.item')).map(function (tr) {"
+        "  return Array.from(tr.querySelectorAll('.shares .seg')).map(function (s) { return s.offsetWidth; }); })")
+    by_id = {r["id"]: w for r, w in zip(records, widths)}
+    assert by_id[unanimous["id"]] == [60]
+    shares = sorted(list(split_row["classes"].values()).count(c) / len(split_row["classes"])
+                    for c in set(split_row["classes"].values()))
+    assert sorted(by_id[split_row["id"]]) == sorted(max(1, round(60 * x)) for x in shares)
+    assert row is not None and _errors(browser) == []
+
+
+def test_the_verify_evidence_is_shown_once(browser, outputs, tmp_path, capsys):
+    page = tmp_path / "math.html"
+    view(outputs["math"], page, capsys)
+    _open(browser, page)
+    step = browser.find_elements("css selector", "#sol-roots li.invalid")[-1]  # the boxed final answer
+    step.find_element("tag name", "summary").click()
+    shown = step.find_element("tag name", "details").text
+    assert shown.count("differs from") == 1, shown
+    assert "abstained" in shown and _errors(browser) == []
