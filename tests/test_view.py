@@ -65,15 +65,15 @@ class Silent:
         return [JudgeScore.failed("no opinion") for _ in candidates]
 
 
-def record_run(folder: Path, questions: list[str]) -> Path:
-    """A run folder written by the real step loop (arithmetic judge + a failing one)."""
+def record_run(folder: Path, questions: list[str], n: int = 3, lambdas=(1.0, 1.0)) -> Path:
+    """A run folder written by the real step loop (arithmetic judge + a failing one), ``n`` candidates a step."""
     folder.mkdir(parents=True, exist_ok=True)
     tasks = [TextTask(id=f"t{i}", question=q, reference=str(sum(int(x) for x in re.findall(r"\d+", q)[:2])))
              for i, q in enumerate(questions)]
-    panel = Panel([ArithmeticJudge(), Silent()], lambdas=[1.0, 1.0])
+    panel = Panel([ArithmeticJudge(), Silent()], lambdas=list(lambdas))
     chains = [Chain("verdict", get_policy("verdict", tau=0.6, eps=0.1)), Chain("base")]
     with TraceWriter(folder / "trace.jsonl") as writer:
-        StepLoop(Summer(), panel, chains, Budgets(n=3, max_steps=3, max_tokens=100), writer=writer).run(tasks)
+        StepLoop(Summer(), panel, chains, Budgets(n=n, max_steps=3, max_tokens=100), writer=writer).run(tasks)
     return folder
 
 
@@ -580,3 +580,58 @@ def test_the_verify_evidence_is_shown_once(browser, outputs, tmp_path, capsys):
     shown = step.find_element("tag name", "details").text
     assert shown.count("differs from") == 1, shown
     assert "abstained" in shown and _errors(browser) == []
+
+
+def test_the_index_of_a_folder_sorts_and_compares_two_runs(browser, outputs, tmp_path, capsys):
+    folder = tmp_path / "runs"
+    questions = ["What is 12 + 30?", "What is 7 + 5?", "What is 1 + 2?", "What is 4 + 4?"]
+    record_run(folder / "three-candidates", questions)
+    record_run(folder / "one-candidate", questions, n=1, lambdas=(2.0, 1.0))  # the first, wrong when a is odd
+    shutil.copy(outputs["verify"], folder / "pred.jsonl")
+    (folder / "nested").mkdir()
+    shutil.copy(outputs["jury"], folder / "nested" / "verdicts.jsonl")
+    shutil.copy(MATH_SOLUTIONS, folder / "solutions.jsonl")  # an input, not a result: left out
+    assert main(["view", str(folder)]) == 0
+    assert "index of 4 results" in capsys.readouterr().out
+    for page in ("index.html", "three-candidates/view.html", "one-candidate/view.html", "pred.html", "nested/verdicts.html"):
+        assert (folder / page).is_file(), page
+    _open(browser, folder / "index.html")
+    assert _shown(browser) == (4, 4)
+    hrefs = [a.get_attribute("href") for a in browser.find_elements("css selector", "#results a")]
+    assert all(Path(urllib.request.url2pathname(h.removeprefix("file://"))).is_file() for h in hrefs)
+
+    def column(name):
+        idx = [th.text.rstrip(" ↕▲▼") for th in browser.find_elements("css selector", "#results th")].index(name)
+        return [row.find_elements("tag name", "td")[idx].get_attribute("data-v")
+                for row in browser.find_elements("css selector", "#results tbody tr")]
+
+    def header(name):
+        return next(th for th in browser.find_elements("css selector", "#results th") if th.text.startswith(name))
+
+    header("problems").click()
+    assert [int(x) for x in column("problems")] == sorted(int(x) for x in column("problems"))
+    header("problems").click()
+    assert [int(x) for x in column("problems")] == sorted((int(x) for x in column("problems")), reverse=True)
+    header("result").click()
+    assert column("result") == sorted(column("result"))
+    assert header("result").get_attribute("aria-sort") == "ascending"
+    _toggle(browser, "run")
+    assert _shown(browser) == (2, 4)
+    _toggle(browser, "run")
+
+    names = column("result")
+    for name in ("one-candidate", "three-candidates"):  # A: one candidate a step, B: three
+        row = browser.find_elements("css selector", "#results tbody tr")[names.index(name)]
+        row.find_element("css selector", "input.pick").click()
+    paired = {r.find_elements("tag name", "td")[0].text: [td.text for td in r.find_elements("tag name", "td")]
+              for r in browser.find_elements("css selector", "#compare-paired tr")[1:]}
+    # verdict: one candidate answers 7 + 5 and 1 + 2 wrongly, three candidates let the judge pick the sum
+    assert paired["verdict"][1:] == ["4", "0.500", "1.000", "+0.500", "[-0.066, +1.000]", "0 / 2"]
+    assert paired["base"][1] == "4"
+    settings = {r.find_elements("tag name", "td")[0].text: [td.text for td in r.find_elements("tag name", "td")[1:]]
+                for r in browser.find_elements("css selector", "#compare-settings tr")[1:]}
+    assert settings["trace.lambdas"] == ["[2.0, 1.0]", "[1.0, 1.0]"]
+    assert settings["trace.candidates per step"] == ["1", "3"]
+    assert "trace.judges" not in settings  # the same in both
+    assert _errors(browser) == []
+    _screenshot(browser, "view-index.png", tmp_path)

@@ -79,6 +79,12 @@ details > summary { cursor: pointer; color: #37474f; font-size: 12px; }
 .agree { display: inline-block; height: 8px; background: #42a5f5; vertical-align: middle; margin-right: 4px; }
 tr.item.abstained td { color: var(--muted); }
 td.win { font-weight: 600; }
+th[data-sort] { cursor: pointer; user-select: none; white-space: nowrap; }
+th[data-sort]::after { content: " ↕"; color: #999; }
+th[aria-sort="ascending"]::after { content: " ▲"; color: #222; }
+th[aria-sort="descending"]::after { content: " ▼"; color: #222; }
+#results td:nth-child(4) { white-space: nowrap; }
+#compare h3 { font-size: 14px; margin: 10px 0 4px; }
 .c0 { background: #c8e6c9; } .c1 { background: #ffe0b2; } .c2 { background: #d1c4e9; } .c3 { background: #b3e5fc; }
 .c4 { background: #f8bbd0; } .c5 { background: #dcedc8; } .cx { background: #eeeeee; }
 """
@@ -193,10 +199,10 @@ def _script_hash(script: str) -> str:
     return base64.b64encode(hashlib.sha256(script.encode("utf-8")).digest()).decode("ascii")
 
 
-def document(title: str, subtitle: str, body: str) -> str:
-    """The whole page: the head (CSP, CSS), a header, the body and the script."""
+def document(title: str, subtitle: str, body: str, extra_script: str = "") -> str:
+    """The whole page: the head (CSP, CSS), a header, the body and the script (``extra_script`` after the common one)."""
     katex_css, katex_js = katex_assets()
-    script = katex_js + "\n" + SCRIPT
+    script = katex_js + "\n" + SCRIPT + extra_script
     csp = (f"default-src 'none'; style-src 'unsafe-inline'; img-src data:; font-src data:; "
            f"script-src 'sha256-{_script_hash(script)}'; base-uri 'none'; form-action 'none'")
     return (
