@@ -147,9 +147,20 @@ def test_the_default_output_sits_next_to_the_input(outputs, capsys):
 
 
 def test_an_old_trace_says_its_question_was_not_recorded(tmp_path, capsys):
-    page = view(EXAMPLE_RUN, tmp_path / "old.html", capsys)
+    old = tmp_path / "old"
+    old.mkdir()
+    lines = (EXAMPLE_RUN / "trace.jsonl").read_text().splitlines()
+    (old / "trace.jsonl").write_text("".join(f"{line}\n" for line in lines if json.loads(line)["type"] != "task"))
+    page = view(old, tmp_path / "old.html", capsys)
     assert page.count("(question not recorded)") == 4
     assert "Paired comparisons" in page and "verdict (primary)" in page
+
+
+@pytest.mark.parametrize("name", ["smollm2-tiny", "synthetic"])
+def test_the_shipped_example_runs_show_their_problems(name, tmp_path, capsys):
+    page = view(ROOT / "examples" / "runs" / name, tmp_path / "example.html", capsys)
+    assert "(question not recorded)" not in page
+    assert ("Calculate 5 - 33 - 65." if name == "smollm2-tiny" else "Synthetic problem task-000") in page
 
 
 def test_a_verify_file_without_step_text_still_shows_its_labels(outputs, tmp_path, capsys):
