@@ -15,7 +15,7 @@ from typing import Sequence
 
 ABSTAIN_PHRASES = (
     "no arithmetic to check", "not checked", "no checkable claim", "not the final step", "no answer found",
-    "no reference answer", "nothing to embed", "could not decide", "abstain",
+    "no reference answer", "nothing to embed", "could not decide", "cannot confirm", "abstain",
 )
 
 
