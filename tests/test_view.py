@@ -591,6 +591,13 @@ def test_the_verify_evidence_is_shown_once(browser, outputs, tmp_path, capsys):
     shown = step.find_element("tag name", "details").text
     assert shown.count("differs from") == 1, shown
     assert "abstained" in shown and _errors(browser) == []
+    page = tmp_path / "verify.html"  # three judges' reasons, joined into the rule's reason: each shown once
+    view(outputs["verify"], page, capsys)
+    _open(browser, page)
+    step = browser.find_element("css selector", "#sol-handshakes li.invalid")
+    step.find_element("tag name", "summary").click()
+    shown = step.find_element("tag name", "details").text
+    assert shown.count("8 * 7 = 54 is wrong") == 1 and shown.count("the left side is 56") == 2, shown
 
 
 def test_the_index_of_a_folder_sorts_and_compares_two_runs(browser, outputs, tmp_path, capsys):

@@ -76,7 +76,8 @@ def _evidence(step: dict, judges: list[str]) -> str:
     say something the table does not (a line ``judge: reason`` is that judge's row)."""
     scores, reasons = step.get("scores") or {}, step.get("reasons") or {}
     shown = {f"{j}: {r}" for j, r in reasons.items() if r} | {r for r in reasons.values() if r}
-    extra = [e for e in dict.fromkeys([step.get("reason"), *(step.get("evidence") or [])]) if e and e not in shown]
+    extra = [e for e in dict.fromkeys([step.get("reason"), *(step.get("evidence") or [])])
+             if e and not all(part in shown for part in str(e).split("; "))]  # "a: x; b: y" repeats the rows
     parts = ["<ul>" + "".join(f"<li>{tex_html(e)}</li>" for e in extra) + "</ul>"] if extra else []
     rows = "".join(f"<tr><td>{esc(j)}</td>{score_cell(scores.get(j), reasons.get(j))}<td>{tex_html(reasons.get(j) or '')}</td></tr>"
                    for j in judges or scores)
