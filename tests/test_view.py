@@ -653,3 +653,27 @@ def test_the_index_of_a_folder_sorts_and_compares_two_runs(browser, outputs, tmp
     assert "trace.judges" not in settings  # the same in both
     assert _errors(browser) == []
     _screenshot(browser, "view-index.png", tmp_path)
+
+
+_VERIFY_LINE = json.dumps({"id": "s", "problem": "p", "prediction": -1, "step_labels": ["valid"],
+                           "steps": [{"text": "$x$", "label": "valid"}]})
+_JURY_LINE = json.dumps({"id": "q", "answer": "1", "agreement": 1.0, "abstained": False, "classes": {"a": 0}})
+_file_texts = st.lists(st.sampled_from([_VERIFY_LINE, _JURY_LINE, "not json", '{"a": 1}', ""]), max_size=3).map(
+    lambda lines: "".join(f"{line}\n" for line in lines))
+
+
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(files=st.lists(_file_texts, min_size=0, max_size=4))
+def test_any_folder_is_indexed_or_refused_in_one_line(files, tmp_path_factory, capsys):
+    folder = tmp_path_factory.mktemp("anyfolder")
+    for i, text in enumerate(files):
+        (folder / f"f{i}.jsonl").write_text(text)
+    kinds = [{line for line in t.splitlines() if line.strip()} for t in files]  # blank lines are skipped
+    results = sum(1 for k in kinds if len(k) == 1 and k <= {_VERIFY_LINE, _JURY_LINE})  # one kind, nothing else
+    code = main(["view", str(folder)])
+    out, err = capsys.readouterr()
+    if results:
+        assert code == 0 and f"index of {results} results" in out
+        assert (folder / "index.html").is_file()
+    else:
+        assert code == 2 and len(err.splitlines()) == 1 and "holds no run folder" in err
