@@ -50,7 +50,8 @@ def main() -> None:
             synthetic[rec["task_id"]] = TextTask(
                 id=rec["task_id"], reference=rec.get("reference"),
                 question=f"Synthetic problem {rec['task_id']} (no text: each step is a sound or flawed move whose "
-                         f"judge scores are drawn from a seeded model; the right final answer is {rec.get('reference')}).")
+                         f"judge scores are drawn from a seeded model; the right final answer is "
+                         f"{rec.get('reference')}).")
     print("synthetic:", add_task_records(ROOT / "synthetic" / "trace.jsonl", synthetic), "task records added")
 
 

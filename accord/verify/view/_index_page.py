@@ -26,7 +26,9 @@ INDEX_SCRIPT = """
     th.addEventListener('click', function () {
       var idx = Array.prototype.indexOf.call(th.parentNode.children, th);
       var up = th.getAttribute('aria-sort') !== 'ascending';
-      Array.prototype.forEach.call(table.querySelectorAll('th[data-sort]'), function (o) { o.removeAttribute('aria-sort'); });
+      Array.prototype.forEach.call(table.querySelectorAll('th[data-sort]'), function (o) {
+        o.removeAttribute('aria-sort');
+      });
       th.setAttribute('aria-sort', up ? 'ascending' : 'descending');
       var rows = Array.prototype.slice.call(body.rows);
       var numeric = th.dataset.sort === 'num';
@@ -75,9 +77,11 @@ INDEX_SCRIPT = """
       var sa = ids.reduce(function (s, k) { return s + a.outcomes[m][k]; }, 0) / n;
       var sd = n > 1 ? Math.sqrt(d.reduce(function (s, x) { return s + (x - mean) * (x - mean); }, 0) / (n - 1)) : NaN;
       var half = 1.96 * sd / Math.sqrt(n);
-      var onlyA = d.filter(function (x) { return x < 0; }).length, onlyB = d.filter(function (x) { return x > 0; }).length;
+      var onlyA = d.filter(function (x) { return x < 0; }).length;
+      var onlyB = d.filter(function (x) { return x > 0; }).length;
+      var lo = fmt(Math.max(-1, mean - half), true), hi = fmt(Math.min(1, mean + half), true);
       out.push([m, String(n), fmt(sa), fmt(sa + mean), fmt(mean, true),
-                isNaN(half) ? '–' : '[' + fmt(Math.max(-1, mean - half), true) + ', ' + fmt(Math.min(1, mean + half), true) + ']',
+                isNaN(half) ? '–' : '[' + lo + ', ' + hi + ']',
                 onlyA + ' / ' + onlyB]);
     });
     return out;
@@ -85,7 +89,8 @@ INDEX_SCRIPT = """
   function draw() {
     while (panel.firstChild) { panel.removeChild(panel.firstChild); }
     if (picked.length < 2) {
-      panel.appendChild(el('p', picked.length ? 'Tick one more result to compare.' : 'Tick two results to compare them.', 'missing'));
+      var hint = picked.length ? 'Tick one more result to compare.' : 'Tick two results to compare them.';
+      panel.appendChild(el('p', hint, 'missing'));
       return;
     }
     var a = data[picked[0]], b = data[picked[1]];
@@ -94,13 +99,17 @@ INDEX_SCRIPT = """
     panel.appendChild(el('h3', 'Figures'));
     panel.appendChild(tableOf(['figure', 'A', 'B', 'B − A'], keys.map(function (k) {
       var x = a.figures[k], y = b.figures[k];
-      return [k, fmt(x), fmt(y), (x === undefined || y === undefined || x === null || y === null) ? '–' : fmt(y - x, true)];
+      var both = x !== undefined && y !== undefined && x !== null && y !== null;
+      return [k, fmt(x), fmt(y), both ? fmt(y - x, true) : '–'];
     }), 'compare-figures'));
-    panel.appendChild(el('h3', 'Paired difference on the tasks both have (1 = right; 95% normal interval, clipped to [−1, 1])'));
+    panel.appendChild(el('h3', 'Paired difference on the tasks both have '
+                               + '(1 = right; 95% normal interval, clipped to [−1, 1])'));
     var rows = paired(a, b);
-    panel.appendChild(rows.length ? tableOf(['measure', 'shared tasks', 'A', 'B', 'B − A', '95% interval', 'only A / only B right'], rows, 'compare-paired')
+    var head = ['measure', 'shared tasks', 'A', 'B', 'B − A', '95% interval', 'only A / only B right'];
+    panel.appendChild(rows.length ? tableOf(head, rows, 'compare-paired')
                                   : el('p', 'No measure in common (or no references).', 'missing'));
-    var skeys = Object.keys(a.settings).concat(Object.keys(b.settings).filter(function (k) { return !(k in a.settings); }));
+    var extraB = Object.keys(b.settings).filter(function (k) { return !(k in a.settings); });
+    var skeys = Object.keys(a.settings).concat(extraB);
     var diff = skeys.filter(function (k) { return a.settings[k] !== b.settings[k]; });
     panel.appendChild(el('h3', 'Settings that differ (' + diff.length + ' of ' + skeys.length + ')'));
     panel.appendChild(tableOf(['setting', 'A', 'B'], diff.map(function (k) {
@@ -139,8 +148,8 @@ def _figures_text(r: Result) -> str:
 
 
 def _settings_text(r: Result) -> str:
-    keep = [k for k in r.settings if k.split(".")[-1] in ("name", "model", "tau", "eps", "policy", "judges", "members", "seed")
-            or k in ("run.lambdas",)]
+    main = ("name", "model", "tau", "eps", "policy", "judges", "members", "seed")
+    keep = [k for k in r.settings if k.split(".")[-1] in main or k in ("run.lambdas",)]
     return "; ".join(f"{k}={r.settings[k]}" for k in keep[:8])
 
 
@@ -151,7 +160,8 @@ def render_index(folder: Path, results: list[Result], pages: list[Path], out: Pa
     for i, (r, page) in enumerate(zip(results, pages)):
         name = _rel(r.path, folder)
         rows.append(
-            f'<tr class="item" id="result-{i}" {flags(run=r.kind == "run", verify=r.kind == "verify", jury=r.kind == "jury")} '
+            f'<tr class="item" id="result-{i}" '
+            f'{flags(run=r.kind == "run", verify=r.kind == "verify", jury=r.kind == "jury")} '
             f'data-search="{esc(name.lower())}">'
             f'<td><input type="checkbox" class="pick" data-i="{i}" aria-label="compare {esc(name)}"></td>'
             + _cell(esc(r.kind), r.kind) + _cell(f'<a href="{esc(_rel(page, here))}">{esc(name)}</a>', name)
@@ -160,11 +170,13 @@ def render_index(folder: Path, results: list[Result], pages: list[Path], out: Pa
             + _cell(f"{num(r.headline)} <span class='missing'>{esc(r.headline_name)}</span>", r.headline, "num")
             + _cell(esc(_figures_text(r)), _figures_text(r)) + _cell(esc(_settings_text(r)), _settings_text(r))
             + "</tr>")
-        data.append({"name": name, "kind": r.kind, "figures": r.figures, "settings": r.settings, "outcomes": r.outcomes})
+        data.append({"name": name, "kind": r.kind, "figures": r.figures, "settings": r.settings,
+                     "outcomes": r.outcomes})
     head = ("<thead><tr><th title='tick two to compare'>compare</th><th data-sort='text'>kind</th>"
             "<th data-sort='text'>result</th><th data-sort='text'>date</th><th data-sort='text'>task</th>"
             "<th data-sort='num' class='num'>problems</th><th data-sort='num' class='num'>headline</th>"
-            "<th data-sort='text' title='accuracy per chain (runs), F1 (verify), accuracy per member (jury)'>figures</th><th data-sort='text'>settings</th></tr></thead>")
+            "<th data-sort='text' title='accuracy per chain (runs), F1 (verify), accuracy per member (jury)'>figures</th>"
+            "<th data-sort='text'>settings</th></tr></thead>")
     blob = json.dumps(data).replace("<", "\\u003c")
     body = [filter_bar([("run", "runs"), ("verify", "verify outputs"), ("jury", "jury outputs")]), "<main>",
             *(f'<p class="missing">{esc(n)}</p>' for n in notes),

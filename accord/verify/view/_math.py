@@ -112,7 +112,7 @@ def katex_assets() -> tuple[str, str]:
         return f'url(data:font/woff2;base64,{data}) format("woff2")'
 
     css = re.sub(r'url\(fonts/([\w-]+)\.woff2\) format\("woff2"\)(?:,url\(fonts/[\w.-]+\) format\("\w+"\))*', font, css)
-    script = (root / "katex.min.js").read_text(encoding="utf-8") + "\n" + (root / "copy-tex.min.js").read_text(encoding="utf-8")
+    script = "\n".join((root / name).read_text(encoding="utf-8") for name in ("katex.min.js", "copy-tex.min.js"))
     return css, script
 
 
