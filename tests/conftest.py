@@ -50,3 +50,18 @@ def llama_server(tmp_path_factory):
         pytest.fail(str(exc))
     yield server
     server.stop()
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _cache_dir_of_the_session(tmp_path_factory):
+    """Caches accord keeps in the user cache folder (verify's judge cache, served calls) go to a
+    folder of this test session, never into the user's own ~/.cache/accord."""
+    import os
+
+    before = os.environ.get("ACCORD_CACHE_DIR")
+    os.environ["ACCORD_CACHE_DIR"] = str(tmp_path_factory.mktemp("accord-cache"))
+    yield
+    if before is None:
+        os.environ.pop("ACCORD_CACHE_DIR", None)
+    else:
+        os.environ["ACCORD_CACHE_DIR"] = before

@@ -36,6 +36,7 @@ from accord.verify.view import detect_kind, render_jury, render_verify
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE_RUN = ROOT / "examples" / "runs" / "smollm2-tiny"
+MATH_SOLUTIONS = ROOT / "tests" / "fixtures" / "view" / "math_solutions.jsonl"
 HOSTILE = '<script>window.pwned = 1</script><img src=x onerror="window.pwned = 2">"quotes" & </textarea>'
 
 
@@ -64,15 +65,15 @@ class Silent:
         return [JudgeScore.failed("no opinion") for _ in candidates]
 
 
-def record_run(folder: Path, questions: list[str]) -> Path:
-    """A run folder written by the real step loop (arithmetic judge + a failing one)."""
+def record_run(folder: Path, questions: list[str], n: int = 3, lambdas=(1.0, 1.0)) -> Path:
+    """A run folder written by the real step loop (arithmetic judge + a failing one), ``n`` candidates a step."""
     folder.mkdir(parents=True, exist_ok=True)
     tasks = [TextTask(id=f"t{i}", question=q, reference=str(sum(int(x) for x in re.findall(r"\d+", q)[:2])))
              for i, q in enumerate(questions)]
-    panel = Panel([ArithmeticJudge(), Silent()], lambdas=[1.0, 1.0])
+    panel = Panel([ArithmeticJudge(), Silent()], lambdas=list(lambdas))
     chains = [Chain("verdict", get_policy("verdict", tau=0.6, eps=0.1)), Chain("base")]
     with TraceWriter(folder / "trace.jsonl") as writer:
-        StepLoop(Summer(), panel, chains, Budgets(n=3, max_steps=3, max_tokens=100), writer=writer).run(tasks)
+        StepLoop(Summer(), panel, chains, Budgets(n=n, max_steps=3, max_tokens=100), writer=writer).run(tasks)
     return folder
 
 
@@ -86,7 +87,10 @@ def outputs(tmp_path_factory):
                  "--bootstrap", "0", "--workers", "1", "--fail-on", "never"]) == 0
     jury = base / "jury.jsonl"
     assert main(["jury", str(ROOT / "examples/jury/panel.jsonl"), "--out", str(jury), "--json", "--n-boot", "0"]) == 0
-    return {"run": run, "verify": pred, "jury": jury, "dir": base}
+    math = base / "math.jsonl"  # solutions with inline, display and bare math, verified through the CLI
+    assert main(["verify", str(MATH_SOLUTIONS), "--out", str(math), "--json", "--bootstrap", "0", "--workers", "1",
+                 "--fail-on", "never"]) == 0
+    return {"run": run, "verify": pred, "jury": jury, "math": math, "dir": base}
 
 
 def view(path: Path, out: Path, capsys) -> str:
@@ -143,9 +147,20 @@ def test_the_default_output_sits_next_to_the_input(outputs, capsys):
 
 
 def test_an_old_trace_says_its_question_was_not_recorded(tmp_path, capsys):
-    page = view(EXAMPLE_RUN, tmp_path / "old.html", capsys)
+    old = tmp_path / "old"
+    old.mkdir()
+    lines = (EXAMPLE_RUN / "trace.jsonl").read_text().splitlines()
+    (old / "trace.jsonl").write_text("".join(f"{line}\n" for line in lines if json.loads(line)["type"] != "task"))
+    page = view(old, tmp_path / "old.html", capsys)
     assert page.count("(question not recorded)") == 4
     assert "Paired comparisons" in page and "verdict (primary)" in page
+
+
+@pytest.mark.parametrize("name", ["smollm2-tiny", "synthetic"])
+def test_the_shipped_example_runs_show_their_problems(name, tmp_path, capsys):
+    page = view(ROOT / "examples" / "runs" / name, tmp_path / "example.html", capsys)
+    assert "(question not recorded)" not in page
+    assert ("Calculate 5 - 33 - 65." if name == "smollm2-tiny" else "Synthetic problem task-000") in page
 
 
 def test_a_verify_file_without_step_text_still_shows_its_labels(outputs, tmp_path, capsys):
@@ -387,6 +402,15 @@ def test_the_run_page_in_a_browser(browser, outputs, tmp_path, capsys):
     assert _shown(browser) == (0, 3)
     _toggle(browser, "wrong")
     _toggle(browser, "failed")
+    _toggle(browser, "abstained")  # the arithmetic judge has nothing to check in "The answer is 42."
+    assert _shown(browser) == (3, 3)
+    _toggle(browser, "abstained")
+    search = browser.find_element("id", "search")
+    search.send_keys("5 = 1")  # step text only ("7 + 5 = 12", "7 + 5 = 13"): not an id, not a question
+    assert _shown(browser) == (1, 3) and browser.find_element("id", "task-t1").is_displayed()
+    search.clear()
+    search.send_keys(" ")
+    assert _shown(browser) == (3, 3)
     assert browser.execute_script("return window.pwned === undefined")  # the hostile question runs nothing
     assert "<script>window.pwned = 1</script>" in browser.find_element("id", "task-t2").text
     assert _errors(browser) == []
@@ -426,3 +450,230 @@ def test_the_jury_page_in_a_browser(browser, outputs, tmp_path, capsys):
     _toggle(browser, "wrong")
     assert _errors(browser) == []
     _screenshot(browser, "view-jury.png", tmp_path)
+
+
+# Visible text: every text node but KaTeX's hidden MathML copy (kept for copying and screen readers).
+VISIBLE_TEXT = """
+var w = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT), out = [];
+while (w.nextNode()) {
+  var p = w.currentNode.parentElement;
+  if (!p.closest('.katex-mathml, script, style')) { out.push(w.currentNode.data); }
+}
+return out.join(' ');
+"""
+
+
+def test_math_is_typeset_in_every_page(browser, outputs, tmp_path, capsys):
+    run = record_run(tmp_path / "run", ["What is 12 + 30? Give it as $\\frac{a}{b}$ with $b = 1$."])
+    for path, display in ((outputs["math"], True), (run, False), (outputs["jury"], False)):
+        page = tmp_path / f"{path.stem}.html"
+        view(path, page, capsys)
+        _open(browser, page)
+        for summary in browser.find_elements("css selector", "details > summary"):
+            browser.execute_script("arguments[0].parentElement.open = true", summary)
+        text = browser.execute_script(VISIBLE_TEXT)
+        for raw in ("\\frac", "\\sqrt", "\\boxed", "$$", "\\["):
+            assert raw not in text, (path.name, raw)
+        assert browser.execute_script("return document.querySelectorAll('.katex').length") > 0
+        assert browser.execute_script("return document.querySelectorAll('.katex-error').length") == 0
+        assert bool(browser.execute_script("return document.querySelectorAll('.katex-display').length")) == display
+        assert _errors(browser) == []
+    _open(browser, tmp_path / "math.html")
+    prices = browser.find_element("id", "sol-prices").text
+    assert "A pen costs $3 and a book $12." in prices  # prices stay text
+    first = browser.find_element("css selector", "#sol-roots .question .tex")
+    assert first.get_attribute("title") == "\\sqrt{\\frac{25}{36}}"  # the TeX source, for copying
+    assert browser.execute_script(  # copying typeset math gives its source back (KaTeX's copy-tex)
+        "return arguments[0].querySelector('annotation').textContent", first) == "\\sqrt{\\frac{25}{36}}"
+    browser.execute_script("window.scrollTo(0, 0)")
+    _screenshot(browser, "view-math.png", tmp_path)
+
+
+def test_tex_spans_are_found_and_escaped():
+    from accord.verify.view._math import tex_html
+
+    assert tex_html("costs $5 and $10") == "costs $5 and $10"
+    assert tex_html("so $x<1$ or $$y$$") == ('so <span class="tex" data-display="0">x&lt;1</span> or '
+                                            '<span class="tex" data-display="1">y</span>')
+    assert tex_html("answer \\boxed{\\frac{1}{2}}.") == 'answer <span class="tex" data-display="0">\\boxed{\\frac{1}{2}}</span>.'
+    assert tex_html("\\[a\\] and \\(b\\)").count('class="tex"') == 2
+    assert tex_html("C:\\Users\\me") == "C:\\Users\\me"  # not a known command: text
+
+
+@settings(max_examples=80, deadline=None)
+@given(text=st.lists(st.sampled_from([*"$\\{}[]()^_ ab1<&", "\\frac", "\\boxed", "$$", "\\begin{x}", "\\end{x}"]),
+                    max_size=25).map("".join))
+def test_any_text_keeps_its_characters_once_marked(text):
+    from accord.verify.view._math import tex_html
+
+    parsed = _Tags()
+    parsed.feed(tex_html(text))
+    assert {tag for tag, _ in parsed.tags} <= {"span"}
+    def strip(t):
+        return re.sub(r"\$|\\[\[\]()]", "", t)
+
+    assert strip("".join(parsed.text)) == strip(text)  # marking adds spans and removes no character but delimiters
+
+
+def test_abstentions_failures_and_the_base_chain_are_labelled_as_they_are(browser, outputs, tmp_path, capsys):
+    page = tmp_path / "run.html"
+    view(outputs["run"], page, capsys)
+    _open(browser, page)
+    t0 = browser.find_element("id", "task-t0")
+    cells = {c.text for c in t0.find_elements("css selector", "td.abstained")}
+    assert cells == {"abstained"}  # arithmetic on "The answer is 42.": nothing to check
+    failed = t0.find_elements("css selector", "td.failed")
+    assert failed and {c.text for c in failed} == {"failed"}  # the silent judge: no opinion
+    assert all(c.get_attribute("title") == "failed: no opinion" for c in failed)
+    assert all(c.get_attribute("title") == "abstained: no arithmetic to check"
+               for c in t0.find_elements("css selector", "td.abstained"))
+    badges = [b.text for b in t0.find_elements("css selector", ".badge")]
+    assert "a judge failed" in badges and "a judge abstained" in badges
+    base = t0.find_element("css selector", '.chain[data-col="1"]')  # chains: verdict, base
+    assert "base" in base.find_element("tag name", "h4").text
+    assert not base.find_elements("xpath", ".//th[text()='acc.']") and "accepted" not in base.text
+    verdict = t0.find_element("css selector", '.chain[data-col="0"]')
+    assert verdict.find_elements("xpath", ".//th[text()='acc.']")
+    assert _errors(browser) == []
+
+
+def test_the_report_counts_abstentions_apart_from_failures(outputs, tmp_path, capsys):
+    assert main(["report", str(outputs["run"]), "--out-dir", str(tmp_path), "--bootstrap", "100"]) == 0
+    rates = json.loads((tmp_path / "report.json").read_text())["rates"]
+    # per chain: the silent judge fails on every candidate; arithmetic abstains on the "answer is" steps
+    for chain, r in rates.items():
+        assert r["failed_scores"] == r["scores"] // 2 and 0 < r["abstained_scores"] < r["scores"] // 2, (chain, r)
+
+
+def test_the_report_fits_80_columns_without_breaking_a_word(tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "80")
+    assert main(["report", str(EXAMPLE_RUN), "--out-dir", str(tmp_path), "--bootstrap", "100"]) == 0
+    out = capsys.readouterr().out
+    assert max(len(line) for line in out.splitlines()) <= 80
+    for word in ("rejected", "accepted", "raw_average", "abstained", "lambdas=(1.5,"):
+        assert word in out
+    assert "failed scores" not in out
+
+
+def test_the_jury_bar_and_split_filter_follow_the_class_shares(browser, outputs, tmp_path, capsys):
+    page = tmp_path / "jury.html"
+    view(outputs["jury"], page, capsys)
+    _open(browser, page)
+    records = [json.loads(line) for line in outputs["jury"].read_text().splitlines()]
+    def answered(r):  # the classes members' answers fell into (a member without an answer has none)
+        return {c for c in r["classes"].values() if c is not None}
+
+    split = sum(len(answered(r)) > 1 for r in records)
+    assert 0 < split < sum(r["agreement"] < 1 for r in records)  # unanimous rows have agreement < 1 too
+    _toggle(browser, "split")
+    assert _shown(browser)[0] == split
+    _toggle(browser, "split")
+    row = browser.find_element("id", "search")
+    unanimous = next(r for r in records if len(set(r["classes"].values())) == 1 and None not in r["classes"].values())
+    split_row = next(r for r in records if len(set(r["classes"].values())) > 1)
+    widths = browser.execute_script(
+        "return Array.from(document.querySelectorAll('tr.item')).map(function (tr) {"
+        "  return Array.from(tr.querySelectorAll('.shares .seg')).map(function (s) { return s.offsetWidth; }); })")
+    by_id = {r["id"]: w for r, w in zip(records, widths)}
+    assert by_id[unanimous["id"]] == [60]
+    shares = sorted(list(split_row["classes"].values()).count(c) / len(split_row["classes"])
+                    for c in set(split_row["classes"].values()))
+    assert sorted(by_id[split_row["id"]]) == sorted(max(1, round(60 * x)) for x in shares)
+    assert row is not None and _errors(browser) == []
+
+
+def test_the_verify_evidence_is_shown_once(browser, outputs, tmp_path, capsys):
+    page = tmp_path / "math.html"
+    view(outputs["math"], page, capsys)
+    _open(browser, page)
+    step = browser.find_elements("css selector", "#sol-roots li.invalid")[-1]  # the boxed final answer
+    step.find_element("tag name", "summary").click()
+    shown = step.find_element("tag name", "details").text
+    assert shown.count("differs from") == 1, shown
+    assert "abstained" in shown and _errors(browser) == []
+    page = tmp_path / "verify.html"  # three judges' reasons, joined into the rule's reason: each shown once
+    view(outputs["verify"], page, capsys)
+    _open(browser, page)
+    step = browser.find_element("css selector", "#sol-handshakes li.invalid")
+    step.find_element("tag name", "summary").click()
+    shown = step.find_element("tag name", "details").text
+    assert shown.count("8 * 7 = 54 is wrong") == 1 and shown.count("the left side is 56") == 2, shown
+
+
+def test_the_index_of_a_folder_sorts_and_compares_two_runs(browser, outputs, tmp_path, capsys):
+    folder = tmp_path / "runs"
+    questions = ["What is 12 + 30?", "What is 7 + 5?", "What is 1 + 2?", "What is 4 + 4?"]
+    record_run(folder / "three-candidates", questions)
+    record_run(folder / "one-candidate", questions, n=1, lambdas=(2.0, 1.0))  # the first, wrong when a is odd
+    shutil.copy(outputs["verify"], folder / "pred.jsonl")
+    (folder / "nested").mkdir()
+    shutil.copy(outputs["jury"], folder / "nested" / "verdicts.jsonl")
+    shutil.copy(MATH_SOLUTIONS, folder / "solutions.jsonl")  # an input, not a result: left out
+    assert main(["view", str(folder)]) == 0
+    assert "index of 4 results" in capsys.readouterr().out
+    for page in ("index.html", "three-candidates/view.html", "one-candidate/view.html", "pred.html", "nested/verdicts.html"):
+        assert (folder / page).is_file(), page
+    _open(browser, folder / "index.html")
+    assert _shown(browser) == (4, 4)
+    hrefs = [a.get_attribute("href") for a in browser.find_elements("css selector", "#results a")]
+    assert all(Path(urllib.request.url2pathname(h.removeprefix("file://"))).is_file() for h in hrefs)
+
+    def column(name):
+        idx = [th.text.rstrip(" ↕▲▼") for th in browser.find_elements("css selector", "#results th")].index(name)
+        return [row.find_elements("tag name", "td")[idx].get_attribute("data-v")
+                for row in browser.find_elements("css selector", "#results tbody tr")]
+
+    def header(name):
+        return next(th for th in browser.find_elements("css selector", "#results th") if th.text.startswith(name))
+
+    header("problems").click()
+    assert [int(x) for x in column("problems")] == sorted(int(x) for x in column("problems"))
+    header("problems").click()
+    assert [int(x) for x in column("problems")] == sorted((int(x) for x in column("problems")), reverse=True)
+    header("result").click()
+    assert column("result") == sorted(column("result"))
+    assert header("result").get_attribute("aria-sort") == "ascending"
+    _toggle(browser, "run")
+    assert _shown(browser) == (2, 4)
+    _toggle(browser, "run")
+
+    names = column("result")
+    for name in ("one-candidate", "three-candidates"):  # A: one candidate a step, B: three
+        row = browser.find_elements("css selector", "#results tbody tr")[names.index(name)]
+        row.find_element("css selector", "input.pick").click()
+    paired = {r.find_elements("tag name", "td")[0].text: [td.text for td in r.find_elements("tag name", "td")]
+              for r in browser.find_elements("css selector", "#compare-paired tr")[1:]}
+    # verdict: one candidate answers 7 + 5 and 1 + 2 wrongly, three candidates let the judge pick the sum
+    assert paired["verdict"][1:] == ["4", "0.500", "1.000", "+0.500", "[-0.066, +1.000]", "0 / 2"]
+    assert paired["base"][1] == "4"
+    settings = {r.find_elements("tag name", "td")[0].text: [td.text for td in r.find_elements("tag name", "td")[1:]]
+                for r in browser.find_elements("css selector", "#compare-settings tr")[1:]}
+    assert settings["trace.lambdas"] == ["[2.0, 1.0]", "[1.0, 1.0]"]
+    assert settings["trace.candidates per step"] == ["1", "3"]
+    assert "trace.judges" not in settings  # the same in both
+    assert _errors(browser) == []
+    _screenshot(browser, "view-index.png", tmp_path)
+
+
+_VERIFY_LINE = json.dumps({"id": "s", "problem": "p", "prediction": -1, "step_labels": ["valid"],
+                           "steps": [{"text": "$x$", "label": "valid"}]})
+_JURY_LINE = json.dumps({"id": "q", "answer": "1", "agreement": 1.0, "abstained": False, "classes": {"a": 0}})
+_file_texts = st.lists(st.sampled_from([_VERIFY_LINE, _JURY_LINE, "not json", '{"a": 1}', ""]), max_size=3).map(
+    lambda lines: "".join(f"{line}\n" for line in lines))
+
+
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(files=st.lists(_file_texts, min_size=0, max_size=4))
+def test_any_folder_is_indexed_or_refused_in_one_line(files, tmp_path_factory, capsys):
+    folder = tmp_path_factory.mktemp("anyfolder")
+    for i, text in enumerate(files):
+        (folder / f"f{i}.jsonl").write_text(text)
+    kinds = [{line for line in t.splitlines() if line.strip()} for t in files]  # blank lines are skipped
+    results = sum(1 for k in kinds if len(k) == 1 and k <= {_VERIFY_LINE, _JURY_LINE})  # one kind, nothing else
+    code = main(["view", str(folder)])
+    out, err = capsys.readouterr()
+    if results:
+        assert code == 0 and f"index of {results} results" in out
+        assert (folder / "index.html").is_file()
+    else:
+        assert code == 2 and len(err.splitlines()) == 1 and "holds no run folder" in err

@@ -71,10 +71,10 @@ def load_causal_lm(name_or_path: str = "smollm2", device: str = "cpu", dtype: st
     if name_or_path == "smollm2":
         folder, gguf = smollm2_location()
         tok = AutoTokenizer.from_pretrained(folder, gguf_file=gguf)
-        model = AutoModelForCausalLM.from_pretrained(folder, gguf_file=gguf, torch_dtype=torch_dtype)
+        model = AutoModelForCausalLM.from_pretrained(folder, gguf_file=gguf, dtype=torch_dtype)
     else:
         tok = AutoTokenizer.from_pretrained(name_or_path)
-        model = AutoModelForCausalLM.from_pretrained(name_or_path, torch_dtype=torch_dtype)
+        model = AutoModelForCausalLM.from_pretrained(name_or_path, dtype=torch_dtype)
     if tok.pad_token is None:
         tok.pad_token = tok.eos_token
     tok.padding_side = "left"

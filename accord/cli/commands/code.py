@@ -33,6 +33,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    "or rlimits (shares the host filesystem)")
     p.add_argument("--workers", type=positive_int, default=None, help="candidates run in parallel (default: CPU count)")
     p.add_argument("--out", default=None, help="write one JSON line per candidate (scores, reasons, verdict) to this file")
+    p.add_argument("--format", choices=("jsonl", "csv"), default="jsonl",
+                   help="format of --out: jsonl (default, nested) or csv (flat: one row per candidate, a score_ and "
+                        "reason_ column per judge); csv without --out prints the CSV instead of the table")
     p.add_argument("--json", action="store_true", help="print one JSON document instead of a table")
     add_quiet(p)
 
@@ -67,9 +70,29 @@ def print_table(doc: dict) -> None:
               f"{doc['accepted_picks']} of {n}" + (f"; no candidate accepted in {', '.join(fell)} (pick by fallback)" if fell else ""))
 
 
+def candidates_csv(rows: list[dict], judges) -> str:
+    """The candidates as a flat table: one row per candidate, a score and a reason column per judge."""
+    import csv
+    import io
+
+    head = ["task_id", "id", "line", "picked", "accepted", "fallback", "mean", "dispersion"]
+    fields = head + [f"score_{j}" for j in judges] + [f"reason_{j}" for j in judges]
+    buf = io.StringIO()
+    writer = csv.DictWriter(buf, fieldnames=fields, lineterminator="\n")
+    writer.writeheader()
+    for r in rows:
+        flat = {k: r.get(k) for k in head}
+        flat.update({f"score_{j}": (r.get("scores") or {}).get(j) for j in judges})
+        flat.update({f"reason_{j}": (r.get("reasons") or {}).get(j) for j in judges})
+        writer.writerow(flat)
+    return buf.getvalue()
+
+
 def run(args: argparse.Namespace) -> int:
     if args.out:
         writable_output(args.out, "--out")
+    if args.format == "csv" and args.json and not args.out:
+        raise UserError("--format csv without --out prints the CSV to stdout; --json would too: give --out")
     names = [j.strip() for j in args.judges.split(",") if j.strip()]
     unknown = [j for j in names if j not in JUDGES]
     if unknown or len(names) < 2 or len(set(names)) != len(names):
@@ -89,10 +112,14 @@ def run(args: argparse.Namespace) -> int:
             doc = check_candidates(candidates, specs, panel, args.policy, consensus, progress=update, **params)
     except (ValueError, KeyError) as exc:
         raise UserError(str(exc.args[0]) if exc.args else str(exc)) from None
+    rows = [{"task_id": t["task_id"], **c, "fallback": t["fallback"]} for t in doc["tasks"] for c in t["candidates"]]
     if args.out:
-        lines = [json.dumps({"task_id": t["task_id"], **c, "fallback": t["fallback"]}, ensure_ascii=False)
-                 for t in doc["tasks"] for c in t["candidates"]]
-        write_text_atomic(args.out, "".join(line + "\n" for line in lines), "--out")
+        text = (candidates_csv(rows, panel.names) if args.format == "csv"
+                else "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows))
+        write_text_atomic(args.out, text, "--out")
+    elif args.format == "csv":
+        sys.stdout.write(candidates_csv(rows, panel.names))
+        return 0 if doc["accepted_picks"] == len(doc["tasks"]) else 1
     if args.json:
         json.dump(doc, sys.stdout, indent=1, ensure_ascii=False)
         sys.stdout.write("\n")

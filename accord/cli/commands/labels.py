@@ -15,7 +15,7 @@ NAME = "labels"
 HELP = "Step labels: convert between PRM800K, ProcessBench, MMReason and accord runs; score them."
 # accord.verify.labels.FORMATS, named here so that building the parser does not import the
 # readers (tests/test_architecture.py keeps the two equal)
-FORMATS = ("prm800k", "processbench", "mmreason", "accord")
+FORMATS = ("prm800k", "processbench", "mmreason", "accord", "verify")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -24,9 +24,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     conv.add_argument("source", metavar="IN", help="labels file, or a run folder / trace.jsonl")
     conv.add_argument("dest", metavar="OUT", help="JSONL file to write")
     conv.add_argument("--from", dest="src_format", choices=FORMATS, help="format of IN (default: detected)")
-    conv.add_argument("--to", dest="dst_format", required=True, choices=[f for f in FORMATS if f != "accord"])
+    conv.add_argument("--to", dest="dst_format", required=True, choices=[f for f in FORMATS if f not in ("accord", "verify")])
     score = sub.add_parser("score", help="score predicted step labels against reference labels")
-    score.add_argument("pred", metavar="PRED", help="predicted labels, or a run folder (its verifier's labels)")
+    score.add_argument("pred", metavar="PRED", help="predicted labels, an accord verify --out file, or a run folder "
+                                                  "(its verifier's labels)")
     score.add_argument("ref", metavar="REF", nargs="?", help="reference labels (omit to only summarise PRED)")
     score.add_argument("--pred-format", choices=FORMATS, help="format of PRED (default: detected)")
     score.add_argument("--ref-format", choices=FORMATS, help="format of REF (default: detected)")

@@ -9,6 +9,7 @@ from pathlib import Path
 from accord.cli.options import note_if_live
 from accord.errors import UserError
 from accord.verify.io import writable_folder
+from accord.verify.loop import BASE
 
 NAME = "report"
 HELP = "Evaluate a recorded run folder: accuracy with bootstrap intervals, diagnostics, replayed baselines."
@@ -69,36 +70,49 @@ def _ci(lo, hi) -> str:
     return "–" if lo is None or hi is None else f"[{lo:.3f}, {hi:.3f}]"
 
 
+def _column(table, header: str, first: bool = False, wrap: bool = False) -> None:
+    """A column that never breaks a word: numbers and names stay whole (headers are broken by hand
+    with ``\\n``); only ``wrap`` columns (long names with spaces) wrap, between words."""
+    table.add_column(header, justify="left" if first else "right", no_wrap=not wrap, overflow="ellipsis" if not wrap else "fold")
+
+
+def _spaced(spec: str) -> str:
+    """A policy spec with a space after each comma and colon, so a narrow terminal wraps it between settings."""
+    return spec.replace(",", ", ").replace(":", ": ")
+
+
 def print_report(report: dict, run_dir: Path, out_dir: Path | None = None) -> None:
     from accord.cli.display import Table, console
 
-    con = console(140)
+    con = console(80)
     con.print(f"[bold]{run_dir}[/bold]: {report['n_tasks']} tasks, chains {', '.join(report['chains'])}")
     for note in report["notes"]:
         con.print(f"[yellow]note:[/yellow] {note}")
 
     t = Table(title="Accuracy per recorded chain (95% bootstrap interval)")
-    for col in ("chain", "tasks", "accuracy", "95% CI", "acceptance", "fallback", "failed scores"):
-        t.add_column(col, justify="left" if col == "chain" else "right")
+    for col in ("chain", "tasks", "accuracy", "95% CI", "acceptance", "fallback", "abstained", "failed"):
+        _column(t, col, first=col == "chain")
     for chain, a in report["accuracy"].items():
         r = report["rates"].get(chain, {})
-        failed = f"{r['failed_scores']}/{r['scores']}" if r else "–"
-        t.add_row(chain, str(a["n"]), _f(a["accuracy"]), _ci(a["ci_low"], a["ci_high"]),
-                  _f(r.get("acceptance_rate")), _f(r.get("fallback_rate")), failed)
+        missing = [f"{r.get(k, 0)}/{r['scores']}" if r else "–" for k in ("abstained_scores", "failed_scores")]
+        acceptance = "–" if chain == BASE else _f(r.get("acceptance_rate"))  # the base chain verifies nothing
+        fallback = "–" if chain == BASE else _f(r.get("fallback_rate"))
+        t.add_row(chain, str(a["n"]), _f(a["accuracy"]), _ci(a["ci_low"], a["ci_high"]), acceptance, fallback,
+                  *missing)
     con.print(t)
 
     t = Table(title="Replay on the recorded candidates (exact = chain stayed on recorded contexts)")
-    for col in ("policy", "exact", "diverged", "accuracy (exact)", "95% CI", "bounds"):
-        t.add_column(col, justify="left" if col == "policy" else "right")
+    for col in ("policy", "exact", "diverged", "accuracy\n(exact)", "95% CI", "bounds"):
+        _column(t, col, first=col == "policy", wrap=col == "policy")
     for row in report["replay"]:
-        t.add_row(row["policy"], str(row["exact"]), str(row["diverged"]), _f(row["accuracy_exact"]),
+        t.add_row(_spaced(row["policy"]), str(row["exact"]), str(row["diverged"]), _f(row["accuracy_exact"]),
                   _ci(row["ci_low"], row["ci_high"]), _ci(row["accuracy_low"], row["accuracy_high"]))
     con.print(t)
 
     rt = report["review_test"]
     t = Table(title="Paired test: VERDICT vs mean-preserving VERDICT vs Mean (tasks exact under both)")
     for col in ("comparison", "pairs", "first", "second", "difference", "95% CI", "McNemar b/c", "p"):
-        t.add_column(col, justify="left" if col == "comparison" else "right")
+        _column(t, col, first=col == "comparison", wrap=col == "comparison")
     for key in ("verdict_vs_mean_preserving", "verdict_vs_mean", "mean_preserving_vs_mean"):
         c = rt[key]
         mc = c.get("mcnemar") or {}
@@ -115,9 +129,9 @@ def print_report(report: dict, run_dir: Path, out_dir: Path | None = None) -> No
 
     t = Table(title=f"Δ* vs raw variance as predictors of a wrong answer (per candidate; τ = "
                     f"{report['thresholds']['tau']:g}, ε = {report['thresholds']['eps']:g})")
-    for col in ("chain", "candidates", "AUC Δ*", "AUC raw var", "gap", "gap 95% CI (tasks)", "wrong|rejected",
-                "wrong|accepted"):
-        t.add_column(col, justify="left" if col == "chain" else "right")
+    for col in ("chain", "cands", "AUC\nΔ*", "AUC\nraw var", "gap", "gap 95% CI\n(tasks)", "wrong if\nrejected",
+                "wrong if\naccepted"):
+        _column(t, col, first=col == "chain")
     for chain, d in report["diagnostics"].items():
         t.add_row(chain, str(d["candidates"]), _f(d["auc_dispersion"]), _f(d["auc_raw_variance"]), _f(d["auc_gap"]),
                   _ci(*(d["auc_gap_ci"] or (None, None))), _f(d["wrong_rate_rejected"]), _f(d["wrong_rate_accepted"]))

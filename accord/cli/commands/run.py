@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import time
+import warnings
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -22,7 +24,7 @@ from accord.adapters.local import quiet_model_loading
 from accord.errors import UserError
 from accord.verify.io import CONFIG_FILE, writer_lock
 from accord.cli.options import nonnegative_float, nonnegative_int, positive_float, positive_int, unit_interval
-from accord.cli.progress import new_progress
+from accord.cli.progress import enabled as progress_enabled, new_progress
 
 if TYPE_CHECKING:
     from accord.verify.run import RayOptions, RunConfig
@@ -228,15 +230,28 @@ def _task_run_defaults(file_cfg: dict, overrides: list[dict]) -> dict:
 
 
 class RichProgress:
-    """A rich progress bar over problems that says what the loop is doing."""
+    """A rich progress bar over problems that says what the loop is doing, with an ETA.
 
-    def __init__(self, console):
+    The bar moves with each decided step (a problem counts ``chains × max_steps`` steps at most, so
+    a problem's share is reached at its end at the latest), so the ETA is there after the first
+    step, not only after the first problem. Where stderr is not a terminal (a log, a pipe), one
+    line per finished problem says how many are done and about how long is left.
+    """
+
+    def __init__(self, console, max_steps: int = 1):
         self.console = console
         self.bar = new_progress(console=console, transient=False)  # off when stderr is not a terminal
+        self.lines = not progress_enabled()
         self.task = None
         self.chain = ""
         self.step = 0
         self.tid = ""
+        self.max_steps = max(1, int(max_steps))
+        self.n_chains = 1
+        self.index = 0
+        self.steps_done = 0
+        self.total = 0
+        self.t0 = time.monotonic()
 
     def say(self, text: str) -> None:
         if self.task is None:
@@ -247,16 +262,22 @@ class RichProgress:
     def start(self, total: int, chains) -> None:
         self.bar.start()
         self.task = self.bar.add_task("starting", total=total)
+        self.n_chains, self.total, self.t0 = max(1, len(list(chains))), total, time.monotonic()
 
     def event(self, kind: str, **info) -> None:
         if self.task is None:
             return
         if kind == "task":
-            self.tid = info["task"]
+            self.tid, self.index, self.steps_done = info["task"], int(info.get("index", self.index)), 0
         elif kind == "step":
             self.chain, self.step = info["chain"], info["step"]
+            self.steps_done += 1
+            share = min(0.99, self.steps_done / (self.n_chains * self.max_steps))
+            self.bar.update(self.task, completed=self.index + share)
         elif kind == "task_done":
-            self.bar.advance(self.task)
+            self.bar.update(self.task, completed=self.index + 1)
+            if self.lines:
+                self.console.print(eta_line(self.index + 1, self.total, time.monotonic() - self.t0), highlight=False)
             return
         what = {"generate": "generating", "judge": "judging", "step": "deciding"}.get(kind, "")
         self.bar.update(self.task, description=f"{self.tid} · {self.chain} · step {self.step + 1} · {what}")
@@ -265,6 +286,21 @@ class RichProgress:
         if self.task is not None:
             self.bar.stop()
             self.task = None
+
+
+def _duration(seconds: float) -> str:
+    seconds = int(round(seconds))
+    if seconds < 60:
+        return f"{seconds} s"
+    if seconds < 3600:
+        return f"{seconds // 60} min {seconds % 60:02d} s"
+    return f"{seconds // 3600} h {seconds % 3600 // 60:02d} min"
+
+
+def eta_line(done: int, total: int, elapsed: float) -> str:
+    """``accord run: 2/4 problems done in 41 s; about 41 s left`` (left: the mean time per problem so far)."""
+    left = "" if done >= total or done == 0 else f"; about {_duration(elapsed / done * (total - done))} left"
+    return f"accord run: {done}/{total} problems done in {_duration(elapsed)}{left}"
 
 
 def print_summary(summary: dict[str, Any], run_dir: Path, console) -> None:
@@ -302,6 +338,19 @@ def paired_table(paired: dict[str, Any]) -> Table:
     return table
 
 
+def quiet_third_party_warnings() -> None:
+    """Deprecation notices from the model libraries (``torch_dtype`` is deprecated, …) say nothing a
+    user of ``accord run`` can act on; accord's own warnings still show."""
+    for module in ("transformers", "torch", "huggingface_hub", "sentence_transformers", "accelerate"):
+        warnings.filterwarnings("ignore", category=FutureWarning, module=module)
+        warnings.filterwarnings("ignore", category=DeprecationWarning, module=module)
+    try:
+        from transformers.utils import logging as hf_logging
+    except ImportError:
+        return
+    hf_logging.set_verbosity_error()  # transformers logs its deprecations instead of warning
+
+
 def run(args: argparse.Namespace) -> int:
     from accord.verify.run import execute, execute_on_ray, new_run_dir
 
@@ -314,7 +363,8 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps(cfg.as_dict(), indent=2))
         return 0
     console = Console(stderr=True)
-    progress = None if (args.quiet or args.json) else RichProgress(console)
+    progress = None if (args.quiet or args.json) else RichProgress(console, cfg.budgets.max_steps)
+    quiet_third_party_warnings()
     quiet_model_loading()  # the run's own bar (and its "loading" line) says what is happening
     with writer_lock(run_dir):  # one writer per run folder, taken before anything is written
         if getattr(args, "backend", "local") == "ray":

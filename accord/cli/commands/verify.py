@@ -11,7 +11,7 @@ from pathlib import Path
 from accord.cli.options import nonnegative_int, positive_float, positive_int, unit_interval
 from accord.errors import UserError
 from accord.cli.progress import add_quiet, progress_bar
-from accord.verify.io import writer_lock
+from accord.verify.io import cache_for_output, writer_lock
 
 NAME = "verify"
 HELP = "Judge existing solutions step by step: valid / invalid / uncertain, the first wrong step, metrics"
@@ -39,7 +39,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--fail-on", choices=FAIL_ON, default="invalid",
                    help="exit 1 when a solution has an invalid step (default), an invalid or uncertain one, or never")
     p.add_argument("--resume", action="store_true", help="continue an interrupted --out file")
-    p.add_argument("--cache", metavar="FILE", help="judge-call cache file (default: PRED.jsonl.cache next to --out)")
+    p.add_argument("--cache", metavar="FILE", help="judge-call cache file (default: one per --out file in the user cache folder, "
+                        "$ACCORD_CACHE_DIR or ~/.cache/accord/verify/)")
     p.add_argument("--workers", type=positive_int, default=2, help="solutions judged at once (default 2)")
     p.add_argument("--judge-timeout", type=positive_float, help="seconds per judge call (default 120)")
     p.add_argument("--bootstrap", type=nonnegative_int, default=1000, help="bootstrap resamples for the intervals (default 1000)")
@@ -73,7 +74,7 @@ def run(args: argparse.Namespace) -> int:
     csv_out = Path(args.out) if as_csv and args.out else None
     out = Path(args.out) if args.out and not as_csv else None
     named = out or csv_out
-    cache = Path(args.cache) if args.cache else (named.with_name(named.name + ".cache") if named else None)
+    cache = Path(args.cache) if args.cache else (cache_for_output(named, "verify") if named else None)
     with writer_lock(out) if out else contextlib.nullcontext(), \
             progress_bar("judging steps", quiet=args.quiet or args.json) as update:  # one writer per --out file
         result = verify_solutions(sols, settings, out=out, resume=args.resume, workers=args.workers, cache=cache,

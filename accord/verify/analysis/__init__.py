@@ -1,5 +1,6 @@
 """After a run: reading traces, replaying policies, evaluation, diagnostics, reports, plots and sweeps."""
 
+from accord.verify.analysis._abstention import ABSTAIN_PHRASES, count_missing, is_abstention, missing_kinds
 from accord.verify.analysis._derivation_check import check_derivation
 from accord.verify.analysis._diagnostics import CORRECT_AT
 from accord.verify.analysis._evaluation import (
@@ -23,6 +24,7 @@ from accord.verify.analysis._sweep import (
 )
 
 __all__ = [
+    "ABSTAIN_PHRASES", "count_missing", "is_abstention", "missing_kinds",
     "accuracy_table", "bootstrap_ci", "build_report", "check_derivation", "clean", "ContextTree",
     "CORRECT_AT", "DEFAULT_EPS", "default_lambda_sets", "DEFAULT_TAUS", "DIVERGED", "EXACT", "fidelity",
     "heatmap_figure", "make_spec", "mcnemar", "paired_comparison", "paired_from", "paired_summary",

@@ -19,6 +19,7 @@ from scipy.stats import binomtest
 
 from accord.consensus_core import DEFAULT_EPS, DEFAULT_TAU
 from accord.consensus_core import bootstrap_ci
+from accord.verify.analysis._abstention import count_missing
 from accord.verify.analysis._diagnostics import CORRECT_AT, rank_flips
 from accord.verify.analysis._records import Trace
 from accord.verify.analysis._replay import ContextTree, PolicySpec, ReplayResult, make_spec, recorded_spec, replay
@@ -36,7 +37,8 @@ def accuracy_table(trace: Trace, n_boot: int = 2000, seed: int = 0) -> dict[str,
 
 
 def rates(trace: Trace) -> dict[str, dict[str, Any]]:
-    """Per chain: steps, candidates, share of candidates accepted, share of steps decided by fallback."""
+    """Per chain: steps, candidates, share of candidates accepted, share of steps decided by fallback,
+    and the missing scores split into failures and abstentions (see :mod:`._abstention`)."""
     out: dict[str, dict[str, Any]] = {}
     for chain in trace.chains():
         recs = [r for r in trace.steps if r.chain == chain]
@@ -47,7 +49,8 @@ def rates(trace: Trace) -> dict[str, dict[str, Any]]:
         fb = sum(r.fallback for r in recs)
         out[chain] = {"steps": len(recs), "candidates": cands, "acceptance_rate": acc / cands,
                       "fallback_rate": fb / len(recs),
-                      "failed_scores": int(sum(np.isnan(r.raw).sum() for r in recs)),
+                      "failed_scores": sum(count_missing(r.raw, r.failures)[1] for r in recs),
+                      "abstained_scores": sum(count_missing(r.raw, r.failures)[0] for r in recs),
                       "scores": int(sum(r.raw.size for r in recs))}
     return out
 

@@ -1,5 +1,6 @@
 """Input and output helpers: JSON lines, jury files, derivations, the run folder, writer locks and the Ray cluster."""
 
+from accord.verify.io._cache_dir import cache_for_output, user_cache_dir
 from accord.verify.io._cluster import connect_ray, user_error_from
 from accord.verify.io._faults import after_write as fault_after_write, before_write as fault_before_write
 from accord.verify.io._derivations import DerivationLine, parse_derivation, read_derivation
@@ -15,6 +16,7 @@ from accord.verify.io._outputs import (
 from accord.verify.io._run_folder import CONFIG_FILE, REDONE_FILE, SUMMARY_FILE, TRACE_FILE, VERSIONS_FILE
 
 __all__ = [
+    "cache_for_output", "user_cache_dir",
     "atomic_output", "CONFIG_FILE", "connect_ray", "CSV_FIELD_LIMIT", "csv_rows", "DerivationLine", "fault_after_write", "fault_before_write",
     "input_file", "is_live", "json_objects", "lock_path", "PanelAnswers", "parse_derivation", "parse_json",
     "parse_yaml", "read_derivation", "read_panel_answers", "read_text", "REDONE_FILE",

@@ -15,6 +15,8 @@ accord          a run folder or ``trace.jsonl`` (read only): one solution per ta
                 each chosen step labelled by the dual rule on its recorded scores: accepted
                 (s̄* > τ, Δ* < ε) -> correct; confident but dispersed (s̄* > τ, Δ* >= ε) ->
                 unverifiable; s̄* <= τ -> incorrect
+verify          an ``accord verify --out`` file (read only): ``step_labels`` valid / uncertain / invalid
+                -> correct / unverifiable / incorrect; the steps' text where recorded
 ==============  =====================================================================================
 
 Conversions are lossy where a format cannot say something: ProcessBench keeps only the first
@@ -37,7 +39,7 @@ from accord.verify.io import json_objects, parse_json, read_text, write_text_ato
 from accord.verify.analysis import primary_chain, read_settings, read_trace, resolve_trace, verdict_params
 
 CORRECT, UNVERIFIABLE, INCORRECT = 1.0, 0.5, 0.0
-FORMATS = ("prm800k", "processbench", "mmreason", "accord")
+FORMATS = ("prm800k", "processbench", "mmreason", "accord", "verify")
 _MMR_NAMES = {"correct": CORRECT, "unverifiable": UNVERIFIABLE, "incorrect": INCORRECT}
 _PRM_RATING = {1: CORRECT, 0: UNVERIFIABLE, -1: INCORRECT}
 
@@ -182,6 +184,25 @@ def read_mmreason(path: Path) -> list[LabeledSolution]:
     return out
 
 
+_VERIFY_LABELS = {"valid": CORRECT, "uncertain": UNVERIFIABLE, "invalid": INCORRECT}
+
+
+def read_verify(path: Path) -> list[LabeledSolution]:
+    """The step labels ``accord verify --out`` predicted, one solution per record."""
+    out = []
+    for line, obj in _records(path):
+        where = f"{path}:{line}"
+        labels, steps = obj.get("step_labels"), obj.get("steps")
+        if not isinstance(labels, list) or not isinstance(steps, list) or len(labels) != len(steps):
+            raise UserError(f"{where}: not an accord verify --out record ('steps' and 'step_labels', one per step)")
+        if any(x not in _VERIFY_LABELS for x in labels):
+            raise UserError(f"{where}: 'step_labels' must be valid, uncertain or invalid")
+        texts = tuple(str(s.get("text", "")) if isinstance(s, dict) else "" for s in steps)
+        out.append(LabeledSolution(_ident(obj, where, line, path), texts, tuple(_VERIFY_LABELS[x] for x in labels),
+                                   str(obj.get("problem") or ""), {"prediction": obj.get("prediction")}))
+    return out
+
+
 def read_accord(path: Path, chain: str | None = None, tau: float | None = None, eps: float | None = None
                 ) -> list[LabeledSolution]:
     """One solution per finished task of ``chain``; each chosen step labelled by the dual rule."""
@@ -233,6 +254,8 @@ def detect_format(path: Path) -> str:
     for _, obj in _records(path):
         if obj.get("type") in ("step", "task_end"):
             return "accord"
+        if "step_labels" in obj and "steps" in obj:  # before "label": a verify --out record keeps the input's
+            return "verify"
         if isinstance(obj.get("label"), dict):
             return "prm800k"
         if "label" in obj and "steps" in obj:
@@ -251,7 +274,8 @@ def read_labels(path: str | Path, fmt: str | None = None, **accord_options) -> l
     fmt = (fmt or detect_format(path)).lower()
     if fmt == "accord":
         return read_accord(path, **accord_options)
-    readers = {"prm800k": read_prm800k, "processbench": read_processbench, "mmreason": read_mmreason}
+    readers = {"prm800k": read_prm800k, "processbench": read_processbench, "mmreason": read_mmreason,
+               "verify": read_verify}
     if fmt not in readers:
         raise UserError(f"unknown step-label format {fmt!r}; choose one of {', '.join(FORMATS)}")
     sols = readers[fmt](path)

@@ -5,12 +5,14 @@ from __future__ import annotations
 from pathlib import Path
 
 from accord.errors import UserError
-from accord.verify.io import input_file, json_objects, text_lines
+from accord.verify.io import input_file, json_objects, text_lines, TRACE_FILE
+from accord.verify.view._index_page import render_index
 from accord.verify.view._jury_page import render_jury
+from accord.verify.view._results import collect
 from accord.verify.view._run_page import render_run
 from accord.verify.view._verify_page import render_verify
 
-KINDS = ("run", "verify", "jury")
+KINDS = ("run", "verify", "jury", "index")
 WHAT = "a run folder, a trace.jsonl, an accord verify --out or an accord jury --out file"
 
 
@@ -41,11 +43,30 @@ def _read(path: Path) -> tuple[str, list[dict]]:
     return kind, records
 
 
+def read_records(path: Path) -> tuple[str, list[dict]]:
+    """The kind of a JSON-lines file and its records (a UserError if it is none of the kinds)."""
+    return _read(path)
+
+
+def is_run_folder(path: Path) -> bool:
+    return (path / TRACE_FILE).is_file()
+
+
+def index_of(folder: Path, out: Path) -> tuple[str, list[tuple[Path, Path]]]:
+    """The index page of a folder of results, and ``(result, its page)`` for each, each page beside its result."""
+    results, notes = collect(folder, read_records)
+    if not results:
+        raise UserError(f"{folder}: not a run folder (no {TRACE_FILE}), and holds no run folder, "
+                        "accord verify --out or accord jury --out file")
+    pages = [r.path / "view.html" if r.kind == "run" else r.path.with_suffix(".html") for r in results]
+    return render_index(folder, results, pages, out, notes), [(r.path, p) for r, p in zip(results, pages)]
+
+
 def detect_kind(path) -> str:
-    """``run``, ``verify`` or ``jury``; anything else is a UserError naming the path."""
+    """``run``, ``verify``, ``jury`` or ``index`` (a folder of results); anything else is a UserError naming the path."""
     p = Path(path)
     if p.is_dir():
-        return "run"
+        return "run" if is_run_folder(p) else "index"
     if not p.exists():
         raise UserError(f"{p}: no such file or folder")
     return _read(p)[0]

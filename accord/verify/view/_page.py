@@ -4,7 +4,8 @@ Every piece of user text (questions, steps, answers, judge reasons, ids) goes th
 before it reaches the page, and the page's Content-Security-Policy allows no network access and
 runs only the page's own script (by its hash), so a question holding HTML or a script shows as text.
 
-The script does two things: filters (checkboxes ``data-filter="flag"`` keep the ``.item`` elements
+Math in user text is marked by :func:`tex_html` and typeset by the KaTeX inlined into every page
+(script, stylesheet and fonts, so the page still opens offline). The script also does two things: filters (checkboxes ``data-filter="flag"`` keep the ``.item`` elements
 whose ``data-flag`` is ``"1"``; a search box matches ``data-search``) and chain columns (checkboxes
 ``data-chain="k"`` show or hide the elements with ``data-col="k"``). ``#shown`` says how many items
 are visible.
@@ -17,6 +18,9 @@ import hashlib
 import html
 import math
 from typing import Iterable
+
+from accord.verify.analysis import is_abstention
+from accord.verify.view._math import katex_assets, tex_html
 
 CSS = """
 :root { --valid: #d9f2d9; --invalid: #f8d0d0; --uncertain: #fbeec1; --muted: #666; --line: #ddd; }
@@ -53,12 +57,15 @@ td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
 .step { border-top: 1px dashed var(--line); padding: 6px 0; }
 .step .text { white-space: pre-wrap; }
 .cands { width: 100%; font-size: 13px; }
-.cands th.j { font-size: 11px; font-weight: 500; overflow-wrap: anywhere; min-width: 40px; }
+.cands th.j { font-size: 11px; font-weight: 500; overflow-wrap: normal; word-break: keep-all; hyphens: none; min-width: 40px; }
 .cands td.cand { min-width: 220px; white-space: pre-wrap; }
 .cands tr.chosen td { font-weight: 600; }
 .cands tr.chosen td:first-child { border-left: 4px solid #1e88e5; }
 .cands tr.rejected td.cand { color: var(--muted); }
 .failed { color: #b71c1c; }
+td.failed { background: var(--invalid); font-size: 11px; }
+td.abstained { color: var(--muted); font-size: 11px; font-style: italic; }
+.cands tr.other td.cand { color: #444; }
 ol.steps { padding-left: 28px; margin: 6px 0; }
 ol.steps li { border-radius: 4px; padding: 3px 8px; margin: 3px 0; white-space: pre-wrap; }
 li.valid { background: var(--valid); }
@@ -67,9 +74,17 @@ li.uncertain { background: var(--uncertain); }
 li.annotated { outline: 2px dashed #6a1b9a; }
 details > summary { cursor: pointer; color: #37474f; font-size: 12px; }
 .legend span { margin-right: 10px; }
+.shares { display: inline-flex; height: 10px; vertical-align: middle; margin-right: 4px; outline: 1px solid #bbb; }
+.shares .seg { display: inline-block; height: 10px; }
 .agree { display: inline-block; height: 8px; background: #42a5f5; vertical-align: middle; margin-right: 4px; }
 tr.item.abstained td { color: var(--muted); }
 td.win { font-weight: 600; }
+th[data-sort] { cursor: pointer; user-select: none; white-space: nowrap; }
+th[data-sort]::after { content: " ↕"; color: #999; }
+th[aria-sort="ascending"]::after { content: " ▲"; color: #222; }
+th[aria-sort="descending"]::after { content: " ▼"; color: #222; }
+#results td:nth-child(4) { white-space: nowrap; }
+#compare h3 { font-size: 14px; margin: 10px 0 4px; }
 .c0 { background: #c8e6c9; } .c1 { background: #ffe0b2; } .c2 { background: #d1c4e9; } .c3 { background: #b3e5fc; }
 .c4 { background: #f8bbd0; } .c5 { background: #dcedc8; } .cx { background: #eeeeee; }
 """
@@ -81,13 +96,23 @@ SCRIPT = """
   var chains = Array.prototype.slice.call(document.querySelectorAll('input[data-chain]'));
   var search = document.getElementById('search');
   var shown = document.getElementById('shown');
+  // search text: everything an item shows (steps, candidates, members, evidence), read before typesetting
+  var texts = items.map(function (it) { return ((it.dataset.search || '') + ' ' + it.textContent).toLowerCase(); });
+  if (window.katex) {
+    document.querySelectorAll('.tex').forEach(function (el) {
+      var src = el.textContent;
+      try {
+        katex.render(src, el, {displayMode: el.dataset.display === '1', throwOnError: false});
+        el.title = src;
+      } catch (e) { /* left as its TeX source */ }
+    });
+  }
   function apply() {
     var on = boxes.filter(function (b) { return b.checked; }).map(function (b) { return b.dataset.filter; });
     var text = search ? search.value.trim().toLowerCase() : '';
     var n = 0;
-    items.forEach(function (it) {
-      var keep = on.every(function (f) { return it.dataset[f] === '1'; }) &&
-                 (!text || (it.dataset.search || '').indexOf(text) >= 0);
+    items.forEach(function (it, i) {
+      var keep = on.every(function (f) { return it.dataset[f] === '1'; }) && (!text || texts[i].indexOf(text) >= 0);
       it.hidden = !keep;
       if (keep) { n += 1; }
     });
@@ -119,18 +144,28 @@ def num(x, digits: int = 3) -> str:
     return f"{x:.{digits}f}"
 
 
-def score_cell(value: float | None, why: str | None = None) -> str:
-    """A [0, 1] score coloured from red (0) to green (1); a missing score says why on hover."""
+def score_cell(value: float | None, why: str | None = None, missing: str | None = None) -> str:
+    """A [0, 1] score coloured from red (0) to green (1); a missing score says ``abstained`` (the
+    judge had nothing to check) or ``failed`` (it could not score), and why on hover."""
     if value is None or (isinstance(value, float) and math.isnan(value)):
-        return f'<td class="num failed" title="{esc(why or "no score")}">–</td>'
+        kind = missing or ("abstained" if is_abstention(why) else "failed")
+        return f'<td class="num {kind}" title="{kind}: {esc(why or "no score")}">{kind}</td>'
     hue = int(round(120 * max(0.0, min(1.0, float(value)))))
     tip = f' title="{esc(why)}"' if why else ""
     return f'<td class="num" style="background: hsl({hue}, 65%, 85%)"{tip}>{value:.2f}</td>'
 
 
-def badge(text: str, kind: str = "info", title: str | None = None) -> str:
+def judge_header(name: str) -> str:
+    """A judge's column header: wraps only between the parts of its name (at ``_``), long parts
+    abbreviated, the full name on hover."""
+    parts = [p if len(p) <= 10 else p[:8] + "." for p in str(name).split("_")]
+    return f"<th class='num j' title='{esc(name)}'>" + "_<wbr>".join(esc(p) for p in parts) + "</th>"
+
+
+def badge(text: str, kind: str = "info", title: str | None = None, tex: bool = False) -> str:
+    """A small coloured label; ``tex``: its text may hold math (typeset on the page)."""
     tip = f' title="{esc(title)}"' if title else ""
-    return f'<span class="badge {kind}"{tip}>{esc(text)}</span>'
+    return f'<span class="badge {kind}"{tip}>{tex_html(text) if tex else esc(text)}</span>'
 
 
 def flags(**values: bool) -> str:
@@ -149,7 +184,7 @@ def filter_bar(filters: Iterable[tuple[str, str]], chains: Iterable[tuple[int, s
     parts = ['<div class="bar" id="filters"><span>Only:</span>']
     parts += [f'<label><input type="checkbox" data-filter="{esc(flag)}" id="filter-{esc(flag)}"> {esc(label)}</label>'
               for flag, label in filters]
-    parts.append('<input type="search" id="search" placeholder="search id or text">')
+    parts.append('<input type="search" id="search" placeholder="search all text">')
     parts.append('<span id="shown"></span>')
     chains = list(chains)
     if chains:
@@ -164,15 +199,17 @@ def _script_hash(script: str) -> str:
     return base64.b64encode(hashlib.sha256(script.encode("utf-8")).digest()).decode("ascii")
 
 
-def document(title: str, subtitle: str, body: str) -> str:
-    """The whole page: the head (CSP, CSS), a header, the body and the script."""
-    csp = (f"default-src 'none'; style-src 'unsafe-inline'; img-src data:; "
-           f"script-src 'sha256-{_script_hash(SCRIPT)}'; base-uri 'none'; form-action 'none'")
+def document(title: str, subtitle: str, body: str, extra_script: str = "") -> str:
+    """The whole page: the head (CSP, CSS), a header, the body and the script (``extra_script`` after the common one)."""
+    katex_css, katex_js = katex_assets()
+    script = katex_js + "\n" + SCRIPT + extra_script
+    csp = (f"default-src 'none'; style-src 'unsafe-inline'; img-src data:; font-src data:; "
+           f"script-src 'sha256-{_script_hash(script)}'; base-uri 'none'; form-action 'none'")
     return (
         "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
         f'<meta http-equiv="Content-Security-Policy" content="{csp}">\n'
         '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
-        f"<title>{esc(title)}</title>\n<style>{CSS}</style>\n</head>\n<body>\n"
+        f"<title>{esc(title)}</title>\n<style>{katex_css}\n{CSS}</style>\n</head>\n<body>\n"
         f'<header class="top"><h1>{esc(title)}</h1><div class="meta">{esc(subtitle)}</div></header>\n'
-        f"{body}\n<script>{SCRIPT}</script>\n</body>\n</html>\n"
+        f"{body}\n<script>{script}</script>\n</body>\n</html>\n"
     )

@@ -16,11 +16,13 @@ from pathlib import Path
 import numpy as np
 
 from accord.verify.analysis import (
-    clean, CORRECT_AT, paired_summary, primary_chain, read_summary, read_trace, resolve_trace, StepRecord,
+    clean, CORRECT_AT, missing_kinds, paired_summary, primary_chain, read_summary, read_trace, resolve_trace, StepRecord,
     TaskEnd, Trace,
 )
 from accord.verify.loop import BASE
-from accord.verify.view._page import badge, document, esc, filter_bar, flags, num, score_cell, search_attr
+from accord.verify.view._page import (
+    badge, document, esc, filter_bar, flags, judge_header, num, score_cell, search_attr, tex_html,
+)
 
 
 def render_run(path: Path) -> str:
@@ -39,6 +41,7 @@ def render_run(path: Path) -> str:
     ends = {(e.task_id, e.chain): e for e in trace.ends}
 
     body = [filter_bar([("disagree", "chains' answers differ"), ("failed", "a judge failed"),
+                        ("abstained", "a judge abstained"),
                         ("wrong", f"wrong answer ({primary})" if primary else "wrong answer")],
                        [(k, c, c in shown) for k, c in enumerate(chains)]),
             "<main>", _summary_panel(trace, summary, chains, primary, judges)]
@@ -101,26 +104,29 @@ def _problem(trace: Trace, task_id: str, chains: list[str], primary: str | None,
     info = trace.problems.get(task_id)
     task_ends = [ends[(task_id, c)] for c in chains if (task_id, c) in ends]
     records = [r for c in chains for r in steps_by.get((task_id, c), [])]
-    failed = any(np.isnan(r.raw).any() for r in records)
+    kinds = {k for r in records for row in missing_kinds(r.raw, r.failures) for k in row}
+    failed, abstained = "failed" in kinds, "abstained" in kinds
     main = ends.get((task_id, primary)) if primary else None
     wrong = main is not None and main.correct < CORRECT_AT
     reference = info.reference if info and info.reference is not None else next((e.reference for e in task_ends), "")
     head = [f"<h3>{esc(task_id)}</h3>"]
     if info and info.question:
-        head.append(f'<div class="question">{esc(info.question)}</div>')
+        head.append(f'<div class="question">{tex_html(info.question)}</div>')
     else:
         head.append('<div class="question missing">(question not recorded)</div>')
-    marks = [f"reference: <b>{esc(reference) or '–'}</b>"]
+    marks = [f"reference: <b>{tex_html(reference) or '–'}</b>"]
     for e in task_ends:
         kind = "ok" if e.correct >= CORRECT_AT else "bad"
         marks.append(badge(f"{e.chain}: {e.answer if e.answer is not None else 'no answer'}", kind,
-                           f"correct {e.correct:g}; stopped: {e.stopped}; {len(e.steps)} steps"))
+                           f"correct {e.correct:g}; stopped: {e.stopped}; {len(e.steps)} steps", tex=True))
     if failed:
-        marks.append(badge("a judge failed", "warn"))
+        marks.append(badge("a judge failed", "bad", "some judge could not score some candidate (its reason on hover)"))
+    if abstained:
+        marks.append(badge("a judge abstained", "info", "some judge had nothing to check in some candidate"))
     head.append("<div>" + " ".join(marks) + "</div>")
     cols = [_chain_column(k, c, steps_by.get((task_id, c), []), ends.get((task_id, c)))
             for k, c in enumerate(chains)]
-    attrs = flags(disagree=_answers_differ(task_ends), failed=failed, wrong=wrong)
+    attrs = flags(disagree=_answers_differ(task_ends), failed=failed, abstained=abstained, wrong=wrong)
     return (f'<section class="item problem" id="task-{esc(task_id)}" {attrs} '
             f'{search_attr(task_id, info.question if info else "")}>'
             + "".join(head) + '<div class="chains">' + "".join(cols) + "</div></section>")
@@ -130,7 +136,7 @@ def _chain_column(k: int, chain: str, records: list[StepRecord], end: TaskEnd | 
     title = esc(chain)
     if end is not None:
         title += " " + badge("right" if end.correct >= CORRECT_AT else "wrong", "ok" if end.correct >= CORRECT_AT else "bad")
-        title += f' <span class="missing">answer {esc(end.answer if end.answer is not None else "none")}, stopped: {esc(end.stopped)}</span>'
+        title += f' <span class="missing">answer {tex_html(end.answer) if end.answer is not None else "none"}, stopped: {esc(end.stopped)}</span>'
     else:
         title += ' <span class="missing">(unfinished)</span>'
     out = [f'<div class="chain" data-col="{k}"><h4>{title}</h4>']
@@ -143,28 +149,33 @@ def _chain_column(k: int, chain: str, records: list[StepRecord], end: TaskEnd | 
 
 
 def _step(rec: StepRecord) -> str:
+    base = rec.chain == BASE or rec.policy.get("name") == BASE  # the unverified chain accepts nothing
     tags = [badge(f"step {rec.step + 1}", "info")]
-    if rec.fallback:
+    if base:
+        pass
+    elif rec.fallback:
         tags.append(badge("fallback", "warn", rec.note or "no candidate was accepted; the rule's best was taken"))
-    elif rec.chosen >= 0 and rec.accepted[rec.chosen] and rec.policy.get("name") != BASE:
+    elif rec.chosen >= 0 and rec.accepted[rec.chosen]:
         tags.append(badge("accepted", "ok"))
     if rec.final:
         tags.append(badge("final", "info"))
-    head = "".join(f"<th class='num j'>{esc(j)}</th>" for j in rec.judges)
+    head = "".join(judge_header(j) for j in rec.judges)
     rows = []
+    kinds = missing_kinds(rec.raw, rec.failures)
     for i, cand in enumerate(rec.candidates):
         why = rec.failures[i] if rec.failures else [None] * rec.m
-        cells = "".join(score_cell(float(rec.raw[i, j]), why[j]) for j in range(rec.m))
+        cells = "".join(score_cell(float(rec.raw[i, j]), why[j], kinds[i][j]) for j in range(rec.m))
         mean = rec.mean[i] if rec.mean else None
         disp = rec.dispersion[i] if rec.dispersion else None
-        cls = "chosen" if i == rec.chosen else ("accepted" if rec.accepted[i] else "rejected")
+        cls = "chosen" if i == rec.chosen else ("other" if base else "accepted" if rec.accepted[i] else "rejected")
         mark = "▶" if i == rec.chosen else ""
-        rows.append(f'<tr class="{cls}"><td>{mark}{i}</td><td class="cand">{esc(cand)}</td>{cells}'
-                    f"<td class='num'>{num(mean)}</td><td class='num'>{num(disp)}</td>"
-                    f"<td>{'yes' if rec.accepted[i] else 'no'}</td></tr>")
+        verdict = "" if base else f"<td>{'yes' if rec.accepted[i] else 'no'}</td>"
+        rows.append(f'<tr class="{cls}"><td>{mark}{i}</td><td class="cand">{tex_html(cand)}</td>{cells}'
+                    f"<td class='num'>{num(mean)}</td><td class='num'>{num(disp)}</td>{verdict}</tr>")
+    acc = "" if base else "<th title='accepted by the rule of the chain'>acc.</th>"
     return (f'<div class="step">{"".join(tags)}<table class="cands"><tr><th>#</th><th>candidate</th>{head}'
             f"<th class='num' title='consensus mean'>s̄*</th><th class='num' title='consensus dispersion'>Δ*</th>"
-            f"<th title='accepted by the rule of the chain'>acc.</th></tr>{''.join(rows)}</table></div>")
+            f"{acc}</tr>{''.join(rows)}</table></div>")
 
 
 __all__ = ["render_run"]

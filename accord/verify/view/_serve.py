@@ -5,19 +5,24 @@ from __future__ import annotations
 import errno
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Callable
+from urllib.parse import unquote
 
 from accord.errors import UserError
 
 HOST = "127.0.0.1"
 
 
-def serve(page: str, port: int, on_ready: Callable[[str], None] = lambda url: None) -> None:
-    """Serves ``page`` at ``http://127.0.0.1:PORT/`` (port 0: a free one) until interrupted."""
-    body = page.encode("utf-8")
+def serve(page: str, port: int, on_ready: Callable[[str], None] = lambda url: None,
+          others: dict[str, str] | None = None) -> None:
+    """Serves ``page`` at ``http://127.0.0.1:PORT/`` (port 0: a free one) until interrupted, and each
+    of ``others`` (URL path -> page: the pages an index links to) at its path."""
+    pages = {"/": page.encode("utf-8"), "/index.html": page.encode("utf-8")}
+    pages.update({p: text.encode("utf-8") for p, text in (others or {}).items()})
 
     class Handler(BaseHTTPRequestHandler):
         def do_GET(self):  # noqa: N802 (http.server's name)
-            if self.path.split("?")[0] not in ("/", "/index.html"):
+            body = pages.get(unquote(self.path.split("?")[0]))
+            if body is None:
                 self.send_error(404)
                 return
             self.send_response(200)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from accord.verify.view._page import badge, document, esc, filter_bar, flags, num, score_cell, search_attr
+from accord.verify.view._page import badge, document, esc, filter_bar, flags, num, score_cell, search_attr, tex_html
 
 
 def render_verify(path: Path, records: list[dict]) -> str:
@@ -50,20 +50,20 @@ def _solution(rec: dict) -> str:
         marks.append(badge("matches the annotation" if pred == label else "differs from the annotation",
                            "ok" if pred == label else "bad"))
     if rec.get("reference") is not None:
-        marks.append(f"reference: <b>{esc(rec['reference'])}</b>")
+        marks.append(f"reference: <b>{tex_html(rec['reference'])}</b>")
     problem = rec.get("problem")
     out = [f'<section class="item problem" id="sol-{esc(rec.get("id"))}" '
            f'{flags(invalid="invalid" in labels, uncertain="uncertain" in labels, mismatch=label is not None and pred != label)} '
            f'{search_attr(rec.get("id"), problem)}>',
            f"<h3>{esc(rec.get('id'))}</h3>",
-           f'<div class="question">{esc(problem)}</div>' if problem else '<div class="question missing">(problem not recorded)</div>',
+           f'<div class="question">{tex_html(problem)}</div>' if problem else '<div class="question missing">(problem not recorded)</div>',
            "<div>" + " ".join(marks) + "</div>", '<ol class="steps">']
     judges = rec.get("judges", [])
     for k, step in enumerate(steps):
         lab = labels[k] if k < len(labels) else step.get("label", "uncertain")
         cls = f"{esc(lab)}" + (" annotated" if label is not None and k == label else "")
         text = step.get("text")
-        shown = esc(text) if text is not None else '<span class="missing">(step text not recorded)</span>'
+        shown = tex_html(text) if text is not None else '<span class="missing">(step text not recorded)</span>'
         out.append(f'<li class="{cls}" title="{esc(lab)}: {esc(step.get("reason", ""))}">{shown}'
                    f"<details><summary>{esc(lab)}"
                    + (f" ({esc(step['uncertain_reason'])})" if step.get("uncertain_reason") else "")
@@ -74,13 +74,14 @@ def _solution(rec: dict) -> str:
 
 
 def _evidence(step: dict, judges: list[str]) -> str:
+    """Every judge's score and reason, once; the rule's reason and evidence lines only where they
+    say something the table does not (a line ``judge: reason`` is that judge's row)."""
     scores, reasons = step.get("scores") or {}, step.get("reasons") or {}
-    parts = []
-    if step.get("reason"):
-        parts.append(f"<p>{esc(step['reason'])}</p>")
-    if step.get("evidence"):
-        parts.append("<ul>" + "".join(f"<li>{esc(e)}</li>" for e in step["evidence"]) + "</ul>")
-    rows = "".join(f"<tr><td>{esc(j)}</td>{score_cell(scores.get(j), reasons.get(j))}<td>{esc(reasons.get(j) or '')}</td></tr>"
+    shown = {f"{j}: {r}" for j, r in reasons.items() if r} | {r for r in reasons.values() if r}
+    extra = [e for e in dict.fromkeys([step.get("reason"), *(step.get("evidence") or [])])
+             if e and not all(part in shown for part in str(e).split("; "))]  # "a: x; b: y" repeats the rows
+    parts = ["<ul>" + "".join(f"<li>{tex_html(e)}</li>" for e in extra) + "</ul>"] if extra else []
+    rows = "".join(f"<tr><td>{esc(j)}</td>{score_cell(scores.get(j), reasons.get(j))}<td>{tex_html(reasons.get(j) or '')}</td></tr>"
                    for j in judges or scores)
     parts.append(f"<table><tr><th>judge</th><th class='num'>score</th><th>reason</th></tr>{rows}</table>")
     return "".join(parts)
