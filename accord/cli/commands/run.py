@@ -50,6 +50,7 @@ FLAG_KEYS = {
     "judge_timeout": "judge_timeout_s",
     "stubbornness": "stubbornness.mode",
     "thresholds": "thresholds.mode",
+    "target_accept": "calibration.target_rate",
 }
 
 
@@ -77,6 +78,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="λ per judge: the judges' 'lambda' (default) or estimated from agreement after stubbornness.warmup candidates")
     p.add_argument("--thresholds", choices=("paper", "calibrated"),
                    help="VERDICT's tau, eps: the policy's (default) or set label-free after the warm-up (thresholds.target_rate)")
+    p.add_argument("--calibration", metavar="MODE|FILE",
+                   help="judges on one scale before the consensus: off (default), quantile, agreement, standardize "
+                        "(fitted label-free on the first calibration.warmup candidates) or a saved calibration.json")
+    p.add_argument("--target-accept", type=unit_interval, metavar="RATE",
+                   help="with --calibration: VERDICT's tau, eps set on the scale so that this share of candidates is accepted")
     p.add_argument("--adaptive", action="store_true", help="adaptive verification (skip candidates once one is accepted with margin)")
     p.add_argument("--adaptive-margin", choices=("fixed", "calibrated"), default=None,
                    help="adaptive verification's margin: as configured, or learned label-free after adaptive.warmup_steps "
@@ -141,6 +147,10 @@ def config_from_args(args: argparse.Namespace) -> RunConfig:
         overrides.append({"baselines": [b.strip() for b in args.baselines.split(",") if b.strip()]})
     if args.no_base:
         overrides.append({"base_chain": False})
+    if args.calibration is not None:
+        mode = args.calibration.strip()
+        known = ("off", "quantile", "agreement", "standardize")
+        overrides.append({"calibration": {"mode": mode, "file": None} if mode in known else {"mode": "file", "file": mode}})
     if args.adaptive:
         overrides.append({"adaptive": {"enabled": True}})
     if args.adaptive_margin is not None:
@@ -155,7 +165,8 @@ def config_from_args(args: argparse.Namespace) -> RunConfig:
     return resolve(file_cfg, overrides)
 
 
-RESUME_FIXED_FLAGS = ("config", "set", "tasks_file", "baselines", "no_base", "adaptive", "adaptive_margin", "out")
+RESUME_FIXED_FLAGS = ("config", "set", "tasks_file", "baselines", "no_base", "adaptive", "adaptive_margin", "out",
+                      "calibration")
 
 
 def resumed_config(args: argparse.Namespace) -> tuple[Path, RunConfig]:
