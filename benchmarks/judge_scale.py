@@ -7,8 +7,9 @@ exact McNemar p), and what adaptive verification would save at the calibrated ma
 skipped and the seconds their generation and judging took in the recorded run).
 
 The protocol: the scale's method and the target acceptance rate are chosen on the development split
-(`--choose-on DEV_RUN`: the largest VERDICT accuracy, ties to the higher firing rate), then applied
-unchanged to the reported run. Every scale is label-free, fitted on the run's own recorded scores.
+(`--choose-on DEV_RUN`: the largest VERDICT accuracy, ties to the higher firing rate); the scale and
+its τ, ε are fitted there (label-free: the dev run's recorded scores, no answers) and applied
+unchanged to the reported run. Without --choose-on every setting is fitted on the run's own scores.
 
 Run: python benchmarks/judge_scale.py RUN_DIR [RUN_DIR ...] [--choose-on DEV_RUN] [--json OUT]
 """
@@ -25,7 +26,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from accord.adapters.llm import TransformersGenerator
-from accord.consensus_core import get_policy
+from accord.consensus_core import ConsensusSpec, get_policy
 from accord.verify.analysis import calibrated_replay, ContextTree, fit_scale_on_trace, read_trace
 from accord.verify.loop import calibrate_margin, LABEL_FREE
 from accord.verify.run import load_run_config, load_task_list, TaskConfig
@@ -62,11 +63,19 @@ def adaptive_saving(run_dir: Path, scale, tau: float, eps: float, group: int = 1
             "seconds_saved": skipped * cost / scored if scored else None}
 
 
-def evaluate(run_dir: Path, method: str | None, target) -> dict:
+def evaluate(run_dir: Path, method: str | None, target, fit_on: Path | None = None) -> dict:
+    """One setting on one run; ``fit_on``: the scale and τ, ε are fitted on that (development) run
+    and applied unchanged here."""
     trace = read_trace(run_dir / "trace.jsonl")
-    scale = fit_scale_on_trace(trace, method or "quantile")
+    source = read_trace(fit_on / "trace.jsonl") if fit_on else trace
+    scale = fit_scale_on_trace(source, method or "quantile")
     if method is None:  # raw scores: the recorded decisions (the identity map)
         scale.calibrators = {n: None for n in scale.judges}
+    if fit_on and target is not None:
+        tree = ContextTree.from_trace(source)
+        rows = np.concatenate([n.raw for n in tree.nodes.values()])
+        scale.set_thresholds(rows, ConsensusSpec(source.steps[0].lambdas), target_rate=target)
+        target = None
     out = calibrated_replay(trace, scale, target_rate=target, n_boot=2000, seed=0, tasks=tasks_of(run_dir),
                             is_final=is_final)
     out["adaptive"] = adaptive_saving(run_dir, scale, out["tau"], out["eps"])
@@ -106,7 +115,8 @@ def main() -> None:
     settings = [(None, None)] + [(m, t) for m in LABEL_FREE for t in TARGETS]
     results = {}
     for run in ([args.choose_on] if args.choose_on else []) + args.runs:
-        results[str(run)] = {f"{m or 'raw'}@{t}": evaluate(run, m, t) for m, t in settings}
+        fit_on = args.choose_on if args.choose_on and run != args.choose_on else None
+        results[str(run)] = {f"{m or 'raw'}@{t}": evaluate(run, m, t, fit_on) for m, t in settings}
     chosen = None
     if args.choose_on:
         dev = results[str(args.choose_on)]
