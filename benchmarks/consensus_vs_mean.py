@@ -12,7 +12,8 @@ panel (m = 4 columns, as in the built-in run: an exact check, two weak LLM-like 
 Each rule picks one candidate per step; a step counts as right when the pick is right. Rules: Mean
 (raw mean of the judges that scored), VERDICT on raw scores (τ 0.6, ε 0.1; λ 1.5, 1, 0.8, 1.5),
 VERDICT with the judges on the quantile scale (fitted label-free on the simulated scores, τ, ε set
-for a target acceptance of 0.3), and the best single judge. Differences are paired over steps
+for a target acceptance of 0.3), Mean on that scale (the scale alone, without the consensus), and
+the best single judge. Differences are paired over steps
 (bootstrap interval over steps, exact McNemar). q = 0 is the panel of equal-enough judges; q > 0 is
 one judge confidently wrong on a share of steps.
 
@@ -62,6 +63,7 @@ def picks(raw: np.ndarray, right: np.ndarray, spec: ConsensusSpec) -> dict[str, 
     scaled = scale.apply(raw)
     dv = get_policy("verdict", tau=th["tau"], eps=th["eps"]).decide(scaled, spec)
     out["verdict_scaled"] = dv.chosen
+    out["mean_scaled"] = get_policy("mean").decide(scaled, spec).chosen  # the scale alone, no consensus
     out["_fired"] = ~dv.fallback
     for j, name in enumerate(NAMES):
         out[f"single:{name}"] = get_policy("single_judge", judge=j).decide(raw, spec).chosen
@@ -75,8 +77,9 @@ def main() -> None:
     args = ap.parse_args()
     spec = ConsensusSpec(LAMBDAS)
     print("| q (share of steps the confident judge is wrong) | Mean | VERDICT raw | VERDICT on scale (fired) | "
-          "best single judge | VERDICT on scale − Mean [95% CI], McNemar p | VERDICT raw − Mean |")
-    print("|---|---|---|---|---|---|---|")
+          "Mean on scale | best single judge | VERDICT on scale − Mean [95% CI], McNemar p | "
+          "VERDICT on scale − Mean on scale | VERDICT raw − Mean |")
+    print("|---|---|---|---|---|---|---|---|---|")
     for q in (0.0, 0.1, 0.2, 0.3):
         raw, right = simulate(args.steps, q, np.random.default_rng(args.seed))
         ok = picks(raw, right, spec)
@@ -90,8 +93,9 @@ def main() -> None:
             return f"{x.mean():+.3f} [{lo:+.3f}, {hi:+.3f}], p = {p:.2g}"
 
         print(f"| {q:.1f} | {ok['mean'].mean():.3f} | {ok['verdict_raw'].mean():.3f} | "
-              f"{ok['verdict_scaled'].mean():.3f} ({ok['_fired'].mean():.2f}) | {singles[best]:.3f} ({best[7:]}) | "
-              f"{diff('verdict_scaled', 'mean')} | {diff('verdict_raw', 'mean')} |")
+              f"{ok['verdict_scaled'].mean():.3f} ({ok['_fired'].mean():.2f}) | {ok['mean_scaled'].mean():.3f} | "
+              f"{singles[best]:.3f} ({best[7:]}) | {diff('verdict_scaled', 'mean')} | "
+              f"{diff('verdict_scaled', 'mean_scaled')} | {diff('verdict_raw', 'mean')} |")
 
 
 if __name__ == "__main__":

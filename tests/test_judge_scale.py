@@ -187,3 +187,23 @@ def test_report_replays_an_old_run_folder_on_a_saved_scale(tmp_path):
     assert doc["calibration"]["method"] == "quantile"
     bad = _cli("report", str(run), "--calibration", str(tmp_path / "nope.json"))
     assert bad.returncode == 2 and "Traceback" not in bad.stderr
+
+
+def test_consensus_decides_on_a_judge_scale_and_saves_it(tmp_path):
+    table = tmp_path / "scores.csv"
+    rng = np.random.default_rng(4)
+    lines = ["step,candidate,check,llm"] + [f"{s},{c},{rng.integers(0, 2)},{rng.uniform(0.2, 0.5):.3f}"
+                                             for s in range(12) for c in "abc"]
+    table.write_text("\n".join(lines) + "\n")
+    saved = tmp_path / "calibration.json"
+    r = _cli("consensus", str(table), "--calibration", "quantile", "--target-accept", "0.3", "--save-calibration",
+             str(saved), "--json")
+    assert r.returncode == 0, r.stderr
+    doc = json.loads(r.stdout)
+    assert doc["calibration"]["method"] == "quantile" and saved.is_file()
+    again = json.loads(_cli("consensus", str(table), "--calibration", str(saved), "--json").stdout)
+    assert [s["chosen"] for s in again["steps"]] == [s["chosen"] for s in doc["steps"]]
+    raw = json.loads(_cli("consensus", str(table), "--json").stdout)
+    assert "calibration" not in raw
+    bad = _cli("consensus", str(table), "--target-accept", "0.3")
+    assert bad.returncode == 2 and bad.stderr.count("\n") == 1

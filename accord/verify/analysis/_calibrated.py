@@ -106,17 +106,26 @@ def _recorded_verdict(trace: Trace) -> dict[str, Any]:
     return {"tau": 0.6, "eps": 0.1}
 
 
-def plain_verdict_vs_mean(comparisons: list[dict[str, Any]]) -> str:
-    """One sentence: does VERDICT on the judge scale beat Mean here (paired interval above 0)?"""
-    c = next((c for c in comparisons if c["first"] == "verdict_scaled" and c["second"] == "mean_raw"), None)
+def _says(c: dict[str, Any] | None, what: str) -> str:
     if c is None or not c["n_pairs"]:
-        return "VERDICT and Mean could not be compared on this run."
+        return f"VERDICT could not be compared with {what} on this run."
     lo, hi = c["ci"]
     mc = c["mcnemar"] or {}
     tail = (f"(difference {c['difference']:+.3f}, paired 95% interval [{lo:+.3f}, {hi:+.3f}], McNemar p = "
             f"{mc.get('p_value', float('nan')):.2g}, {c['n_pairs']} problems)")
     if lo > 0:
-        return f"The consensus beats Mean on this run {tail}."
+        return f"VERDICT on the judge scale beats {what} on this run {tail}."
     if hi < 0:
-        return f"The consensus is worse than Mean on this run {tail}."
-    return f"The consensus does not beat Mean on this run {tail}: here a plain mean of the judges does as well."
+        return f"VERDICT on the judge scale is worse than {what} on this run {tail}."
+    return f"VERDICT on the judge scale does not beat {what} on this run {tail}."
+
+
+def plain_verdict_vs_mean(comparisons: list[dict[str, Any]]) -> str:
+    """Plain sentences: does VERDICT on the judge scale beat Mean (raw) and Mean on the same scale
+    (the consensus itself, the scale being equal)? A paired interval above 0 is a win."""
+    by = {(c["first"], c["second"]): c for c in comparisons}
+    raw = _says(by.get(("verdict_scaled", "mean_raw")), "Mean of the raw scores")
+    same = _says(by.get(("verdict_scaled", "mean_scaled")), "Mean on the same scale")
+    if "does not beat" in same or "worse" in same:
+        same += " Here the consensus adds nothing a plain mean of the calibrated judges does not give."
+    return raw + " " + same
