@@ -28,7 +28,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from accord.adapters.llm import TransformersGenerator
 from accord.consensus_core import ConsensusSpec, get_policy
 from accord.verify.analysis import calibrated_replay, ContextTree, fit_scale_on_trace, read_trace
-from accord.verify.loop import calibrate_margin, LABEL_FREE
+from accord.verify.loop import calibrate_margin, LABEL_FREE, save_scale
 from accord.verify.run import load_run_config, load_task_list, TaskConfig
 
 TARGETS = (None, 0.1, 0.2, 0.3, 0.5)  # None: tau 0.6, eps 0.1 on the scale
@@ -111,6 +111,7 @@ def main() -> None:
     ap.add_argument("runs", nargs="+", type=Path)
     ap.add_argument("--choose-on", type=Path, help="development run folder the method and target are chosen on")
     ap.add_argument("--json", type=Path)
+    ap.add_argument("--save-scale", type=Path, help="write the chosen scale, fitted on --choose-on, as calibration.json")
     args = ap.parse_args()
     settings = [(None, None)] + [(m, t) for m in LABEL_FREE for t in TARGETS]
     results = {}
@@ -133,6 +134,14 @@ def main() -> None:
     for run, rs in results.items():
         if chosen:
             print(f"{Path(run).name}: {rs[chosen]['consensus_vs_mean']}")
+    if args.save_scale and chosen:
+        method, target = chosen.split("@")
+        dev = read_trace(args.choose_on / "trace.jsonl")
+        scale = fit_scale_on_trace(dev, method)
+        if target != "None":
+            rows = np.concatenate([n.raw for n in ContextTree.from_trace(dev).nodes.values()])
+            scale.set_thresholds(rows, ConsensusSpec(dev.steps[0].lambdas), target_rate=float(target))
+        save_scale(args.save_scale, scale)
     if args.json:
         args.json.write_text(json.dumps({"chosen": chosen, "results": results}, indent=1, default=float) + "\n")
 
