@@ -6,9 +6,11 @@ VERDICT against Mean, the best single judge and the unverified chain (paired boo
 exact McNemar p), and what adaptive verification would save at the calibrated margin (candidates
 skipped and the seconds their generation and judging took in the recorded run).
 
-The protocol: the scale's method and the target acceptance rate are chosen on the development split
+Methods: the label-free scales, and ``platt`` fitted on labelled steps (each recorded candidate labelled
+by its task's reference answer where taking it ends the chain). The protocol: the scale's method and
+the target acceptance rate are chosen on the development split
 (`--choose-on DEV_RUN`: the largest VERDICT accuracy, ties to the higher firing rate); the scale and
-its τ, ε are fitted there (label-free: the dev run's recorded scores, no answers) and applied
+its τ, ε are fitted there (the dev run's recorded scores, and for ``platt`` its answers) and applied
 unchanged to the reported run. Without --choose-on every setting is fitted on the run's own scores.
 
 Run: python benchmarks/judge_scale.py RUN_DIR [RUN_DIR ...] [--choose-on DEV_RUN] [--json OUT]
@@ -68,7 +70,8 @@ def evaluate(run_dir: Path, method: str | None, target, fit_on: Path | None = No
     and applied unchanged here."""
     trace = read_trace(run_dir / "trace.jsonl")
     source = read_trace(fit_on / "trace.jsonl") if fit_on else trace
-    scale = fit_scale_on_trace(source, method or "quantile")
+    src_dir = fit_on or run_dir
+    scale = fit_scale_on_trace(source, method or "quantile", tasks=tasks_of(src_dir), is_final=is_final)
     if method is None:  # raw scores: the recorded decisions (the identity map)
         scale.calibrators = {n: None for n in scale.judges}
     if fit_on and target is not None:
@@ -113,7 +116,7 @@ def main() -> None:
     ap.add_argument("--json", type=Path)
     ap.add_argument("--save-scale", type=Path, help="write the chosen scale, fitted on --choose-on, as calibration.json")
     args = ap.parse_args()
-    settings = [(None, None)] + [(m, t) for m in LABEL_FREE for t in TARGETS]
+    settings = [(None, None)] + [(m, t) for m in (*LABEL_FREE, "platt") for t in TARGETS]
     results = {}
     for run in ([args.choose_on] if args.choose_on else []) + args.runs:
         fit_on = args.choose_on if args.choose_on and run != args.choose_on else None
@@ -137,7 +140,7 @@ def main() -> None:
     if args.save_scale and chosen:
         method, target = chosen.split("@")
         dev = read_trace(args.choose_on / "trace.jsonl")
-        scale = fit_scale_on_trace(dev, method)
+        scale = fit_scale_on_trace(dev, method, tasks=tasks_of(args.choose_on), is_final=is_final)
         if target != "None":
             rows = np.concatenate([n.raw for n in ContextTree.from_trace(dev).nodes.values()])
             scale.set_thresholds(rows, ConsensusSpec(dev.steps[0].lambdas), target_rate=float(target))

@@ -49,12 +49,54 @@ def _row(trace: Trace, tree: ContextTree, spec, scale: JudgeScale | None) -> tup
     return c, info
 
 
-def fit_scale_on_trace(trace: Trace, method: str, tree: ContextTree | None = None) -> JudgeScale:
-    """A label-free judge scale fitted on every recorded context's scores (each context once)."""
+def candidate_labels(tree: ContextTree, tasks, is_final) -> np.ndarray:
+    """Per recorded candidate (contexts in tree order): 1 if taking it ends the chain with a right
+    answer, 0 if wrong, NaN where the chain would go on (its correctness is not known yet). A step
+    ends the chain when it ends the answer or the step budget is spent (the run's config.yaml)."""
+    out = []
+    depth = _depths(tree)
+    last = tree.settings.max_steps
+    for key, node in tree.nodes.items():
+        task, steps = tasks.get(node.task_id), depth.get(key)
+        for cand in node.candidates:
+            if task is None or steps is None:
+                out.append(np.nan)
+            elif is_final(cand) or (last is not None and len(steps) + 1 >= last):
+                out.append(float(task.score(list(steps) + ([cand] if cand.strip() else [])) >= 0.5))
+            else:
+                out.append(np.nan)
+    return np.array(out, dtype=float)
+
+
+def _depths(tree: ContextTree) -> dict[tuple[str, str], tuple[str, ...]]:
+    """The accepted steps of every recorded context, found by walking from each task's root."""
+    from accord.verify.loop import context_id
+
+    found: dict[tuple[str, str], tuple[str, ...]] = {}
+    todo = [(t, ()) for t in {k[0] for k in tree.nodes}]
+    while todo:
+        task, steps = todo.pop()
+        key = (task, context_id(task, list(steps)))
+        node = tree.nodes.get(key)
+        if node is None or key in found:
+            continue
+        found[key] = steps
+        todo.extend((task, steps + (c,)) for c in set(node.candidates) if c.strip())
+    return found
+
+
+def fit_scale_on_trace(trace: Trace, method: str, tree: ContextTree | None = None, tasks=None,
+                       is_final=None) -> JudgeScale:
+    """A judge scale fitted on every recorded context's scores (each context once); ``platt`` needs
+    the run's ``tasks`` (by id) and ``is_final`` to label the candidates (:func:`candidate_labels`)."""
     tree = tree or ContextTree.from_trace(trace)
     rows = np.concatenate([n.raw for n in tree.nodes.values()])
-    scale = JudgeScale(method, trace.steps[0].judges).fit(rows)
-    scale.source = f"label-free: the {len(rows)} recorded candidates of this run"
+    labels = candidate_labels(tree, tasks, is_final) if method == "platt" else None
+    if method == "platt" and (tasks is None or is_final is None):
+        raise ValueError("the platt scale needs labelled steps: the run's tasks with their reference answers")
+    scale = JudgeScale(method, trace.steps[0].judges).fit(rows, labels)
+    scale.source = (f"labelled: {int(np.isfinite(labels).sum())} candidates of this run, by their tasks' answers"
+                    if labels is not None else f"label-free: the {len(rows)} recorded candidates of this run")
     return scale
 
 
