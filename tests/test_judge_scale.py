@@ -210,3 +210,30 @@ def test_consensus_decides_on_a_judge_scale_and_saves_it(tmp_path):
     assert "calibration" not in raw
     bad = _cli("consensus", str(table), "--target-accept", "0.3")
     assert bad.returncode == 2 and bad.stderr.count("\n") == 1
+
+
+def test_a_platt_scale_from_labelled_steps_trusts_the_judge_that_knows(tmp_path):
+    from accord.verify.analysis import candidate_labels, fit_scale_on_trace
+    from accord.verify.tasks import TextTask
+
+    rng = np.random.default_rng(5)
+    two = [TextTask(f"two/{i}", f"Calculate {a} + {b}.", str(a + b))
+           for i, (a, b) in enumerate(rng.integers(1, 40, size=(16, 2)).tolist())]
+    path = tmp_path / "trace.jsonl"
+    gen = AdditionWalker()
+    panel = Panel([ArithmeticJudge(), GroundingJudge()], [1.5, 1.0])
+    with TraceWriter(path) as w:
+        StepLoop(gen, panel, [Chain("verdict", get_policy("verdict")), Chain("base")], budgets=Budgets(4, 1, 200),
+                 seed=0, writer=w).run(two)
+    (tmp_path / "config.yaml").write_text("budgets: {n_candidates: 4, max_steps: 1, max_tokens: 200}\n")
+    trace = read_trace(path)
+    tree = ContextTree.from_trace(trace)
+    by_id = {t.id: t for t in two}
+    labels = candidate_labels(tree, by_id, gen.is_final)
+    assert np.isfinite(labels).all() and 0 < labels.mean() < 1  # every candidate ends its one-step chain
+    scale = fit_scale_on_trace(trace, "platt", tree, by_id, gen.is_final)
+    assert scale.calibrators["arithmetic"].params["A"] > 0  # a right equation means a right answer
+    p = scale.apply(np.array([[1.0, 1.0], [0.0, 1.0]]))
+    assert p[0, 0] > 0.8 and p[1, 0] < 0.2
+    with pytest.raises(ValueError, match="labelled steps"):
+        fit_scale_on_trace(trace, "platt", tree)

@@ -1,7 +1,9 @@
 """After a run: reading traces, replaying policies, evaluation, diagnostics, reports, plots and sweeps."""
 
 from accord.verify.analysis._acceptance import accept_rule, judge_counts
-from accord.verify.analysis._calibrated import calibrated_replay, fit_scale_on_trace, plain_verdict_vs_mean
+from accord.verify.analysis._calibrated import (
+    calibrated_replay, candidate_labels, fit_scale_on_trace, plain_verdict_vs_mean,
+)
 from accord.verify.analysis._derivation_check import check_derivation
 from accord.verify.analysis._diagnostics import CORRECT_AT
 from accord.verify.analysis._evaluation import (
@@ -25,7 +27,7 @@ from accord.verify.analysis._sweep import (
 )
 
 __all__ = [
-    "accept_rule", "calibrated_replay", "fit_scale_on_trace", "judge_counts", "plain_verdict_vs_mean",
+    "accept_rule", "calibrated_replay", "candidate_labels", "fit_scale_on_trace", "judge_counts", "plain_verdict_vs_mean",
     "recorded_scale",
     "accuracy_table", "bootstrap_ci", "build_report", "check_derivation", "clean", "ContextTree",
     "CORRECT_AT", "DEFAULT_EPS", "default_lambda_sets", "DEFAULT_TAUS", "DIVERGED", "EXACT", "fidelity",

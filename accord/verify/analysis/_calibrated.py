@@ -91,9 +91,9 @@ def fit_scale_on_trace(trace: Trace, method: str, tree: ContextTree | None = Non
     the run's ``tasks`` (by id) and ``is_final`` to label the candidates (:func:`candidate_labels`)."""
     tree = tree or ContextTree.from_trace(trace)
     rows = np.concatenate([n.raw for n in tree.nodes.values()])
-    labels = candidate_labels(tree, tasks, is_final) if method == "platt" else None
     if method == "platt" and (tasks is None or is_final is None):
         raise ValueError("the platt scale needs labelled steps: the run's tasks with their reference answers")
+    labels = candidate_labels(tree, tasks, is_final) if method == "platt" else None
     scale = JudgeScale(method, trace.steps[0].judges).fit(rows, labels)
     scale.source = (f"labelled: {int(np.isfinite(labels).sum())} candidates of this run, by their tasks' answers"
                     if labels is not None else f"label-free: the {len(rows)} recorded candidates of this run")
