@@ -132,8 +132,7 @@ def main() -> None:
     print("|" + "---|" * 12)
     for run, rs in results.items():
         for key, r in rs.items():
-            if key.startswith("raw") or key == chosen or not args.choose_on:
-                print(line(Path(run).name, key + (" (chosen)" if key == chosen else ""), r))
+            print(line(Path(run).name, key + (" (chosen)" if key == chosen else ""), r))
     for run, rs in results.items():
         if chosen:
             print(f"{Path(run).name}: {rs[chosen]['consensus_vs_mean']}")
