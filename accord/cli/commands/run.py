@@ -290,10 +290,31 @@ def print_summary(summary: dict[str, Any], run_dir: Path, console) -> None:
     console.print(table)
     if summary.get("paired", {}).get("comparisons"):
         console.print(paired_table(summary["paired"]))
+    if summary.get("accept_rule"):
+        console.print(accept_rule_table(summary["accept_rule"]))
+    if summary.get("judge_counts"):
+        console.print("judges (candidates scored / abstained / failed): " + ", ".join(
+            f"{n} {c['scored']}/{c['abstained']}/{c['failed']}" for n, c in summary["judge_counts"].items()))
+    if summary.get("calibration"):
+        cal = summary["calibration"]
+        console.print(f"judge scale: {cal['method']} ({cal['source'] or 'not fitted: too few candidates scored'})")
     t = summary["timing"]
     share = f" (generation {100 * t['generate_share']:.0f}% / judging {100 * t['judge_share']:.0f}%)" if t["generate_share"] is not None else ""
     console.print(f"wall {t['wall_s']:.1f} s: load {t['load_s']:.1f} s, generate {t['generate_s']:.1f} s, judge {t['judge_s']:.1f} s{share}")
     console.print(f"run folder: {run_dir}")
+
+
+def accept_rule_table(rows: dict[str, Any]) -> Table:
+    """Per verified chain: how often the accept rule fired, and accuracy when it fired vs fell back."""
+    table = Table(title="Accept rule per chain (fired: some candidate accepted; else the fallback chose)")
+    for col in ("chain", "fired", "share", "accuracy when fired", "when fallback", "tau / eps"):
+        table.add_column(col)
+    for chain, r in rows.items():
+        f = lambda x: "–" if x is None else f"{x:.3f}"  # noqa: E731
+        th = "–" if r.get("tau") is None else f"{r['tau']:.3g} / {r['eps']:.3g}"
+        table.add_row(chain, f"{r['fired']}/{r['steps']}", f(r["fired_share"]),
+                      f"{f(r['accuracy_fired'])} ({r['problems_fired']})", f"{f(r['accuracy_fallback'])} ({r['problems_fallback']})", th)
+    return table
 
 
 def paired_table(paired: dict[str, Any]) -> Table:
