@@ -62,7 +62,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="also replay with the judges on one scale: quantile, agreement, standardize (fitted "
                              "label-free on this run's recorded scores) or a saved calibration.json")
     parser.add_argument("--target-accept", type=_rate, metavar="RATE",
-                        help="with --calibration: VERDICT's tau, eps set on the scale so that this share of candidates is accepted")
+                        help="with --calibration: VERDICT's tau, eps set on the scale so that this share of "
+                             "candidates is accepted")
     parser.add_argument("--out-dir", metavar="DIR",
                         help="write report.json and the plots here instead of RUN_DIR (created if missing)")
 
@@ -118,7 +119,8 @@ def print_calibration(cal: dict) -> None:
     for c in cal["comparisons"]:
         mc = c.get("mcnemar") or {}
         t.add_row(c["first"], c["second"], str(c["n_pairs"]), _f(c["difference"]), _ci(*(c["ci"] or (None, None))),
-                  f"{mc.get('only_first_correct', '–')}/{mc.get('only_second_correct', '–')}", _f(mc.get("p_value")))
+                  f"{mc.get('only_first_correct', '–')}/{mc.get('only_second_correct', '–')}",
+                  _f(mc.get("p_value")))
     con.print(t)
     con.print(cal["consensus_vs_mean"])
 

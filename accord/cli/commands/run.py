@@ -82,7 +82,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="judges on one scale before the consensus: off (default), quantile, agreement, standardize "
                         "(fitted label-free on the first calibration.warmup candidates) or a saved calibration.json")
     p.add_argument("--target-accept", type=unit_interval, metavar="RATE",
-                   help="with --calibration: VERDICT's tau, eps set on the scale so that this share of candidates is accepted")
+                   help="with --calibration: VERDICT's tau, eps set on the scale so that this share of "
+                        "candidates is accepted")
     p.add_argument("--adaptive", action="store_true", help="adaptive verification (skip candidates once one is accepted with margin)")
     p.add_argument("--adaptive-margin", choices=("fixed", "calibrated"), default=None,
                    help="adaptive verification's margin: as configured, or learned label-free after adaptive.warmup_steps "
@@ -150,7 +151,8 @@ def config_from_args(args: argparse.Namespace) -> RunConfig:
     if args.calibration is not None:
         mode = args.calibration.strip()
         known = ("off", "quantile", "agreement", "standardize")
-        overrides.append({"calibration": {"mode": mode, "file": None} if mode in known else {"mode": "file", "file": mode}})
+        chosen = {"mode": mode, "file": None} if mode in known else {"mode": "file", "file": mode}
+        overrides.append({"calibration": chosen})
     if args.adaptive:
         overrides.append({"adaptive": {"enabled": True}})
     if args.adaptive_margin is not None:
@@ -313,7 +315,8 @@ def accept_rule_table(rows: dict[str, Any]) -> Table:
         f = lambda x: "–" if x is None else f"{x:.3f}"  # noqa: E731
         th = "–" if r.get("tau") is None else f"{r['tau']:.3g} / {r['eps']:.3g}"
         table.add_row(chain, f"{r['fired']}/{r['steps']}", f(r["fired_share"]),
-                      f"{f(r['accuracy_fired'])} ({r['problems_fired']})", f"{f(r['accuracy_fallback'])} ({r['problems_fallback']})", th)
+                      f"{f(r['accuracy_fired'])} ({r['problems_fired']})",
+                      f"{f(r['accuracy_fallback'])} ({r['problems_fallback']})", th)
     return table
 
 

@@ -27,7 +27,8 @@ from accord.verify.analysis._sweep import (
 )
 
 __all__ = [
-    "accept_rule", "calibrated_replay", "candidate_labels", "fit_scale_on_trace", "judge_counts", "plain_verdict_vs_mean",
+    "accept_rule", "calibrated_replay", "candidate_labels", "fit_scale_on_trace", "judge_counts",
+    "plain_verdict_vs_mean",
     "recorded_scale",
     "accuracy_table", "bootstrap_ci", "build_report", "check_derivation", "clean", "ContextTree",
     "CORRECT_AT", "DEFAULT_EPS", "default_lambda_sets", "DEFAULT_TAUS", "DIVERGED", "EXACT", "fidelity",

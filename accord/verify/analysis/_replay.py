@@ -186,7 +186,8 @@ class ContextTree:
         return cls(nodes, ends, tasks, bad, [t for t in trace.tasks() if t not in finished], final_by_text, settings,
                    max((r.step for r in trace.steps), default=-1))
 
-    def decide(self, spec: PolicySpec, scale: JudgeScale | None = None) -> dict[tuple[str, str], tuple[int, np.ndarray, bool]]:
+    def decide(self, spec: PolicySpec,
+               scale: JudgeScale | None = None) -> dict[tuple[str, str], tuple[int, np.ndarray, bool]]:
         """(chosen, accepted mask, fallback) for every recorded context, batched per shape and λ;
         with a judge ``scale``, on every judge's mapped scores (None: the raw scores)."""
         groups: dict[tuple, list[tuple[str, str]]] = {}
@@ -311,7 +312,8 @@ class ReplayResult:
         }
 
 
-def replay(trace: Trace, spec: PolicySpec, tree: ContextTree | None = None, scale: JudgeScale | None = None) -> ReplayResult:
+def replay(trace: Trace, spec: PolicySpec, tree: ContextTree | None = None,
+           scale: JudgeScale | None = None) -> ReplayResult:
     """Replay one policy over every task; also compare its step choices with each recorded chain's.
     ``scale``: decide on the judges' mapped scores (see :class:`accord.verify.loop.JudgeScale`)."""
     tree = tree or ContextTree.from_trace(trace)

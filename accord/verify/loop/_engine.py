@@ -219,7 +219,8 @@ class StepLoop:
             raw = np.vstack([raw, ps.raw])
             fails = fails + ps.failures
             self._scores[cid] = (raw, fails)
-            self._abstentions[cid] = self._abstentions.get(cid, []) + (ps.abstentions or [[None] * self.panel.m] * len(new))
+            none = [[None] * self.panel.m for _ in new]
+            self._abstentions[cid] = self._abstentions.get(cid, []) + (ps.abstentions or none)
             self._observe_scale(ps.raw)
             judge_s, tokens = ps.judge_s, ps.tokens
         return raw[: len(cands)], fails[: len(cands)], judge_s, tokens
@@ -227,7 +228,8 @@ class StepLoop:
     def _observe_scale(self, raw: np.ndarray, write: bool = True) -> None:
         """Feed newly scored candidates to a judge scale still in its warm-up; once it is fitted,
         its maps (and thresholds) are written to the trace so that a reader reapplies them."""
-        if self.scale is not None and self.scale.observe(raw, self.panel.consensus) and write and self.writer is not None:
+        fitted_now = self.scale is not None and self.scale.observe(raw, self.panel.consensus)
+        if fitted_now and write and self.writer is not None:
             self.writer.write({"type": "calibration", **self.scale.scale.as_dict()})
 
     def _scaled(self, raw: np.ndarray) -> np.ndarray:
@@ -244,7 +246,8 @@ class StepLoop:
         th = getattr(self.panel, "thresholds", None)
         if self.scale is not None and self.scale.fitted and self.scale.scale.thresholds is not None:
             th = self.scale.scale.thresholds  # τ, ε set on the judge scale
-        if th is not None and isinstance(policy, Verdict) and np.isfinite(th["tau"]):  # calibrated on s̄* and Δ*: consensus rules only
+        # calibrated on s̄* and Δ*: consensus rules only
+        if th is not None and isinstance(policy, Verdict) and np.isfinite(th["tau"]):
             policy = replace(policy, tau=th["tau"], eps=th["eps"])
         return policy
 

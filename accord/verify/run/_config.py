@@ -223,11 +223,13 @@ def validate(cfg: dict[str, Any]) -> None:
     _num(cfg, "thresholds.target_rate", 0.001, 1)
     cal = cfg["calibration"]
     if cal["mode"] not in CALIBRATION_MODES:
-        raise UserError(f"config key 'calibration.mode' must be one of {', '.join(CALIBRATION_MODES)}, got {cal['mode']!r}")
+        raise UserError(f"config key 'calibration.mode' must be one of {', '.join(CALIBRATION_MODES)}, "
+                        f"got {cal['mode']!r}")
     _num(cfg, "calibration.warmup", 5, integer=True)
     _num(cfg, "calibration.target_rate", 0.001, 1, optional=True)
     if (cal["mode"] == "file") != isinstance(cal["file"], str):
-        raise UserError("config key 'calibration.file' must name a saved judge scale exactly when calibration.mode is file")
+        raise UserError("config key 'calibration.file' must name a saved judge scale exactly when "
+                        "calibration.mode is file")
     if cal["mode"] != "off" and cfg["thresholds"]["mode"] == "calibrated":
         raise UserError("config keys 'calibration' and 'thresholds.mode: calibrated' both set tau, eps: "
                         "use calibration.target_rate with a judge scale")

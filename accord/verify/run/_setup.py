@@ -88,7 +88,8 @@ def build_scale(cfg: RunConfig, panel) -> ScaleWarmup | None:
             if not scale.fitted:
                 raise ValueError(f"{cal.file}: the judge scale was never fitted")
             if scale.thresholds is None and cal.target_rate is not None:
-                raise ValueError("calibration.target_rate needs a scale fitted during the run (a saved scale keeps its tau, eps)")
+                raise ValueError("calibration.target_rate needs a scale fitted during the run "
+                                 "(a saved scale keeps its tau, eps)")
             return ScaleWarmup(scale)
         return ScaleWarmup(JudgeScale(cal.mode, tuple(panel.names)), cal.warmup, cal.target_rate)
     except ValueError as exc:
