@@ -237,3 +237,13 @@ def test_a_platt_scale_from_labelled_steps_trusts_the_judge_that_knows(tmp_path)
     assert p[0, 0] > 0.8 and p[1, 0] < 0.2
     with pytest.raises(ValueError, match="labelled steps"):
         fit_scale_on_trace(trace, "platt", tree)
+
+
+def test_a_yaml_config_saying_off_turns_the_scale_off(tmp_path):
+    from accord.verify.run import read_config_file, resolve
+
+    cfg = tmp_path / "run.yaml"
+    cfg.write_text("calibration: {mode: off, warmup: 12}\n")  # YAML reads a bare off as false
+    assert resolve(read_config_file(cfg)).calibration.mode == "off"
+    cfg.write_text("calibration: {mode: quantile, target_rate: 0.3}\n")
+    assert resolve(read_config_file(cfg)).calibration.target_rate == 0.3

@@ -222,6 +222,8 @@ def validate(cfg: dict[str, Any]) -> None:
         raise UserError(f"config key 'thresholds.mode' must be one of {', '.join(THRESHOLD_MODES)}, got {cfg['thresholds']['mode']!r}")
     _num(cfg, "thresholds.target_rate", 0.001, 1)
     cal = cfg["calibration"]
+    if cal["mode"] is False:  # YAML reads a bare `off` as false
+        cal["mode"] = "off"
     if cal["mode"] not in CALIBRATION_MODES:
         raise UserError(f"config key 'calibration.mode' must be one of {', '.join(CALIBRATION_MODES)}, "
                         f"got {cal['mode']!r}")
