@@ -28,12 +28,21 @@ class StepContext:
 
 @dataclass(frozen=True)
 class JudgeScore:
-    """One judge's verdict on one candidate: a score in [0, 1], or None and why."""
+    """One judge's verdict on one candidate: a score in [0, 1], or None and why.
+
+    A None is either a failure (the judge could not score: timeout, crash, unreadable output) or an
+    abstention (``abstained``: the judge ran and the candidate holds nothing it checks, e.g. no
+    arithmetic for the arithmetic judge). Either way the judge leaves the panel for that candidate;
+    only failures are counted as such.
+    """
 
     value: float | None
     reason: str | None = None
+    abstained: bool = False
 
     def __post_init__(self) -> None:
+        if self.abstained and self.value is not None:
+            raise ValueError("an abstaining judge gives no score")
         if self.value is not None:
             v = float(self.value)
             if not (0.0 <= v <= 1.0):
@@ -43,6 +52,11 @@ class JudgeScore:
     @classmethod
     def failed(cls, reason: str) -> "JudgeScore":
         return cls(None, reason)
+
+    @classmethod
+    def abstain(cls, reason: str) -> "JudgeScore":
+        """No score because the candidate holds nothing this judge checks (not a failure)."""
+        return cls(None, reason, abstained=True)
 
 
 @runtime_checkable

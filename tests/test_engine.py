@@ -109,11 +109,12 @@ def test_trace_follows_the_contract_and_validates(tmp_path):
     assert set(step["tokens"]) == {"generated", "judge_prompt"}
     assert step["context_id"] == context_id(step["task_id"], [])
     assert len(step["raw"]) == 3 and len(step["raw"][0]) == 2
-    # every failure reason sits exactly where a score is null
+    # every null score has exactly one reason: a failure, or an abstention (the judge had nothing to check)
     for r in recs:
         if r["type"] == "step":
-            for row, frow in zip(r["raw"], r["failures"]):
-                assert [v is None for v in row] == [f is not None for f in frow]
+            for row, frow, arow in zip(r["raw"], r["failures"], r["abstentions"]):
+                assert [v is None for v in row] == [(f is not None) != (a is not None) for f, a in zip(frow, arow)]
+                assert not any(f is not None and a is not None for f, a in zip(frow, arow))
     end = next(r for r in recs if r["type"] == "task_end")
     assert set(end) >= {"task_id", "chain", "steps", "answer", "reference", "correct", "stopped"}
 

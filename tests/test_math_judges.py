@@ -90,7 +90,7 @@ def test_arithmetic_false_steps_name_the_error(text, fragment):
 )
 def test_arithmetic_without_arithmetic_is_none(text):
     s = one(ArithmeticJudge(), text)
-    assert s.value is None and s.reason == "no arithmetic to check"
+    assert s.value is None and s.reason == "no arithmetic to check" and s.abstained
 
 
 @settings(max_examples=60, deadline=None)

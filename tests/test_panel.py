@@ -86,9 +86,11 @@ def test_malformed_judge_output_is_a_recorded_failure(judge, reason):
     assert np.isnan(ps.raw[0, 1]) and reason in ps.failures[0][1]
 
 
-def test_a_judges_own_failures_keep_their_reason():
+def test_a_judge_with_nothing_to_check_abstains_and_keeps_its_reason():
     ps = Panel([ArithmeticJudge(), ArithmeticJudge("again")], [1.0, 1.0]).score(CTX, ["no arithmetic here"])
-    assert ps.failures[0] == ["no arithmetic to check", "no arithmetic to check"]
+    assert ps.abstentions[0] == ["no arithmetic to check", "no arithmetic to check"]
+    assert ps.failures[0] == [None, None]  # an abstention is not a failure
+    assert ps.reasons[0] == ["no arithmetic to check", "no arithmetic to check"]
 
 
 def test_timings_cover_every_column():

@@ -1,7 +1,8 @@
 """Four judges of mathematical steps, each implementing :class:`accord.protocols.Judge`.
 
-A judge scores every candidate in [0, 1] or returns ``JudgeScore.failed(reason)`` when it cannot
-parse the step, the step has nothing it checks, or the check ran past its time limit. The
+A judge scores every candidate in [0, 1], abstains (``JudgeScore.abstain(reason)``) when the step
+has nothing it checks or reads, or returns ``JudgeScore.failed(reason)`` when the check ran past
+its time limit. The
 symbolic, numeric and final-answer checks run in a time-limited, memory-limited worker process
 (:mod:`accord.timelimit`), so a step that would make sympy hang costs at most
 ``timeout`` seconds, from any thread.
@@ -35,9 +36,14 @@ MODES = ("derivation", "solution")
 FINAL_SCOPES = ("any", "final")
 
 
+def _checked(value: float | None, why: str) -> JudgeScore:
+    """A check's (score, why); a check that ran but found nothing to score abstains."""
+    return JudgeScore.abstain(why) if value is None else JudgeScore(value, why)
+
+
 def _limited(fn, *args, timeout: float) -> JudgeScore:
     got = run(fn, *args, timeout=timeout)
-    return JudgeScore(*got.value) if got.ok else JudgeScore.failed(got.why)
+    return _checked(*got.value) if got.ok else JudgeScore.failed(got.why)
 
 
 def _check_timeout(timeout: float) -> float:
@@ -66,7 +72,7 @@ class ArithmeticJudge:
         self.name = name
 
     def score(self, ctx: StepContext, candidates: Sequence[str]) -> list[JudgeScore]:
-        return [JudgeScore(*check_arithmetic(c)) for c in candidates]
+        return [_checked(*check_arithmetic(c)) for c in candidates]
 
 
 class SymbolicEquivalenceJudge:
@@ -178,7 +184,7 @@ class FinalAnswerJudge:
         out = []
         for c in candidates:
             if self.scope == "final" and not ctx.metadata.get("final") and "\\boxed" not in c:
-                out.append(JudgeScore.failed("not the final step"))
+                out.append(JudgeScore.abstain("not the final step"))
             else:
                 out.append(_limited(final_answer_check, c, str(ref), timeout=self.timeout))
         return out

@@ -31,6 +31,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--nan", choices=NAN_MODES, default="error",
                    help="a literal NaN score: error (default: one line naming file:line, exit 2) or failed "
                         "(a failed judge, like an empty cell)")
+    p.add_argument("--calibration", metavar="MODE|FILE", default=None,
+                   help="put the judges on one scale first: quantile, agreement, standardize (fitted label-free on "
+                        "this table) or a saved calibration.json (see docs/step-loop.md)")
+    p.add_argument("--target-accept", type=unit_interval, default=None, metavar="RATE",
+                   help="with --calibration: tau, eps set on the scale so that this share of candidates is accepted")
+    p.add_argument("--save-calibration", metavar="FILE", default=None, help="write the fitted judge scale here")
     p.add_argument("--json", action="store_true", help="print one JSON document instead of tables")
     add_quiet(p)
     add_streaming_arguments(p)
@@ -134,16 +140,49 @@ def print_tables(doc: dict) -> None:
         console.print(t)
 
 
+def judge_scale(args: argparse.Namespace, table: ScoreTable, spec: ConsensusSpec):
+    """The judge scale asked for (None without --calibration): fitted on the table's scores or loaded."""
+    from accord.verify.loop import JudgeScale, LABEL_FREE, load_scale, save_scale
+
+    if args.calibration is None:
+        if args.target_accept is not None or args.save_calibration is not None:
+            raise UserError("--target-accept and --save-calibration need --calibration")
+        return None
+    rows = table.raw[table.present]
+    try:
+        if args.calibration in LABEL_FREE:
+            scale = JudgeScale(args.calibration, table.judges).fit(rows)
+            scale.source = f"label-free: the {len(rows)} candidates of {args.file}"
+        else:
+            scale = load_scale(args.calibration).for_judges(table.judges)
+        if args.target_accept is not None:
+            scale.set_thresholds(rows, spec, target_rate=args.target_accept)
+        if args.save_calibration:
+            save_scale(args.save_calibration, scale)
+    except (ValueError, OSError) as exc:
+        raise UserError(f"--calibration {args.calibration}: {exc}") from None
+    return scale
+
+
 def run(args: argparse.Namespace) -> int:
     if wants_streaming(args):
+        if getattr(args, "calibration", None) is not None:
+            raise UserError("--calibration reads the whole table (fit, then decide): drop the streaming options")
         return run_streaming(args, build_policy)
     table = read_score_table(args.file, args.nan)
     policy, spec, note = build_policy(args, table)
+    scale = judge_scale(args, table, spec)
+    if scale is not None and scale.thresholds is not None and hasattr(policy, "tau"):
+        from dataclasses import replace
+
+        policy = replace(policy, tau=scale.thresholds["tau"], eps=scale.thresholds["eps"])
     try:
-        decision = policy.decide(table.raw, spec)
+        decision = policy.decide(table.raw if scale is None else scale.apply(table.raw), spec)
     except ValueError as exc:
         raise UserError(f"{args.file}: {exc}") from None
     doc = to_document(table, decision, policy, spec, note)
+    if scale is not None:
+        doc["calibration"] = scale.as_dict()
     # padding slots (steps with fewer candidates) are dropped by to_document; their NaN rows never win
     if args.json:
         print(json.dumps(doc, indent=1))

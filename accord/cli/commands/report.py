@@ -26,6 +26,31 @@ def _resamples(text: str) -> int:
     return x
 
 
+def _rate(text: str) -> float:
+    try:
+        x = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number in (0, 1], got {text!r}") from None
+    if not 0 < x <= 1:
+        raise argparse.ArgumentTypeError(f"must be in (0, 1], got {text}")
+    return x
+
+
+def calibration_section(run_dir: Path, text: str, target_rate: float | None) -> dict:
+    """The run replayed with its judges on one scale (accord.verify.analysis.calibrated_replay)."""
+    from accord.verify.analysis import calibrated_replay, clean, fit_scale_on_trace, read_trace, resolve_trace
+    from accord.verify.loop import LABEL_FREE, load_scale
+
+    trace = read_trace(resolve_trace(run_dir))
+    if not trace.steps:
+        raise UserError(f"{run_dir}: the trace has no step records to replay")
+    try:
+        scale = fit_scale_on_trace(trace, text) if text in LABEL_FREE else load_scale(text)
+        return clean(calibrated_replay(trace, scale, target_rate=target_rate))
+    except ValueError as exc:
+        raise UserError(f"--calibration {text}: {exc}") from None
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("run_dir", metavar="RUN_DIR", help="run folder holding trace.jsonl (and summary.json)")
     parser.add_argument("--json", action="store_true", help="print the report as JSON instead of tables")
@@ -34,6 +59,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--replay", action="append", default=[], metavar="POLICY",
                         help="also replay this policy, e.g. verdict:tau=0.5,eps=0.2 or mean_preserving:lambdas=1,1,1 "
                              "(repeatable)")
+    parser.add_argument("--calibration", metavar="MODE|FILE",
+                        help="also replay with the judges on one scale: quantile, agreement, standardize (fitted "
+                             "label-free on this run's recorded scores) or a saved calibration.json")
+    parser.add_argument("--target-accept", type=_rate, metavar="RATE",
+                        help="with --calibration: VERDICT's tau, eps set on the scale so that this share of "
+                             "candidates is accepted")
     parser.add_argument("--out-dir", metavar="DIR",
                         help="write report.json and the plots here instead of RUN_DIR (created if missing)")
 
@@ -55,11 +86,44 @@ def run(args: argparse.Namespace) -> int:
         report = write_run_report(run_dir, n_boot=args.bootstrap, seed=args.seed, extra_specs=extra, out_dir=out_dir)
     except ValueError as exc:
         raise UserError(f"{run_dir}: {exc}") from None
+    if args.target_accept is not None and args.calibration is None:
+        raise UserError("--target-accept sets tau, eps on a judge scale: give --calibration too")
+    if args.calibration is not None:
+        report["calibration"] = calibration_section(run_dir, args.calibration, args.target_accept)
+        (out_dir / "report.json").write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
     if args.json:
         print(json.dumps({**report, "live": None if live is None else {"pid": live}}, indent=2))
     else:
         print_report(report, run_dir, out_dir)
+        if "calibration" in report:
+            print_calibration(report["calibration"])
     return 0
+
+
+def print_calibration(cal: dict) -> None:
+    """The judge-scale replay: per policy accuracy and firing, then the paired comparisons."""
+    from accord.cli.display import Table, console
+
+    con = console(140)
+    t = Table(title=f"Replayed with judges on one scale ({cal['scale']['method']}; VERDICT tau = {cal['tau']:.3g}, "
+                    f"eps = {cal['eps']:.3g})")
+    for col in ("policy", "scale", "exact", "accuracy", "accept rule fired", "acc. fired", "acc. fallback"):
+        t.add_column(col, justify="left" if col == "policy" else "right")
+    for key, r in cal["rows"].items():
+        fired = f"{r['fired']}/{r['steps']}" if r["steps"] else "–"
+        t.add_row(key + (f" ({r['judge']})" if "judge" in r else ""), r["scale"] or "raw", str(r["exact"]),
+                  _f(r["accuracy"]), fired, _f(r["accuracy_fired"]), _f(r["accuracy_fallback"]))
+    con.print(t)
+    t = Table(title="Paired over problems (difference first - second, 95% paired bootstrap interval, exact McNemar p)")
+    for col in ("first", "second", "pairs", "difference", "95% CI", "McNemar b/c", "p"):
+        t.add_column(col, justify="left" if col in ("first", "second") else "right")
+    for c in cal["comparisons"]:
+        mc = c.get("mcnemar") or {}
+        t.add_row(c["first"], c["second"], str(c["n_pairs"]), _f(c["difference"]), _ci(*(c["ci"] or (None, None))),
+                  f"{mc.get('only_first_correct', '–')}/{mc.get('only_second_correct', '–')}",
+                  _f(mc.get("p_value")))
+    con.print(t)
+    con.print(cal["consensus_vs_mean"])
 
 
 def _f(x, digits: int = 3) -> str:

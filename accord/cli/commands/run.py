@@ -52,6 +52,7 @@ FLAG_KEYS = {
     "judge_timeout": "judge_timeout_s",
     "stubbornness": "stubbornness.mode",
     "thresholds": "thresholds.mode",
+    "target_accept": "calibration.target_rate",
 }
 
 
@@ -79,6 +80,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="λ per judge: the judges' 'lambda' (default) or estimated from agreement after stubbornness.warmup candidates")
     p.add_argument("--thresholds", choices=("paper", "calibrated"),
                    help="VERDICT's tau, eps: the policy's (default) or set label-free after the warm-up (thresholds.target_rate)")
+    p.add_argument("--calibration", metavar="MODE|FILE",
+                   help="judges on one scale before the consensus: off (default), quantile, agreement, standardize "
+                        "(fitted label-free on the first calibration.warmup candidates) or a saved calibration.json")
+    p.add_argument("--target-accept", type=unit_interval, metavar="RATE",
+                   help="with --calibration: VERDICT's tau, eps set on the scale so that this share of "
+                        "candidates is accepted")
     p.add_argument("--adaptive", action="store_true", help="adaptive verification (skip candidates once one is accepted with margin)")
     p.add_argument("--adaptive-margin", choices=("fixed", "calibrated"), default=None,
                    help="adaptive verification's margin: as configured, or learned label-free after adaptive.warmup_steps "
@@ -143,6 +150,11 @@ def config_from_args(args: argparse.Namespace) -> RunConfig:
         overrides.append({"baselines": [b.strip() for b in args.baselines.split(",") if b.strip()]})
     if args.no_base:
         overrides.append({"base_chain": False})
+    if args.calibration is not None:
+        mode = args.calibration.strip()
+        known = ("off", "quantile", "agreement", "standardize")
+        chosen = {"mode": mode, "file": None} if mode in known else {"mode": "file", "file": mode}
+        overrides.append({"calibration": chosen})
     if args.adaptive:
         overrides.append({"adaptive": {"enabled": True}})
     if args.adaptive_margin is not None:
@@ -157,7 +169,8 @@ def config_from_args(args: argparse.Namespace) -> RunConfig:
     return resolve(file_cfg, overrides)
 
 
-RESUME_FIXED_FLAGS = ("config", "set", "tasks_file", "baselines", "no_base", "adaptive", "adaptive_margin", "out")
+RESUME_FIXED_FLAGS = ("config", "set", "tasks_file", "baselines", "no_base", "adaptive", "adaptive_margin", "out",
+                      "calibration")
 
 
 def resumed_config(args: argparse.Namespace) -> tuple[Path, RunConfig]:
@@ -315,10 +328,32 @@ def print_summary(summary: dict[str, Any], run_dir: Path, console) -> None:
     console.print(table)
     if summary.get("paired", {}).get("comparisons"):
         console.print(paired_table(summary["paired"]))
+    if summary.get("accept_rule"):
+        console.print(accept_rule_table(summary["accept_rule"]))
+    if summary.get("judge_counts"):
+        console.print("judges (candidates scored / abstained / failed): " + ", ".join(
+            f"{n} {c['scored']}/{c['abstained']}/{c['failed']}" for n, c in summary["judge_counts"].items()))
+    if summary.get("calibration"):
+        cal = summary["calibration"]
+        console.print(f"judge scale: {cal['method']} ({cal['source'] or 'not fitted: too few candidates scored'})")
     t = summary["timing"]
     share = f" (generation {100 * t['generate_share']:.0f}% / judging {100 * t['judge_share']:.0f}%)" if t["generate_share"] is not None else ""
     console.print(f"wall {t['wall_s']:.1f} s: load {t['load_s']:.1f} s, generate {t['generate_s']:.1f} s, judge {t['judge_s']:.1f} s{share}")
     console.print(f"run folder: {run_dir}")
+
+
+def accept_rule_table(rows: dict[str, Any]) -> Table:
+    """Per verified chain: how often the accept rule fired, and accuracy when it fired vs fell back."""
+    table = Table(title="Accept rule per chain (fired: some candidate accepted; else the fallback chose)")
+    for col in ("chain", "fired", "share", "accuracy when fired", "when fallback", "tau / eps"):
+        table.add_column(col)
+    for chain, r in rows.items():
+        f = lambda x: "–" if x is None else f"{x:.3f}"  # noqa: E731
+        th = "–" if r.get("tau") is None else f"{r['tau']:.3g} / {r['eps']:.3g}"
+        table.add_row(chain, f"{r['fired']}/{r['steps']}", f(r["fired_share"]),
+                      f"{f(r['accuracy_fired'])} ({r['problems_fired']})",
+                      f"{f(r['accuracy_fallback'])} ({r['problems_fallback']})", th)
+    return table
 
 
 def paired_table(paired: dict[str, Any]) -> Table:

@@ -1,6 +1,10 @@
 """After a run: reading traces, replaying policies, evaluation, diagnostics, reports, plots and sweeps."""
 
 from accord.verify.analysis._abstention import ABSTAIN_PHRASES, count_missing, is_abstention, missing_kinds
+from accord.verify.analysis._acceptance import accept_rule, judge_counts
+from accord.verify.analysis._calibrated import (
+    calibrated_replay, candidate_labels, fit_scale_on_trace, plain_verdict_vs_mean,
+)
 from accord.verify.analysis._derivation_check import check_derivation
 from accord.verify.analysis._diagnostics import CORRECT_AT
 from accord.verify.analysis._evaluation import (
@@ -13,7 +17,7 @@ from accord.verify.analysis._records import (
     StepRecord, TaskEnd, Trace, read_settings, read_summary, read_trace, resolve_trace,
 )
 from accord.verify.analysis._replay import (
-    ContextTree, DIVERGED, EXACT, fidelity, make_spec, parse_policy_spec, recorded_spec, replay,
+    ContextTree, DIVERGED, EXACT, fidelity, make_spec, parse_policy_spec, recorded_scale, recorded_spec, replay,
 )
 from accord.verify.analysis._report import (
     REPORT_FILE, ROC_FILE, SCATTER_FILE, build_report, clean, primary_chain, write_run_report,
@@ -25,6 +29,9 @@ from accord.verify.analysis._sweep import (
 
 __all__ = [
     "ABSTAIN_PHRASES", "count_missing", "is_abstention", "missing_kinds",
+    "accept_rule", "calibrated_replay", "candidate_labels", "fit_scale_on_trace", "judge_counts",
+    "plain_verdict_vs_mean",
+    "recorded_scale",
     "accuracy_table", "bootstrap_ci", "build_report", "check_derivation", "clean", "ContextTree",
     "CORRECT_AT", "DEFAULT_EPS", "default_lambda_sets", "DEFAULT_TAUS", "DIVERGED", "EXACT", "fidelity",
     "heatmap_figure", "make_spec", "mcnemar", "paired_comparison", "paired_from", "paired_summary",

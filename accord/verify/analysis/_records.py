@@ -49,6 +49,8 @@ class StepRecord:
     mean: tuple[float | None, ...] | None = None  # s̄* per candidate under the chain's rule, when recorded
     dispersion: tuple[float | None, ...] | None = None  # Δ* per candidate, when recorded
     note: str | None = None
+    abstentions: tuple[tuple[str | None, ...], ...] | None = None  # why a judge abstained (left the panel)
+    scale: str | None = None  # the judge scale the step was decided on (the trace's calibration record)
 
     @property
     def n(self) -> int:
@@ -92,6 +94,7 @@ class Trace:
     ends: list[TaskEnd]
     notes: list[str] = field(default_factory=list)
     problems: dict[str, TaskInfo] = field(default_factory=dict)  # by task id, where recorded
+    calibration: dict[str, Any] | None = None  # the judge scale the run fitted (its calibration record)
 
     def chains(self) -> list[str]:
         """Chain labels in order of first appearance."""
@@ -186,8 +189,14 @@ def _parse_step(rec: _Line) -> StepRecord:
     ctoks = rec.get("candidate_tokens", list, optional=True)
     if ctoks is not None and (len(ctoks) != n or not all(isinstance(t, int) and not isinstance(t, bool) for t in ctoks)):
         raise rec.fail(f"'candidate_tokens' must hold {n} integers (one per candidate)")
+    failures, abstentions = _failures(rec, n, m), _reasons(rec, "abstentions", n, m)
+    if abstentions is None and failures is not None:  # older traces: abstentions were recorded as failures
+        abstentions = tuple(tuple(f if f in LEGACY_ABSTENTIONS else None for f in row) for row in failures)
+        failures = tuple(tuple(None if f in LEGACY_ABSTENTIONS else f for f in row) for row in failures)
     return StepRecord(
-        failures=_failures(rec, n, m),
+        failures=failures,
+        abstentions=abstentions,
+        scale=rec.get("scale", str, optional=True),
         mean=_per_candidate(rec, "mean", n),
         dispersion=_per_candidate(rec, "dispersion", n),
         note=rec.get("note", str, optional=True),
@@ -211,12 +220,20 @@ def _parse_step(rec: _Line) -> StepRecord:
 
 
 def _failures(rec: _Line, n: int, m: int) -> tuple[tuple[str | None, ...], ...] | None:
-    failures = rec.get("failures", (list, type(None)), optional=True)
+    return _reasons(rec, "failures", n, m)
+
+
+# what judges said when abstaining, before abstentions had their own field
+LEGACY_ABSTENTIONS = frozenset({"no arithmetic to check", "not the final step"})
+
+
+def _reasons(rec: _Line, key: str, n: int, m: int) -> tuple[tuple[str | None, ...], ...] | None:
+    failures = rec.get(key, (list, type(None)), optional=True)
     if failures is None:
         return None
     if len(failures) != n or not all(isinstance(row, list) and len(row) == m and all(f is None or isinstance(f, str) for f in row)
                                      for row in failures):
-        raise rec.fail(f"'failures' must be {n} rows of {m} reasons (text or null)")
+        raise rec.fail(f"{key!r} must be {n} rows of {m} reasons (text or null)")
     return tuple(tuple(row) for row in failures)
 
 
@@ -286,6 +303,8 @@ def read_trace(path: str | Path) -> Trace:
         elif kind == "task":
             info = _parse_task(_Line(where, obj, "task"))
             trace.problems.setdefault(info.task_id, _with_line(info, i + 1))
+        elif kind == "calibration":
+            trace.calibration = obj
         elif not isinstance(kind, str):
             raise UserError(f"{where}: a trace record needs a string field 'type'")
         # other record types (run headers, calls, notes) are allowed and ignored

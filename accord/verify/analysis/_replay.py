@@ -20,7 +20,7 @@ import numpy as np
 
 from accord.consensus_core import ConsensusSpec, get_policy, list_policies, parse_lambdas
 from accord.verify.analysis._records import RunSettings, StepRecord, TaskEnd, Trace, read_settings
-from accord.verify.loop import context_id
+from accord.verify.loop import context_id, JudgeScale
 
 EXACT, DIVERGED = "exact", "diverged"
 
@@ -186,15 +186,17 @@ class ContextTree:
         return cls(nodes, ends, tasks, bad, [t for t in trace.tasks() if t not in finished], final_by_text, settings,
                    max((r.step for r in trace.steps), default=-1))
 
-    def decide(self, spec: PolicySpec) -> dict[tuple[str, str], tuple[int, np.ndarray, bool]]:
-        """(chosen, accepted mask, fallback) for every recorded context, batched per shape and λ."""
+    def decide(self, spec: PolicySpec,
+               scale: JudgeScale | None = None) -> dict[tuple[str, str], tuple[int, np.ndarray, bool]]:
+        """(chosen, accepted mask, fallback) for every recorded context, batched per shape and λ;
+        with a judge ``scale``, on every judge's mapped scores (None: the raw scores)."""
         groups: dict[tuple, list[tuple[str, str]]] = {}
         for key, node in self.nodes.items():
             groups.setdefault((node.raw.shape, node.lambdas), []).append(key)
         out: dict[tuple[str, str], tuple[int, np.ndarray, bool]] = {}
         for (_, lambdas), keys in groups.items():
             raw = np.stack([self.nodes[k].raw for k in keys])
-            d = spec.decide(raw, lambdas, self.settings.influence)
+            d = spec.decide(raw if scale is None else scale.apply(raw), lambdas, self.settings.influence)
             for i, k in enumerate(keys):
                 out[k] = (int(d.chosen[i]), d.accepted[i], bool(d.fallback[i]))
         return out
@@ -310,10 +312,12 @@ class ReplayResult:
         }
 
 
-def replay(trace: Trace, spec: PolicySpec, tree: ContextTree | None = None) -> ReplayResult:
-    """Replay one policy over every task; also compare its step choices with each recorded chain's."""
+def replay(trace: Trace, spec: PolicySpec, tree: ContextTree | None = None,
+           scale: JudgeScale | None = None) -> ReplayResult:
+    """Replay one policy over every task; also compare its step choices with each recorded chain's.
+    ``scale``: decide on the judges' mapped scores (see :class:`accord.verify.loop.JudgeScale`)."""
     tree = tree or ContextTree.from_trace(trace)
-    decisions = tree.decide(spec)
+    decisions = tree.decide(spec, scale)
     by_end: dict[tuple[str, tuple[str, ...]], list[str]] = {}
     for e in trace.ends:
         by_end.setdefault((e.task_id, e.steps), []).append(e.chain)
@@ -346,19 +350,31 @@ def fidelity(trace: Trace, settings: RunSettings | None = None) -> dict[str, dic
         spec = recorded_spec(policy) if policy else None
         if spec is None or not recs:
             continue
-        ok = _ok_mask(recs, spec, settings.influence)
+        ok = _ok_mask(recs, spec, settings.influence, recorded_scale(trace))
         out[chain] = {"policy": spec.title, "steps": len(recs), "reproduced": int(sum(ok)),
                       "mismatched_lines": [r.line for r, good in zip(recs, ok) if not good][:20]}
     return out
 
 
-def _ok_mask(recs: list[StepRecord], spec: PolicySpec, influence=None) -> list[bool]:
+def recorded_scale(trace: Trace) -> JudgeScale | None:
+    """The judge scale a run decided on after its warm-up (its trace's calibration record), if any."""
+    if not trace.calibration:
+        return None
+    return JudgeScale.from_dict({k: v for k, v in trace.calibration.items() if k not in ("type", "seq", "run_id")})
+
+
+def _ok_mask(recs: list[StepRecord], spec: PolicySpec, influence=None, scale: JudgeScale | None = None) -> list[bool]:
     ok = [False] * len(recs)
     groups: dict[tuple, list[int]] = {}
     for i, r in enumerate(recs):
-        groups.setdefault((r.raw.shape, r.lambdas), []).append(i)
-    for (_, lambdas), idx in groups.items():
-        d = spec.decide(np.stack([recs[i].raw for i in idx]), lambdas, influence)
+        groups.setdefault((r.raw.shape, r.lambdas, r.scale is not None, r.policy.get("tau"), r.policy.get("eps")),
+                          []).append(i)
+    for (_, lambdas, scaled, tau, eps), idx in groups.items():
+        raw = np.stack([recs[i].raw for i in idx])
+        if scaled and scale is not None:
+            raw = scale.apply(raw)
+        step_spec = spec if tau is None else spec.with_params(tau=tau, eps=eps)  # τ, ε as recorded at the step
+        d = step_spec.decide(raw, lambdas, influence)
         for j, i in enumerate(idx):
             r = recs[i]
             chosen, fallback = int(d.chosen[j]), bool(d.fallback[j])

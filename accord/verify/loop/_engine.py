@@ -33,6 +33,7 @@ from accord.consensus_core import Verdict
 from accord.protocols import Generator, StepContext, Task
 from accord.verify.loop._margin import Margin, calibrate_margin
 from accord.verify.loop._panel import Panel
+from accord.verify.loop._scale import ScaleWarmup
 from accord.verify.loop._trace import ResumeState, TraceWriter, context_id, task_record
 
 BASE = "base"
@@ -130,6 +131,7 @@ class StepLoop:
         writer: TraceWriter | None = None,
         resume: ResumeState | None = None,
         on_event: Event | None = None,
+        scale: ScaleWarmup | None = None,
     ):
         labels = [c.label for c in chains]
         if not chains or len(set(labels)) != len(labels):
@@ -149,8 +151,11 @@ class StepLoop:
         self._cands: dict[str, list[str]] = {k: list(v) for k, v in self.resume.candidates.items()}
         self._ctoks: dict[str, list[int]] = {k: list(v) for k, v in self.resume.candidate_tokens.items()}
         self._scores: dict[str, tuple[np.ndarray, list[list[str | None]]]] = dict(self.resume.scores)
+        self._abstentions: dict[str, list[list[str | None]]] = dict(self.resume.abstentions)
+        self.scale = scale  # judges on one scale (None: raw scores, as recorded runs before it)
         for raw, _ in self._scores.values():  # a panel estimating λ sees the recorded scores again, in order
             panel.observe(raw)
+            self._observe_scale(raw, write=False)
         self.margin: Margin | None = None  # the calibrated adaptive margin, once learned
         self._margin_steps: list[tuple[np.ndarray, list[str]]] = []
         self._margin_chain = next((c for c in self.chains if c.policy is not None), None)
@@ -214,8 +219,22 @@ class StepLoop:
             raw = np.vstack([raw, ps.raw])
             fails = fails + ps.failures
             self._scores[cid] = (raw, fails)
+            none = [[None] * self.panel.m for _ in new]
+            self._abstentions[cid] = self._abstentions.get(cid, []) + (ps.abstentions or none)
+            self._observe_scale(ps.raw)
             judge_s, tokens = ps.judge_s, ps.tokens
         return raw[: len(cands)], fails[: len(cands)], judge_s, tokens
+
+    def _observe_scale(self, raw: np.ndarray, write: bool = True) -> None:
+        """Feed newly scored candidates to a judge scale still in its warm-up; once it is fitted,
+        its maps (and thresholds) are written to the trace so that a reader reapplies them."""
+        fitted_now = self.scale is not None and self.scale.observe(raw, self.panel.consensus)
+        if fitted_now and write and self.writer is not None:
+            self.writer.write({"type": "calibration", **self.scale.scale.as_dict()})
+
+    def _scaled(self, raw: np.ndarray) -> np.ndarray:
+        """The scores the decisions take: on the judge scale once it is fitted, else raw."""
+        return self.scale.scale.apply(raw) if self.scale is not None and self.scale.fitted else raw
 
     # -------------------------------------------------------------------- loop
     def _policy(self, chain: Chain) -> Policy | None:
@@ -225,11 +244,15 @@ class StepLoop:
         if policy is None:
             return None
         th = getattr(self.panel, "thresholds", None)
-        if th is not None and isinstance(policy, Verdict):  # calibrated on s̄* and Δ*: consensus rules only
+        if self.scale is not None and self.scale.fitted and self.scale.scale.thresholds is not None:
+            th = self.scale.scale.thresholds  # τ, ε set on the judge scale
+        # calibrated on s̄* and Δ*: consensus rules only
+        if th is not None and isinstance(policy, Verdict) and np.isfinite(th["tau"]):
             policy = replace(policy, tau=th["tau"], eps=th["eps"])
         return policy
 
     def _decide(self, chain: Chain, raw: np.ndarray):
+        raw = self._scaled(raw)
         if chain.policy is None:
             st = self.panel.stats(raw)
             accepted = np.zeros(raw.shape[0], dtype=bool)
@@ -248,7 +271,8 @@ class StepLoop:
         calibrate the margin once there are enough (replayed the same way on resume)."""
         if not self._calibrating() or chain is not self._margin_chain or len(record["candidates"]) < self.budgets.n:
             return
-        self._margin_steps.append((np.array(record["raw"], dtype=float), list(record["candidates"])))  # None: NaN
+        raw = self._scaled(np.array(record["raw"], dtype=float))  # None: NaN; on the judge scale when fitted
+        self._margin_steps.append((raw, list(record["candidates"])))
         if len(self._margin_steps) >= self.adaptive.warmup_steps:
             self.margin = calibrate_margin(self._margin_steps, self._policy(chain), self.adaptive.calibrate,
                                            min(self.adaptive.group, self.budgets.n), self.panel.consensus)
@@ -320,6 +344,7 @@ class StepLoop:
             "lambdas": list(self.panel.lambdas),
             "raw": raw,
             "failures": fails,
+            "abstentions": self._abstentions.get(cid, [])[: len(cands)],
             "policy": Chain(chain.label, self._policy(chain)).policy_record(self.panel.lambdas),
             "consensus": st.consensus,
             "mean": st.mean,
@@ -338,6 +363,8 @@ class StepLoop:
         }
         if no_scores:
             record["note"] = "no candidate was scored by any judge; took candidate 0"
+        if self.scale is not None and self.scale.fitted:
+            record["scale"] = self.scale.scale.method  # decided on the judge scale of the trace's calibration record
         if self.adaptive.enabled:
             record["adaptive"] = {"group": self._group_size(), "stopped_early": len(cands) < n, "margin": self.margin_record()}
         if self.writer is not None:

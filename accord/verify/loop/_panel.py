@@ -84,6 +84,7 @@ class PanelScores:
     wall_s: float  # the whole panel (judges run concurrently)
     tokens: int  # judge prompt tokens computed
     reasons: list[list[str | None]] | None = None  # (n, m): every judge's reason, scored or not
+    abstentions: list[list[str | None]] | None = None  # (n, m): why a judge abstained (not in failures)
 
 
 class Panel:
@@ -197,6 +198,7 @@ class Panel:
         raw = np.full((n, self.m), np.nan)
         failures: list[list[str | None]] = [[None] * self.m for _ in range(n)]
         reasons: list[list[str | None]] = [[None] * self.m for _ in range(n)]
+        abstentions: list[list[str | None]] = [[None] * self.m for _ in range(n)]
         judge_s: dict[str, float] = {}
         tokens = 0
         col = 0
@@ -217,11 +219,13 @@ class Panel:
                 for i in range(n):
                     s = _coerce(cols[j][i])
                     raw[i, col + j] = np.nan if s.value is None else s.value
-                    failures[i][col + j] = None if s.value is not None else (s.reason or "no score")
-                    reasons[i][col + j] = s.reason if s.value is not None else failures[i][col + j]
+                    missing = None if s.value is not None else (s.reason or "no score")
+                    failures[i][col + j] = None if s.abstained else missing
+                    abstentions[i][col + j] = missing if s.abstained else None
+                    reasons[i][col + j] = s.reason if s.value is not None else missing
             col += width
         self.observe(raw)
-        return PanelScores(raw, failures, judge_s, wall, tokens, reasons)
+        return PanelScores(raw, failures, judge_s, wall, tokens, reasons, abstentions)
 
     @property
     def estimating(self) -> bool:

@@ -201,6 +201,7 @@ class ResumeState:
     candidates: dict[str, list[str]] = field(default_factory=dict)  # context_id -> candidates
     candidate_tokens: dict[str, list[int]] = field(default_factory=dict)
     scores: dict[str, tuple[np.ndarray, list[list[str | None]]]] = field(default_factory=dict)
+    abstentions: dict[str, list[list[str | None]]] = field(default_factory=dict)  # context_id -> why judges abstained
     judges: tuple[str, ...] | None = None
     notes: list[str] = field(default_factory=list)
     tasks: set[str] = field(default_factory=set)  # tasks whose question is already recorded
@@ -229,5 +230,8 @@ def load_resume_state(path: str | Path) -> ResumeState:
                 st.candidate_tokens[cid] = list(toks) if isinstance(toks, list) else [0] * len(cands)
                 raw = np.array([[np.nan if v is None else float(v) for v in row] for row in r["raw"]], dtype=float)
                 st.scores[cid] = (raw.reshape(len(cands), -1), [list(f) for f in r["failures"]])
+                abst = r.get("abstentions")
+                none = [[None] * len(r["judges"]) for _ in cands]
+                st.abstentions[cid] = [list(a) for a in abst] if isinstance(abst, list) else none
             st.judges = tuple(r["judges"])
     return st

@@ -30,6 +30,7 @@ from accord.verify.loop import Adaptive, Budgets
 
 STUBBORNNESS_MODES = ("hand-set", "estimated")
 THRESHOLD_MODES = ("paper", "calibrated")
+CALIBRATION_MODES = ("off", "quantile", "agreement", "standardize", "file")
 ADAPTIVE_MARGINS = ("fixed", "calibrated")
 
 _V, _L, _C = PAPER_LAMBDA
@@ -61,6 +62,11 @@ DEFAULTS: dict[str, Any] = {
     # paper: each policy's tau and eps; calibrated: VERDICT's tau, eps set after the warm-up (same
     # `stubbornness.warmup` candidates) so that `target_rate` of the candidates would be accepted
     "thresholds": {"mode": "paper", "target_rate": 0.5},
+    # judges on one scale before the consensus (accord.verify.loop.JudgeScale): off (raw scores);
+    # quantile / agreement / standardize: fitted label-free on the first `warmup` scored candidates;
+    # `file`: a saved scale (calibration.json of another run, or `accord calibrate`), used from the first
+    # step; `target_rate`: VERDICT's tau, eps set on the scale so that this share of candidates is accepted
+    "calibration": {"mode": "off", "warmup": 30, "file": None, "target_rate": None},
     "policy": {"name": "verdict", "params": {}},  # params filled with the policy's own defaults
     "baselines": ["mean", "variance", "raw_average"],
     "base_chain": True,
@@ -228,6 +234,20 @@ def validate(cfg: dict[str, Any]) -> None:
     if cfg["thresholds"]["mode"] not in THRESHOLD_MODES:
         raise UserError(f"config key 'thresholds.mode' must be one of {', '.join(THRESHOLD_MODES)}, got {cfg['thresholds']['mode']!r}")
     _num(cfg, "thresholds.target_rate", 0.001, 1)
+    cal = cfg["calibration"]
+    if cal["mode"] is False:  # YAML reads a bare `off` as false
+        cal["mode"] = "off"
+    if cal["mode"] not in CALIBRATION_MODES:
+        raise UserError(f"config key 'calibration.mode' must be one of {', '.join(CALIBRATION_MODES)}, "
+                        f"got {cal['mode']!r}")
+    _num(cfg, "calibration.warmup", 5, integer=True)
+    _num(cfg, "calibration.target_rate", 0.001, 1, optional=True)
+    if (cal["mode"] == "file") != isinstance(cal["file"], str):
+        raise UserError("config key 'calibration.file' must name a saved judge scale exactly when "
+                        "calibration.mode is file")
+    if cal["mode"] != "off" and cfg["thresholds"]["mode"] == "calibrated":
+        raise UserError("config keys 'calibration' and 'thresholds.mode: calibrated' both set tau, eps: "
+                        "use calibration.target_rate with a judge scale")
     judges = cfg["judges"]
     if not isinstance(judges, list) or len(judges) < 2:
         raise UserError("config key 'judges' must list at least two judges")
@@ -351,6 +371,14 @@ class ThresholdsConfig:
 
 
 @dataclass(frozen=True)
+class CalibrationConfig:
+    mode: str  # CALIBRATION_MODES
+    warmup: int
+    file: str | None
+    target_rate: float | None
+
+
+@dataclass(frozen=True)
 class PolicyConfig:
     name: str
     params: dict[str, Any]  # the policy's full parameters (its defaults filled in)
@@ -402,6 +430,7 @@ class RunConfig:
     stubbornness: StubbornnessConfig
     thresholds: ThresholdsConfig
     policy: PolicyConfig
+    calibration: CalibrationConfig
     baselines: tuple[str | dict[str, Any], ...]  # a policy name or {name, params, label}
     base_chain: bool
     budgets: BudgetsConfig
@@ -421,6 +450,7 @@ class RunConfig:
             influence=copy.deepcopy(cfg["influence"]),
             stubbornness=StubbornnessConfig(**cfg["stubbornness"]),
             thresholds=ThresholdsConfig(**cfg["thresholds"]),
+            calibration=CalibrationConfig(**cfg["calibration"]),
             policy=PolicyConfig(cfg["policy"]["name"], copy.deepcopy(cfg["policy"]["params"])),
             baselines=tuple(copy.deepcopy(cfg["baselines"])),
             base_chain=cfg["base_chain"],
@@ -441,6 +471,7 @@ class RunConfig:
             "influence": copy.deepcopy(self.influence),
             "stubbornness": dict(vars(self.stubbornness)),
             "thresholds": dict(vars(self.thresholds)),
+            "calibration": dict(vars(self.calibration)),
             "policy": self.policy.as_dict(),
             "baselines": copy.deepcopy(list(self.baselines)),
             "base_chain": self.base_chain,

@@ -10,11 +10,13 @@ from typing import Any
 
 from accord.adapters.served import Recorder
 from accord.errors import UserError
-from accord.verify.analysis import paired_from
+from accord.verify.analysis import accept_rule, judge_counts, paired_from, read_trace
 from accord.verify.io import SUMMARY_FILE
-from accord.verify.loop import resume_after_outage, StepLoop, TraceWriter
+from accord.verify.loop import CALIBRATION_FILE, resume_after_outage, save_scale, StepLoop, TraceWriter
 from accord.verify.run._config import RunConfig
-from accord.verify.run._setup import build_chains, build_generator, build_panel_from, load_task_list, start_run_folder
+from accord.verify.run._setup import (
+    build_chains, build_generator, build_panel_from, build_scale, load_task_list, start_run_folder,
+)
 from accord.verify.run._summary import make_summary, write_report
 
 
@@ -35,6 +37,7 @@ def execute(cfg: RunConfig, run_dir: Path, resume: bool = False, progress=None) 
     generator = build_generator(cfg)
     say("loading judges")
     panel = build_panel_from(cfg)
+    scale = build_scale(cfg, panel)
     load_s = time.perf_counter() - t0
     chains = build_chains(cfg)
     writer = TraceWriter(trace_path)
@@ -44,6 +47,8 @@ def execute(cfg: RunConfig, run_dir: Path, resume: bool = False, progress=None) 
             writer.write({"type": "run", "seed": cfg.seed, "judges": panel.names, "lambdas": list(panel.lambdas),
                           "chains": [c.label for c in chains], "scoring": panel.describe(),
                           "started": datetime.now(timezone.utc).isoformat()})
+            if scale is not None and scale.fitted:  # a saved scale: recorded before the first step
+                writer.write({"type": "calibration", **scale.scale.as_dict()})
         else:
             writer.write({"type": "resume", "at_steps": state.n_steps, "finished_chains": len(state.ends),
                           "notes": state.notes + ([writer.note] if writer.note else []),
@@ -56,6 +61,7 @@ def execute(cfg: RunConfig, run_dir: Path, resume: bool = False, progress=None) 
                 adaptive=cfg.adaptive.settings(),
                 writer=writer, resume=state,
                 on_event=progress.event if progress else None,
+                scale=scale,
             )
             if progress:
                 progress.start(len(tasks), [c.label for c in chains])
@@ -68,7 +74,14 @@ def execute(cfg: RunConfig, run_dir: Path, resume: bool = False, progress=None) 
         if progress:
             progress.stop()
     summary = make_summary(cfg, ends, loop, [c.label for c in chains], load_s, time.perf_counter() - t_start)
+    if scale is not None:
+        summary["calibration"] = scale.scale.as_dict()
+        if scale.fitted:
+            save_scale(run_dir / CALIBRATION_FILE, scale.scale)
     summary["paired"] = paired_from(trace_path, tasks, generator.is_final)
+    recorded = read_trace(trace_path)
+    summary["accept_rule"] = accept_rule(recorded)
+    summary["judge_counts"] = judge_counts(recorded)
     if served.tally.requests or served.tally.cached:
         summary["served"] = served.tally.as_dict()
     (run_dir / SUMMARY_FILE).write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")

@@ -320,6 +320,8 @@ def execute(cfg: RunConfig, run_dir: Path, resume: bool = False, progress=None, 
     if cfg.stubbornness.mode == "estimated" or cfg.thresholds.mode == "calibrated":  # learned per process
         raise UserError("--backend ray needs hand-set stubbornness and fixed thresholds: estimated λ and calibrated "
                         "τ, ε are learned per process; run locally first, then set the values from its summary.json")
+    if cfg.calibration.mode != "off":
+        raise UserError("--backend ray does not put judges on one scale (calibration.mode must be off); run locally")
     if cfg.adaptive.enabled and cfg.adaptive.margin == "calibrated":
         raise UserError("--backend ray needs a fixed adaptive margin: a calibrated one is learned per process; run "
                         "locally first, then set adaptive.min_mean and adaptive.max_dispersion from its summary.json")

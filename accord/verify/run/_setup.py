@@ -12,7 +12,7 @@ from accord.adapters.local import VLMGenerator, shared_vlm
 from accord.consensus_core import get_policy
 from accord.errors import UserError
 from accord.verify.io import TRACE_FILE
-from accord.verify.loop import BASE, build_panel, Chain
+from accord.verify.loop import BASE, build_panel, Chain, JudgeScale, load_scale, ScaleWarmup
 from accord.verify.run._config import RunConfig, TaskConfig, save_run_config
 from accord.verify.tasks import load_tasks
 
@@ -74,6 +74,26 @@ def build_panel_from(cfg: RunConfig):
                            calibrate_thresholds=cfg.thresholds.calibrate)
     except (OSError, ValueError, TypeError) as exc:
         raise UserError(f"config: judges: {str(exc).splitlines()[0]}") from None
+
+
+def build_scale(cfg: RunConfig, panel) -> ScaleWarmup | None:
+    """The run's judge scale (None when calibration is off): fitted label-free during the run, or
+    a saved one used from the first step."""
+    cal = cfg.calibration
+    if cal.mode == "off":
+        return None
+    try:
+        if cal.mode == "file":
+            scale = load_scale(cal.file).for_judges(panel.names)
+            if not scale.fitted:
+                raise ValueError(f"{cal.file}: the judge scale was never fitted")
+            if scale.thresholds is None and cal.target_rate is not None:
+                raise ValueError("calibration.target_rate needs a scale fitted during the run "
+                                 "(a saved scale keeps its tau, eps)")
+            return ScaleWarmup(scale)
+        return ScaleWarmup(JudgeScale(cal.mode, tuple(panel.names)), cal.warmup, cal.target_rate)
+    except ValueError as exc:
+        raise UserError(f"config: calibration: {exc}") from None
 
 
 def load_task_list(task: TaskConfig):
