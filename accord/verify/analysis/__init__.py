@@ -1,6 +1,6 @@
 """After a run: reading traces, replaying policies, evaluation, diagnostics, reports, plots and sweeps."""
 
-from accord.verify.analysis._abstention import ABSTAIN_PHRASES, count_missing, is_abstention, missing_kinds
+from accord.verify.analysis._abstention import ABSTAIN_PHRASES, count_missing, is_abstention, missing_kinds, missing_reasons
 from accord.verify.analysis._acceptance import accept_rule, judge_counts
 from accord.verify.analysis._calibrated import (
     calibrated_replay, candidate_labels, fit_scale_on_trace, plain_verdict_vs_mean,
@@ -28,7 +28,7 @@ from accord.verify.analysis._sweep import (
 )
 
 __all__ = [
-    "ABSTAIN_PHRASES", "count_missing", "is_abstention", "missing_kinds",
+    "ABSTAIN_PHRASES", "count_missing", "is_abstention", "missing_kinds", "missing_reasons",
     "accept_rule", "calibrated_replay", "candidate_labels", "fit_scale_on_trace", "judge_counts",
     "plain_verdict_vs_mean",
     "recorded_scale",

@@ -3,10 +3,11 @@
 A judge gives no score for two different reasons: the step has nothing it checks (the arithmetic
 judge on a step without arithmetic, the final-answer judge before the last step) — an
 *abstention*, normal and expected — or it could not do its job (a timeout, a crash, a server
-without a reply) — a *failure*, which a reader should look at. A trace records both the same way
-(no score, and the judge's reason), so the reason decides (an explicit mask, rows of booleans
-one per judge, decides instead where a caller has one): the phrases below are the ones accord's own judges give when they abstain. Anything else stays a
-failure, so an unknown reason is never hidden.
+without a reply) — a *failure*, which a reader should look at. A trace records an abstention's
+reason in its own field (``abstentions``), which decides; where a trace has none (recorded before
+that field, or a table of scores), the failure's reason decides: the phrases below are the ones
+accord's own judges give when they abstain. Anything else stays a failure, so an unknown reason is
+never hidden.
 """
 
 from __future__ import annotations
@@ -26,26 +27,39 @@ def is_abstention(reason: str | None) -> bool:
 
 
 def missing_kinds(raw, failures: Sequence[Sequence[str | None]] | None,
-                  abstained: Sequence[Sequence[bool]] | None = None) -> list[list[str | None]]:
-    """Per candidate and judge: ``None`` (scored), ``"abstained"`` or ``"failed"``."""
+                  abstentions: Sequence[Sequence[str | None]] | None = None) -> list[list[str | None]]:
+    """Per candidate and judge: ``None`` (scored), ``"abstained"`` or ``"failed"``. ``abstentions``:
+    the recorded reasons of the judges that abstained (None where one did not)."""
     out = []
     for i, row in enumerate(raw):
         kinds = []
         for j, value in enumerate(row):
             if value == value:  # not NaN: a score
                 kinds.append(None)
-            elif abstained is not None:
-                kinds.append("abstained" if abstained[i][j] else "failed")
+            elif abstentions is not None and abstentions[i][j] is not None:
+                kinds.append("abstained")
             else:
                 kinds.append("abstained" if is_abstention(failures[i][j] if failures else None) else "failed")
         out.append(kinds)
     return out
 
 
-def count_missing(raw, failures, abstained=None) -> tuple[int, int]:
+def missing_reasons(failures, abstentions, n: int, m: int) -> list[list[str | None]]:
+    """Per candidate and judge, why a score is missing: the abstention's reason, else the failure's."""
+    out = []
+    for i in range(n):
+        row = []
+        for j in range(m):
+            a = abstentions[i][j] if abstentions is not None else None
+            row.append(a if a is not None else (failures[i][j] if failures is not None else None))
+        out.append(row)
+    return out
+
+
+def count_missing(raw, failures, abstentions=None) -> tuple[int, int]:
     """``(abstained, failed)`` among the missing scores of one step's candidates."""
-    kinds = [k for row in missing_kinds(raw, failures, abstained) for k in row]
+    kinds = [k for row in missing_kinds(raw, failures, abstentions) for k in row]
     return kinds.count("abstained"), kinds.count("failed")
 
 
-__all__ = ["ABSTAIN_PHRASES", "count_missing", "is_abstention", "missing_kinds"]
+__all__ = ["ABSTAIN_PHRASES", "count_missing", "is_abstention", "missing_kinds", "missing_reasons"]

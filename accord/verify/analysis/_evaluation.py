@@ -49,8 +49,8 @@ def rates(trace: Trace) -> dict[str, dict[str, Any]]:
         fb = sum(r.fallback for r in recs)
         out[chain] = {"steps": len(recs), "candidates": cands, "acceptance_rate": acc / cands,
                       "fallback_rate": fb / len(recs),
-                      "failed_scores": sum(count_missing(r.raw, r.failures)[1] for r in recs),
-                      "abstained_scores": sum(count_missing(r.raw, r.failures)[0] for r in recs),
+                      "failed_scores": sum(count_missing(r.raw, r.failures, r.abstentions)[1] for r in recs),
+                      "abstained_scores": sum(count_missing(r.raw, r.failures, r.abstentions)[0] for r in recs),
                       "scores": int(sum(r.raw.size for r in recs))}
     return out
 

@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 
 from accord.verify.analysis import (
-    clean, CORRECT_AT, missing_kinds, paired_summary, primary_chain, read_summary, read_trace, resolve_trace, StepRecord,
+    clean, CORRECT_AT, missing_kinds, missing_reasons, paired_summary, primary_chain, read_summary, read_trace, resolve_trace, StepRecord,
     TaskEnd, Trace,
 )
 from accord.verify.loop import BASE
@@ -104,7 +104,7 @@ def _problem(trace: Trace, task_id: str, chains: list[str], primary: str | None,
     info = trace.problems.get(task_id)
     task_ends = [ends[(task_id, c)] for c in chains if (task_id, c) in ends]
     records = [r for c in chains for r in steps_by.get((task_id, c), [])]
-    kinds = {k for r in records for row in missing_kinds(r.raw, r.failures) for k in row}
+    kinds = {k for r in records for row in missing_kinds(r.raw, r.failures, r.abstentions) for k in row}
     failed, abstained = "failed" in kinds, "abstained" in kinds
     main = ends.get((task_id, primary)) if primary else None
     wrong = main is not None and main.correct < CORRECT_AT
@@ -161,9 +161,10 @@ def _step(rec: StepRecord) -> str:
         tags.append(badge("final", "info"))
     head = "".join(judge_header(j) for j in rec.judges)
     rows = []
-    kinds = missing_kinds(rec.raw, rec.failures)
+    kinds = missing_kinds(rec.raw, rec.failures, rec.abstentions)
+    reasons = missing_reasons(rec.failures, rec.abstentions, len(rec.candidates), rec.m)
     for i, cand in enumerate(rec.candidates):
-        why = rec.failures[i] if rec.failures else [None] * rec.m
+        why = reasons[i]
         cells = "".join(score_cell(float(rec.raw[i, j]), why[j], kinds[i][j]) for j in range(rec.m))
         mean = rec.mean[i] if rec.mean else None
         disp = rec.dispersion[i] if rec.dispersion else None
