@@ -85,7 +85,7 @@ def outputs(tmp_path_factory):
     assert main(["verify", str(ROOT / "examples/solutions/processbench.jsonl"), "--out", str(pred), "--json",
                  "--bootstrap", "0", "--workers", "1", "--fail-on", "never"]) == 0
     jury = base / "jury.jsonl"
-    assert main(["jury", str(ROOT / "examples/jury/panel.jsonl"), "--out", str(jury), "--json", "--n-boot", "0"]) == 0
+    assert main(["jury", str(ROOT / "examples/jury/panel.jsonl"), "--out", str(jury), "--json", "--n-boot", "40"]) == 0
     return {"run": run, "verify": pred, "jury": jury, "dir": base}
 
 

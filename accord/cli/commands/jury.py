@@ -14,7 +14,7 @@ from accord.consensus_core.jury_plan import plan_panel
 from accord.cli.jury_collect import WORD as COLLECT
 from accord.cli.jury_collect import add_collect_arguments, add_collect_help, run_collect
 from accord.cli.progress import add_quiet, progress_bar
-from accord.cli.options import nonnegative_int, positive_float, positive_int, unit_interval
+from accord.cli.options import nonnegative_int, positive_float, positive_int, resamples, unit_interval
 from accord.errors import UserError
 from accord.consensus_core.statistics import bootstrap_ci
 from accord.verify.io import PanelAnswers, read_panel_answers, writable_output, write_text_atomic
@@ -51,7 +51,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--attractors", type=positive_int, default=1, help="number of shared wrong-answer attractors in the law (default 1)")
     p.add_argument("--plan", type=positive_float, default=None, metavar="BUDGET", help="choose the members that maximise predicted accuracy within BUDGET (needs references)")
     p.add_argument("--costs", default=None, help="member costs for --plan, e.g. model_a=3,model_b=1 (default 1 each)")
-    p.add_argument("--n-boot", type=nonnegative_int, default=200, help="bootstrap resamples for intervals (default 200)")
+    p.add_argument("--n-boot", type=resamples, default=200, help="bootstrap resamples for intervals (default 200)")
     p.add_argument("--out", default=None, help="write one JSON line per problem (answer, agreement, abstained, tie) to this file; with collect: the jury file to write (or resume)")
     p.add_argument("--json", action="store_true", help="print one JSON document instead of tables")
     add_quiet(p)
@@ -382,7 +382,7 @@ def run(args: argparse.Namespace) -> int:
     if args.questions or args.member:
         raise UserError("a second file and --member belong to 'accord jury collect QUESTIONS.jsonl --member ... --out FILE'")
     if args.out:
-        writable_output(args.out, "--out")
+        writable_output(args.out, "--out", inputs=[args.file])
     panel = read_panel_answers(args.file)
     if args.risk is not None and args.label_choice == "active":
         raise UserError("--risk needs labelled rows drawn at random (--label-choice random): actively chosen rows are not a random sample, so no error rate can be certified on them")

@@ -7,8 +7,7 @@ import sys
 from pathlib import Path
 
 from accord.cli.options import note_if_live
-from accord.errors import UserError
-from accord.verify.io import writable_output, write_text_atomic
+from accord.verify.io import input_path, writable_output, write_text_atomic
 
 NAME = "view"
 HELP = "Write one self-contained HTML page (opens from disk) of a run folder, a verify --out or a jury --out file."
@@ -40,12 +39,10 @@ def default_out(path: Path) -> Path:
 def run(args: argparse.Namespace) -> int:
     from accord.verify.view import render, serve
 
-    path = Path(args.path)
+    path = input_path(args.path, "run folder, verify --out or jury --out file", folder=True)
     out = Path(args.out) if args.out else (None if args.serve else default_out(path))
     if out is not None:
-        if out.resolve() == path.resolve():
-            raise UserError(f"--out {out}: is the file being viewed")
-        writable_output(out, "--out")
+        writable_output(out, "--out", inputs=[path])
     if path.is_dir():
         note_if_live(path, NAME)
     kind, page = render(path)
