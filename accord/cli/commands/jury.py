@@ -10,7 +10,7 @@ import numpy as np
 from accord.consensus_core.jury import MISSING, correctness, vote_codes
 from accord.consensus_core.jury_estimate import check_law, estimate_law
 from accord.consensus_core.jury_law import predict
-from accord.consensus_core.jury_plan import plan_panel
+from accord.consensus_core.jury_plan import MAX_CANDIDATES, plan_panel
 from accord.cli.jury_collect import WORD as COLLECT
 from accord.cli.jury_collect import add_collect_arguments, add_collect_help, run_collect
 from accord.cli.progress import add_quiet, progress_bar
@@ -388,6 +388,11 @@ def run(args: argparse.Namespace) -> int:
         raise UserError("--risk needs labelled rows drawn at random (--label-choice random): actively chosen rows are not a random sample, so no error rate can be certified on them")
     if args.label_budget is not None and args.label_budget > len(panel.ids):
         raise UserError(f"--label-budget {args.label_budget} exceeds the {len(panel.ids)} rows of {args.file}")
+    if args.plan is not None:  # checked before any work: planning scores every subset of the members
+        if len(panel.members) > MAX_CANDIDATES:
+            raise UserError(f"--plan: {args.file} has {len(panel.members)} members; planning scores every subset, "
+                            f"so it takes at most {MAX_CANDIDATES}")
+        _parse_costs(args.costs, panel.members)
     with progress_bar("jury", len(_stages(args)), args.quiet or args.json) as update:
         doc = build_document(args, panel, update)
     if args.out:

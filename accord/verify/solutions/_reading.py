@@ -27,6 +27,11 @@ from accord.verify.solutions._splitter import split_steps
 from accord.verify.labels import INCORRECT, read_labels
 
 FORMATS = ("processbench", "prm800k", "mmreason", "jsonl", "text")
+# Limits checked when the file is read, before any judging (docs/verify.md, "Limits"): the math judges
+# read every step against the facts of the steps before it, so one solution's cost grows faster than
+# its length; a longer solution or step is refused at once instead of running for hours.
+MAX_STEPS_PER_SOLUTION = 2_000
+MAX_STEP_CHARS = 20_000
 TEXT_SUFFIXES = (".txt", ".md", ".markdown")
 _PROBLEM = re.compile(r"^\s*(?:\*\*)?(?:problem|question)(?:\*\*)?\s*[:.]\s*", re.IGNORECASE)
 
@@ -135,6 +140,16 @@ def _jsonl(path: Path) -> list[Solution]:
     return out
 
 
+def _within_limits(path: Path, s: Solution) -> None:
+    if len(s.steps) > MAX_STEPS_PER_SOLUTION:
+        raise UserError(f"{path}: solution {s.id!r} has {len(s.steps):,} steps; accord verify judges at most "
+                        f"{MAX_STEPS_PER_SOLUTION:,} per solution (split it into several solutions)")
+    long = next((k for k, step in enumerate(s.steps) if len(step) > MAX_STEP_CHARS), None)
+    if long is not None:
+        raise UserError(f"{path}: solution {s.id!r}, step {long}: {len(s.steps[long]):,} characters; accord verify "
+                        f"judges steps of at most {MAX_STEP_CHARS:,} characters (split the step)")
+
+
 def read_solutions(path: str | Path, fmt: str | None = None) -> list[Solution]:
     """Every solution in ``path`` (format detected when ``fmt`` is None); ids must be unique."""
     path = input_path(path, "solutions file", folder=True)
@@ -157,6 +172,7 @@ def read_solutions(path: str | Path, fmt: str | None = None) -> list[Solution]:
         seen.add(s.id)
         if not s.steps:  # judged, it would count as a solution without a wrong step
             raise UserError(f"{path}: solution {s.id!r} has no steps; nothing to judge (remove it or give its steps)")
+        _within_limits(path, s)
     if not sols:
         raise UserError(f"{path}: no solutions found")
     return sols
