@@ -251,3 +251,17 @@ def test_every_command_was_tried():
     print("\ngenerated inputs per command: " + ", ".join(f"{c} {TRIED[c]}" for c in COMMANDS))
     for command in COMMANDS:
         assert TRIED[command] >= EXAMPLES, (command, TRIED[command])
+
+
+def test_a_file_system_failure_no_command_checked_is_worded_as_one_line(tmp_path):
+    """The command line's last resort (accord.verify.io.failure): the path and the cause, in words."""
+    import errno
+
+    from accord.verify.io import failure
+
+    loop = failure(OSError(errno.ELOOP, "Too many levels of symbolic links", str(tmp_path / "x")))
+    assert str(loop) == f"{tmp_path / 'x'}: symlink loop (a link that points back to itself)"
+    assert "read-only file system" in str(failure(OSError(errno.EROFS, "Read-only file system", "/mnt/r/out")))
+    assert "not UTF-8" in str(failure(UnicodeDecodeError("utf-8", b"\xff", 0, 1, "bad")))
+    assert "nested too deeply" in str(failure(RecursionError()))
+    assert failure(ValueError("a bug")) is None  # anything else stays a traceback: a bug to fix, not bad input

@@ -52,7 +52,7 @@ def failure(exc: BaseException) -> UserError | None:
         return UserError(f"input is not UTF-8 text (byte {exc.start}: {exc.object[exc.start:exc.start + 1]!r})")
     if isinstance(exc, RecursionError):
         return UserError("input nested too deeply")
-    if isinstance(exc, OSError) and exc.errno in _REASONS:
+    if isinstance(exc, OSError) and (exc.errno in _REASONS or exc.filename is not None):
         return os_error(exc)
     return None
 
