@@ -8,7 +8,7 @@ from pathlib import Path
 
 from accord.cli.options import note_if_live
 from accord.errors import UserError
-from accord.verify.io import input_path, writable_folder
+from accord.verify.io import path_kind, writable_folder
 
 NAME = "report"
 HELP = "Evaluate a recorded run folder: accuracy with bootstrap intervals, diagnostics, replayed baselines."
@@ -40,8 +40,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from accord.verify.analysis import parse_policy_spec, write_run_report
 
-    run_dir = input_path(args.run_dir, "run folder", folder=True)
-    if not run_dir.is_dir():
+    run_dir = Path(args.run_dir)
+    if path_kind(run_dir) != "folder":  # a symlink loop or an unreadable path is named by path_kind
         raise UserError(f"{run_dir}: not a run folder")
 
     try:

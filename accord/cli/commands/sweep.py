@@ -9,7 +9,7 @@ from pathlib import Path
 from accord.cli.options import note_if_live, unit_interval
 from accord.consensus_core import parse_lambdas
 from accord.errors import UserError
-from accord.verify.io import input_path, writable_folder
+from accord.verify.io import path_kind, writable_folder
 
 NAME = "sweep"
 HELP = "Replay a recorded run over a τ × ε grid and over stubbornness settings; write heatmaps."
@@ -54,8 +54,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from accord.verify.analysis import DEFAULT_EPS, DEFAULT_TAUS, write_sweep
 
-    run_dir = input_path(args.run_dir, "run folder", folder=True)
-    if not run_dir.is_dir():
+    run_dir = Path(args.run_dir)
+    if path_kind(run_dir) != "folder":  # a symlink loop or an unreadable path is named by path_kind
         raise UserError(f"{run_dir}: not a run folder")
     taus = _floats(args.tau, "--tau") or list(DEFAULT_TAUS)
     epss = _floats(args.eps, "--eps") or list(DEFAULT_EPS)
