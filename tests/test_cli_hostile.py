@@ -28,14 +28,18 @@ EXAMPLES = 12
 TRIED: collections.Counter = collections.Counter()
 ROOT = os.geteuid() == 0  # chmod does not stop root: the read-only folder cases need another user
 
-JURY = b'{"id": 1, "answers": {"a": "1", "b": "1", "c": "2"}, "reference": "1"}\n' \
-       b'{"id": 2, "answers": {"a": "3", "b": "4", "c": "4"}, "reference": "4"}\n'
+JURY = (
+    b'{"id": 1, "answers": {"a": "1", "b": "1", "c": "2"}, "reference": "1"}\n'
+    b'{"id": 2, "answers": {"a": "3", "b": "4", "c": "4"}, "reference": "4"}\n'
+)
 LABELS = b'{"id": "s1", "problem": "p", "steps": ["a", "b"], "label": 1}\n'
 SOLUTIONS = b'{"id": "s1", "problem": "2+2", "steps": ["2 + 2 = 4", "so 4 + 1 = 5"], "label": -1}\n'
-REWARDS = (b'{"prompt_id": "p", "response_id": "r1", "m1": 0.2, "m2": 0.4, "label": 1}\n'
-           b'{"prompt_id": "p", "response_id": "r2", "m1": 0.6, "m2": 0.1, "label": 0}\n'
-           b'{"prompt_id": "q", "response_id": "r1", "m1": 0.3, "m2": 0.5, "label": 1}\n'
-           b'{"prompt_id": "q", "response_id": "r2", "m1": 0.7, "m2": 0.2, "label": 0}\n')
+REWARDS = (
+    b'{"prompt_id": "p", "response_id": "r1", "m1": 0.2, "m2": 0.4, "label": 1}\n'
+    b'{"prompt_id": "p", "response_id": "r2", "m1": 0.6, "m2": 0.1, "label": 0}\n'
+    b'{"prompt_id": "q", "response_id": "r1", "m1": 0.3, "m2": 0.5, "label": 1}\n'
+    b'{"prompt_id": "q", "response_id": "r2", "m1": 0.7, "m2": 0.2, "label": 0}\n'
+)
 SCORES = b"step,candidate,a,b,c\ns1,c1,0.9,0.8,0.9\ns1,c2,0.1,0.2,0.3\n"
 TASKS = b'{"question": "What is 2 + 2?", "answer": "4"}\n'
 
@@ -80,8 +84,13 @@ def assert_clean(command: str, rc, out: str, err: str) -> None:
 @pytest.fixture()
 def work(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    for name, data in (("jury.jsonl", JURY), ("labels.jsonl", LABELS), ("sol.jsonl", SOLUTIONS),
-                       ("rewards.jsonl", REWARDS), ("scores.csv", SCORES)):
+    for name, data in (
+        ("jury.jsonl", JURY),
+        ("labels.jsonl", LABELS),
+        ("sol.jsonl", SOLUTIONS),
+        ("rewards.jsonl", REWARDS),
+        ("scores.csv", SCORES),
+    ):
         Path(name).write_bytes(data)
     run_dir = tmp_path / "run"
     run_dir.mkdir()
@@ -104,13 +113,32 @@ CASES = [  # argv, files to write first, words the one error line must hold
     (["labels", "score", "loop"], {}, "symlink loop"),
     (["jury", "jury.jsonl", "--out", "adir"], {}, "is a folder"),
     (["consensus", "scores.csv", "--output", "adir"], {}, "is a folder"),
-    (["jury", "collect", "bad.jsonl", "--member", "a=http://127.0.0.1:9,m", "--out", "c.jsonl"],
-     {"bad.jsonl": b'{"question": "\xff"}\n'}, "bad.jsonl:1: not UTF-8"),
+    (
+        ["jury", "collect", "bad.jsonl", "--member", "a=http://127.0.0.1:9,m", "--out", "c.jsonl"],
+        {"bad.jsonl": b'{"question": "\xff"}\n'},
+        "bad.jsonl:1: not UTF-8",
+    ),
     (["curate", "bad.jsonl"], {"bad.jsonl": b'{"question": "\xff", "answer": "1"}\n'}, "bad.jsonl:1: not UTF-8"),
-    (["verify", "sol.jsonl", "--out", "out.jsonl", "--resume"], {"out.jsonl": b'{"id": "\xff"}\n'}, "out.jsonl:1: not UTF-8"),
-    (["ensemble", "rewards.jsonl", "--load-calibration", "cal.json"], {"cal.json": b"\xff\xfe{\n"}, "cal.json:1: not UTF-8"),
-    (["run", "--tasks-file", "t.jsonl", "--print-config"], {"t.jsonl": b'{"question": "\xff"}\n'}, "t.jsonl:1: not UTF-8"),
-    (["verify", "deep.json"], {"deep.json": b'[{"id": "a", "steps": ' + b"[" * 500 + b"]" * 500 + b"}]"}, "nested too deeply"),
+    (
+        ["verify", "sol.jsonl", "--out", "out.jsonl", "--resume"],
+        {"out.jsonl": b'{"id": "\xff"}\n'},
+        "out.jsonl:1: not UTF-8",
+    ),
+    (
+        ["ensemble", "rewards.jsonl", "--load-calibration", "cal.json"],
+        {"cal.json": b"\xff\xfe{\n"},
+        "cal.json:1: not UTF-8",
+    ),
+    (
+        ["run", "--tasks-file", "t.jsonl", "--print-config"],
+        {"t.jsonl": b'{"question": "\xff"}\n'},
+        "t.jsonl:1: not UTF-8",
+    ),
+    (
+        ["verify", "deep.json"],
+        {"deep.json": b'[{"id": "a", "steps": ' + b"[" * 500 + b"]" * 500 + b"}]"},
+        "nested too deeply",
+    ),
     (["jury", "jury.jsonl", "--n-boot", "0"], {}, "at least 40"),
     (["consensus", "scores.csv", "--lambdas", "1e308,1,1"], {}, "1e+308"),
     (["sweep", "run", "--tau", ""], {}, "empty value"),
@@ -122,13 +150,25 @@ CASES = [  # argv, files to write first, words the one error line must hold
     (["verify", "none.jsonl"], {"none.jsonl": b'{"id": "a", "problem": "p", "steps": []}\n'}, "has no steps"),
     (["verify", "sol.jsonl", "--format", "text"], {}, "holds JSON"),
     (["consensus", "scores.csv", "--lambdas", "-1,1,1"], {}, "--lambdas=VALUE"),
-    (["verify", "long.jsonl"], {"long.jsonl": b'{"id": "a", "problem": "p", "steps": ["' + b"1 + 1 = 2. " * 2000 + b'"]}\n'},
-     "at most 20,000 characters"),
-    (["verify", "many.jsonl"], {"many.jsonl": b'{"id": "a", "problem": "p", "steps": [' + b", ".join([b'"1 = 1"'] * 2001) + b"]}\n"},
-     "at most 2,000 per solution"),
-    (["jury", "wide.jsonl", "--plan", "3"],
-     {"wide.jsonl": b'{"id": 1, "answers": {' + b", ".join(b'"m%d": "1"' % i for i in range(15)) + b'}, "reference": "1"}\n'},
-     "at most 14"),
+    (
+        ["verify", "long.jsonl"],
+        {"long.jsonl": b'{"id": "a", "problem": "p", "steps": ["' + b"1 + 1 = 2. " * 2000 + b'"]}\n'},
+        "at most 20,000 characters",
+    ),
+    (
+        ["verify", "many.jsonl"],
+        {"many.jsonl": b'{"id": "a", "problem": "p", "steps": [' + b", ".join([b'"1 = 1"'] * 2001) + b"]}\n"},
+        "at most 2,000 per solution",
+    ),
+    (
+        ["jury", "wide.jsonl", "--plan", "3"],
+        {
+            "wide.jsonl": b'{"id": 1, "answers": {'
+            + b", ".join(b'"m%d": "1"' % i for i in range(15))
+            + b'}, "reference": "1"}\n'
+        },
+        "at most 14",
+    ),
 ]
 
 
@@ -151,13 +191,16 @@ def test_a_bom_csv_reads_as_its_header_shows(work, capsys):
 
 
 @pytest.mark.skipif(ROOT, reason="chmod does not make a folder read-only for root")
-@pytest.mark.parametrize("argv, words", [
-    (["jury", "jury.jsonl", "--out", "ro/v.jsonl"], "permission denied"),
-    (["verify", "sol.jsonl", "--out", "ro/p.jsonl"], "permission denied"),
-    (["report", "ro_run"], "--out-dir"),
-    (["sweep", "ro_run"], "--out-dir"),
-    (["run", "--out", "ro/r", "--problems", "1"], "permission denied"),
-])
+@pytest.mark.parametrize(
+    "argv, words",
+    [
+        (["jury", "jury.jsonl", "--out", "ro/v.jsonl"], "permission denied"),
+        (["verify", "sol.jsonl", "--out", "ro/p.jsonl"], "permission denied"),
+        (["report", "ro_run"], "--out-dir"),
+        (["sweep", "ro_run"], "--out-dir"),
+        (["run", "--out", "ro/r", "--problems", "1"], "permission denied"),
+    ],
+)
 def test_read_only_folders_are_refused_before_any_work(work, capsys, argv, words):
     (work / "ro").mkdir()
     shutil.copytree(work / "run", work / "ro_run")
@@ -177,29 +220,54 @@ def test_read_only_folders_are_refused_before_any_work(work, capsys, argv, words
 def mutated(valid: bytes):
     """The valid file with a few bytes inserted at one place."""
     return st.tuples(st.integers(0, len(valid)), st.binary(min_size=1, max_size=8)).map(
-        lambda t: valid[: t[0]] + t[1] + valid[t[0]:])
+        lambda t: valid[: t[0]] + t[1] + valid[t[0] :]
+    )
 
 
 PATH_KINDS = ("file", "file", "file", "missing", "folder", "loop", "dangling")
 OUT_KINDS = ("new", "new", "input", "folder", "missing-parent", "proc", "under-a-file")
-FLAG_TEXT = st.one_of(st.integers(-3, 300).map(str), st.sampled_from(["", "nan", "inf", "1e308", "-1", "0", "0.5", "1,,2", "x"]),
-                      st.text(max_size=6))
+FLAG_TEXT = st.one_of(
+    st.integers(-3, 300).map(str),
+    st.sampled_from(["", "nan", "inf", "1e308", "-1", "0", "0.5", "1,,2", "x"]),
+    st.text(max_size=6),
+)
 
 # command -> (input name, valid bytes, argv given (input path, output path, a generated flag value))
 COMMANDS = {
     "jury": ("jury.jsonl", JURY, lambda p, o, v: ["jury", p, "--json", "--n-boot", v, "--out", o]),
-    "labels convert": ("labels.jsonl", LABELS, lambda p, o, v: ["labels", "convert", p, o, "--to", "prm800k", "--tau", v]),
+    "labels convert": (
+        "labels.jsonl",
+        LABELS,
+        lambda p, o, v: ["labels", "convert", p, o, "--to", "prm800k", "--tau", v],
+    ),
     "labels score": ("labels.jsonl", LABELS, lambda p, o, v: ["labels", "score", p, "--json", "--eps", v]),
-    "verify": ("sol.jsonl", SOLUTIONS, lambda p, o, v: ["verify", p, "--json", "--bootstrap", "0", "--out", o, "--tau", v]),
+    "verify": (
+        "sol.jsonl",
+        SOLUTIONS,
+        lambda p, o, v: ["verify", p, "--json", "--bootstrap", "0", "--out", o, "--tau", v],
+    ),
     "view": ("v.jsonl", JURY, lambda p, o, v: ["view", p, "--out", o]),
-    "ensemble": ("rewards.jsonl", REWARDS, lambda p, o, v: ["ensemble", p, "--json", "--n-boot", "40", "--lambdas", v,
-                                                             "--save-calibration", o]),
+    "ensemble": (
+        "rewards.jsonl",
+        REWARDS,
+        lambda p, o, v: ["ensemble", p, "--json", "--n-boot", "40", "--lambdas", v, "--save-calibration", o],
+    ),
     "consensus": ("scores.csv", SCORES, lambda p, o, v: ["consensus", p, "--json", "--lambdas", v]),
-    "report": ("run/trace.jsonl", TRACE, lambda p, o, v: ["report", Path(p).parent, "--json", "--bootstrap", v,
-                                                          "--out-dir", Path(o).parent / "rep"]),
-    "sweep": ("run/trace.jsonl", TRACE, lambda p, o, v: ["sweep", Path(p).parent, "--json", "--tau", v,
-                                                         "--out-dir", Path(o).parent / "sw"]),
-    "run --tasks-file": ("tasks.jsonl", TASKS, lambda p, o, v: ["run", "--tasks-file", p, "--print-config", "--problems", v]),
+    "report": (
+        "run/trace.jsonl",
+        TRACE,
+        lambda p, o, v: ["report", Path(p).parent, "--json", "--bootstrap", v, "--out-dir", Path(o).parent / "rep"],
+    ),
+    "sweep": (
+        "run/trace.jsonl",
+        TRACE,
+        lambda p, o, v: ["sweep", Path(p).parent, "--json", "--tau", v, "--out-dir", Path(o).parent / "sw"],
+    ),
+    "run --tasks-file": (
+        "tasks.jsonl",
+        TASKS,
+        lambda p, o, v: ["run", "--tasks-file", p, "--print-config", "--problems", v],
+    ),
     "check": ("d.txt", b"x = 2 + 3\nx = 5\n", lambda p, o, v: ["check", p, "--json"]),
 }
 
@@ -219,18 +287,32 @@ def place(tmp: Path, name: str, content: bytes, kind: str) -> Path:
 
 
 def output(tmp: Path, path: Path, kind: str) -> Path:
-    return {"new": tmp / "out" / "o.jsonl", "input": path, "folder": tmp / "out", "missing-parent": tmp / "no" / "o.jsonl",
-            "proc": Path("/proc/accord-o.jsonl"), "under-a-file": tmp / "out" / "f" / "o.jsonl"}[kind]
+    return {
+        "new": tmp / "out" / "o.jsonl",
+        "input": path,
+        "folder": tmp / "out",
+        "missing-parent": tmp / "no" / "o.jsonl",
+        "proc": Path("/proc/accord-o.jsonl"),
+        "under-a-file": tmp / "out" / "f" / "o.jsonl",
+    }[kind]
 
 
 @pytest.mark.parametrize("command", COMMANDS)
 def test_generated_files_paths_and_flags_never_crash_or_touch_the_input(command, capsys):
     name, valid, argv = COMMANDS[command]
 
-    @settings(max_examples=EXAMPLES, deadline=None, database=None,
-              suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
-    @given(content=st.one_of(st.just(valid), mutated(valid), st.binary(max_size=200)),
-           kind=st.sampled_from(PATH_KINDS), out_kind=st.sampled_from(OUT_KINDS), value=FLAG_TEXT)
+    @settings(
+        max_examples=EXAMPLES,
+        deadline=None,
+        database=None,
+        suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+    )
+    @given(
+        content=st.one_of(st.just(valid), mutated(valid), st.binary(max_size=200)),
+        kind=st.sampled_from(PATH_KINDS),
+        out_kind=st.sampled_from(OUT_KINDS),
+        value=FLAG_TEXT,
+    )
     def one(content, kind, out_kind, value):
         TRIED[command] += 1
         with tempfile.TemporaryDirectory() as tmp:

@@ -35,8 +35,8 @@ def parse_lambdas(value, m: int | None = None) -> tuple[float, ...]:
     """λ as a user types it, the one reader for flags, replay specs and config files.
 
     ``"1.5,1,0.8"`` (commas, spaces allowed), one number, or a list of numbers (YAML/TOML); every
-    value finite, > 0 and at most :data:`MAX_LAMBDA`, and ``m`` of them when ``m`` is given. Anything else is a ValueError with
-    the one message of :func:`lambda_error`.
+    value finite, > 0 and at most :data:`MAX_LAMBDA`, and ``m`` of them when ``m`` is given. Anything else is a
+    ValueError with the one message of :func:`lambda_error` (or, above the largest λ, one naming it).
     """
     if isinstance(value, str):
         parts = [p.strip() for p in value.split(",")]
@@ -56,7 +56,8 @@ def parse_lambdas(value, m: int | None = None) -> tuple[float, ...]:
     too_large = [v for v in values if v > MAX_LAMBDA]
     if too_large:
         raise ValueError(f"λ = {too_large[0]:g} is above {MAX_LAMBDA:g}, the largest λ the consensus computes "
-                         f"without overflow (a judge with λ = {MAX_LAMBDA:g} already keeps its own score); got {value!r}")
+                         f"without overflow (a judge with λ = {MAX_LAMBDA:g} already keeps its own score); "
+                         f"got {value!r}")
     return tuple(values)
 
 

@@ -49,7 +49,7 @@ def os_error(exc: OSError, what: str = "") -> UserError:
 def failure(exc: BaseException) -> UserError | None:
     """A file-system, decoding or nesting failure as one UserError; None for anything else (a bug)."""
     if isinstance(exc, UnicodeDecodeError):
-        return UserError(f"input is not UTF-8 text (byte {exc.start}: {exc.object[exc.start:exc.start + 1]!r})")
+        return UserError(f"input is not UTF-8 text (byte {exc.start}: {exc.object[exc.start : exc.start + 1]!r})")
     if isinstance(exc, RecursionError):
         return UserError("input nested too deeply")
     if isinstance(exc, OSError) and (exc.errno in _REASONS or exc.filename is not None):
@@ -107,8 +107,9 @@ def refuse_overwriting_input(out, inputs, flag: str = "output") -> None:
     """A UserError when the output path ``out`` is one of the ``inputs`` (writing it would destroy them)."""
     for src in inputs:
         if src is not None and same_file(out, src):
-            raise UserError(f"{flag} {out}: is the input file {src}; writing it would destroy the input "
-                            f"(choose another path)")
+            raise UserError(
+                f"{flag} {out}: is the input file {src}; writing it would destroy the input (choose another path)"
+            )
 
 
 def check_depth(value, where: str, limit: int = MAX_JSON_DEPTH) -> None:
