@@ -62,7 +62,7 @@ def run(args: argparse.Namespace) -> int:
         raise UserError(f"--format {args.format} and --input-format {args.input_format} disagree")
     for flag, path in (("--out", args.out), ("--csv", args.csv), ("--cache", args.cache)):
         if path:  # a bad output path is refused before any judging; none may be the input
-            writable_output(path, flag, inputs=[args.solutions])
+            writable_output(path, flag, inputs=[args.solutions], create_parents=True)
     sols = read_solutions(args.solutions, args.input_format or (None if as_csv else args.format))
     csv_path = Path(args.csv) if args.csv else None
     if as_csv and args.out and Path(args.out).is_dir():

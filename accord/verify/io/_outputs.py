@@ -18,11 +18,12 @@ from accord.errors import UserError
 from accord.verify.io._paths import path_kind, reason, refuse_overwriting_input
 
 
-def writable_output(path, flag: str = "output", inputs=()) -> Path:
+def writable_output(path, flag: str = "output", inputs=(), create_parents: bool = False) -> Path:
     """``path`` as a file this process can create or replace, or a UserError naming it and why.
 
     ``inputs``: the files the command reads; an output that is one of them is refused (it would
-    replace the input with the result)."""
+    replace the input with the result). ``create_parents``: the writer makes missing folders, so the
+    nearest existing one must be writable."""
     p = Path(path)
     parent = p.parent
     kind = path_kind(p, flag)
@@ -32,6 +33,9 @@ def writable_output(path, flag: str = "output", inputs=()) -> Path:
         raise UserError(f"{flag} {p}: not a regular file (a device or a pipe); give a file path")
     refuse_overwriting_input(p, inputs, flag)
     parent_kind = path_kind(parent, flag)
+    while create_parents and parent_kind == "missing" and parent != parent.parent:
+        parent = parent.parent
+        parent_kind = path_kind(parent, flag)
     if parent_kind != "folder":
         raise UserError(f"{flag} {p}: folder {parent} does not exist" if parent_kind == "missing"
                         else f"{flag} {p}: {parent} is not a folder")
