@@ -237,7 +237,7 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path, capsys, content, message):
 def test_missing_paths_bad_outputs_and_ports_are_refused(outputs, tmp_path, capsys):
     for argv, message in (([str(tmp_path / "nope")], "no such"),
                           ([str(tmp_path)], "not a run folder"),
-                          ([str(outputs["jury"]), "--out", str(outputs["jury"])], "is the file being viewed"),
+                          ([str(outputs["jury"]), "--out", str(outputs["jury"])], "is the input file"),
                           ([str(outputs["jury"]), "--out", str(tmp_path / "no" / "x.html")], "does not exist")):
         assert main(["view", *argv]) == 2
         err = capsys.readouterr().err
