@@ -154,7 +154,7 @@ def test_the_cli_reads_the_problem_and_grades_the_asked_form(tmp_path, capsys):
     ]
     path = tmp_path / "panel.jsonl"
     path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
-    assert main(["jury", str(path), "--json", "--n-boot", "1", "--method", "modal"]) == 0
+    assert main(["jury", str(path), "--json", "--n-boot", "40", "--method", "modal"]) == 0
     doc = json.loads(capsys.readouterr().out)
     correct = {v["id"]: v["member_correct"] for v in doc["verdicts"]}
     assert correct["p1"] == {"a": True, "b": False, "c": True}

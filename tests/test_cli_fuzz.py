@@ -48,9 +48,9 @@ COMMANDS = {
     "ensemble": ("rewards.jsonl",
                  b'{"prompt_id": "p", "response_id": "r1", "m1": 0.2, "m2": 0.4, "label": 1}\n'
                  b'{"prompt_id": "p", "response_id": "r2", "m1": 0.6, "m2": 0.1, "label": 0}\n',
-                 lambda p, out: ["ensemble", str(p), "--json", "--n-boot", "5"]),
+                 lambda p, out: ["ensemble", str(p), "--json", "--n-boot", "40"]),
     "jury": ("jury.jsonl", b'{"id": 1, "answers": {"a": "1", "b": "1", "c": "2"}}\n{"id": 2, "answers": {"a": "3", "b": "4", "c": "4"}}\n',
-             lambda p, out: ["jury", str(p), "--json", "--n-boot", "0", "--out", str(out / "v.jsonl")]),
+             lambda p, out: ["jury", str(p), "--json", "--n-boot", "40", "--out", str(out / "v.jsonl")]),
     "labels convert": ("labels.jsonl", b'{"id": "s1", "steps": ["a", "b"], "label": 1}\n',
                        lambda p, out: ["labels", "convert", str(p), str(out / "l.jsonl"), "--to", "prm800k"]),
     "labels score": ("labels.jsonl", b'{"id": "s1", "steps": ["a", "b"], "label": 1}\n',

@@ -133,7 +133,7 @@ def test_numeric_metadata_is_not_a_reward_model(tmp_path, capsys, fmt):
         rows = [json.loads(x) for x in path.read_text().splitlines()]
         path = tmp_path / "rewards.csv"
         path.write_text(",".join(rows[0]) + "\n" + "".join(",".join(str(v) for v in r.values()) + "\n" for r in rows))
-    assert main(["ensemble", str(path), "--n-boot", "20", "--json"]) == 0
+    assert main(["ensemble", str(path), "--n-boot", "40", "--json"]) == 0
     cap = capsys.readouterr()
     doc = json.loads(cap.out)
     assert doc["models"] == ["rm_a", "rm_b"] and doc["metadata_columns"] == ["n_tokens"]
@@ -141,7 +141,7 @@ def test_numeric_metadata_is_not_a_reward_model(tmp_path, capsys, fmt):
     note = cap.err.strip()
     assert len(note.splitlines()) == 1 and "rm_a, rm_b" in note and "metadata: n_tokens" in note
     # --meta names more metadata; --models names the models and the note goes
-    assert main(["ensemble", str(path), "--n-boot", "20", "--json", "--meta", "rm_b", "--models", "rm_a,n_tokens"]) == 0
+    assert main(["ensemble", str(path), "--n-boot", "40", "--json", "--meta", "rm_b", "--models", "rm_a,n_tokens"]) == 0
     cap = capsys.readouterr()
     assert json.loads(cap.out)["models"] == ["rm_a", "n_tokens"] and cap.err == ""
 

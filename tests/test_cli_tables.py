@@ -46,7 +46,7 @@ def _copy_run(tmp_path) -> Path:
     (lambda t: ["sweep", str(_copy_run(t)), "--tau", "0.5", "0.6", "--eps", "0.05", "0.1"], ["τ=0.5", "ε=0.05"]),
     (lambda t: ["check", str(EX / "derivations" / "algebra_slip.txt")], ["arithmetic", "symbolic", "numeric", "verdict"]),
     (lambda t: ["ensemble", str(EX / "ensemble" / "rewards.jsonl"), "--n-boot", "50"], ["fj:no_rejection", "similarity"]),
-    (lambda t: ["jury", str(EX / "jury" / "panel.jsonl"), "--check-law", "--n-boot", "20"], ["unanimous_accuracy", "charlie"]),
+    (lambda t: ["jury", str(EX / "jury" / "panel.jsonl"), "--check-law", "--n-boot", "40"], ["unanimous_accuracy", "charlie"]),
     (lambda t: ["labels", "score", str(EX / "step_labels" / "processbench_predicted.json"),
                 str(EX / "step_labels" / "processbench.jsonl")], ["first"]),
     (lambda t: ["prove", "--check", "determinant-all-to-all"], ["determinant-all-to-all", "PROVED"]),
@@ -93,7 +93,7 @@ def test_output_format_follows_the_extension(tmp_path, capsys, command, item):
     rows = {}
     for fmt in ("csv", "jsonl", "parquet"):
         out = tmp_path / f"out.{fmt}"
-        extra = ["--n-boot", "20"] if command == "ensemble" else []
+        extra = ["--n-boot", "40"] if command == "ensemble" else []
         assert main([command, str(item), "--output", str(out), *extra]) == 0
         rows[fmt] = _rows(out, fmt)
     capsys.readouterr()

@@ -59,7 +59,7 @@ def test_tables_print(capsys):
     [
         (["--rules", "median"], "unknown rule 'median'"),
         (["--lambdas", "1,2"], "--lambdas: λ must be finite numbers > 0, one per judge, comma-separated (e.g. 1.5,1,0.8); got '1,2' for 3 judges"),
-        (["--load-calibration", "/nonexistent.json"], "no such calibration file"),
+        (["--load-calibration", "/nonexistent.json"], "/nonexistent.json: no such file"),
         (["--models", "loglik"], "at least 2 reward models"),
     ],
 )

@@ -182,7 +182,7 @@ def test_cli_streams_parquet_and_writes_rows(tmp_path, capsys):
     assert not (tmp_path / "out.parquet.partial").exists()
     # a label-free calibration fitted elsewhere in memory (quantile), applied while streaming
     write_jsonl(tmp_path / "cal.jsonl", rows[:40])
-    argv = ["ensemble", str(tmp_path / "t.parquet"), "--calibration", "quantile", "--calibrate-on", str(tmp_path / "cal.jsonl"), "--n-boot", "20"]
+    argv = ["ensemble", str(tmp_path / "t.parquet"), "--calibration", "quantile", "--calibrate-on", str(tmp_path / "cal.jsonl"), "--n-boot", "40"]
     assert main(argv) == 0
     assert "best-of-n accuracy" in capsys.readouterr().out
 

@@ -29,7 +29,7 @@ def panel_file(tmp_path_factory) -> Path:
 
 
 def _json(capsys, path, *argv) -> dict:
-    assert main(["jury", str(path), "--json", "--n-boot", "20", *argv]) == 0
+    assert main(["jury", str(path), "--json", "--n-boot", "40", *argv]) == 0
     return json.loads(capsys.readouterr().out)
 
 
@@ -94,7 +94,7 @@ def test_errors_are_one_line(tmp_path, capsys):
 def test_table_output_runs_as_a_program(tmp_path, panel_file):
     out = tmp_path / "verdicts.jsonl"
     proc = subprocess.run(
-        [sys.executable, "-m", "accord.cli.main", "jury", str(panel_file), "--n-boot", "10", "--out", str(out)],
+        [sys.executable, "-m", "accord.cli.main", "jury", str(panel_file), "--n-boot", "40", "--out", str(out)],
         capture_output=True, text=True, timeout=300,
     )
     assert proc.returncode == 0, proc.stderr
@@ -223,7 +223,7 @@ def test_a_panel_that_cannot_be_ranked_without_labels_says_so(capsys, tmp_path):
                                    "d": "1" if d[i] else "5"}} for i in range(n)]
     path = tmp_path / "copied.jsonl"
     path.write_text("".join(json.dumps(r) + "\n" for r in rows))
-    assert main(["jury", str(path), "--n-boot", "20", "--equivalence", "text"]) == 0
+    assert main(["jury", str(path), "--n-boot", "40", "--equivalence", "text"]) == 0
     out = " ".join(capsys.readouterr().out.split())
     assert "cannot tell which member is best" in out and "labels would rank the members" in out
     assert "vote minus best member within" not in out
@@ -236,7 +236,7 @@ def test_a_well_separated_panel_still_gets_no_label_free_claim(capsys, tmp_path)
     rows = [{"id": i, "answers": {f"m{j}": f"a{c}" for j, c in enumerate(row)}} for i, row in enumerate(sim.codes)]
     path = tmp_path / "ranked.jsonl"
     path.write_text("".join(json.dumps(r) + "\n" for r in rows))
-    assert main(["jury", str(path), "--n-boot", "10", "--equivalence", "text", "--json"]) == 0
+    assert main(["jury", str(path), "--n-boot", "40", "--equivalence", "text", "--json"]) == 0
     doc = json.loads(capsys.readouterr().out)
     lf = doc["label_free"]
     assert not lf["ranks_members"] and lf["claims"] is None and lf["labels_needed"] >= 1 and lf["label_rows"]

@@ -109,7 +109,7 @@ def test_any_panel_through_the_cli_answers_or_says_one_line(tmp_path_factory, ca
     event(f"label budget: {'none' if budget is None else 'given'}")
     event(f"risk: {'none' if risk is None else 'given'}")
     path = _write(tmp_path_factory.mktemp("p"), rows, refs)
-    argv = ["jury", path, "--json", "--n-boot", "3", "--method", method, "--equivalence", equivalence, "--min-agreement", str(min_agreement)]
+    argv = ["jury", path, "--json", "--n-boot", "40", "--method", method, "--equivalence", equivalence, "--min-agreement", str(min_agreement)]
     if budget is not None:
         argv += ["--label-budget", str(len(rows) // 2 if budget == "rows" else budget)]
     if choice is not None:

@@ -43,7 +43,7 @@ def _strict(text: str) -> dict:
 
 
 def _json(capsys, *argv) -> dict:
-    assert main(["jury", *map(str, argv), "--json", "-q", "--equivalence", "text", "--n-boot", "5"]) == 0
+    assert main(["jury", *map(str, argv), "--json", "-q", "--equivalence", "text", "--n-boot", "40"]) == 0
     return _strict(capsys.readouterr().out)
 
 
@@ -75,7 +75,7 @@ def test_shared_wrong_answers_give_no_claim_and_the_majority_decides(capsys, sha
         answered = [a for a in v["answers"].values() if a is not None]
         if v["answer"] is not None:
             assert v["agreement"] == pytest.approx(answered.count(v["answer"]) / len(answered))
-    assert main(["jury", str(path), "--equivalence", "text", "--n-boot", "5"]) == 0
+    assert main(["jury", str(path), "--equivalence", "text", "--n-boot", "40"]) == 0
     out = " ".join(capsys.readouterr().out.split())
     assert "cannot tell which member is best" in out and "not claims" in out and "estimated best member" not in out
 
@@ -139,7 +139,7 @@ def test_any_label_file_is_read_or_refused_in_one_line(tmp_path_factory, capsys,
     lines = [json.dumps({"id": f"q{i}", "reference": ref}) + "\n" for i, ref in picks]
     (tmp / "labels.jsonl").write_text("".join(lines))
     rc = main(["jury", str(bare), "--labels", str(tmp / "labels.jsonl"), "--json", "-q", "--equivalence", "text",
-               "--n-boot", "2"])
+               "--n-boot", "40"])
     out, err = capsys.readouterr()
     filled: dict[str, str] = {}
     clash = False
@@ -163,7 +163,7 @@ def test_strict_json_and_no_accuracy_when_nothing_is_answered(capsys, tmp_path):
     doc = _json(capsys, path, "--risk", "0.01", "--label-budget", "30", "--seed", "1")
     assert doc["answered"] == 0 and doc["jury"]["accuracy"] is None and doc["jury_answered"]["accuracy"] is None
     assert doc["risk"]["threshold"] is None
-    argv = ["--equivalence", "text", "--n-boot", "5", "--risk", "0.01", "--label-budget", "30"]
+    argv = ["--equivalence", "text", "--n-boot", "40", "--risk", "0.01", "--label-budget", "30"]
     assert main(["jury", str(path), *argv]) == 0
     out = capsys.readouterr().out
     assert "answered no row" in out and "nan" not in out
@@ -172,7 +172,7 @@ def test_strict_json_and_no_accuracy_when_nothing_is_answered(capsys, tmp_path):
 def test_csv_holds_the_per_row_output(capsys, tmp_path, shared):
     panel, path = shared
     out_csv, out_jsonl = tmp_path / "v.csv", tmp_path / "v.jsonl"
-    argv = ["jury", str(path), "--equivalence", "text", "--n-boot", "2", "-q", "--out"]
+    argv = ["jury", str(path), "--equivalence", "text", "--n-boot", "40", "-q", "--out"]
     assert main([*argv, str(out_csv), "--format", "csv"]) == 0
     assert main([*argv, str(out_jsonl)]) == 0
     capsys.readouterr()
@@ -230,7 +230,7 @@ def test_any_prior_is_used_or_refused_in_one_line(tmp_path_factory, capsys, spec
     codes = shared_error_panel((0.6,), 0.4, 2, 0.7, 30, seed=4).codes
     path = _write(tmp / "p.jsonl", codes)
     text = ",".join(f"{name}{sep}{value}" for name, value in spec)
-    rc = main(["jury", str(path), "--prior", text, "--json", "-q", "--equivalence", "text", "--n-boot", "2"])
+    rc = main(["jury", str(path), "--prior", text, "--json", "-q", "--equivalence", "text", "--n-boot", "40"])
     out, err = capsys.readouterr()
     if rc == 0:
         doc = _strict(out)

@@ -168,7 +168,7 @@ def _reward_csv(path: Path, prompts: int = 40) -> Path:
 
 COMMANDS = {
     "consensus": (_score_csv, ["--chunk-size", "30"], ["--policy", "mean"]),
-    "ensemble": (_reward_csv, ["--chunk-size", "30", "--n-boot", "20", "--json"], ["--rules", "mean"]),
+    "ensemble": (_reward_csv, ["--chunk-size", "30", "--n-boot", "40", "--json"], ["--rules", "mean"]),
 }
 
 

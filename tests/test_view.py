@@ -86,7 +86,7 @@ def outputs(tmp_path_factory):
     assert main(["verify", str(ROOT / "examples/solutions/processbench.jsonl"), "--out", str(pred), "--json",
                  "--bootstrap", "0", "--workers", "1", "--fail-on", "never"]) == 0
     jury = base / "jury.jsonl"
-    assert main(["jury", str(ROOT / "examples/jury/panel.jsonl"), "--out", str(jury), "--json", "--n-boot", "0"]) == 0
+    assert main(["jury", str(ROOT / "examples/jury/panel.jsonl"), "--out", str(jury), "--json", "--n-boot", "40"]) == 0
     math = base / "math.jsonl"  # solutions with inline, display and bare math, verified through the CLI
     assert main(["verify", str(MATH_SOLUTIONS), "--out", str(math), "--json", "--bootstrap", "0", "--workers", "1",
                  "--fail-on", "never"]) == 0
@@ -252,7 +252,7 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path, capsys, content, message):
 def test_missing_paths_bad_outputs_and_ports_are_refused(outputs, tmp_path, capsys):
     for argv, message in (([str(tmp_path / "nope")], "no such"),
                           ([str(tmp_path)], "not a run folder"),
-                          ([str(outputs["jury"]), "--out", str(outputs["jury"])], "is the file being viewed"),
+                          ([str(outputs["jury"]), "--out", str(outputs["jury"])], "is the input file"),
                           ([str(outputs["jury"]), "--out", str(tmp_path / "no" / "x.html")], "does not exist")):
         assert main(["view", *argv]) == 2
         err = capsys.readouterr().err

@@ -5,7 +5,9 @@ Sub-commands live in :mod:`accord.cli.commands`; each module defines ``NAME``, `
 adding a module. A command module imports the library code it runs inside ``run``: building the
 parser (``accord --help``, a bad flag) then costs a fraction of a second. Errors a user can fix
 (:class:`accord.errors.UserError`, and a missing optional dependency, which names the
-``pip install 'accord[extra]'`` to run) print one line and exit with code 2, never a traceback.
+``pip install 'accord[extra]'`` to run) print one line and exit with code 2, never a traceback; so
+do a file-system failure (a read-only folder, a symlink loop), undecodable bytes and input nested
+too deeply that a command did not check first (:func:`accord.verify.io.failure` words them).
 Output piped into a reader that stops early (``| head``) ends quietly with code 141, as a pipe
 tool stopped by SIGPIPE does.
 """
@@ -16,6 +18,7 @@ import argparse
 import importlib
 import os
 import pkgutil
+import re
 import sys
 
 from accord import __version__
@@ -35,6 +38,9 @@ class OneLineParser(argparse.ArgumentParser):
     """A bad flag or option value is one line on stderr and exit code 2, like every other user error."""
 
     def error(self, message: str):
+        flag = re.fullmatch(r"argument (--[\w-]+)(?:/\S+)?: expected one argument", message)
+        if flag:  # `--lambdas -1,1`: argparse takes a value starting with '-' for a flag
+            message += f" (a value that starts with '-' is written {flag.group(1)}=VALUE)"
         self.exit(2, f"{self.prog}: error: {message}\n")
 
 
@@ -79,6 +85,13 @@ def main(argv: list[str] | None = None) -> int:
         if missing is None:
             raise
         return _user_error(args.command, missing)
+    except (OSError, UnicodeDecodeError, RecursionError) as exc:  # a file system or input failure not checked
+        from accord.verify.io import failure  # before the work: worded as one line too, never a traceback
+
+        worded = failure(exc)
+        if worded is None:
+            raise
+        return _user_error(args.command, worded)
     except KeyboardInterrupt:
         print(f"accord {args.command}: interrupted", file=sys.stderr)
         return 130

@@ -79,6 +79,19 @@ def nonnegative_int(text: str) -> int:
     return x
 
 
+MIN_RESAMPLES = 40  # 2.5% of fewer resamples is under one: a 95% interval's ends would be guesses
+
+
+def resamples(text: str) -> int:
+    """Bootstrap resamples of a 95% interval: an integer >= :data:`MIN_RESAMPLES` (0 or 1 would print
+    an interval of zero width that need not hold its own estimate)."""
+    x = _number(text, int)
+    if x < MIN_RESAMPLES:
+        raise argparse.ArgumentTypeError(f"must be at least {MIN_RESAMPLES} (fewer resamples cannot place the ends "
+                                         f"of a 95% interval), got {text}")
+    return x
+
+
 def positive_float(text: str) -> float:
     """Seconds, CPUs or a cost budget: finite and > 0."""
     x = _number(text, float)

@@ -5,6 +5,8 @@ from __future__ import annotations
 import numpy as np
 
 ROW_SUM_TOL = 1e-9
+MAX_LAMBDA = 1e6  # a typed λ above this is refused: the equilibrium's sums overflow long before 1e308,
+# and a judge with λ = 1e6 already keeps its own score to six digits
 
 
 LAMBDA_RULE = "λ must be finite numbers > 0, one per judge, comma-separated (e.g. 1.5,1,0.8)"
@@ -33,8 +35,8 @@ def parse_lambdas(value, m: int | None = None) -> tuple[float, ...]:
     """λ as a user types it, the one reader for flags, replay specs and config files.
 
     ``"1.5,1,0.8"`` (commas, spaces allowed), one number, or a list of numbers (YAML/TOML); every
-    value finite and > 0, and ``m`` of them when ``m`` is given. Anything else is a ValueError with
-    the one message of :func:`lambda_error`.
+    value finite, > 0 and at most :data:`MAX_LAMBDA`, and ``m`` of them when ``m`` is given. Anything else is a
+    ValueError with the one message of :func:`lambda_error` (or, above the largest λ, one naming it).
     """
     if isinstance(value, str):
         parts = [p.strip() for p in value.split(",")]
@@ -51,6 +53,11 @@ def parse_lambdas(value, m: int | None = None) -> tuple[float, ...]:
         raise lambda_error(value, m)
     if not values or (m is not None and len(values) != m) or not all(np.isfinite(v) and v > 0 for v in values):
         raise lambda_error(value, m)
+    too_large = [v for v in values if v > MAX_LAMBDA]
+    if too_large:
+        raise ValueError(f"λ = {too_large[0]:g} is above {MAX_LAMBDA:g}, the largest λ the consensus computes "
+                         f"without overflow (a judge with λ = {MAX_LAMBDA:g} already keeps its own score); "
+                         f"got {value!r}")
     return tuple(values)
 
 

@@ -12,13 +12,13 @@ import sys
 from contextlib import nullcontext
 from pathlib import Path
 
-from accord.adapters import METHODS, fit_calibrators, load_calibrators, save_calibrators
+from accord.adapters import METHODS, fit_calibrators, save_calibrators
 from accord.cli.progress import add_quiet, progress_bar
-from accord.cli.options import lambda_note, nonnegative_float, positive_int, table_lambdas, unit_interval
+from accord.cli.options import lambda_note, nonnegative_float, positive_int, resamples, table_lambdas, unit_interval
 from accord.cli.streaming import add_streaming_arguments, wants_streaming
 from accord.errors import UserError
 from accord.extras import require
-from accord.verify.io import connect_ray, table_format, writable_output, writer_lock
+from accord.verify.io import connect_ray, parse_json, read_text, table_format, writable_output, writer_lock
 from accord.verify.tables import DEFAULT_CHUNK_SIZE, METADATA
 
 NAME = "ensemble"
@@ -42,7 +42,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                                                   "(default: 1.0 each, or a judge type's default for a column named after one)")
     p.add_argument("--tau", type=unit_interval, default=None, help="FJ verdict rule: confidence threshold")
     p.add_argument("--eps", type=unit_interval, default=None, help="FJ verdict rule: dispersion tolerance")
-    p.add_argument("--n-boot", type=positive_int, default=2000, help="bootstrap resamples for intervals (default 2000)")
+    p.add_argument("--n-boot", type=resamples, default=2000, help="bootstrap resamples for intervals (default 2000)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--json", action="store_true", help="print one JSON document instead of tables")
     add_quiet(p)
@@ -57,10 +57,7 @@ def _calibrators(args, table, models=None, stream=None):
 
     models = models or table.models
     if args.load_calibration:
-        try:
-            cals = load_calibrators(args.load_calibration)
-        except ValueError as exc:
-            raise UserError(str(exc)) from None
+        cals = _load_calibration(args.load_calibration)
         missing = [m for m in models if m not in cals]
         if missing:
             raise UserError(f"{args.load_calibration}: no calibration for model(s) {missing}")
@@ -76,6 +73,22 @@ def _calibrators(args, table, models=None, stream=None):
         return fit_calibrators(source.flat_raw, models, args.calibration, labels if args.calibration == "platt" else None)
     except ValueError as exc:
         raise UserError(f"{args.calibrate_on or args.file}: calibration: {exc}") from None
+
+
+def _load_calibration(path: str) -> dict:
+    """A saved calibration (--load-calibration), read like every input: each problem names the file."""
+    from accord.adapters import Calibrator
+
+    data = parse_json(read_text(path, "calibration file (JSON)"), path)
+    if not isinstance(data, dict):
+        raise UserError(f"{path}: expected a JSON object mapping reward model -> calibration")
+    cals = {}
+    for name, entry in data.items():
+        try:
+            cals[name] = Calibrator.from_dict(entry)
+        except (ValueError, TypeError) as exc:
+            raise UserError(f"{path}: model {name!r}: {exc}") from None
+    return cals
 
 
 PICKS_SHOWN = 20
@@ -183,7 +196,7 @@ def run(args: argparse.Namespace) -> int:
 
     for flag, out in (("--output", args.output), ("--save-calibration", args.save_calibration)):
         if out:
-            writable_output(out, flag)
+            writable_output(out, flag, inputs=[args.file, args.calibrate_on, args.load_calibration])
     models = _names(args.models) or None
     rules = [r.strip() for r in args.rules.split(",") if r.strip()] if args.rules else None
     params = {k: v for k, v in (("tau", args.tau), ("eps", args.eps)) if v is not None}

@@ -9,13 +9,13 @@ import numpy as np
 from accord.consensus_core.jury import MISSING, correctness, vote_codes
 from accord.consensus_core.jury import check_law, estimate_law
 from accord.consensus_core.jury import predict
-from accord.consensus_core.jury import plan_panel
+from accord.consensus_core.jury import MAX_CANDIDATES, plan_panel
 from accord.cli.commands._jury_collect import WORD as COLLECT
 from accord.cli.commands._jury_collect import add_collect_arguments, add_collect_help, run_collect
 from accord.cli.commands._jury_labels import apply_labels, ask_labels, parse_prior, member_index
 from accord.cli.commands._jury_rows import strict_json, verdicts_csv
 from accord.cli.progress import add_quiet, progress_bar
-from accord.cli.options import nonnegative_int, positive_float, positive_int, unit_interval
+from accord.cli.options import nonnegative_int, positive_float, positive_int, resamples, unit_interval
 from accord.errors import UserError
 from accord.consensus_core import bootstrap_ci
 from accord.verify.io import PanelAnswers, read_panel_answers, writable_output, write_text_atomic
@@ -53,7 +53,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--attractors", type=positive_int, default=1, help="number of shared wrong-answer attractors in the law (default 1)")
     p.add_argument("--plan", type=positive_float, default=None, metavar="BUDGET", help="choose the members that maximise predicted accuracy within BUDGET (needs references)")
     p.add_argument("--costs", default=None, help="member costs for --plan, e.g. model_a=3,model_b=1 (default 1 each)")
-    p.add_argument("--n-boot", type=nonnegative_int, default=200, help="bootstrap resamples for intervals (default 200)")
+    p.add_argument("--n-boot", type=resamples, default=200, help="bootstrap resamples for intervals (default 200)")
     p.add_argument("--prior", default=None, metavar="MEMBER=ACC,...", help="member accuracies you know (a leaderboard, earlier labels), every member named: without labels the jury is the accuracy-weighted vote with them")
     p.add_argument("--trust", default=None, metavar="MEMBER", help="a member you trust: without labels the jury gives its answer (the majority where it gave none)")
     p.add_argument("--ask-labels", type=positive_int, default=None, metavar="N", help="write the N rows whose labels are worth most (the active choice of --label-budget) to --ask-out for a person to fill in 'reference'")
@@ -434,11 +434,11 @@ def run(args: argparse.Namespace) -> int:
     if args.questions or args.member:
         raise UserError("a second file and --member belong to 'accord jury collect QUESTIONS.jsonl --member ... --out FILE'")
     if args.out:
-        writable_output(args.out, "--out")
+        writable_output(args.out, "--out", inputs=[args.file])
     if (args.ask_labels is None) != (args.ask_out is None):
         raise UserError("--ask-labels N and --ask-out FILE go together: how many rows to ask about, and where to write them")
     if args.ask_out:
-        writable_output(args.ask_out, "--ask-out")
+        writable_output(args.ask_out, "--ask-out", inputs=[args.file])
     if args.prior is not None and args.trust is not None:
         raise UserError("--prior and --trust are two ways to say what you know about the members: give one")
     if args.format == "csv" and not args.out:
@@ -450,6 +450,11 @@ def run(args: argparse.Namespace) -> int:
         raise UserError("--risk needs labelled rows drawn at random (--label-choice random): actively chosen rows are not a random sample, so no error rate can be certified on them")
     if args.label_budget is not None and args.label_budget > len(panel.ids):
         raise UserError(f"--label-budget {args.label_budget} exceeds the {len(panel.ids)} rows of {args.file}")
+    if args.plan is not None:  # checked before any work: planning scores every subset of the members
+        if len(panel.members) > MAX_CANDIDATES:
+            raise UserError(f"--plan: {args.file} has {len(panel.members)} members; planning scores every subset, "
+                            f"so it takes at most {MAX_CANDIDATES}")
+        _parse_costs(args.costs, panel.members)
     with progress_bar("jury", len(_stages(args)), args.quiet or args.json) as update:
         doc = build_document(args, panel, update)
     if args.ask_labels is not None:

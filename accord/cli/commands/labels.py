@@ -52,7 +52,7 @@ def run(args: argparse.Namespace) -> int:
     inputs = [args.source] if args.labels_command == "convert" else [p for p in (args.pred, args.ref) if p]
     live = next((pid for pid in (note_if_live(p, NAME) for p in inputs) if pid is not None), None)
     if args.labels_command == "convert":
-        writable_output(args.dest, "OUT")
+        writable_output(args.dest, "OUT", inputs=[args.source])
         sols = _read(args.source, args.src_format, args)
         write_labels(sols, args.dest, args.dst_format)
         print(f"wrote {len(sols)} solutions to {args.dest} ({args.dst_format})")

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from accord.cli.options import note_if_live
 from accord.errors import UserError
-from accord.verify.io import writable_folder
+from accord.verify.io import path_kind, writable_folder
 from accord.verify.loop import BASE
 
 NAME = "report"
@@ -73,14 +73,15 @@ def run(args: argparse.Namespace) -> int:
     from accord.verify.analysis import parse_policy_spec, write_run_report
 
     run_dir = Path(args.run_dir)
-    if not run_dir.is_dir():
+    if path_kind(run_dir) != "folder":  # a symlink loop or an unreadable path is named by path_kind
         raise UserError(f"{run_dir}: not a run folder")
 
     try:
         extra = [parse_policy_spec(text) for text in args.replay]
     except ValueError as exc:
         raise UserError(f"--replay: {exc}") from None
-    out_dir = writable_folder(args.out_dir) if args.out_dir else run_dir
+    out_dir = writable_folder(args.out_dir) if args.out_dir else \
+        writable_folder(run_dir, "RUN_DIR", hint="; pass --out-dir DIR to write report.json and the plots elsewhere")
     live = note_if_live(run_dir, NAME)
     try:
         report = write_run_report(run_dir, n_boot=args.bootstrap, seed=args.seed, extra_specs=extra, out_dir=out_dir)

@@ -22,7 +22,7 @@ from accord.cli.display import Table, console as make_console
 
 from accord.adapters.local import quiet_model_loading
 from accord.errors import UserError
-from accord.verify.io import CONFIG_FILE, writer_lock
+from accord.verify.io import CONFIG_FILE, path_kind, text_lines, writer_lock
 from accord.cli.options import nonnegative_float, nonnegative_int, positive_float, positive_int, unit_interval
 from accord.cli.progress import enabled as progress_enabled, new_progress
 
@@ -392,8 +392,13 @@ def run(args: argparse.Namespace) -> int:
     if args.resume:
         run_dir, cfg = resumed_config(args)
     else:
+        if args.tasks_file:  # read through once now: a bad file is refused before any model loads
+            for _ in text_lines(args.tasks_file, "task file (JSONL)"):
+                pass
         cfg = config_from_args(args)
         run_dir = new_run_dir(cfg)
+        if path_kind(run_dir, "--out") not in ("folder", "missing"):
+            raise UserError(f"--out {run_dir}: exists and is not a folder; a run writes a folder there")
     if args.print_config:
         print(json.dumps(cfg.as_dict(), indent=2))
         return 0

@@ -9,18 +9,20 @@ from pathlib import Path
 from accord.cli.options import note_if_live, unit_interval
 from accord.consensus_core import parse_lambdas
 from accord.errors import UserError
-from accord.verify.io import writable_folder
+from accord.verify.io import path_kind, writable_folder
 
 NAME = "sweep"
 HELP = "Replay a recorded run over a τ × ε grid and over stubbornness settings; write heatmaps."
 
 
 def _floats(values: list[str] | None, flag: str) -> list[float] | None:
-    if not values:
+    if values is None:
         return None
     out = []
     for v in values:
-        for part in filter(None, (p.strip() for p in v.split(","))):
+        for part in (p.strip() for p in v.split(",")):
+            if not part:  # '' or '0.5,,0.7': refused, never read as "the default grid" or one value fewer
+                raise UserError(f"{flag}: empty value in {v!r}; give numbers in [0, 1], space or comma separated")
             try:
                 out.append(unit_interval(part))
             except argparse.ArgumentTypeError as exc:
@@ -53,12 +55,13 @@ def run(args: argparse.Namespace) -> int:
     from accord.verify.analysis import DEFAULT_EPS, DEFAULT_TAUS, write_sweep
 
     run_dir = Path(args.run_dir)
-    if not run_dir.is_dir():
+    if path_kind(run_dir) != "folder":  # a symlink loop or an unreadable path is named by path_kind
         raise UserError(f"{run_dir}: not a run folder")
     taus = _floats(args.tau, "--tau") or list(DEFAULT_TAUS)
     epss = _floats(args.eps, "--eps") or list(DEFAULT_EPS)
     lams = [_lambdas(v) for v in args.lambdas] if args.lambdas else None
-    out_dir = writable_folder(args.out_dir) if args.out_dir else run_dir
+    out_dir = writable_folder(args.out_dir) if args.out_dir else \
+        writable_folder(run_dir, "RUN_DIR", hint="; pass --out-dir DIR to write sweep.json and the heatmaps elsewhere")
     live = note_if_live(run_dir, NAME)
     try:
         res = write_sweep(run_dir, taus, epss, lams, args.policy, out_dir=out_dir)

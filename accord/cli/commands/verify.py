@@ -11,7 +11,7 @@ from pathlib import Path
 from accord.cli.options import nonnegative_int, positive_float, positive_int, unit_interval
 from accord.errors import UserError
 from accord.cli.progress import add_quiet, progress_bar
-from accord.verify.io import cache_for_output, writer_lock
+from accord.verify.io import cache_for_output, writable_output, writer_lock
 
 NAME = "verify"
 HELP = "Judge existing solutions step by step: valid / invalid / uncertain, the first wrong step, metrics"
@@ -61,6 +61,9 @@ def run(args: argparse.Namespace) -> int:
         raise UserError("--format csv without --out writes the CSV to stdout; --json would too: give --out")
     if args.input_format and args.format and not as_csv and args.input_format != args.format:
         raise UserError(f"--format {args.format} and --input-format {args.input_format} disagree")
+    for flag, path in (("--out", args.out), ("--csv", args.csv), ("--cache", args.cache)):
+        if path:  # a bad output path is refused before any judging; none may be the input
+            writable_output(path, flag, inputs=[args.solutions], create_parents=True)
     sols = read_solutions(args.solutions, args.input_format or (None if as_csv else args.format))
     csv_path = Path(args.csv) if args.csv else None
     if as_csv and args.out and Path(args.out).is_dir():

@@ -7,8 +7,7 @@ import sys
 from pathlib import Path
 
 from accord.cli.options import note_if_live
-from accord.errors import UserError
-from accord.verify.io import writable_output, write_text_atomic
+from accord.verify.io import input_path, writable_output, write_text_atomic
 
 NAME = "view"
 
@@ -66,14 +65,12 @@ def default_out(path: Path) -> Path:
 def run(args: argparse.Namespace) -> int:
     from accord.verify.view import is_run_folder, render, serve
 
-    path = Path(args.path)
+    path = Path(input_path(args.path, "run folder, verify --out or jury --out file", folder=True))
     if path.is_dir() and not is_run_folder(path):
         return _index(path, args)
     out = Path(args.out) if args.out else (None if args.serve else default_out(path))
     if out is not None:
-        if out.resolve() == path.resolve():
-            raise UserError(f"--out {out}: is the file being viewed")
-        writable_output(out, "--out")
+        writable_output(out, "--out", inputs=[path])
     if path.is_dir():
         note_if_live(path, NAME)
     kind, page = render(path)

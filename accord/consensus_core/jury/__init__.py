@@ -39,6 +39,7 @@ _EXPORTS = {
     "simulate_panel": "_law",
     "simulate_unequal_panel": "_law",
     "SimulatedPanel": "_law",
+    "MAX_CANDIDATES": "_plan",
     "PanelPlan": "_plan",
     "plan_panel": "_plan",
     "certify_threshold": "_risk",

@@ -96,7 +96,9 @@ def parse_policy_spec(text: str) -> PolicySpec:
     name, _, rest = text.partition(":")
     params: dict[str, Any] = {}
     key = None
-    for part in filter(None, (p.strip() for p in rest.split(","))):
+    for part in (p.strip() for p in rest.split(",")) if rest.strip() else ():
+        if not part:  # "lambdas=1,,2" would silently replay with one λ fewer
+            raise ValueError(f"empty value between commas in {text!r}; write every value (e.g. lambdas=1,1,2)")
         k, eq, value = part.partition("=")
         if not eq:
             if key != "lambdas":

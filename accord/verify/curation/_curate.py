@@ -22,7 +22,7 @@ from typing import Callable, Mapping, Sequence
 
 from accord.adapters.math.answers import AnswerGrader
 from accord.errors import UserError
-from accord.verify.io import json_objects
+from accord.verify.io import json_objects, text_lines
 from accord.protocols import Generator, StepContext
 from accord.verify.tasks import extract_answer
 
@@ -66,11 +66,9 @@ class Verdict:
 def read_benchmark(path: str | Path, drop: str) -> list[BenchmarkItem]:
     """The questions of a JSONL benchmark; every line must carry the field to drop."""
     p = Path(path)
-    if not p.is_file():
-        raise UserError(f"{p}: no such file")
     items, ids = [], set()
     shape = "each line must be a JSON object with 'question' and 'answer'"
-    for no, obj in json_objects(p.read_text(encoding="utf-8").splitlines(), str(p), expect=shape, comments=True):
+    for no, obj in json_objects(text_lines(p, "benchmark (JSONL)"), str(p), expect=shape, comments=True):
         where = f"{p}:{no}"
         q, a = obj.get("question"), obj.get("answer")
         if not isinstance(q, str) or not q.strip():

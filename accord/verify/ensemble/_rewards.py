@@ -35,7 +35,7 @@ from accord.consensus_core import ConsensusSpec, consensus_stats, get_policy, in
 from accord.errors import UserError
 from accord.verify.io import input_file, json_objects, text_lines
 from accord.consensus_core import bootstrap_cis
-from accord.verify.tables import RewardTable, label_value, pick_models, read_columns, reward_value
+from accord.verify.tables import RESERVED, RewardTable, label_value, pick_models, read_columns, reward_value
 from accord.verify.ensemble._wide import is_wide, wide_report
 
 BASE_RULES = ("mean", "min", "uwo")
@@ -56,6 +56,11 @@ def read_rewards(path: str | Path, models: Sequence[str] | None = None, meta: Se
         raise UserError(f"{p}:{rows[0][0]}: 'chosen' must be an object of model -> reward")
     numeric = [k for k, v in first.items() if v is None or (isinstance(v, (int, float)) and not isinstance(v, bool))]
     names, left_out = pick_models(numeric, models, meta)
+    fields_seen = {k for _, o in rows for k in ((o.get("chosen") or {}) if pairs else o)} if models else set()
+    unknown = [m for m in models or () if m not in fields_seen]
+    if unknown:
+        raise UserError(f"{p}: --models {', '.join(unknown)}: no such reward field in any row; "
+                        f"the reward fields are {', '.join(n for n in numeric if n not in RESERVED) or '(none)'}")
     if len(names) < 2:
         raise UserError(f"{p}: an ensemble needs at least 2 reward models, found {names}")
     table = _pairs(p, rows, names) if pairs else _best_of_n(p, rows, names)
@@ -87,7 +92,11 @@ def _best_of_n(p: Path, rows, names) -> RewardTable:
     P, m = len(order), len(names)
     raw = np.full((P, n, m), np.nan)
     valid = np.zeros((P, n), dtype=bool)
-    has_label = all(("label" in o or "correct" in o) for _, o in rows)
+    unlabelled = [no for no, o in rows if "label" not in o and "correct" not in o]
+    has_label = not unlabelled
+    if unlabelled and len(unlabelled) < len(rows):  # else the whole file would silently count as unlabelled
+        raise UserError(f"{p}:{unlabelled[0]}: no 'label' while other rows have one ({len(unlabelled)} of "
+                        f"{len(rows)} rows lack it); label every row, or none")
     labels = np.full((P, n), np.nan) if has_label else None
     resp_ids = []
     for i, (pid, items) in enumerate(order.items()):

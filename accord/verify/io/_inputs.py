@@ -3,7 +3,8 @@
 A missing path, a directory where a file is expected, bytes that are not UTF-8 text (a binary
 file), a document above :data:`MAX_DOCUMENT_BYTES`, JSON nested deeper than the parser can follow,
 and a CSV field above :data:`CSV_FIELD_LIMIT` each raise :class:`UserError` naming the file, and
-the line where there is one. Line readers decode line by line, so large tables still stream.
+the line where there is one. Line readers decode line by line, so large tables still stream. A
+UTF-8 byte-order mark (what spreadsheet programs put first) is dropped, so a header reads as shown.
 """
 
 from __future__ import annotations
@@ -16,29 +17,26 @@ from typing import Iterable, Iterator
 import yaml
 
 from accord.errors import UserError
+from accord.verify.io._paths import check_depth, input_path, reason
 
+BOM = b"\xef\xbb\xbf"
 MAX_DOCUMENT_BYTES = 256 * 1024 * 1024  # a whole-document read (JSON, YAML) above this is refused
 CSV_FIELD_LIMIT = 1024 * 1024  # one CSV cell; a longer one is a malformed file, not a score
 
 
 def input_file(path, what: str = "file") -> Path:
     """``path`` as a readable regular file, or a UserError saying why not."""
-    p = Path(path)
-    if not p.exists():
-        raise UserError(f"{p}: no such file")
-    if p.is_dir():
-        raise UserError(f"{p}: is a directory, expected a {what}")
-    if not p.is_file():
-        raise UserError(f"{p}: not a regular file, expected a {what}")
+    p = input_path(path, what)
     try:
         with p.open("rb"):
             pass
     except OSError as exc:
-        raise UserError(f"{p}: cannot read ({exc.strerror})") from None
+        raise UserError(f"{p}: cannot read ({reason(exc)})") from None
     return p
 
 
-def _decode(raw: bytes, where: str) -> str:
+def decode_text(raw: bytes, where: str) -> str:
+    """``raw`` as UTF-8 text, or a UserError naming ``where`` (a NUL byte or an invalid sequence)."""
     if b"\0" in raw:
         raise UserError(f"{where}: binary data (NUL byte), expected UTF-8 text")
     try:
@@ -52,7 +50,7 @@ def text_lines(path, what: str = "file") -> Iterator[str]:
     p = input_file(path, what)
     with p.open("rb") as fh:
         for no, raw in enumerate(fh, 1):
-            yield _decode(raw, f"{p}:{no}")
+            yield decode_text(raw[len(BOM):] if no == 1 and raw.startswith(BOM) else raw, f"{p}:{no}")
 
 
 def read_text(path, what: str = "file", limit: int | None = None) -> str:
@@ -63,19 +61,23 @@ def read_text(path, what: str = "file", limit: int | None = None) -> str:
     if size > limit:
         raise UserError(f"{p}: {size:,} bytes is above the {limit:,}-byte limit for this {what}")
     raw = p.read_bytes()
+    raw = raw[len(BOM):] if raw.startswith(BOM) else raw
     for no, line in enumerate(raw.split(b"\n"), 1):
-        _decode(line, f"{p}:{no}")
+        decode_text(line, f"{p}:{no}")
     return raw.decode("utf-8")
 
 
 def parse_json(text: str, where: str):
-    """``json.loads`` whose failures (syntax, nesting too deep) are one UserError naming ``where``."""
+    """``json.loads`` whose failures (syntax, nesting deeper than the parser or
+    :data:`~accord.verify.io._paths.MAX_JSON_DEPTH`) are one UserError naming ``where``."""
     try:
-        return json.loads(text)
+        value = json.loads(text)
     except json.JSONDecodeError as exc:
         raise UserError(f"{where}: not valid JSON ({exc.msg})") from None
     except RecursionError:
         raise UserError(f"{where}: JSON nested too deeply") from None
+    check_depth(value, where)
+    return value
 
 
 def parse_yaml(text: str, where: str):

@@ -19,6 +19,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from accord.errors import UserError
+from accord.verify.io._paths import reason
 
 SUFFIX = ".lock"
 _RETRIES = 5  # a reader's probe holds the lock for microseconds; a live writer holds it for good
@@ -41,7 +42,10 @@ os.register_at_fork(after_in_child=_close_in_child)
 
 def lock_path(target: str | Path) -> Path:
     """``<target>.lock``: the lock file of a run folder or an output file."""
-    target = Path(target).resolve()
+    try:
+        target = Path(target).resolve()
+    except (OSError, RuntimeError):  # a symlink loop
+        raise UserError(f"{target}: symlink loop (a link that points back to itself)") from None
     if not target.name:
         raise UserError(f"{target}: cannot hold a writer lock (name a folder or file below it)")
     return target.with_name(target.name + SUFFIX)
@@ -115,8 +119,12 @@ def writer_lock(target: str | Path) -> Iterator[Path]:
     """
     target = Path(target)
     path = lock_path(target)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd = _acquire(target, path)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd = _acquire(target, path)
+    except OSError as exc:  # a read-only folder, /proc, a file where the folder should be
+        raise UserError(f"{target}: cannot write here: the writer lock {path} cannot be created "
+                        f"({reason(exc)})") from None
     _held.add(fd)
     try:
         yield path

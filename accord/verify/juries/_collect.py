@@ -26,7 +26,7 @@ from accord.adapters.local import DEFAULT_EXAMPLE, DEFAULT_SYSTEM
 from accord.adapters.served import Endpoint, Recorder, ServedClient, Tally
 from accord.adapters.served import run_async
 from accord.errors import UserError
-from accord.verify.io import fault_after_write, fault_before_write, json_objects
+from accord.verify.io import fault_after_write, fault_before_write, json_objects, read_text, text_lines
 from accord.verify.tasks import extract_answer
 
 QUESTION_FIELDS = {"id", "question", "answer", "reference", "steps", "metadata"}
@@ -76,11 +76,9 @@ def parse_member(text: str, **endpoint_options: Any) -> Member:
 def read_questions(path: str | Path) -> list[Question]:
     """Questions from JSONL: ``{"question", "id"?, "answer" or "reference"?}`` (a task file works as is)."""
     p = Path(path)
-    if not p.is_file():
-        raise UserError(f"{p}: no such questions file")
     out: list[Question] = []
     seen: set[str] = set()
-    lines = p.read_text(encoding="utf-8").splitlines()
+    lines = text_lines(p, "questions file (JSONL)")
     for no, obj in json_objects(lines, str(p), expect="expected an object with a 'question'", comments=True):
         where = f"{p}:{no}"
         unknown = set(obj) - QUESTION_FIELDS
@@ -107,7 +105,7 @@ def complete_lines(out_path: Path, names: list[str]) -> dict[str, str]:
     if not out_path.is_file():
         return {}
     done: dict[str, str] = {}
-    for line in out_path.read_text(encoding="utf-8").split("\n"):
+    for line in read_text(out_path, "jury file").split("\n"):
         try:
             obj = json.loads(line)
         except json.JSONDecodeError:

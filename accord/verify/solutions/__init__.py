@@ -12,14 +12,14 @@ from accord.verify.solutions._export import write_csv, write_csv_to
 from accord.verify.solutions._judging import raw_matrix
 from accord.verify.solutions._labelling import INVALID, prediction, rule_stats, three_way
 from accord.verify.solutions._metrics import Annotated, evaluate_rules
-from accord.verify.solutions._reading import FORMATS, Solution, read_solutions
+from accord.verify.solutions._reading import FORMATS, MAX_STEP_CHARS, MAX_STEPS_PER_SOLUTION, Solution, read_solutions
 from accord.verify.solutions._runner import VerifyResult, verify_solutions
 from accord.verify.solutions._settings import LABELLED_POLICIES, VerifySettings, resolve_settings
 from accord.verify.solutions._splitter import split_steps
 from accord.verify.solutions._uncertainty import decided
 
 __all__ = [
-    "Annotated", "decided", "evaluate_rules", "FORMATS", "INVALID", "LABELLED_POLICIES", "prediction", "raw_matrix",
+    "Annotated", "decided", "evaluate_rules", "FORMATS", "INVALID", "LABELLED_POLICIES", "MAX_STEP_CHARS", "MAX_STEPS_PER_SOLUTION", "prediction", "raw_matrix",
     "read_solutions", "resolve_settings", "rule_stats", "Solution", "split_steps", "three_way",
     "verify_solutions", "VerifyResult", "VerifySettings", "write_csv", "write_csv_to",
 ]

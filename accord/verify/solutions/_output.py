@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Sequence
 
 from accord.errors import UserError
-from accord.verify.io import fault_after_write, fault_before_write
+from accord.verify.io import fault_after_write, fault_before_write, decode_text
 
 
 def read_done(path: Path, judges: Sequence[str], known_ids: set[str]) -> dict[str, dict]:
@@ -20,7 +20,8 @@ def read_done(path: Path, judges: Sequence[str], known_ids: set[str]) -> dict[st
     raw = path.read_bytes()
     keep = raw if raw.endswith(b"\n") or not raw else raw[: raw.rfind(b"\n") + 1]
     done: dict[str, dict] = {}
-    for no, line in enumerate(keep.decode("utf-8").splitlines(), 1):
+    for no, raw_line in enumerate(keep.splitlines(), 1):
+        line = decode_text(raw_line, f"{path}:{no}")
         if not line.strip():
             continue
         try:

@@ -17,17 +17,21 @@ annotated first wrong step (ProcessBench's ``label``) the metrics compare with.
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
 
 from accord.errors import UserError
-from accord.verify.io import json_objects
+from accord.verify.io import input_path, json_objects, parse_json, read_text, text_lines
 from accord.verify.solutions._splitter import split_steps
 from accord.verify.labels import INCORRECT, read_labels
 
 FORMATS = ("processbench", "prm800k", "mmreason", "jsonl", "text")
+# Limits checked when the file is read, before any judging (docs/verify.md, "Limits"): the math judges
+# read every step against the facts of the steps before it, so one solution's cost grows faster than
+# its length; a longer solution or step is refused at once instead of running for hours.
+MAX_STEPS_PER_SOLUTION = 2_000
+MAX_STEP_CHARS = 20_000
 TEXT_SUFFIXES = (".txt", ".md", ".markdown")
 _PROBLEM = re.compile(r"^\s*(?:\*\*)?(?:problem|question)(?:\*\*)?\s*[:.]\s*", re.IGNORECASE)
 
@@ -47,13 +51,10 @@ def detect_format(path: Path) -> str:
     """The format of ``path``, from its suffix or its first record."""
     if path.is_dir() or path.suffix.lower() in TEXT_SUFFIXES:
         return "text"
-    text = path.read_text(encoding="utf-8", errors="replace")
+    text = read_text(path, "solutions file")
     first = None
     if text.lstrip().startswith("["):
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise UserError(f"{path}:{exc.lineno}: not valid JSON ({exc.msg})") from None
+        data = parse_json(text, str(path))
         first = data[0] if data and isinstance(data[0], dict) else None
     else:
         for _, obj in json_objects(text.splitlines(), str(path), expect="each line must be a JSON object"):
@@ -97,11 +98,17 @@ def _text_solution(ident: str, text: str) -> Solution:
 
 
 def _read_text_file(p: Path) -> str:
-    try:
-        return p.read_text(encoding="utf-8")
-    except UnicodeDecodeError as exc:
-        line = p.read_bytes()[: exc.start].count(b"\n") + 1
-        raise UserError(f"{p}:{line}: not UTF-8 text") from None
+    return read_text(p, "solution text")
+
+
+def _refuse_json_as_text(path: Path) -> None:
+    """--format text on a JSON file would judge its lines of JSON as prose: refused, with the format to use."""
+    if path.is_dir() or path.suffix.lower() in TEXT_SUFFIXES:
+        return
+    head = next((line for line in text_lines(path, "solutions file") if line.strip()), "")
+    if head.lstrip().startswith(("{", "[")):
+        raise UserError(f"{path}: --format text reads prose, but this file holds JSON; "
+                        f"drop --format (detected: {detect_format(path)}) or name the JSON format")
 
 
 def _text(path: Path) -> list[Solution]:
@@ -133,17 +140,26 @@ def _jsonl(path: Path) -> list[Solution]:
     return out
 
 
+def _within_limits(path: Path, s: Solution) -> None:
+    if len(s.steps) > MAX_STEPS_PER_SOLUTION:
+        raise UserError(f"{path}: solution {s.id!r} has {len(s.steps):,} steps; accord verify judges at most "
+                        f"{MAX_STEPS_PER_SOLUTION:,} per solution (split it into several solutions)")
+    long = next((k for k, step in enumerate(s.steps) if len(step) > MAX_STEP_CHARS), None)
+    if long is not None:
+        raise UserError(f"{path}: solution {s.id!r}, step {long}: {len(s.steps[long]):,} characters; accord verify "
+                        f"judges steps of at most {MAX_STEP_CHARS:,} characters (split the step)")
+
+
 def read_solutions(path: str | Path, fmt: str | None = None) -> list[Solution]:
     """Every solution in ``path`` (format detected when ``fmt`` is None); ids must be unique."""
-    path = Path(path)
-    if not path.exists():
-        raise UserError(f"{path}: no such file or folder")
+    path = input_path(path, "solutions file", folder=True)
     fmt = (fmt or detect_format(path)).lower()
     if fmt not in FORMATS:
         raise UserError(f"unknown solutions format {fmt!r}; choose one of {', '.join(FORMATS)}")
     if path.is_dir() and fmt != "text":
         raise UserError(f"{path}: is a folder; only --format text reads a folder")
     if fmt == "text":
+        _refuse_json_as_text(path)
         sols = _text(path)
     elif fmt == "jsonl":
         sols = _jsonl(path)
@@ -154,6 +170,9 @@ def read_solutions(path: str | Path, fmt: str | None = None) -> list[Solution]:
         if s.id in seen:
             raise UserError(f"{path}: solution id {s.id!r} appears more than once")
         seen.add(s.id)
+        if not s.steps:  # judged, it would count as a solution without a wrong step
+            raise UserError(f"{path}: solution {s.id!r} has no steps; nothing to judge (remove it or give its steps)")
+        _within_limits(path, s)
     if not sols:
         raise UserError(f"{path}: no solutions found")
     return sols

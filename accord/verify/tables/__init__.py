@@ -29,6 +29,7 @@ _LAZY = {
     "pick_models": "_rewards",
     "read_columns": "_rewards",
     "reward_value": "_rewards",
+    "RESERVED": "_rewards",
     "TableSource": "_streaming",
     "ChunkWriter": "_streaming",
     "EdgeMerger": "_streaming",
@@ -58,6 +59,6 @@ __all__ = [
     "ChunkWriter", "EdgeMerger", "check_groups", "counted_chunks", "float_array", "ray_dataset", "row_total", "run_starts", "split_block", "whole_groups",
     "block_rows", "COLS", "decide_rows", "decide_streaming", "decide_with_ray", "DEFAULT_CHUNK_SIZE",
     "iter_chunks", "iter_rewards", "LABEL", "label_value", "METADATA", "NAN_MODES", "NOUNS", "open_rewards",
-    "open_source", "pick_models", "PROMPT", "read_columns", "read_influence", "read_score_table", "RESPONSE",
+    "open_source", "pick_models", "PROMPT", "read_columns", "read_influence", "read_score_table", "RESERVED", "RESPONSE",
     "reward_value", "RewardFile", "RewardTable", "ScoreTable", "TableSource",
 ]

@@ -59,7 +59,7 @@ class RewardTable:
 
 
 def reward_value(v, where: str) -> float:
-    """A reward: a finite number, or NaN for null (a failed judge)."""
+    """A reward: a finite number, or NaN for null (a failed judge); a NaN typed in the file is refused."""
     if v is None:
         return float("nan")
     if isinstance(v, bool) or not isinstance(v, (int, float)):
@@ -67,6 +67,8 @@ def reward_value(v, where: str) -> float:
     x = float(v)
     if np.isinf(x):
         raise UserError(f"{where}: reward is infinite")
+    if np.isnan(x):  # read as "failed" it would change the ranking without a word
+        raise UserError(f"{where}: reward is NaN; write null for a judge that failed")
     return x
 
 

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Iterator
 
 from accord.errors import UserError
-from accord.verify.io import json_objects
+from accord.verify.io import json_objects, path_kind, text_lines
 from accord.verify.tasks._registry import register_task
 from accord.verify.tasks._text import TextTask
 
@@ -24,11 +24,11 @@ def question_lines(path: Path, known: set[str], required: tuple[str, ...] = ()) 
     Shared by every JSONL task format; a format with more fields names them in ``known`` (and in
     ``required`` if they must be there) and reads them from the object.
     """
-    if not path.is_file():
+    if path_kind(path) == "missing":
         raise UserError(f"{path}: no such task file")
     ids: set[str] = set()
     shape = f"each line must be a JSON object with {', '.join(repr(k) for k in (*required, 'question', 'answer'))}"
-    for no, obj in json_objects(path.read_text(encoding="utf-8").splitlines(), str(path), expect=shape, comments=True):
+    for no, obj in json_objects(text_lines(path, "task file"), str(path), expect=shape, comments=True):
         where = f"{path}:{no}"
         unknown = set(obj) - known
         if unknown:
