@@ -9,6 +9,8 @@ run: setup
 
 test: setup
 	bash scripts/setup_test.sh
+	.venv/bin/ruff check .
+	.venv/bin/ruff format --check .
 	.venv/bin/lint-imports
 	bash scripts/check_base_install.sh
 	.venv/bin/python -m pytest -q

@@ -7,8 +7,9 @@ not be given. Judges raise only for misconfiguration, never because one candidat
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol, Sequence, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 
 @dataclass(frozen=True)
@@ -21,7 +22,7 @@ class StepContext:
     reference: str | None = None  # worked reference, for judges allowed to see it (rarely)
     metadata: dict[str, Any] = field(default_factory=dict)
 
-    def extend(self, step: str) -> "StepContext":
+    def extend(self, step: str) -> StepContext:
         """The context after ``step`` has been accepted."""
         return StepContext(self.question, self.steps + (step,), self.attachments, self.reference, self.metadata)
 
@@ -50,11 +51,11 @@ class JudgeScore:
             object.__setattr__(self, "value", v)
 
     @classmethod
-    def failed(cls, reason: str) -> "JudgeScore":
+    def failed(cls, reason: str) -> JudgeScore:
         return cls(None, reason)
 
     @classmethod
-    def abstain(cls, reason: str) -> "JudgeScore":
+    def abstain(cls, reason: str) -> JudgeScore:
         """No score because the candidate holds nothing this judge checks (not a failure)."""
         return cls(None, reason, abstained=True)
 

@@ -91,8 +91,11 @@ def describe() -> str:
 def print_header(file=None) -> None:
     """Print :func:`describe` and Python's version, before a benchmark's figures."""
     print(describe(), file=file or sys.stdout)
-    print(f"python {platform.python_version()}, {platform.system()} {platform.release()}",
-          file=file or sys.stdout, flush=True)
+    print(
+        f"python {platform.python_version()}, {platform.system()} {platform.release()}",
+        file=file or sys.stdout,
+        flush=True,
+    )
 
 
 @dataclass
@@ -136,8 +139,12 @@ class Run:
     def __exit__(self, *exc) -> None:
         self.timer.__exit__()
         kids = children_cpu() - self.children
-        print(f"total: {self.timer}" + (f" (+ {kids:.2f} s CPU in child processes)" if kids >= 0.005 else "")
-              + f"; {load()}", flush=True)
+        print(
+            f"total: {self.timer}"
+            + (f" (+ {kids:.2f} s CPU in child processes)" if kids >= 0.005 else "")
+            + f"; {load()}",
+            flush=True,
+        )
 
 
 def _cpuinfo_field(key: str) -> str | None:
@@ -155,6 +162,9 @@ def _sysctl(key: str) -> str | None:
     if sys.platform != "darwin":
         return None
     try:
-        return subprocess.run(["sysctl", "-n", key], capture_output=True, text=True, timeout=5, check=False).stdout.strip() or None
+        return (
+            subprocess.run(["sysctl", "-n", key], capture_output=True, text=True, timeout=5, check=False).stdout.strip()
+            or None
+        )
     except (OSError, subprocess.SubprocessError):
         return None

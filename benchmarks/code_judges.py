@@ -17,7 +17,6 @@ import copy
 import os
 import signal
 import sys
-import time
 
 import _machine  # benchmarks/_machine.py: the machine line and CPU time beside wall time
 
@@ -42,7 +41,7 @@ def in_process(program: str, items: list[dict], entry: str, item_s: float) -> No
             try:
                 signal.setitimer(signal.ITIMER_REAL, item_s)
                 if it["kind"] == "expr":
-                    eval(it["expr"], dict(ns)) == eval(it["expected"], {})
+                    eval(it["expr"], dict(ns)) == eval(it["expected"], {})  # noqa: B015 - the cost of the check
                 elif it["kind"] == "probe":
                     ns[entry](*copy.deepcopy(ast.literal_eval(it["args"])))
             except BaseException:
@@ -61,11 +60,9 @@ def main() -> None:
     ap.add_argument("--overhead-only", action="store_true", help="skip the panel throughput measurement")
     args = ap.parse_args()
 
+    from accord.adapters.code import CodeRunner, Limits, Sandbox
     from accord.adapters.code._judges import ExecutionJudge, SelfConsistencyJudge
-    from accord.adapters.code import Limits
     from accord.adapters.code._mutants import mutate
-    from accord.adapters.code import CodeRunner
-    from accord.adapters.code import Sandbox
     from accord.adapters.code._static import StaticJudge
     from accord.verify.tasks import load_humaneval
 
@@ -92,8 +89,10 @@ def main() -> None:
                     j.score(ctx, cands)
         panel_s = clock.wall
         print(f"pool: {len(pools)} problems, {n_cands} candidates, {runner.runs} sandboxed runs")
-        print(f"panel (static + execution + agreement): {panel_s:.1f} s = {n_cands / panel_s:.1f} candidates/s "
-              f"({clock.cpu:.1f} s CPU here, {_machine.children_cpu() - kids:.1f} s in finished sandboxes)")
+        print(
+            f"panel (static + execution + agreement): {panel_s:.1f} s = {n_cands / panel_s:.1f} candidates/s "
+            f"({clock.cpu:.1f} s CPU here, {_machine.children_cpu() - kids:.1f} s in finished sandboxes)"
+        )
 
     # Sandbox overhead: the same (program, items) sequentially, sandboxed vs in this process. Canonical
     # solutions only: mutants that loop until the per-item alarm would time both sides alike.

@@ -39,13 +39,12 @@ import sys
 import tempfile
 import time
 
+import _machine  # benchmarks/_machine.py: the machine line and CPU time beside wall time
 import numpy as np
 
 from accord.consensus_core import ConsensusSpec, all_to_all, get_policy
 from accord.consensus_core import _fused as fused
 from accord.consensus_core.jax_backend import verdict_decide_jax
-
-import _machine  # benchmarks/_machine.py: the machine line and CPU time beside wall time
 
 N_CANDIDATES = 3
 TARGET_ROWS = 10**6
@@ -87,7 +86,9 @@ def first_calls() -> list[tuple[float, float, float]]:
         env = {**os.environ, "NUMBA_CACHE_DIR": cache, "ACCORD_KERNEL_CACHE": cache}
         out = []
         for _ in range(2):
-            res = subprocess.run([sys.executable, "-c", FIRST_CALL], env=env, capture_output=True, text=True, check=True)
+            res = subprocess.run(
+                [sys.executable, "-c", FIRST_CALL], env=env, capture_output=True, text=True, check=True
+            )
             out.append(tuple(float(x) for x in res.stdout.split()))
         return out
 
@@ -131,11 +132,15 @@ def busy_ratios(repeats: int) -> None:
         for p in burners:
             p.kill()
             p.wait()
-    print(f"default decide at {TARGET_ROWS:.0e} candidate rows, m = 3, total wall time over a copy's "
-          f"(1-min load before: {load:.1f}, {every} cores):")
+    print(
+        f"default decide at {TARGET_ROWS:.0e} candidate rows, m = 3, total wall time over a copy's "
+        f"(1-min load before: {load:.1f}, {every} cores):"
+    )
     for name, (r, threads, old) in (("quiet", quiet), ("busy (2 CPU-bound processes)", busy)):
-        print(f"  {name:<30} {r:5.2f}x a copy with {threads} thread(s) chosen (target <= 3); "
-              f"split over all {every} cores: {old:5.2f}x")
+        print(
+            f"  {name:<30} {r:5.2f}x a copy with {threads} thread(s) chosen (target <= 3); "
+            f"split over all {every} cores: {old:5.2f}x"
+        )
 
 
 def plain_loop():
@@ -204,22 +209,32 @@ def cpu_by_size(sizes, with_plain: bool) -> None:
             for b in burners:
                 b.kill()
                 b.wait()
-    print("\ndefault decide (and a plain numba loop) over a copy of the input, m = 3, n = 3; least CPU time, least wall "
-          "time and total wall time of interleaved calls (targets at 1e6: CPU <= 2x, busy total wall <= 3x)")
-    print(f"{'phase':<6} {'rows':>7} {'path':>9} {'calls':>5} | {'copy CPU ms':>11} {'decide CPU':>10} {'plain CPU':>9} | "
-          f"{'copy wall ms':>12} {'decide wall':>11} {'plain wall':>10} | {'decide total wall':>17} | load")
+    print(
+        "\ndefault decide (and a plain numba loop) over a copy of the input, m = 3, n = 3; least CPU time, least wall "
+        "time and total wall time of interleaved calls (targets at 1e6: CPU <= 2x, busy total wall <= 3x)"
+    )
+    print(
+        f"{'phase':<6} {'rows':>7} {'path':>9} {'calls':>5} | {'copy CPU ms':>11} {'decide CPU':>10} {'plain CPU':>9} "
+        "| "
+        f"{'copy wall ms':>12} {'decide wall':>11} {'plain wall':>10} | {'decide total wall':>17} | load"
+    )
     for phase, rows, path, reps, fns, cpu, wall, total, load in rows_out:
         r = lambda d, k: f"{d[k] / d['copy']:.2f}x" if k in d and d["copy"] > 0 else "-"
-        print(f"{phase:<6} {rows:>7.0e} {path:>9} {reps:>5} | {cpu['copy'] * 1e3:>11.3f} {r(cpu, 'decide'):>10} "
-              f"{r(cpu, 'plain'):>9} | {wall['copy'] * 1e3:>12.3f} {r(wall, 'decide'):>11} {r(wall, 'plain'):>10} | "
-              f"{r(total, 'decide'):>17} | {load}")
+        print(
+            f"{phase:<6} {rows:>7.0e} {path:>9} {reps:>5} | {cpu['copy'] * 1e3:>11.3f} {r(cpu, 'decide'):>10} "
+            f"{r(cpu, 'plain'):>9} | {wall['copy'] * 1e3:>12.3f} {r(wall, 'decide'):>11} {r(wall, 'plain'):>10} | "
+            f"{r(total, 'decide'):>17} | {load}"
+        )
 
 
 AVX512 = "+avx512f,+avx512dq,+avx512vl,+avx512bw,+avx512cd,+avx2,+avx,+fma,+sse4.2,+popcnt,+bmi2,+f16c"
-TARGETS = (("this machine", {}), ("generic x86-64 (SSE2)", {"NUMBA_CPU_NAME": "generic"}),
-           ("x86-64-v3 (AVX2)", {"NUMBA_CPU_NAME": "x86-64-v3"}),
-           ("AMD Zen 4 (AVX-512)", {"NUMBA_CPU_NAME": "znver4", "NUMBA_CPU_FEATURES": AVX512}),
-           ("Intel Sapphire Rapids (AVX-512)", {"NUMBA_CPU_NAME": "sapphirerapids", "NUMBA_CPU_FEATURES": AVX512}))
+TARGETS = (
+    ("this machine", {}),
+    ("generic x86-64 (SSE2)", {"NUMBA_CPU_NAME": "generic"}),
+    ("x86-64-v3 (AVX2)", {"NUMBA_CPU_NAME": "x86-64-v3"}),
+    ("AMD Zen 4 (AVX-512)", {"NUMBA_CPU_NAME": "znver4", "NUMBA_CPU_FEATURES": AVX512}),
+    ("Intel Sapphire Rapids (AVX-512)", {"NUMBA_CPU_NAME": "sapphirerapids", "NUMBA_CPU_FEATURES": AVX512}),
+)
 CODEGEN = r"""
 import re, sys, numba
 from accord.consensus_core import fused
@@ -264,8 +279,10 @@ def main() -> None:
         cpu_by_size(sizes, fused.available())
         return
     rng = np.random.default_rng(0)
-    print(f"{'B':>9} {'m':>3} | {'numpy/copy':>10} {'jax/copy':>9} {'decide/copy':>11} {'decide+key/copy':>15} | "
-          f"{'numpy ns/cand':>13} {'jax ns/cand':>11} {'decide ns/cand':>14} | {'vs solve loop (best path)':>25}")
+    print(
+        f"{'B':>9} {'m':>3} | {'numpy/copy':>10} {'jax/copy':>9} {'decide/copy':>11} {'decide+key/copy':>15} | "
+        f"{'numpy ns/cand':>13} {'jax ns/cand':>11} {'decide ns/cand':>14} | {'vs solve loop (best path)':>25}"
+    )
     skipped, target = [], None
     for m in (3, 8, 32):
         lam = rng.uniform(0.5, 2.0, m)
@@ -285,7 +302,8 @@ def main() -> None:
             per_solve = solve_loop_per_candidate(raw, lam, 3000)
             best = min(np_t, jax_t, de_t) / raw.shape[0] / N_CANDIDATES
             print(
-                f"{B:>9.0e} {m:>3} | {np_t / copy_t:>10.1f} {jax_t / copy_t:>9.1f} {de_t / copy_t:>11.2f} {key_t / copy_t:>15.2f} | "
+                f"{B:>9.0e} {m:>3} | {np_t / copy_t:>10.1f} {jax_t / copy_t:>9.1f} {de_t / copy_t:>11.2f} "
+                f"{key_t / copy_t:>15.2f} | "
                 f"{np_t / B * 1e9:>13.1f} {jax_t / B * 1e9:>11.1f} {de_t / B * 1e9:>14.1f} | {per_solve / best:>24.0f}x"
                 + ("" if d.path == "fused" else f"  (decide took the {d.path} path)")
             )
@@ -296,15 +314,19 @@ def main() -> None:
     if skipped:
         print("skipped (B*m above --max-elements):", ", ".join(f"B={b:.0e} m={m}" for b, m in skipped))
     if target:
-        print(f"default decide at {TARGET_ROWS:.0e} candidate rows, m = 3 ({target[2]} path): "
-              f"{target[0]:.2f}x a copy of the input in wall time (target <= 3), {target[1]:.2f}x in CPU time")
+        print(
+            f"default decide at {TARGET_ROWS:.0e} candidate rows, m = 3 ({target[2]} path): "
+            f"{target[0]:.2f}x a copy of the input in wall time (target <= 3), {target[1]:.2f}x in CPU time"
+        )
     if fused.available():
         cpu_by_size(sizes, True)
         busy_ratios(args.repeats)
         (imp0, cold, warm0), (imp1, cached, warm1) = first_calls()
-        print(f"first decide of a process (1.0e6 candidates, m = 3): {cold:.2f} s with empty kernel caches (compiling), "
-              f"{cached:.2f} s with the kernels cached on disk; the next call {min(warm0, warm1) * 1e3:.1f} ms "
-              f"(importing accord: {min(imp0, imp1):.2f} s)")
+        print(
+            f"first decide of a process (1.0e6 candidates, m = 3): {cold:.2f} s with empty kernel caches (compiling), "
+            f"{cached:.2f} s with the kernels cached on disk; the next call {min(warm0, warm1) * 1e3:.1f} ms "
+            f"(importing accord: {min(imp0, imp1):.2f} s)"
+        )
 
 
 if __name__ == "__main__":

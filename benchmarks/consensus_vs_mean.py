@@ -76,9 +76,11 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args()
     spec = ConsensusSpec(LAMBDAS)
-    print("| q (share of steps the confident judge is wrong) | Mean | VERDICT raw | VERDICT on scale (fired) | "
-          "Mean on scale | best single judge | VERDICT on scale − Mean [95% CI], McNemar p | "
-          "VERDICT on scale − Mean on scale | VERDICT raw − Mean |")
+    print(
+        "| q (share of steps the confident judge is wrong) | Mean | VERDICT raw | VERDICT on scale (fired) | "
+        "Mean on scale | best single judge | VERDICT on scale − Mean [95% CI], McNemar p | "
+        "VERDICT on scale − Mean on scale | VERDICT raw − Mean |"
+    )
     print("|---|---|---|---|---|---|---|---|---|")
     for q in (0.0, 0.1, 0.2, 0.3):
         raw, right = simulate(args.steps, q, np.random.default_rng(args.seed))
@@ -92,10 +94,12 @@ def main() -> None:
             p = mcnemar(ok[a].astype(float), ok[b].astype(float))["p_value"]
             return f"{x.mean():+.3f} [{lo:+.3f}, {hi:+.3f}], p = {p:.2g}"
 
-        print(f"| {q:.1f} | {ok['mean'].mean():.3f} | {ok['verdict_raw'].mean():.3f} | "
-              f"{ok['verdict_scaled'].mean():.3f} ({ok['_fired'].mean():.2f}) | {ok['mean_scaled'].mean():.3f} | "
-              f"{singles[best]:.3f} ({best[7:]}) | {diff('verdict_scaled', 'mean')} | "
-              f"{diff('verdict_scaled', 'mean_scaled')} | {diff('verdict_raw', 'mean')} |")
+        print(
+            f"| {q:.1f} | {ok['mean'].mean():.3f} | {ok['verdict_raw'].mean():.3f} | "
+            f"{ok['verdict_scaled'].mean():.3f} ({ok['_fired'].mean():.2f}) | {ok['mean_scaled'].mean():.3f} | "
+            f"{singles[best]:.3f} ({best[7:]}) | {diff('verdict_scaled', 'mean')} | "
+            f"{diff('verdict_scaled', 'mean_scaled')} | {diff('verdict_raw', 'mean')} |"
+        )
 
 
 if __name__ == "__main__":

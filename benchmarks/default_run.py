@@ -27,18 +27,24 @@ import argparse
 import json
 import sys
 import time
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+import _machine  # benchmarks/_machine.py: the machine line and CPU time beside wall time
+
 from accord.verify.analysis import paired_from, read_trace
 from accord.verify.run import (
-    build_chains, build_generator, build_panel_from, load_task_list, resolve, RunConfig, save_run_config,
+    RunConfig,
     TaskConfig,
+    build_chains,
+    build_generator,
+    build_panel_from,
+    load_task_list,
+    resolve,
+    save_run_config,
 )
-
-import _machine  # benchmarks/_machine.py: the machine line and CPU time beside wall time
 
 DEV_SEED = 1000  # reasoning-gym seed and generation seed of the development split
 BUDGET_S = 480.0  # the projected reported run must fit in 8 of the 10 minutes
@@ -60,14 +66,23 @@ SETTINGS = [
 
 def dev_config(setting, out: Path) -> RunConfig:
     _, temperature, top_p, n, max_steps, options, problems = setting
-    return resolve(None, [{"task": {"options": {"size": problems, "seed": DEV_SEED, **options}},
-                             "generator": {"temperature": temperature, "top_p": top_p},
-                             "budgets": {"n_candidates": n, "max_steps": max_steps}, "seed": DEV_SEED,
-                             "output": {"dir": str(out)}}])
+    return resolve(
+        None,
+        [
+            {
+                "task": {"options": {"size": problems, "seed": DEV_SEED, **options}},
+                "generator": {"temperature": temperature, "top_p": top_p},
+                "budgets": {"n_candidates": n, "max_steps": max_steps},
+                "seed": DEV_SEED,
+                "output": {"dir": str(out)},
+            }
+        ],
+    )
 
 
 def dev_tasks(cfg: RunConfig, problems: int, reported: int) -> list:
     """``problems`` dev-split problems, none of whose questions is among the reported problems."""
+
     def draw(size: int, seed: int) -> list:
         return load_task_list(TaskConfig(cfg.task.name, {**cfg.task.options, "size": size, "seed": seed}))
 
@@ -79,26 +94,49 @@ def dev_tasks(cfg: RunConfig, problems: int, reported: int) -> list:
 def run_setting(cfg: RunConfig, out: Path, tasks, generator, panel) -> dict:
     """One setting's run folder (trace, config) and its timing; the models are the loaded ones."""
     from accord.adapters.local import TransformersGenerator
-    from accord.verify.loop import StepLoop, TraceWriter
     from accord.verify.io import TRACE_FILE
+    from accord.verify.loop import StepLoop, TraceWriter
 
     g = cfg.generator
-    gen = TransformersGenerator.from_loaded(generator.lm, generator.tokenizer, temperature=g.temperature,
-                                            top_p=g.top_p, max_new_tokens=g.max_new_tokens)
+    gen = TransformersGenerator.from_loaded(
+        generator.lm, generator.tokenizer, temperature=g.temperature, top_p=g.top_p, max_new_tokens=g.max_new_tokens
+    )
     chains = build_chains(cfg)
     save_run_config(out, cfg)
     wall0, cpu0 = time.perf_counter(), time.process_time()
     with TraceWriter(out / TRACE_FILE) as writer:
-        writer.write({"type": "run", "seed": cfg.seed, "judges": panel.names, "lambdas": list(panel.lambdas),
-                      "chains": [c.label for c in chains], "scoring": panel.describe(),
-                      "started": datetime.now(timezone.utc).isoformat()})
-        loop = StepLoop(gen, panel, chains, budgets=cfg.budgets.budgets(), seed=cfg.seed, writer=writer,
-                        on_event=lambda kind, **kw: kind == "task_done" and print(
-                            f"    task {kw['index'] + 1}/{kw['total']}", file=sys.stderr, flush=True))
+        writer.write(
+            {
+                "type": "run",
+                "seed": cfg.seed,
+                "judges": panel.names,
+                "lambdas": list(panel.lambdas),
+                "chains": [c.label for c in chains],
+                "scoring": panel.describe(),
+                "started": datetime.now(UTC).isoformat(),
+            }
+        )
+        loop = StepLoop(
+            gen,
+            panel,
+            chains,
+            budgets=cfg.budgets.budgets(),
+            seed=cfg.seed,
+            writer=writer,
+            on_event=lambda kind, **kw: (
+                kind == "task_done" and print(f"    task {kw['index'] + 1}/{kw['total']}", file=sys.stderr, flush=True)
+            ),
+        )
         loop.run(tasks)
     t = loop.totals
-    timing = {"wall_s": time.perf_counter() - wall0, "cpu_s": time.process_time() - cpu0, "generate_s": t.generate_s,
-              "judge_s": t.judge_s, "generate_calls": t.generate_calls, "problems": len(tasks)}
+    timing = {
+        "wall_s": time.perf_counter() - wall0,
+        "cpu_s": time.process_time() - cpu0,
+        "generate_s": t.generate_s,
+        "judge_s": t.judge_s,
+        "generate_calls": t.generate_calls,
+        "problems": len(tasks),
+    }
     (out / "paired.json").write_text(json.dumps(paired_from(out / TRACE_FILE, tasks, gen.is_final), indent=2) + "\n")
     (out / "timing.json").write_text(json.dumps(timing, indent=2) + "\n")
     return timing
@@ -119,11 +157,18 @@ def row(label: str, out: Path, load_cpu_s: float, reported: int) -> dict:
     acc = {c: sum(e.correct for e in trace.end_of(c).values()) / len(trace.end_of(c)) for c in trace.chains()}
     vs = {p["second"]: p for p in paired["comparisons"] if p["first"] == paired["primary"]}
     per_problem = timing["cpu_s"] / timing["problems"]
-    return {"setting": label, "problems": timing["problems"], "accuracy": acc, "vs": vs,
-            "verdict_minus_base": vs["base"]["difference"], "diverse_steps": diversity(trace),
-            "single_judges": paired["single_judges"],
-            "wall_per_problem_s": timing["wall_s"] / timing["problems"], "cpu_per_problem_s": per_problem,
-            "projected_reported_s": per_problem * reported + load_cpu_s}
+    return {
+        "setting": label,
+        "problems": timing["problems"],
+        "accuracy": acc,
+        "vs": vs,
+        "verdict_minus_base": vs["base"]["difference"],
+        "diverse_steps": diversity(trace),
+        "single_judges": paired["single_judges"],
+        "wall_per_problem_s": timing["wall_s"] / timing["problems"],
+        "cpu_per_problem_s": per_problem,
+        "projected_reported_s": per_problem * reported + load_cpu_s,
+    }
 
 
 def main(argv=None) -> int:
@@ -156,15 +201,20 @@ def main(argv=None) -> int:
     for r in rows:
         acc = "  ".join(f"{c} {a:.2f}" for c, a in r["accuracy"].items())
         singles = "  ".join(f"{j} {v['accuracy']:.2f}({v['exact']})" for j, v in r["single_judges"].items())
-        pairs = "; ".join(f"vs {'best single judge ' if k.startswith('single_judge:') else ''}{k.removeprefix('single_judge:')} "
-                          f"{c['difference']:+.3f} [{c['ci'][0]:+.3f}, {c['ci'][1]:+.3f}] p {c['mcnemar']['p_value']:.3g}"
-                          + (f" ({c['n_pairs']} problems)" if c["excluded"] else "")
-                          for k, c in r["vs"].items() if c["n_pairs"])
-        print(f"{r['setting']} ({r['problems']} problems): {acc}\n    verdict {pairs}\n"
-              f"    steps with differing candidates {r['diverse_steps']:.2f}; "
-              f"single judges (accuracy, exact chains): {singles}\n"
-              f"    per problem: wall {r['wall_per_problem_s']:.1f} s, CPU {r['cpu_per_problem_s']:.1f} s; "
-              f"projected reported run ({args.reported} problems) {r['projected_reported_s']:.0f} s")
+        pairs = "; ".join(
+            f"vs {'best single judge ' if k.startswith('single_judge:') else ''}{k.removeprefix('single_judge:')} "
+            f"{c['difference']:+.3f} [{c['ci'][0]:+.3f}, {c['ci'][1]:+.3f}] p {c['mcnemar']['p_value']:.3g}"
+            + (f" ({c['n_pairs']} problems)" if c["excluded"] else "")
+            for k, c in r["vs"].items()
+            if c["n_pairs"]
+        )
+        print(
+            f"{r['setting']} ({r['problems']} problems): {acc}\n    verdict {pairs}\n"
+            f"    steps with differing candidates {r['diverse_steps']:.2f}; "
+            f"single judges (accuracy, exact chains): {singles}\n"
+            f"    per problem: wall {r['wall_per_problem_s']:.1f} s, CPU {r['cpu_per_problem_s']:.1f} s; "
+            f"projected reported run ({args.reported} problems) {r['projected_reported_s']:.0f} s"
+        )
     fit = [r for r in rows if r["projected_reported_s"] <= BUDGET_S]
     if fit:
         best = max(fit, key=lambda r: r["verdict_minus_base"])

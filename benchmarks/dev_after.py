@@ -16,17 +16,24 @@ import argparse
 import json
 import sys
 import time
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from default_run import dev_config, dev_tasks, SETTINGS  # noqa: E402
+from default_run import SETTINGS, dev_config, dev_tasks  # noqa: E402
 
 from accord.verify.analysis import accept_rule, paired_from, read_trace  # noqa: E402
 from accord.verify.loop import (  # noqa: E402
-    Adaptive, JudgeScale, LABEL_FREE, load_scale, save_scale, ScaleWarmup, StepLoop, TraceWriter,
+    LABEL_FREE,
+    Adaptive,
+    JudgeScale,
+    ScaleWarmup,
+    StepLoop,
+    TraceWriter,
+    load_scale,
+    save_scale,
 )
 from accord.verify.run import build_chains, build_generator, build_panel_from, save_run_config  # noqa: E402
 
@@ -37,7 +44,9 @@ def main() -> None:
     ap.add_argument("--calibration", default="quantile", help="quantile, agreement, standardize or a calibration.json")
     ap.add_argument("--target-accept", type=float, default=0.3)
     ap.add_argument("--warmup", type=int, default=30, help="candidates the scale is fitted on")
-    ap.add_argument("--margin-steps", type=int, default=6, help="fully verified steps the adaptive margin is learned on")
+    ap.add_argument(
+        "--margin-steps", type=int, default=6, help="fully verified steps the adaptive margin is learned on"
+    )
     ap.add_argument("--no-adaptive", action="store_true")
     args = ap.parse_args()
     setting = next(s for s in SETTINGS if s[0] == "T1.0-p0.95-n5-2terms-s1")
@@ -56,28 +65,62 @@ def main() -> None:
     chains = build_chains(cfg)
     wall0, cpu0 = time.perf_counter(), time.process_time()
     with TraceWriter(args.out / "trace.jsonl") as writer:
-        writer.write({"type": "run", "seed": cfg.seed, "judges": panel.names, "lambdas": list(panel.lambdas),
-                      "chains": [c.label for c in chains], "scoring": panel.describe(),
-                      "started": datetime.now(timezone.utc).isoformat()})
+        writer.write(
+            {
+                "type": "run",
+                "seed": cfg.seed,
+                "judges": panel.names,
+                "lambdas": list(panel.lambdas),
+                "chains": [c.label for c in chains],
+                "scoring": panel.describe(),
+                "started": datetime.now(UTC).isoformat(),
+            }
+        )
         if scale.fitted:
             writer.write({"type": "calibration", **scale.scale.as_dict()})
-        loop = StepLoop(generator, panel, chains, budgets=cfg.budgets.budgets(), seed=cfg.seed, writer=writer,
-                        adaptive=adaptive, scale=scale,
-                        on_event=lambda kind, **kw: kind == "task_done" and print(
-                            f"    task {kw['index'] + 1}/{kw['total']}", file=sys.stderr, flush=True))
+        loop = StepLoop(
+            generator,
+            panel,
+            chains,
+            budgets=cfg.budgets.budgets(),
+            seed=cfg.seed,
+            writer=writer,
+            adaptive=adaptive,
+            scale=scale,
+            on_event=lambda kind, **kw: (
+                kind == "task_done" and print(f"    task {kw['index'] + 1}/{kw['total']}", file=sys.stderr, flush=True)
+            ),
+        )
         loop.run(tasks)
     t = loop.totals
-    timing = {"wall_s": time.perf_counter() - wall0, "cpu_s": time.process_time() - cpu0, "load": load,
-              "generate_s": t.generate_s, "judge_s": t.judge_s, "generate_calls": t.generate_calls,
-              "candidates_generated": t.candidates_generated, "candidates_scored": t.candidates_scored,
-              "problems": len(tasks), "margin": loop.margin_record()}
+    timing = {
+        "wall_s": time.perf_counter() - wall0,
+        "cpu_s": time.process_time() - cpu0,
+        "load": load,
+        "generate_s": t.generate_s,
+        "judge_s": t.judge_s,
+        "generate_calls": t.generate_calls,
+        "candidates_generated": t.candidates_generated,
+        "candidates_scored": t.candidates_scored,
+        "problems": len(tasks),
+        "margin": loop.margin_record(),
+    }
     if scale.fitted:
         save_scale(args.out / "calibration.json", scale.scale)
     (args.out / "timing.json").write_text(json.dumps(timing, indent=2) + "\n")
     paired = paired_from(args.out / "trace.jsonl", tasks, generator.is_final)
     (args.out / "paired.json").write_text(json.dumps(paired, indent=2) + "\n")
-    print(json.dumps({"timing": timing, "accept_rule": accept_rule(read_trace(args.out / "trace.jsonl")),
-                      "comparisons": paired["comparisons"]}, indent=1, default=str))
+    print(
+        json.dumps(
+            {
+                "timing": timing,
+                "accept_rule": accept_rule(read_trace(args.out / "trace.jsonl")),
+                "comparisons": paired["comparisons"],
+            },
+            indent=1,
+            default=str,
+        )
+    )
 
 
 if __name__ == "__main__":

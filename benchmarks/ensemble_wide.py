@@ -3,7 +3,8 @@
     python benchmarks/ensemble_wide.py [--models 100,1000,10000] [--rows 2,200] [--n-boot 2000]
 
 For each number of rows and of model columns, writes a best-of-n table (JSONL for the in-memory
-path, CSV for the streamed one; rows in prompts of 2 responses, 0/1 labels, 5% failed rewards after the first two rows) and
+path, CSV for the streamed one; rows in prompts of 2 responses, 0/1 labels, 5% failed rewards after the first two
+rows) and
 times what the command does in one process: read, fit the standardize calibration, evaluate the
 default rules (every model alone, mean, min, uwo, fj:verdict, fj:no_rejection) with bootstrap
 intervals, agreement and influence, and encode the JSON report. Prints the seconds, the growth
@@ -23,15 +24,19 @@ import tempfile
 import time
 from pathlib import Path
 
+import _machine  # benchmarks/_machine.py: the machine line and CPU time beside wall time
 import numpy as np
 
 from accord.adapters import fit_calibrators
 from accord.verify.ensemble import (
-    default_rules, evaluate_ensemble, evaluate_streaming, fit_streamed, read_rewards, Scorer,
+    Scorer,
+    default_rules,
+    evaluate_ensemble,
+    evaluate_streaming,
+    fit_streamed,
+    read_rewards,
 )
 from accord.verify.tables import open_rewards
-
-import _machine  # benchmarks/_machine.py: the machine line and CPU time beside wall time
 
 
 def write_tables(folder: Path, rows: int, m: int, seed: int = 0) -> tuple[Path, Path]:
@@ -46,7 +51,17 @@ def write_tables(folder: Path, rows: int, m: int, seed: int = 0) -> tuple[Path, 
         w.writerow(["prompt_id", "response_id", "label", *names])
         for i in range(rows):
             vals = [None if np.isnan(v) else float(v) for v in x[i]]
-            fh.write(json.dumps({"prompt_id": f"p{i // 2}", "response_id": f"r{i % 2}", "label": int(label[i]), **dict(zip(names, vals))}) + "\n")
+            fh.write(
+                json.dumps(
+                    {
+                        "prompt_id": f"p{i // 2}",
+                        "response_id": f"r{i % 2}",
+                        "label": int(label[i]),
+                        **dict(zip(names, vals)),
+                    }
+                )
+                + "\n"
+            )
             w.writerow([f"p{i // 2}", f"r{i % 2}", label[i], *("" if v is None else v for v in vals)])
     return jsonl, table
 
@@ -72,11 +87,19 @@ def streamed(path: Path, n_boot: int) -> float:
 def cli_run(folder: Path, m: int) -> tuple[float, float]:
     """(wall seconds, peak RSS MiB) of ``accord ensemble FILE --json`` on 2 rows x ``m`` columns."""
     path, _ = write_tables(folder, 2, m, seed=1)
-    code = ("import sys\nfrom accord.cli.main import main\nrc = main(sys.argv[1:])\n"  # VmHWM: this process's own peak
-            "print([l for l in open('/proc/self/status') if l.startswith('VmHWM')][0].split()[1], file=sys.stderr)\nsys.exit(rc)")
+    code = (
+        "import sys\nfrom accord.cli.main import main\nrc = main(sys.argv[1:])\n"  # VmHWM: this process's own peak
+        "print([l for l in open('/proc/self/status') if l.startswith('VmHWM')][0].split()[1], "
+        "file=sys.stderr)\nsys.exit(rc)"
+    )
     t0 = time.perf_counter()
-    cp = subprocess.run([sys.executable, "-c", code, "ensemble", str(path), "--json"], check=True, stdout=subprocess.DEVNULL,
-                        stderr=subprocess.PIPE, text=True)
+    cp = subprocess.run(
+        [sys.executable, "-c", code, "ensemble", str(path), "--json"],
+        check=True,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     wall = time.perf_counter() - t0
     return wall, int(cp.stderr.split()[-1]) / 1024
 
@@ -108,7 +131,10 @@ def main() -> None:
         print()
         for m in (100, 2000):
             wall, rss = cli_run(folder, m)
-            print(f"CLI, 2 rows x {m:,} columns (JSONL, --json): {wall:.2f} s wall including start-up, peak RSS {rss:.0f} MiB")
+            print(
+                f"CLI, 2 rows x {m:,} columns (JSONL, --json): {wall:.2f} s wall including start-up, peak RSS "
+                f"{rss:.0f} MiB"
+            )
 
 
 if __name__ == "__main__":

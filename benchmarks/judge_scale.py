@@ -29,9 +29,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from accord.adapters.local._llm import TransformersGenerator
 from accord.consensus_core import ConsensusSpec, get_policy
-from accord.verify.analysis import calibrated_replay, ContextTree, fit_scale_on_trace, read_trace
-from accord.verify.loop import calibrate_margin, LABEL_FREE, save_scale
-from accord.verify.run import load_run_config, load_task_list, TaskConfig
+from accord.verify.analysis import ContextTree, calibrated_replay, fit_scale_on_trace, read_trace
+from accord.verify.loop import LABEL_FREE, calibrate_margin, save_scale
+from accord.verify.run import TaskConfig, load_run_config, load_task_list
 
 TARGETS = (None, 0.1, 0.2, 0.3, 0.5)  # None: tau 0.6, eps 0.1 on the scale
 
@@ -60,9 +60,14 @@ def adaptive_saving(run_dir: Path, scale, tau: float, eps: float, group: int = 1
     per = [r for r in trace.steps if r.chain == "verdict"]
     cost = sum(r.timings.get("generate_s", 0) + r.timings.get("judge_wall_s", 0) for r in per)
     scored = sum(r.n for r in per)
-    return {"margin": margin.as_dict(), "contexts": margin.steps, "candidates": margin.steps * n,
-            "candidates_skipped": skipped, "seconds_per_candidate": cost / scored if scored else None,
-            "seconds_saved": skipped * cost / scored if scored else None}
+    return {
+        "margin": margin.as_dict(),
+        "contexts": margin.steps,
+        "candidates": margin.steps * n,
+        "candidates_skipped": skipped,
+        "seconds_per_candidate": cost / scored if scored else None,
+        "seconds_saved": skipped * cost / scored if scored else None,
+    }
 
 
 def evaluate(run_dir: Path, method: str | None, target, fit_on: Path | None = None) -> dict:
@@ -79,8 +84,9 @@ def evaluate(run_dir: Path, method: str | None, target, fit_on: Path | None = No
         rows = np.concatenate([n.raw for n in tree.nodes.values()])
         scale.set_thresholds(rows, ConsensusSpec(source.steps[0].lambdas), target_rate=target)
         target = None
-    out = calibrated_replay(trace, scale, target_rate=target, n_boot=2000, seed=0, tasks=tasks_of(run_dir),
-                            is_final=is_final)
+    out = calibrated_replay(
+        trace, scale, target_rate=target, n_boot=2000, seed=0, tasks=tasks_of(run_dir), is_final=is_final
+    )
     out["adaptive"] = adaptive_saving(run_dir, scale, out["tau"], out["eps"])
     return out
 
@@ -94,15 +100,19 @@ def line(run: str, label: str, r: dict) -> str:
         if not c or not c["n_pairs"]:
             return "–"
         mc = c["mcnemar"] or {}
-        return (f"{c['difference']:+.3f} [{c['ci'][0]:+.3f}, {c['ci'][1]:+.3f}] p={mc.get('p_value', float('nan')):.2g} "
-                f"({mc.get('only_first_correct')}/{mc.get('only_second_correct')})")
+        return (
+            f"{c['difference']:+.3f} [{c['ci'][0]:+.3f}, {c['ci'][1]:+.3f}] p={mc.get('p_value', float('nan')):.2g} "
+            f"({mc.get('only_first_correct')}/{mc.get('only_second_correct')})"
+        )
 
     ad = r["adaptive"]
-    return (f"| {run} | {label} | {r['tau']:.3f} / {r['eps']:.3f} | {v['fired']}/{v['steps']} | "
-            f"{_f(v['accuracy_fired'])} / {_f(v['accuracy_fallback'])} | {_f(v['accuracy'])} | {_f(m['accuracy'])} | "
-            f"{_f(b['accuracy'])} ({b['judge']}) | {d('verdict_scaled', 'base')} | {d('verdict_scaled', 'mean_raw')} | "
-            f"{d('verdict_scaled', 'best_single_judge')} | {ad['candidates_skipped']}/{ad['candidates']}, "
-            f"{_f(ad['seconds_saved'], 1)} s |")
+    return (
+        f"| {run} | {label} | {r['tau']:.3f} / {r['eps']:.3f} | {v['fired']}/{v['steps']} | "
+        f"{_f(v['accuracy_fired'])} / {_f(v['accuracy_fallback'])} | {_f(v['accuracy'])} | {_f(m['accuracy'])} | "
+        f"{_f(b['accuracy'])} ({b['judge']}) | {d('verdict_scaled', 'base')} | {d('verdict_scaled', 'mean_raw')} | "
+        f"{d('verdict_scaled', 'best_single_judge')} | {ad['candidates_skipped']}/{ad['candidates']}, "
+        f"{_f(ad['seconds_saved'], 1)} s |"
+    )
 
 
 def _f(x, k: int = 3) -> str:
@@ -114,7 +124,9 @@ def main() -> None:
     ap.add_argument("runs", nargs="+", type=Path)
     ap.add_argument("--choose-on", type=Path, help="development run folder the method and target are chosen on")
     ap.add_argument("--json", type=Path)
-    ap.add_argument("--save-scale", type=Path, help="write the chosen scale, fitted on --choose-on, as calibration.json")
+    ap.add_argument(
+        "--save-scale", type=Path, help="write the chosen scale, fitted on --choose-on, as calibration.json"
+    )
     args = ap.parse_args()
     settings = [(None, None)] + [(m, t) for m in (*LABEL_FREE, "platt") for t in TARGETS]
     results = {}
@@ -125,10 +137,17 @@ def main() -> None:
     if args.choose_on:
         dev = results[str(args.choose_on)]
         keys = [k for k in dev if not k.startswith("raw")]
-        chosen = max(keys, key=lambda k: (dev[k]["rows"]["verdict_scaled"]["accuracy"] or 0,
-                                          dev[k]["rows"]["verdict_scaled"]["fired"]))
-    print("| run | scale @ target accept | τ / ε | fired | acc. fired / fallback | VERDICT | Mean | best judge | "
-          "VERDICT − base | VERDICT − Mean | VERDICT − best judge | adaptive: skipped, saved |")
+        chosen = max(
+            keys,
+            key=lambda k: (
+                dev[k]["rows"]["verdict_scaled"]["accuracy"] or 0,
+                dev[k]["rows"]["verdict_scaled"]["fired"],
+            ),
+        )
+    print(
+        "| run | scale @ target accept | τ / ε | fired | acc. fired / fallback | VERDICT | Mean | best judge | "
+        "VERDICT − base | VERDICT − Mean | VERDICT − best judge | adaptive: skipped, saved |"
+    )
     print("|" + "---|" * 12)
     for run, rs in results.items():
         for key, r in rs.items():

@@ -31,17 +31,14 @@ import re
 import time
 from pathlib import Path
 
+import _machine  # benchmarks/_machine.py: the machine line and CPU time beside wall time
 import numpy as np
 from math_verify import parse, verify
 
 from accord.adapters.math.answers import AnswerGrader, normalize_text
-from accord.consensus_core.jury._vote import MISSING, class_of, run_jury, vote_codes
+from accord.consensus_core.jury import choose_labels, dawid_skene, label_free_jury, weighted_plurality
 from accord.consensus_core.jury._difficulty import fit_difficulty, pattern_fit, pattern_keys
-from accord.consensus_core.jury import label_free_jury
-from accord.consensus_core.jury import choose_labels
-from accord.consensus_core.jury import dawid_skene, weighted_plurality
-
-import _machine  # benchmarks/_machine.py: the machine line and CPU time beside wall time
+from accord.consensus_core.jury._vote import MISSING, class_of, run_jury, vote_codes
 
 DEFAULT_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "champ-dev" / "jury.jsonl"
 
@@ -139,15 +136,19 @@ def equivalence_section(answers, references, correct, speed_rows: int | None):
     t0 = time.perf_counter()
     grader, codes, truth = grade_auto(answers, references)
     t_auto = time.perf_counter() - t0
-    said = np.array([[a is not None and grader.equivalent(a, ref) for a in row] for row, ref in zip(answers, references)])
+    said = np.array(
+        [[a is not None and grader.equivalent(a, ref) for a in row] for row, ref in zip(answers, references)]
+    )
     wrong = ~correct
     agree = float((said == correct).mean())
     false_accepts = int((said & wrong).sum())
     print("== answer equivalence (auto) vs graded labels")
     print(f"answers {said.size}, graded correct {int(correct.sum())}, graded wrong {int(wrong.sum())}")
-    print(f"agreement {agree:.4f}   false accepts {false_accepts} ({false_accepts / wrong.sum():.4f} of wrong)   "
-          f"false rejects {int((~said & correct).sum())} ({(~said & correct).sum() / correct.sum():.4f} of correct)   "
-          f"timeouts {grader.parser.timeouts}")
+    print(
+        f"agreement {agree:.4f}   false accepts {false_accepts} ({false_accepts / wrong.sum():.4f} of wrong)   "
+        f"false rejects {int((~said & correct).sum())} ({(~said & correct).sum() / correct.sum():.4f} of correct)   "
+        f"timeouts {grader.parser.timeouts}"
+    )
     hows: dict[str, int] = {}
     for a in {a for row in answers for a in row if a is not None}:
         hows[grader.parse(a).how] = hows.get(grader.parse(a).how, 0) + 1
@@ -162,17 +163,25 @@ def equivalence_section(answers, references, correct, speed_rows: int | None):
     old_said = (old_codes == old_truth[:, None]) & (old_codes != MISSING)
     old_agree = float((old_said == correct[:n]).mean())
     print(f"== grading speed on {n} rows (classes + reference class), measured in this run")
-    print(f"auto (each answer parsed once): {t_new:.1f} s   previous pairwise math-verify: {t_old:.1f} s   "
-          f"ratio {t_old / t_new:.1f}x   (whole file, auto: {t_auto:.1f} s)")
-    print(f"previous path on these rows: agreement with graded labels {old_agree:.4f}, "
-          f"correct answers marked wrong {int((~old_said & correct[:n]).sum())} of {int(correct[:n].sum())}")
+    print(
+        f"auto (each answer parsed once): {t_new:.1f} s   previous pairwise math-verify: {t_old:.1f} s   "
+        f"ratio {t_old / t_new:.1f}x   (whole file, auto: {t_auto:.1f} s)"
+    )
+    print(
+        f"previous path on these rows: agreement with graded labels {old_agree:.4f}, "
+        f"correct answers marked wrong {int((~old_said & correct[:n]).sum())} of {int(correct[:n].sum())}"
+    )
     return codes, truth
 
 
 def label_free_section(codes, correct, members, seed: int):
     best = correct.mean(axis=0)
     print("== label-free (scored by the graded label of the picked answer)")
-    print("members: " + ", ".join(f"{m} {a:.3f}" for m, a in zip(members, best)) + f"   any member right {correct.any(axis=1).mean():.3f}")
+    print(
+        "members: "
+        + ", ".join(f"{m} {a:.3f}" for m, a in zip(members, best))
+        + f"   any member right {correct.any(axis=1).mean():.3f}"
+    )
     rules = {
         "modal": vote_codes(codes, seed).chosen,
         "weighted": weighted_plurality(codes, seed=seed).chosen,
@@ -183,17 +192,26 @@ def label_free_section(codes, correct, members, seed: int):
         acc = picked(codes, chosen, correct).mean()
         print(f"{name:>16}: {acc:.3f}   vs best member {acc - best.max():+.3f}")
     ceiling = pattern_ceiling(codes, correct)
-    print(f"{'pattern ceiling':>16}: {ceiling:.3f}   (the best class per agreement pattern, read off every label: no rule over patterns does better here)")
+    print(
+        f"{'pattern ceiling':>16}: {ceiling:.3f}   (the best class per agreement pattern, read off every label: no "
+        "rule over patterns does better here)"
+    )
     one = fit_difficulty(codes, 1, seed=seed)
     two = fit_difficulty(codes, 2, seed=seed)
     for name, fit in (("one-coin", one), ("difficulty", two)):
         pf = pattern_fit(codes, fit)
-        print(f"fit test, {name} model: chi2 {pf.chi2:.1f} df {pf.df} p {pf.p_value:.3g}  RMSEA {pf.rmsea:.3f} close-fit p {pf.p_close:.3g}"
-              f"   estimated accuracies " + ", ".join(f"{a:.3f}" for a in fit.accuracy))
+        print(
+            f"fit test, {name} model: chi2 {pf.chi2:.1f} df {pf.df} p {pf.p_value:.3g}  RMSEA {pf.rmsea:.3f} close-fit "
+            f"p {pf.p_close:.3g}"
+            f"   estimated accuracies " + ", ".join(f"{a:.3f}" for a in fit.accuracy)
+        )
     lf = label_free_jury(codes, seed=seed)
     acc = picked(codes, lf.chosen, correct).mean()
-    print(f"label-free default: rule {lf.rule} (estimated best member {members[lf.best_member]}, same in {lf.best_member_share:.0%} of refits)"
-          f"   accuracy {acc:.3f}   vs best member {acc - best.max():+.3f}")
+    print(
+        f"label-free default: rule {lf.rule} (estimated best member {members[lf.best_member]}, same in "
+        f"{lf.best_member_share:.0%} of refits)"
+        f"   accuracy {acc:.3f}   vs best member {acc - best.max():+.3f}"
+    )
     for r in lf.reasons:
         print(f"  says: {r}")
     return lf, rules
@@ -205,7 +223,10 @@ def few_label_section(codes, truth, correct, members, lf, rules, budgets, seeds:
     modal_hits = picked(codes, rules["modal"], correct)
     weighted_hits = picked(codes, rules["weighted"], correct)
     print(f"== few labels: accuracy on the rows whose reference was not read, mean of {seeds} seeds [min, max]")
-    print(f"{'budget':>6} {'choice':>7} {'jury':>16} {'best member':>16} {'best on labels':>16} {'modal':>7} {'weighted':>8} {'label-free':>10} {'jury - best':>12}")
+    print(
+        f"{'budget':>6} {'choice':>7} {'jury':>16} {'best member':>16} {'best on labels':>16} {'modal':>7} "
+        f"{'weighted':>8} {'label-free':>10} {'jury - best':>12}"
+    )
     for budget in budgets:
         for choice in ("active", "random"):
             rows = []
@@ -215,13 +236,25 @@ def few_label_section(codes, truth, correct, members, lf, rules, budgets, seeds:
                 hits = picked(codes, jury.chosen, correct)[rest]
                 member = correct[rest].mean(axis=0)
                 on_labels = int(np.argmax(correct[jury.labeled].mean(axis=0)))
-                rows.append((hits.mean(), member.max(), member[on_labels], modal_hits[rest].mean(), weighted_hits[rest].mean(), lf_hits[rest].mean()))
+                rows.append(
+                    (
+                        hits.mean(),
+                        member.max(),
+                        member[on_labels],
+                        modal_hits[rest].mean(),
+                        weighted_hits[rest].mean(),
+                        lf_hits[rest].mean(),
+                    )
+                )
             r = np.array(rows)
             m, lo, hi = r.mean(axis=0), r.min(axis=0), r.max(axis=0)
             jury_col = f"{m[0]:.3f} [{lo[0]:.3f},{hi[0]:.3f}]"
             best_col = f"{m[1]:.3f} [{lo[1]:.3f},{hi[1]:.3f}]"
             lab_col = f"{m[2]:.3f} [{lo[2]:.3f},{hi[2]:.3f}]"
-            print(f"{budget:>6} {choice:>7} {jury_col:>16} {best_col:>16} {lab_col:>16} {m[3]:7.3f} {m[4]:8.3f} {m[5]:10.3f} {m[0] - m[1]:+12.3f}")
+            print(
+                f"{budget:>6} {choice:>7} {jury_col:>16} {best_col:>16} {lab_col:>16} {m[3]:7.3f} {m[4]:8.3f} "
+                f"{m[5]:10.3f} {m[0] - m[1]:+12.3f}"
+            )
 
 
 def main() -> None:
@@ -229,7 +262,9 @@ def main() -> None:
     ap.add_argument("--data", type=Path, default=DEFAULT_DATA)
     ap.add_argument("--seeds", type=int, default=10)
     ap.add_argument("--budgets", type=int, nargs="+", default=[50, 200])
-    ap.add_argument("--speed-rows", type=int, default=None, help="rows for the speed comparison (default: the whole file)")
+    ap.add_argument(
+        "--speed-rows", type=int, default=None, help="rows for the speed comparison (default: the whole file)"
+    )
     args = ap.parse_args()
     rows, members, answers, references, correct = load(args.data)
     print(f"{args.data}: {len(rows)} rows, members {', '.join(members)}")

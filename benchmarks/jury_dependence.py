@@ -19,12 +19,11 @@ from __future__ import annotations
 import argparse
 import json
 
+import _machine  # benchmarks/_machine.py: the machine line and CPU time beside wall time
 import numpy as np
 
 from accord.consensus_core.jury import label_free_jury
 from accord.consensus_core.jury._law import simulate_unequal_panel
-
-import _machine  # benchmarks/_machine.py: the machine line and CPU time beside wall time
 
 ALLOWANCES = (0.0, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.4, 0.5, 0.75, 1.0)
 
@@ -46,7 +45,15 @@ def one_panel(accs, rho, s, n, seed) -> dict:
     right = codes == 0
     realised = float(np.mean(lf.chosen == 0) - right.mean(axis=0).max())
     lo, hi = lf.advantage_ci
-    return {"ranks": lf.ranks_members, "advantage": lf.advantage, "lo": lo, "hi": hi, "parting": lf.parting, "overrides": lf.overrides, "realised": realised}
+    return {
+        "ranks": lf.ranks_members,
+        "advantage": lf.advantage,
+        "lo": lo,
+        "hi": hi,
+        "parting": lf.parting,
+        "overrides": lf.overrides,
+        "realised": realised,
+    }
 
 
 def interval(r: dict, allowance: float) -> tuple[float, float]:
@@ -64,10 +71,17 @@ def summary(rows: list[dict]) -> list[dict]:
         cis = [interval(r, k) for r in ranked]
         cover = [lo - 1e-9 <= r["realised"] <= hi + 1e-9 for r, (lo, hi) in zip(ranked, cis)]  # float slack
         signed = [c for c, (lo, hi) in zip(cover, cis) if lo > 0 or hi < 0]
-        out.append({"allowance": k, "panels": len(rows), "ranked": len(ranked),
-                    "coverage_ranked": float(np.mean(cover)) if cover else None,
-                    "sign_claims": len(signed), "sign_claim_share": len(signed) / len(rows),
-                    "coverage_sign_claims": float(np.mean(signed)) if signed else None})
+        out.append(
+            {
+                "allowance": k,
+                "panels": len(rows),
+                "ranked": len(ranked),
+                "coverage_ranked": float(np.mean(cover)) if cover else None,
+                "sign_claims": len(signed),
+                "sign_claim_share": len(signed) / len(rows),
+                "coverage_sign_claims": float(np.mean(signed)) if signed else None,
+            }
+        )
     return out
 
 
@@ -79,7 +93,16 @@ def main() -> None:
     args = ap.parse_args()
     rows = []
     for k, accs, rho, s, n in calibration_family(args.panels, args.seed):
-        rows.append({"k": k, "accs": np.round(accs, 3).tolist(), "rho": rho, "s": s, "n": n, **one_panel(accs, rho, s, n, 100_000 + k)})
+        rows.append(
+            {
+                "k": k,
+                "accs": np.round(accs, 3).tolist(),
+                "rho": rho,
+                "s": s,
+                "n": n,
+                **one_panel(accs, rho, s, n, 100_000 + k),
+            }
+        )
         print(json.dumps(rows[-1]), flush=True)
     table = summary(rows)
     for t in table:

@@ -7,7 +7,8 @@ ask for a form are graded in that form. Agreement is over every member
 answer; a false accept is an answer graded wrong that accord matched with the reference (the
 rate is over all answers graded wrong), a false reject the reverse. The disagreements are listed.
 
-    python benchmarks/jury_equivalence.py --data ../shared/data/champ-dev/jury.jsonl [--problems ../shared/data/champ-dev/steps.jsonl] [--show 40]
+    python benchmarks/jury_equivalence.py --data ../shared/data/champ-dev/jury.jsonl [--problems
+    ../shared/data/champ-dev/steps.jsonl] [--show 40]
 """
 
 from __future__ import annotations
@@ -17,16 +18,18 @@ import json
 import tempfile
 from pathlib import Path
 
-from benchmarks.jury_loco import DEFAULT_DATA, category, jury
-
 import _machine  # benchmarks/_machine.py: the machine line and CPU time beside wall time
+
+from benchmarks.jury_loco import DEFAULT_DATA, category, jury
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--data", type=Path, default=DEFAULT_DATA)
     ap.add_argument("--show", type=int, default=40)
-    ap.add_argument("--problems", type=Path, default=None, help="steps.jsonl of the split: attach each row's problem text")
+    ap.add_argument(
+        "--problems", type=Path, default=None, help="steps.jsonl of the split: attach each row's problem text"
+    )
     args = ap.parse_args()
     rows = [json.loads(line) for line in args.data.read_text(encoding="utf-8").splitlines() if line.strip()]
     labels = {r["id"]: r.pop("correct") for r in rows}
@@ -46,7 +49,9 @@ def main() -> None:
     misses = []
     for v in doc["verdicts"]:
         cat = category(v["id"])
-        c = per.setdefault(cat, {"answers": 0, "agree": 0, "wrong": 0, "false_accepts": 0, "right": 0, "false_rejects": 0})
+        c = per.setdefault(
+            cat, {"answers": 0, "agree": 0, "wrong": 0, "false_accepts": 0, "right": 0, "false_rejects": 0}
+        )
         for m, said in v["member_correct"].items():
             truth = bool(labels[v["id"]][m])
             c["answers"] += 1
@@ -56,11 +61,23 @@ def main() -> None:
             c["false_accepts"] += said and not truth
             c["false_rejects"] += truth and not said
             if said != truth:
-                misses.append({"id": v["id"], "member": m, "answer": v["answers"][m], "reference": v["reference"], "graded": truth})
+                misses.append(
+                    {
+                        "id": v["id"],
+                        "member": m,
+                        "answer": v["answers"][m],
+                        "reference": v["reference"],
+                        "graded": truth,
+                    }
+                )
     total = {k: sum(c[k] for c in per.values()) for k in next(iter(per.values()))}
     for name, c in [*per.items(), ("all", total)]:
-        print(f"{name}: agreement {c['agree'] / c['answers']:.4f} ({c['answers']} answers), false accepts {c['false_accepts']} "
-              f"({c['false_accepts'] / max(c['wrong'], 1):.4%} of {c['wrong']} wrong), false rejects {c['false_rejects']} of {c['right']} right")
+        print(
+            f"{name}: agreement {c['agree'] / c['answers']:.4f} ({c['answers']} answers), false accepts "
+            f"{c['false_accepts']} "
+            f"({c['false_accepts'] / max(c['wrong'], 1):.4%} of {c['wrong']} wrong), false rejects "
+            f"{c['false_rejects']} of {c['right']} right"
+        )
     for m in misses[: args.show]:
         print(json.dumps(m))
 

@@ -33,12 +33,11 @@ import json
 import tempfile
 from pathlib import Path
 
+import _machine  # benchmarks/_machine.py: the machine line and CPU time beside wall time
 import numpy as np
 
 from accord.cli.main import main as accord_main
 from accord.consensus_core.jury._law import simulate_unequal_panel
-
-import _machine  # benchmarks/_machine.py: the machine line and CPU time beside wall time
 
 DEFAULT_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "champ-dev" / "jury.jsonl"
 LABEL_FREE = ("auto", "modal", "weighted", "dawid-skene", "difficulty", "best-member")
@@ -76,17 +75,36 @@ def part_risk(data: Path, seeds: int, alpha: float = 0.1, delta: float = 0.1) ->
     for budget in (100, 200):
         runs = []
         for seed in range(seeds):
-            r = jury(data, "--risk", str(alpha), "--delta", str(delta), "--label-budget", str(budget), "--seed", str(seed), "--n-boot", "1")["risk"]
+            r = jury(
+                data,
+                "--risk",
+                str(alpha),
+                "--delta",
+                str(delta),
+                "--label-budget",
+                str(budget),
+                "--seed",
+                str(seed),
+                "--n-boot",
+                "1",
+            )["risk"]
             runs.append(r)
             err = r.get("realised_error")
-            print(f"risk N={budget} seed={seed}: threshold {r['threshold']}, coverage {r['coverage_unlabeled']:.3f}, "
-                  f"realised error {'-' if err is None else f'{err:.3f}'}, bound {r['bound']:.3f}", flush=True)
+            print(
+                f"risk N={budget} seed={seed}: threshold {r['threshold']}, coverage {r['coverage_unlabeled']:.3f}, "
+                f"realised error {'-' if err is None else f'{err:.3f}'}, bound {r['bound']:.3f}",
+                flush=True,
+            )
         errs = [r["realised_error"] for r in runs if "realised_error" in r]
         out[budget] = {
             "seeds": seeds,
             "certified": sum(r["threshold"] is not None for r in runs),
             "coverage_mean": float(np.mean([r["coverage_unlabeled"] for r in runs])),
-            "coverage_when_certified": float(np.mean([r["coverage_unlabeled"] for r in runs if r["threshold"] is not None])) if errs else None,
+            "coverage_when_certified": float(
+                np.mean([r["coverage_unlabeled"] for r in runs if r["threshold"] is not None])
+            )
+            if errs
+            else None,
             "realised_error_mean": float(np.mean(errs)) if errs else None,
             "realised_error_max": float(np.max(errs)) if errs else None,
             "share_over_alpha": sum(e > alpha for e in errs) / seeds,
@@ -118,9 +136,18 @@ def advantage_check(doc: dict) -> dict:
     best = doc["best_member"]["accuracy"]
     realised = (float(vote.mean()) if vote is not None else doc["vote_accuracy"]) - best
     lo, hi = lf["advantage_ci"]
-    return {"rule": lf["rule"], "advantage": lf["advantage"], "ci": [lo, hi], "realised": realised, "covered": lo - 1e-9 <= realised <= hi + 1e-9,
-            "default_accuracy": doc["jury"]["accuracy"], "best_member": best,
-            "ranks_members": lf.get("ranks_members"), "claims": lf.get("claims"), "labels_needed": lf.get("labels_needed")}
+    return {
+        "rule": lf["rule"],
+        "advantage": lf["advantage"],
+        "ci": [lo, hi],
+        "realised": realised,
+        "covered": lo - 1e-9 <= realised <= hi + 1e-9,
+        "default_accuracy": doc["jury"]["accuracy"],
+        "best_member": best,
+        "ranks_members": lf.get("ranks_members"),
+        "claims": lf.get("claims"),
+        "labels_needed": lf.get("labels_needed"),
+    }
 
 
 def part_loco(data: Path) -> dict:
@@ -144,10 +171,22 @@ def part_loco(data: Path) -> dict:
     for held in acc:
         others = [c for c in acc if c != held]
         chosen = max(LABEL_FREE, key=lambda m: np.mean([acc[c][m] for c in others]))
-        folds[held] = {"chosen_on_others": chosen, "accuracy": acc[held][chosen], "best_member": acc[held]["best member (hindsight)"]}
-        print(f"fold {held}: chosen on the others {chosen}, accuracy {acc[held][chosen]:.3f} vs best member {acc[held]['best member (hindsight)']:.3f}", flush=True)
-    return {"accuracy": acc, "advantage": checks, "folds": folds,
-            "coverage": sum(c["covered"] for c in checks.values()) / len(checks)}
+        folds[held] = {
+            "chosen_on_others": chosen,
+            "accuracy": acc[held][chosen],
+            "best_member": acc[held]["best member (hindsight)"],
+        }
+        print(
+            f"fold {held}: chosen on the others {chosen}, accuracy {acc[held][chosen]:.3f} vs best member "
+            f"{acc[held]['best member (hindsight)']:.3f}",
+            flush=True,
+        )
+    return {
+        "accuracy": acc,
+        "advantage": checks,
+        "folds": folds,
+        "coverage": sum(c["covered"] for c in checks.values()) / len(checks),
+    }
 
 
 SIM_PANELS = [  # member accuracies, error correlation, attractor mass (the jury law's model)
@@ -183,12 +222,16 @@ def check_family(seed: int = 7, panels: int = 20):
 def claim_summary(rows: list[dict]) -> dict:
     ranked = [r for r in rows if r["ranks_members"] is not False]
     signed = [r for r in ranked if r.get("claims")]
-    return {"runs": len(rows), "coverage_all_intervals": sum(r["covered"] for r in rows) / len(rows),
-            "default_minus_best_member": float(np.mean([r["default_accuracy"] - r["best_member"] for r in rows])),
-            "ranked": len(ranked),
-            "coverage_ranked": (sum(r["covered"] for r in ranked) / len(ranked)) if ranked else None,
-            "sign_claims": len(signed), "sign_claim_share": len(signed) / len(rows),
-            "coverage_sign_claims": (sum(r["covered"] for r in signed) / len(signed)) if signed else None}
+    return {
+        "runs": len(rows),
+        "coverage_all_intervals": sum(r["covered"] for r in rows) / len(rows),
+        "default_minus_best_member": float(np.mean([r["default_accuracy"] - r["best_member"] for r in rows])),
+        "ranked": len(ranked),
+        "coverage_ranked": (sum(r["covered"] for r in ranked) / len(ranked)) if ranked else None,
+        "sign_claims": len(signed),
+        "sign_claim_share": len(signed) / len(rows),
+        "coverage_sign_claims": (sum(r["covered"] for r in signed) / len(signed)) if signed else None,
+    }
 
 
 def part_simulated(seeds: int, n: int = 400) -> dict:
@@ -200,8 +243,21 @@ def part_simulated(seeds: int, n: int = 400) -> dict:
             path = Path(tmp) / f"sim{k}_{seed}.jsonl"
             write_simulated(path, accs, rho, s, m, 1000 * k + seed)
             doc = jury(path, "--equivalence", "text", "--n-boot", "40", "--seed", str(seed))
-            doc["vote_accuracy"] = jury(path, "--equivalence", "text", "--method", "difficulty", "--n-boot", "1")["jury"]["accuracy"]
-            rows.append({"panel": k, "family": "fixed" if k < len(SIM_PANELS) else "random", "seed": seed, "accs": list(accs), "rho": rho, "s": s, "n": m, **advantage_check(doc)})
+            doc["vote_accuracy"] = jury(path, "--equivalence", "text", "--method", "difficulty", "--n-boot", "1")[
+                "jury"
+            ]["accuracy"]
+            rows.append(
+                {
+                    "panel": k,
+                    "family": "fixed" if k < len(SIM_PANELS) else "random",
+                    "seed": seed,
+                    "accs": list(accs),
+                    "rho": rho,
+                    "s": s,
+                    "n": m,
+                    **advantage_check(doc),
+                }
+            )
             print(f"simulated {k} seed {seed}: {json.dumps(rows[-1])}", flush=True)
     out = {"all": claim_summary(rows)}
     for fam in ("fixed", "random"):

@@ -79,17 +79,26 @@ def part_labelfree(files: dict[str, Path]) -> dict:
         doc = jury(path, "--equivalence", "text", "--n-boot", "40")
         diff = jury(path, "--equivalence", "text", "--method", "difficulty", "--n-boot", "1")
         lf = doc["label_free"]
-        out[cat] = {"default": doc["jury"]["accuracy"], "difficulty_vote": diff["jury"]["accuracy"],
-                    "best_member": doc["best_member"]["name"], "best_member_accuracy": doc["best_member"]["accuracy"],
-                    "ranking_claimed": lf["ranks_members"], "sign_claimed": lf["claims"],
-                    "estimated_best_member": lf["estimated_best_member"], "labels_needed": lf["labels_needed"],
-                    "label_rows_named": len(lf.get("label_rows", []))}
+        out[cat] = {
+            "default": doc["jury"]["accuracy"],
+            "difficulty_vote": diff["jury"]["accuracy"],
+            "best_member": doc["best_member"]["name"],
+            "best_member_accuracy": doc["best_member"]["accuracy"],
+            "ranking_claimed": lf["ranks_members"],
+            "sign_claimed": lf["claims"],
+            "estimated_best_member": lf["estimated_best_member"],
+            "labels_needed": lf["labels_needed"],
+            "label_rows_named": len(lf.get("label_rows", [])),
+        }
         print(f"labelfree {cat}: {json.dumps(out[cat])}", flush=True)
     return out
 
 
 SHARED = [  # strong members' accuracies, bloc accuracy, bloc size, copy probability
-    ((0.55,), 0.35, 3, 0.7), ((0.55,), 0.4, 3, 0.5), ((0.6, 0.45), 0.35, 2, 0.8), ((0.5,), 0.3, 3, 0.9),
+    ((0.55,), 0.35, 3, 0.7),
+    ((0.55,), 0.4, 3, 0.5),
+    ((0.6, 0.45), 0.35, 2, 0.8),
+    ((0.5,), 0.3, 3, 0.9),
     ((0.55, 0.3), 0.4, 2, 0.6),
 ]
 
@@ -101,24 +110,44 @@ def part_shared(seeds: int, n: int = 600) -> dict:
             for seed in range(seeds):
                 p = shared_error_panel(strong, weak, bloc, copy, n, 100 * k + seed)
                 path = Path(tmp) / f"s{k}_{seed}.jsonl"
-                path.write_text("".join(json.dumps({"id": i, "answers": {f"m{j}": f"a{c}" for j, c in enumerate(row)}, "reference": "a0"}) + "\n"
-                                        for i, row in enumerate(p.codes)))
+                path.write_text(
+                    "".join(
+                        json.dumps(
+                            {"id": i, "answers": {f"m{j}": f"a{c}" for j, c in enumerate(row)}, "reference": "a0"}
+                        )
+                        + "\n"
+                        for i, row in enumerate(p.codes)
+                    )
+                )
                 doc = jury(path, "--equivalence", "text", "--n-boot", "20", "--seed", str(seed))
-                diff = jury(path, "--equivalence", "text", "--method", "difficulty", "--n-boot", "1", "--seed", str(seed))
+                diff = jury(
+                    path, "--equivalence", "text", "--method", "difficulty", "--n-boot", "1", "--seed", str(seed)
+                )
                 lf = doc["label_free"]
-                runs.append({"panel": k, "seed": seed, "claims": bool(lf["ranks_members"] or lf["claims"]),
-                             "model_best_is_best": lf["estimated_best_member"] == f"m{p.best}",
-                             "old_ranking_claim": len(lf["reasons"]) == 1,  # only the shared-errors reason: the old rule ranked
-                             "default": doc["jury"]["accuracy"], "difficulty_vote": diff["jury"]["accuracy"],
-                             "best_member": float(p.accuracy.max())})
+                runs.append(
+                    {
+                        "panel": k,
+                        "seed": seed,
+                        "claims": bool(lf["ranks_members"] or lf["claims"]),
+                        "model_best_is_best": lf["estimated_best_member"] == f"m{p.best}",
+                        "old_ranking_claim": len(lf["reasons"])
+                        == 1,  # only the shared-errors reason: the old rule ranked
+                        "default": doc["jury"]["accuracy"],
+                        "difficulty_vote": diff["jury"]["accuracy"],
+                        "best_member": float(p.accuracy.max()),
+                    }
+                )
                 print(f"shared {json.dumps(runs[-1])}", flush=True)
-    return {"runs": len(runs), "claims": sum(r["claims"] for r in runs),
-            "model_best_is_best": sum(r["model_best_is_best"] for r in runs),
-            "old_rule_would_rank": sum(r["old_ranking_claim"] for r in runs),
-            "old_rule_wrong_rankings": sum(r["old_ranking_claim"] and not r["model_best_is_best"] for r in runs),
-            "default_mean": float(np.mean([r["default"] for r in runs])),
-            "difficulty_vote_mean": float(np.mean([r["difficulty_vote"] for r in runs])),
-            "best_member_mean": float(np.mean([r["best_member"] for r in runs]))}
+    return {
+        "runs": len(runs),
+        "claims": sum(r["claims"] for r in runs),
+        "model_best_is_best": sum(r["model_best_is_best"] for r in runs),
+        "old_rule_would_rank": sum(r["old_ranking_claim"] for r in runs),
+        "old_rule_wrong_rankings": sum(r["old_ranking_claim"] and not r["model_best_is_best"] for r in runs),
+        "default_mean": float(np.mean([r["default"] for r in runs])),
+        "difficulty_vote_mean": float(np.mean([r["difficulty_vote"] for r in runs])),
+        "best_member_mean": float(np.mean([r["best_member"] for r in runs])),
+    }
 
 
 def part_budget(files: dict[str, Path], seeds: int) -> dict:
@@ -127,14 +156,23 @@ def part_budget(files: dict[str, Path], seeds: int) -> dict:
         for budget in (50, 200):
             runs = []
             for seed in range(seeds):
-                doc = jury(path, "--equivalence", "text", "--label-budget", str(budget), "--seed", str(seed), "--n-boot", "1")
+                doc = jury(
+                    path, "--equivalence", "text", "--label-budget", str(budget), "--seed", str(seed), "--n-boot", "1"
+                )
                 un = doc["unlabeled"]
                 rest = [v for v in doc["verdicts"] if not v["labeled"] and not v["abstained"]]
                 ok = np.array([v["correct"] for v in rest])
                 score = np.array([v["score"] for v in rest])
-                runs.append({"jury": un["jury"]["accuracy"], "best_on_labels": un["best_member_on_labels"]["accuracy"],
-                             "accuracy_weighted": un["accuracy_weighted"]["accuracy"], "best_hindsight": un["best_member"]["accuracy"],
-                             "ece": doc["confidence"].get("error_on_unlabeled"), "ece_score": calibration_error(score, ok)})
+                runs.append(
+                    {
+                        "jury": un["jury"]["accuracy"],
+                        "best_on_labels": un["best_member_on_labels"]["accuracy"],
+                        "accuracy_weighted": un["accuracy_weighted"]["accuracy"],
+                        "best_hindsight": un["best_member"]["accuracy"],
+                        "ece": doc["confidence"].get("error_on_unlabeled"),
+                        "ece_score": calibration_error(score, ok),
+                    }
+                )
                 print(f"budget {cat} {budget} seed {seed}: {json.dumps(runs[-1])}", flush=True)
             out[f"{cat} {budget}"] = {
                 "jury": float(np.mean([r["jury"] for r in runs])),
@@ -143,7 +181,9 @@ def part_budget(files: dict[str, Path], seeds: int) -> dict:
                 "wins_vs_best_on_labels": sum(r["jury"] >= r["best_on_labels"] for r in runs),
                 "wins_vs_accuracy_weighted": sum(r["jury"] >= r["accuracy_weighted"] for r in runs),
                 "ece": float(np.mean([r["ece"] for r in runs if r["ece"] is not None])),
-                "ece_uncalibrated": float(np.mean([r["ece_score"] for r in runs])), "seeds": seeds}
+                "ece_uncalibrated": float(np.mean([r["ece_score"] for r in runs])),
+                "seeds": seeds,
+            }
             print(f"budget {cat} {budget}: {json.dumps(out[f'{cat} {budget}'])}", flush=True)
     return out
 
@@ -155,14 +195,31 @@ def part_risk(files: dict[str, Path], seeds: int) -> dict:
             for budget in (100, 200):
                 runs = []
                 for seed in range(seeds):
-                    r = jury(path, "--equivalence", "text", "--risk", str(alpha), "--label-budget", str(budget), "--seed", str(seed), "--n-boot", "1")["risk"]
+                    r = jury(
+                        path,
+                        "--equivalence",
+                        "text",
+                        "--risk",
+                        str(alpha),
+                        "--label-budget",
+                        str(budget),
+                        "--seed",
+                        str(seed),
+                        "--n-boot",
+                        "1",
+                    )["risk"]
                     runs.append(r)
                 errs = [r["realised_error"] for r in runs if r.get("realised_error") is not None]
                 key = f"{cat} alpha {alpha} N {budget}"
-                out[key] = {"seeds": seeds, "certified": sum(r["threshold"] is not None for r in runs),
-                            "coverage_mean": float(np.mean([r["coverage_unlabeled"] for r in runs])),
-                            "bound_mean_certified": float(np.mean([r["bound"] for r in runs if r["threshold"] is not None])) if errs else None,
-                            "seeds_over_alpha": sum(e > alpha for e in errs)}
+                out[key] = {
+                    "seeds": seeds,
+                    "certified": sum(r["threshold"] is not None for r in runs),
+                    "coverage_mean": float(np.mean([r["coverage_unlabeled"] for r in runs])),
+                    "bound_mean_certified": float(np.mean([r["bound"] for r in runs if r["threshold"] is not None]))
+                    if errs
+                    else None,
+                    "seeds_over_alpha": sum(e > alpha for e in errs),
+                }
                 print(f"risk {key}: {json.dumps(out[key])}", flush=True)
     return out
 
@@ -173,7 +230,9 @@ def main() -> None:
     ap.add_argument("--parts", default="labelfree,shared,budget,risk")
     ap.add_argument("--seeds", type=int, default=10)
     ap.add_argument("--risk-seeds", type=int, default=20)
-    ap.add_argument("--classes", type=Path, default=None, help="a folder with the graded class files from an earlier run")
+    ap.add_argument(
+        "--classes", type=Path, default=None, help="a folder with the graded class files from an earlier run"
+    )
     ap.add_argument("--out", type=Path, default=None)
     args = ap.parse_args()
     parts = args.parts.split(",")

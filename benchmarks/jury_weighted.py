@@ -11,13 +11,12 @@ from __future__ import annotations
 
 import argparse
 
+import _machine  # benchmarks/_machine.py: the machine line and CPU time beside wall time
 import numpy as np
 
 from accord.consensus_core.jury import vote_codes
 from accord.consensus_core.jury._law import simulate_unequal_panel
 from accord.consensus_core.jury._weighted import dawid_skene, supervised_vote, weighted_plurality
-
-import _machine  # benchmarks/_machine.py: the machine line and CPU time beside wall time
 
 
 def main() -> None:
@@ -35,7 +34,10 @@ def main() -> None:
             "wtd": np.mean(weighted_plurality(codes).chosen == 0),
             "sup": np.mean(supervised_vote(codes, codes == 0).chosen == 0),
         }
-        print(f"{c:4.1f} {s:4.1f} {best:6.3f} {acc['modal']:6.3f} {acc['DS']:6.3f} {acc['wtd']:6.3f} {acc['sup']:6.3f}   {acc['DS'] - best:+.3f}   {acc['wtd'] - best:+.3f}")
+        print(
+            f"{c:4.1f} {s:4.1f} {best:6.3f} {acc['modal']:6.3f} {acc['DS']:6.3f} {acc['wtd']:6.3f} {acc['sup']:6.3f}   "
+            f"{acc['DS'] - best:+.3f}   {acc['wtd'] - best:+.3f}"
+        )
 
 
 if __name__ == "__main__":

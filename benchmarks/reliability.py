@@ -1,18 +1,16 @@
 """Estimated stubbornness vs the paper's hand-set λ: simulated judges and replay of recorded runs.
 
-    python benchmarks/reliability.py
+python benchmarks/reliability.py
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
+import _machine  # benchmarks/_machine.py: the machine line and CPU time beside wall time
 import numpy as np
 
-from accord.consensus_core import ConsensusSpec, get_policy
-from accord.consensus_core import calibrate_thresholds, estimate_stubbornness
-
-import _machine  # benchmarks/_machine.py: the machine line and CPU time beside wall time
+from accord.consensus_core import ConsensusSpec, calibrate_thresholds, estimate_stubbornness, get_policy
 
 PAPER = (1.5, 1.0, 0.8)
 RUNS = Path(__file__).resolve().parents[1] / "examples" / "runs"
@@ -42,7 +40,8 @@ def main() -> None:
             f"(CI low {np.round(est.lambdas_ci[:, 0], 2)}, high {np.round(est.lambdas_ci[:, 1], 2)}); "
             f"hand-set {accuracy(raw, good, PAPER):.4f}, equal {accuracy(raw, good, (1, 1, 1)):.4f}, "
             f"estimated {accuracy(raw, good, tuple(est.lambdas)):.4f}, "
-            f"estimated + label-free τ={th.tau:.3f}, ε={th.eps:.3f}: {accuracy(raw, good, tuple(est.lambdas), tau=th.tau, eps=th.eps):.4f}"
+            f"estimated + label-free τ={th.tau:.3f}, ε={th.eps:.3f}: "
+            f"{accuracy(raw, good, tuple(est.lambdas), tau=th.tau, eps=th.eps):.4f}"
         )
     from accord.verify.analysis import ContextTree, make_spec, read_trace, replay
 
@@ -53,7 +52,10 @@ def main() -> None:
         est = estimate_stubbornness(raw, n_boot=100)
         tree = ContextTree.from_trace(trace)
         hand = tuple(trace.steps[0].lambdas)
-        print(f"  {run.name}: judges {list(trace.steps[0].judges)}, hand-set λ {hand}, estimated λ {np.round(est.lambdas, 2).tolist()}")
+        print(
+            f"  {run.name}: judges {list(trace.steps[0].judges)}, hand-set λ {hand}, estimated λ "
+            f"{np.round(est.lambdas, 2).tolist()}"
+        )
         for label, lam in (("hand-set", hand), ("estimated", tuple(float(x) for x in est.lambdas))):
             s = replay(trace, make_spec("verdict", lambdas=lam), tree).summary()
             print(

@@ -8,17 +8,15 @@ from __future__ import annotations
 
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 
+import _machine  # benchmarks/_machine.py: the machine line and CPU time beside wall time
 from tracegen import simulate_run  # noqa: E402
 
 from accord.verify.analysis import ContextTree, make_spec, read_trace, replay, threshold_sweep
-
-import _machine  # benchmarks/_machine.py: the machine line and CPU time beside wall time
 
 
 def best_of(fn, repeat: int = 3) -> tuple[float, float]:
@@ -46,8 +44,10 @@ def main(n_tasks: int = 200) -> None:
     print(f"{len(trace.steps)} step records, {len(nodes)} distinct contexts, {n_tasks} tasks")
     ms = lambda wc: f"{wc[0] * 1e3:8.2f} ms wall {wc[1] * 1e3:8.2f} ms CPU"  # noqa: E731
     print(f"decide all contexts, batched:      {ms(batched)}")
-    print(f"decide all contexts, one by one:   {ms(single)}   ratio {single[0] / batched[0]:.1f}x wall, "
-          f"{single[1] / max(batched[1], 1e-9):.1f}x CPU")
+    print(
+        f"decide all contexts, one by one:   {ms(single)}   ratio {single[0] / batched[0]:.1f}x wall, "
+        f"{single[1] / max(batched[1], 1e-9):.1f}x CPU"
+    )
     print(f"replay one policy over all tasks:  {ms(full)}")
     print(f"4 x 3 threshold sweep:             {ms(grid)}   ({grid[0] / 12 * 1e3:.2f} ms wall per cell)")
 

@@ -20,17 +20,19 @@ import tempfile
 import time
 from pathlib import Path
 
+import _machine  # benchmarks/_machine.py: the machine line and CPU time beside wall time
 import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
-
-import _machine  # benchmarks/_machine.py: the machine line and CPU time beside wall time
 
 
 def write_table(path: Path, rows: int, seed: int = 0, piece: int = 1_000_000) -> None:
     """A score table written piece by piece (memory bounded by ``piece`` rows)."""
     rng = np.random.default_rng(seed)
-    schema = pa.schema([("step", pa.string()), ("candidate", pa.string())] + [(j, pa.float64()) for j in ("visual", "logical", "contextual")])
+    schema = pa.schema(
+        [("step", pa.string()), ("candidate", pa.string())]
+        + [(j, pa.float64()) for j in ("visual", "logical", "contextual")]
+    )
     with pq.ParquetWriter(path, schema) as w:
         for start in range(0, rows, piece):
             n = min(piece, rows - start)
@@ -50,7 +52,10 @@ def bench_tables(rows: int, chunk: int, workdir: Path) -> None:
     path = workdir / "scores.parquet"
     t0 = time.perf_counter()
     write_table(path, rows)
-    print(f"[tables] wrote {rows:,} rows ({path.stat().st_size / 2**20:.0f} MiB Parquet) in {time.perf_counter() - t0:.1f} s")
+    print(
+        f"[tables] wrote {rows:,} rows ({path.stat().st_size / 2**20:.0f} MiB Parquet) in "
+        f"{time.perf_counter() - t0:.1f} s"
+    )
     src = open_source(path)
     policy = get_policy("verdict")
     local = decide_streaming(src, policy, workdir / "local.parquet", chunk_size=chunk)
@@ -60,8 +65,13 @@ def bench_tables(rows: int, chunk: int, workdir: Path) -> None:
     remote = decide_with_ray(src, policy, workdir / "ray.parquet", chunk_size=chunk)
     same = _same_files(workdir / "local.parquet", workdir / "ray.parquet")
     lr, rr = local.rows / local.seconds, remote.rows / remote.seconds
-    print(f"[tables] in-process streaming: {local.seconds:.1f} s, {lr:,.0f} rows/s ({local.chunks} chunks of {chunk:,})")
-    print(f"[tables] Ray Data ({int(ray.cluster_resources().get('CPU', 0))} CPUs): {remote.seconds:.1f} s, {rr:,.0f} rows/s ({remote.chunks} blocks)")
+    print(
+        f"[tables] in-process streaming: {local.seconds:.1f} s, {lr:,.0f} rows/s ({local.chunks} chunks of {chunk:,})"
+    )
+    print(
+        f"[tables] Ray Data ({int(ray.cluster_resources().get('CPU', 0))} CPUs): {remote.seconds:.1f} s, {rr:,.0f} "
+        f"rows/s ({remote.chunks} blocks)"
+    )
     print(f"[tables] ratio Ray Data / in-process throughput: {rr / lr:.2f}   outputs identical: {same}")
     print(f"[tables] steps {local.steps:,}: accepted {local.accepted:,}, fallback {local.fallback:,}")
 
@@ -88,16 +98,20 @@ def _same_files(a: Path, b: Path) -> bool:
 
 def bench_run(problems: int, workdir: Path) -> None:
     from accord.verify.io import connect_ray
-    from accord.verify.run import close_servers, execute_on_ray, RayOptions, resolve, server_pool
+    from accord.verify.run import RayOptions, close_servers, execute_on_ray, resolve, server_pool
 
-    cfg = resolve({
-        "task": {"name": "basic_arithmetic", "options": {"size": problems, "seed": 0}},
-        "generator": {"max_new_tokens": 16},
-        "judges": [{"type": "arithmetic", "lambda": 1.5}, {"type": "embedding", "lambda": 0.8}],
-        "baselines": [], "base_chain": False,
-        "budgets": {"n_candidates": 3, "max_steps": 3, "max_tokens": 96},
-        "threads": 1, "output": {"report": False},
-    })
+    cfg = resolve(
+        {
+            "task": {"name": "basic_arithmetic", "options": {"size": problems, "seed": 0}},
+            "generator": {"max_new_tokens": 16},
+            "judges": [{"type": "arithmetic", "lambda": 1.5}, {"type": "embedding", "lambda": 0.8}],
+            "baselines": [],
+            "base_chain": False,
+            "budgets": {"n_candidates": 3, "max_steps": 3, "max_tokens": 96},
+            "threads": 1,
+            "output": {"report": False},
+        }
+    )
     connect_ray(num_cpus=os.cpu_count())
     rates = {}
     for workers in (1, 2):
@@ -110,8 +124,10 @@ def bench_run(problems: int, workdir: Path) -> None:
         wall = s["timing"]["wall_s"]
         rates[workers] = problems / wall * 60
         steps = s["work"]["candidates_generated"]
-        print(f"[run] {workers} worker(s), {workers} server(s): {problems} problems in {wall:.1f} s "
-              f"= {rates[workers]:.2f} problems/min ({steps} candidates generated; model load {load:.1f} s, excluded)")
+        print(
+            f"[run] {workers} worker(s), {workers} server(s): {problems} problems in {wall:.1f} s "
+            f"= {rates[workers]:.2f} problems/min ({steps} candidates generated; model load {load:.1f} s, excluded)"
+        )
         close_servers()  # frees the CPUs for the next configuration
     print(f"[run] ratio 2 workers / 1 worker throughput: {rates[2] / rates[1]:.2f}")
 

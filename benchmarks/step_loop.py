@@ -91,7 +91,10 @@ def part_a(args, model, tokenizer, tasks) -> dict[str, float]:
     print(f"    naive generate()+parse: {naive:.2f} s   one forward per prompt: {unbatched:.2f} s   ours: {ours:.2f} s")
     print("    CPU time: " + "   ".join(f"{k}: {v:.2f} s" for k, v in cpu.items()))
     print(f"    naive parsed {parsed}/{calls}; verdicts agree with ours (P(yes) >= 0.5) on {agree}/{max(parsed, 1)}")
-    print(f"(a) RATIO naive / ours = {naive / ours:.2f}x  (target >= 5x);  one-forward-per-prompt / ours = {unbatched / ours:.2f}x")
+    print(
+        f"(a) RATIO naive / ours = {naive / ours:.2f}x  (target >= 5x);  one-forward-per-prompt / ours = "
+        f"{unbatched / ours:.2f}x"
+    )
     return {"a_ratio": naive / ours}
 
 
@@ -125,11 +128,21 @@ def run_loop(cfg, tasks, generator, panel, adaptive: bool):
     a = cfg.adaptive
     chains = build_chains(dataclasses.replace(cfg, baselines=(), base_chain=False))
     loop = StepLoop(
-        generator, panel, chains, cfg.budgets.budgets(), seed=cfg.seed,
+        generator,
+        panel,
+        chains,
+        cfg.budgets.budgets(),
+        seed=cfg.seed,
         adaptive=Adaptive(adaptive, a.group, a.min_mean, a.max_dispersion),
         writer=(records := _Records()),
-        on_event=lambda kind, **kw: kind == "task_done" and print(
-            f"    {'adaptive' if adaptive else 'full'}: task {kw['index'] + 1}/{kw['total']} done", file=sys.stderr, flush=True),
+        on_event=lambda kind, **kw: (
+            kind == "task_done"
+            and print(
+                f"    {'adaptive' if adaptive else 'full'}: task {kw['index'] + 1}/{kw['total']} done",
+                file=sys.stderr,
+                flush=True,
+            )
+        ),
     )
     ends = loop.run(tasks)
     return loop.totals, accuracy(ends)[chains[0].label], records.steps
@@ -141,10 +154,13 @@ def part_bc(args, model, tokenizer, tasks, parts: str) -> dict[str, float]:
     from accord.verify.run import resolve
 
     # the step-loop settings these figures are measured with: the paper's sampling, chains of up to 4 steps
-    cfg = resolve(None, [{"generator": {"temperature": 0.8, "top_p": 0.6}, "budgets": {"n_candidates": 3, "max_steps": 4}}])
+    cfg = resolve(
+        None, [{"generator": {"temperature": 0.8, "top_p": 0.6}, "budgets": {"n_candidates": 3, "max_steps": 4}}]
+    )
     g = cfg.generator
-    gen = TransformersGenerator.from_loaded(model, tokenizer, temperature=g.temperature, top_p=g.top_p,
-                                            max_new_tokens=g.max_new_tokens)
+    gen = TransformersGenerator.from_loaded(
+        model, tokenizer, temperature=g.temperature, top_p=g.top_p, max_new_tokens=g.max_new_tokens
+    )
     panel = build_panel([j.as_dict() for j in cfg.judges], models={"smollm2": (model, tokenizer)})
     out: dict[str, float] = {}
     if "c" in parts:
@@ -155,8 +171,10 @@ def part_bc(args, model, tokenizer, tasks, parts: str) -> dict[str, float]:
     print(f"    full run done: {full.panel_calls} steps, accuracy {acc_full:.3f}", file=sys.stderr, flush=True)
     steps = full.panel_calls
     print(f"(b) default panel {panel.names}, {len(tasks)} tasks, {steps} steps, n = {cfg.budgets.n_candidates}")
-    print(f"    generation {full.generate_s:.2f} s ({full.generate_s / steps:.3f} s/step), "
-          f"judging {full.judge_s:.2f} s ({full.judge_s / steps:.3f} s/step)")
+    print(
+        f"    generation {full.generate_s:.2f} s ({full.generate_s / steps:.3f} s/step), "
+        f"judging {full.judge_s:.2f} s ({full.judge_s / steps:.3f} s/step)"
+    )
     out["b_ratio"] = full.judge_s / full.generate_s
     print(f"(b) RATIO judging / generation per step = {out['b_ratio']:.3f}  (target <= 0.3)")
     return out
@@ -169,8 +187,7 @@ def _cost(t) -> tuple[int, float]:
 def part_c(args, cfg, tasks, gen, panel) -> dict[str, float]:
     import numpy as np
 
-    from accord.consensus_core import get_policy
-    from accord.consensus_core import calibrate_thresholds
+    from accord.consensus_core import calibrate_thresholds, get_policy
     from accord.verify.loop import calibrate_margin
     from accord.verify.run import PolicyConfig
     from accord.verify.tasks import load_tasks
@@ -180,15 +197,26 @@ def part_c(args, cfg, tasks, gen, panel) -> dict[str, float]:
     raw = np.concatenate([np.asarray(r["raw"], dtype=float) for r in calib_steps])
     th = calibrate_thresholds(raw, panel.lambdas, target_rate=0.5)
     policy = get_policy("verdict", tau=th.tau, eps=th.eps)
-    margin = calibrate_margin([(np.asarray(r["raw"], dtype=float), r["candidates"]) for r in calib_steps], policy,
-                              target_agreement=args.target_agreement, spec=panel.consensus)
-    print(f"(c) calibration: {len(calib_tasks)} other problems (seed {args.calib_seed}), {raw.shape[0]} candidates -> "
-          f"tau {th.tau:.3f}, eps {th.eps:.3f} (acceptance {th.acceptance_rate:.2f}; the paper's 0.6/0.1 accept "
-          f"{th.paper_acceptance_rate:.2f}); margin from {margin.steps} fully verified steps: mean >= {margin.min_mean:.3f}, "
-          f"dispersion <= {margin.max_dispersion:.3f} (would stop at {100 * margin.stop_rate:.0f}% of them, agreeing with "
-          f"full verification at {100 * margin.agreement:.0f}%; target {100 * args.target_agreement:.0f}%)")
-    c = dataclasses.replace(cfg, policy=PolicyConfig("verdict", {"tau": th.tau, "eps": th.eps}),
-                            adaptive=dataclasses.replace(cfg.adaptive, min_mean=margin.min_mean, max_dispersion=margin.max_dispersion))
+    margin = calibrate_margin(
+        [(np.asarray(r["raw"], dtype=float), r["candidates"]) for r in calib_steps],
+        policy,
+        target_agreement=args.target_agreement,
+        spec=panel.consensus,
+    )
+    print(
+        f"(c) calibration: {len(calib_tasks)} other problems (seed {args.calib_seed}), {raw.shape[0]} candidates -> "
+        f"tau {th.tau:.3f}, eps {th.eps:.3f} (acceptance {th.acceptance_rate:.2f}; the paper's 0.6/0.1 accept "
+        f"{th.paper_acceptance_rate:.2f}); margin from {margin.steps} fully verified steps: mean >= "
+        f"{margin.min_mean:.3f}, "
+        f"dispersion <= {margin.max_dispersion:.3f} (would stop at {100 * margin.stop_rate:.0f}% of them, agreeing "
+        "with "
+        f"full verification at {100 * margin.agreement:.0f}%; target {100 * args.target_agreement:.0f}%)"
+    )
+    c = dataclasses.replace(
+        cfg,
+        policy=PolicyConfig("verdict", {"tau": th.tau, "eps": th.eps}),
+        adaptive=dataclasses.replace(cfg.adaptive, min_mean=margin.min_mean, max_dispersion=margin.max_dispersion),
+    )
     full, acc_full, full_steps = run_loop(c, tasks, gen, panel, adaptive=False)
     ada, acc_ada, ada_steps = run_loop(c, tasks, gen, panel, adaptive=True)
     (tok_f, sec_f), (tok_a, sec_a) = _cost(full), _cost(ada)
@@ -200,21 +228,36 @@ def part_c(args, cfg, tasks, gen, panel) -> dict[str, float]:
 
     same = [r for r in ada_steps if (r["task_id"], r["context_id"]) in by_ctx]
     differ = sum(1 for r in same if pick(r) != pick(by_ctx[(r["task_id"], r["context_id"])]))
-    print(f"(c) adaptive stopped early at {stopped}/{len(ada_steps)} steps; at the {len(same)} contexts both runs reached "
-          f"it took another step than full verification {differ} times; candidates generated {ada.candidates_generated} "
-          f"vs {full.candidates_generated}, scored {ada.candidates_scored} vs {full.candidates_scored}")
+    print(
+        f"(c) adaptive stopped early at {stopped}/{len(ada_steps)} steps; at the {len(same)} contexts both runs "
+        "reached "
+        f"it took another step than full verification {differ} times; candidates generated {ada.candidates_generated} "
+        f"vs {full.candidates_generated}, scored {ada.candidates_scored} vs {full.candidates_scored}"
+    )
     for name, t in (("full", full), ("adaptive", ada)):
-        print(f"    {name}: generator prompt {t.prompt_tokens} + generated {t.generated_tokens} + judge {t.judge_tokens} tokens; "
-              f"generation {t.generate_s:.1f} s, judging {t.judge_s:.1f} s")
-    print(f"    tokens adaptive {tok_a} vs full {tok_f}; seconds adaptive {sec_a:.1f} vs full {sec_f:.1f}; "
-          f"accuracy adaptive {acc_ada:.3f} vs full {acc_full:.3f}")
+        print(
+            f"    {name}: generator prompt {t.prompt_tokens} + generated {t.generated_tokens} + judge {t.judge_tokens} "
+            "tokens; "
+            f"generation {t.generate_s:.1f} s, judging {t.judge_s:.1f} s"
+        )
+    print(
+        f"    tokens adaptive {tok_a} vs full {tok_f}; seconds adaptive {sec_a:.1f} vs full {sec_f:.1f}; "
+        f"accuracy adaptive {acc_ada:.3f} vs full {acc_full:.3f}"
+    )
     saved_tok, saved_s, change = 1 - tok_a / tok_f, 1 - sec_a / sec_f, 100 * (acc_ada - acc_full)
     saved_units = 1 - _paper_units(ada) / _paper_units(full)
-    print(f"(c) RATIO cost saved = {100 * saved_tok:.1f}% in tokens, {100 * saved_s:.1f}% in seconds, "
-          f"{100 * saved_units:.1f}% in the paper's units (target >= 30%); accuracy change = {change:+.1f} points "
-          f"(target >= -1)", flush=True)
-    return {"c_saved_tokens": saved_tok, "c_saved_seconds": saved_s, "c_saved_paper_units": saved_units,
-            "c_accuracy_change_points": change}
+    print(
+        f"(c) RATIO cost saved = {100 * saved_tok:.1f}% in tokens, {100 * saved_s:.1f}% in seconds, "
+        f"{100 * saved_units:.1f}% in the paper's units (target >= 30%); accuracy change = {change:+.1f} points "
+        f"(target >= -1)",
+        flush=True,
+    )
+    return {
+        "c_saved_tokens": saved_tok,
+        "c_saved_seconds": saved_s,
+        "c_saved_paper_units": saved_units,
+        "c_accuracy_change_points": change,
+    }
 
 
 def _paper_units(t) -> float:
@@ -231,8 +274,12 @@ def main() -> None:
     p.add_argument("--a-steps", type=int, default=2)
     p.add_argument("--calib-tasks", type=int, default=6, help="(c) calibration problems (other seed)")
     p.add_argument("--calib-seed", type=int, default=1)
-    p.add_argument("--target-agreement", type=float, default=0.95,
-                   help="(c) margin: the loosest whose choices agree with full verification on this share of calibration steps")
+    p.add_argument(
+        "--target-agreement",
+        type=float,
+        default=0.95,
+        help="(c) margin: the loosest whose choices agree with full verification on this share of calibration steps",
+    )
     p.add_argument("--threads", type=int, default=None, help="torch threads (default: torch's choice)")
     args = p.parse_args()
     import torch

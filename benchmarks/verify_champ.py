@@ -44,8 +44,24 @@ def accord_verify(data: Path, out: Path, *extra: str) -> tuple[dict, float, floa
     env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
-    proc = subprocess.run([sys.executable, "-m", "accord.cli.main", "verify", str(data), "--out", str(out), "--json",
-                           "--fail-on", "never", *extra], capture_output=True, text=True, env=env)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "accord.cli.main",
+            "verify",
+            str(data),
+            "--out",
+            str(out),
+            "--json",
+            "--fail-on",
+            "never",
+            *extra,
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+    )
     wall = time.perf_counter() - t0
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if proc.returncode != 0:
@@ -63,16 +79,22 @@ def _ci(f: dict, key: str) -> str:
 
 def print_metrics(doc: dict, title: str) -> None:
     m = doc["metrics"]
-    print(f"\n{title}: {m['n_solutions']} solutions ({m['n_erroneous']} with an annotated error), "
-          f"{m['n_steps_labelled']} labelled steps; 95% bootstrap intervals over solutions")
-    head = f"{'rule':<16} {'acc. erroneous':>20} {'acc. correct':>20} {'F1':>20} {'step AUC':>20} " \
-           f"{'invalid at/after':>20} {'correct w/ invalid':>20} {'#invalid':>9}"
+    print(
+        f"\n{title}: {m['n_solutions']} solutions ({m['n_erroneous']} with an annotated error), "
+        f"{m['n_steps_labelled']} labelled steps; 95% bootstrap intervals over solutions"
+    )
+    head = (
+        f"{'rule':<16} {'acc. erroneous':>20} {'acc. correct':>20} {'F1':>20} {'step AUC':>20} "
+        f"{'invalid at/after':>20} {'correct w/ invalid':>20} {'#invalid':>9}"
+    )
     print(head)
     print("-" * len(head))
     for rule, f in m["rules"].items():
-        print(f"{rule:<16} {_ci(f, 'error_accuracy'):>20} {_ci(f, 'correct_accuracy'):>20} {_ci(f, 'f1'):>20} "
-              f"{_ci(f, 'step_auc'):>20} {_ci(f, 'invalid_at_or_after'):>20} {_ci(f, 'correct_with_invalid'):>20} "
-              f"{f['n_invalid']:>9}")
+        print(
+            f"{rule:<16} {_ci(f, 'error_accuracy'):>20} {_ci(f, 'correct_accuracy'):>20} {_ci(f, 'f1'):>20} "
+            f"{_ci(f, 'step_auc'):>20} {_ci(f, 'invalid_at_or_after'):>20} {_ci(f, 'correct_with_invalid'):>20} "
+            f"{f['n_invalid']:>9}"
+        )
 
 
 def main() -> int:
@@ -100,17 +122,27 @@ def full_run(args, rows: list[dict]) -> None:
         doc, wall, cpu = accord_verify(args.data, out, "--bootstrap", str(args.bootstrap))
         preds = [json.loads(x) for x in out.read_text().splitlines()]
     verdict = doc["metrics"]["rules"][doc["policy"]]
-    print(f"accord verify {args.data} (default math panel: {', '.join(doc['judges'])}; policy {doc['policy']}, "
-          f"tau {doc['tau']}, eps {doc['eps']})")
-    print(f"solutions: {len(rows)}; with a prediction: {len(preds)}; "
-          f"predicted with an invalid step: {doc['with_invalid_step']}")
-    print(f"correct solutions with any invalid step: {verdict['correct_with_invalid']:.3f} "
-          f"({round(verdict['correct_with_invalid'] * sum(r['label'] == -1 for r in rows))} of "
-          f"{sum(r['label'] == -1 for r in rows)})")
-    print(f"invalid labels at or after the annotated first error: {verdict['invalid_at_or_after']:.3f} "
-          f"(of {verdict['n_invalid']} invalid labels)")
-    print(f"speed: {doc['steps']} steps, whole command {wall:.1f} s wall ({cpu:.1f} s CPU incl. worker processes); "
-          f"judging {doc['seconds']:.1f} s = {doc['steps_per_second']:.1f} steps/s")
+    print(
+        f"accord verify {args.data} (default math panel: {', '.join(doc['judges'])}; policy {doc['policy']}, "
+        f"tau {doc['tau']}, eps {doc['eps']})"
+    )
+    print(
+        f"solutions: {len(rows)}; with a prediction: {len(preds)}; "
+        f"predicted with an invalid step: {doc['with_invalid_step']}"
+    )
+    print(
+        f"correct solutions with any invalid step: {verdict['correct_with_invalid']:.3f} "
+        f"({round(verdict['correct_with_invalid'] * sum(r['label'] == -1 for r in rows))} of "
+        f"{sum(r['label'] == -1 for r in rows)})"
+    )
+    print(
+        f"invalid labels at or after the annotated first error: {verdict['invalid_at_or_after']:.3f} "
+        f"(of {verdict['n_invalid']} invalid labels)"
+    )
+    print(
+        f"speed: {doc['steps']} steps, whole command {wall:.1f} s wall ({cpu:.1f} s CPU incl. worker processes); "
+        f"judging {doc['seconds']:.1f} s = {doc['steps_per_second']:.1f} steps/s"
+    )
     print_metrics(doc, "against the annotation")
 
 
@@ -122,12 +154,17 @@ def llm_comparison(args, rows: list[dict]) -> None:
         data = Path(tmp) / "sample.jsonl"
         data.write_text("".join(json.dumps(r) + "\n" for r in sample))
         math_doc, w1, c1 = accord_verify(data, Path(tmp) / "math.jsonl", "--bootstrap", str(args.bootstrap))
-        llm_doc, w2, c2 = accord_verify(data, Path(tmp) / "llm.jsonl", "--config", str(LLM_PANEL),
-                                        "--bootstrap", str(args.bootstrap))
-    print(f"\nLLM judges on a seeded sample of {len(sample)} of the {len(pool)} solutions with at most "
-          f"{args.llm_max_steps} steps ({sum(len(r['steps']) for r in sample)} steps, "
-          f"{sum(r['label'] == -1 for r in sample)} correct solutions)")
-    print(f"math panel: {w1:.1f} s wall; with SmolLM2 judges: {w2:.1f} s wall ({llm_doc['steps_per_second']:.2f} steps/s)")
+        llm_doc, w2, c2 = accord_verify(
+            data, Path(tmp) / "llm.jsonl", "--config", str(LLM_PANEL), "--bootstrap", str(args.bootstrap)
+        )
+    print(
+        f"\nLLM judges on a seeded sample of {len(sample)} of the {len(pool)} solutions with at most "
+        f"{args.llm_max_steps} steps ({sum(len(r['steps']) for r in sample)} steps, "
+        f"{sum(r['label'] == -1 for r in sample)} correct solutions)"
+    )
+    print(
+        f"math panel: {w1:.1f} s wall; with SmolLM2 judges: {w2:.1f} s wall ({llm_doc['steps_per_second']:.2f} steps/s)"
+    )
     print_metrics(math_doc, "math panel alone")
     print_metrics(llm_doc, "math panel + SmolLM2 logic and grounding judges")
 

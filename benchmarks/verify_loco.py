@@ -36,10 +36,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+import _machine  # benchmarks/_machine.py: the machine line and CPU time beside wall time
+
 from accord.verify.solutions import INVALID, prediction, raw_matrix, rule_stats, three_way
 from accord.verify.solutions._uncertainty import kind_of, uncertain_reason
-
-import _machine  # benchmarks/_machine.py: the machine line and CPU time beside wall time
 
 CHAMP = Path("shared") / "data" / "champ-dev" / "steps.jsonl"
 DEFAULT_DATA = next((p / CHAMP for p in ROOT.parents if (p / CHAMP).is_file()), ROOT.parent / CHAMP)
@@ -57,8 +57,13 @@ CHECKS = [
     ("prose rewrite (write A as B)", re.compile(r"written as: ")),
     ("quantified claim (small cases)", re.compile(r"claimed for all .* it fails at")),
     ("residues claimed modulo n", re.compile(r"\(mod \d+\), not among|over all residues, never")),
-    ("number fact in prose", re.compile(r"(?:divisible by|multiple of|factor of|divisor of|divides?|divide|prime|"
-                                        r"composite|even|odd|coprime|than)[^:;]{0,40} is false: ")),
+    (
+        "number fact in prose",
+        re.compile(
+            r"(?:divisible by|multiple of|factor of|divisor of|divides?|divide|prime|"
+            r"composite|even|odd|coprime|than)[^:;]{0,40} is false: "
+        ),
+    ),
     ("inequality", re.compile(r"inequality .*(?:fails|is false) at")),
     ("not an identity (later link)", re.compile(r"is not an identity")),
     ("arithmetic", re.compile(r"is false|is wrong")),
@@ -73,8 +78,25 @@ def accord_verify(data: Path, out: Path) -> tuple[dict, float, float]:
     env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
-    proc = subprocess.run([sys.executable, "-m", "accord.cli.main", "verify", str(data), "--out", str(out), "--json",
-                           "--bootstrap", "0", "--fail-on", "never"], capture_output=True, text=True, env=env)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "accord.cli.main",
+            "verify",
+            str(data),
+            "--out",
+            str(out),
+            "--json",
+            "--bootstrap",
+            "0",
+            "--fail-on",
+            "never",
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+    )
     wall = time.perf_counter() - t0
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if proc.returncode != 0:
@@ -112,33 +134,62 @@ def figures(recs: list[dict], rule: str, tau: float) -> dict:
             alarms += bool(inv)
     acc_e, acc_c = hit_e / err if err else 0.0, hit_c / cor if cor else 0.0
     f1 = 2 * acc_e * acc_c / (acc_e + acc_c) if acc_e + acc_c else 0.0
-    return {"f1": f1, "acc_e": acc_e, "acc_c": acc_c, "exact": hit_e, "n_err": err, "alarms": alarms, "n_cor": cor,
-            "false_alarm_rate": alarms / cor if cor else 0.0, "precision": n_late / n_inv if n_inv else None,
-            "n_invalid": n_inv}
+    return {
+        "f1": f1,
+        "acc_e": acc_e,
+        "acc_c": acc_c,
+        "exact": hit_e,
+        "n_err": err,
+        "alarms": alarms,
+        "n_cor": cor,
+        "false_alarm_rate": alarms / cor if cor else 0.0,
+        "precision": n_late / n_inv if n_inv else None,
+        "n_invalid": n_inv,
+    }
 
 
 def row(name: str, f: dict) -> str:
     prec = "–" if f["precision"] is None else f"{f['precision']:.3f}"
-    return (f"| {name} | {f['f1']:.3f} | {f['acc_e']:.3f} | {f['acc_c']:.3f} | {f['exact']} / {f['n_err']} | "
-            f"{f['alarms']} / {f['n_cor']} ({f['false_alarm_rate']:.3f}) | {prec} | {f['n_invalid']} |")
+    return (
+        f"| {name} | {f['f1']:.3f} | {f['acc_e']:.3f} | {f['acc_c']:.3f} | {f['exact']} / {f['n_err']} | "
+        f"{f['alarms']} / {f['n_cor']} ({f['false_alarm_rate']:.3f}) | {prec} | {f['n_invalid']} |"
+    )
 
 
-HEAD = ("| rule | F1 | acc. erroneous | acc. correct | exact hits | false alarms | precision of invalid | #invalid |\n"
-        "|---|---|---|---|---|---|---|---|")
+HEAD = (
+    "| rule | F1 | acc. erroneous | acc. correct | exact hits | false alarms | precision of invalid | #invalid |\n"
+    "|---|---|---|---|---|---|---|---|"
+)
 
 
-def choose(recs: list[dict], candidates: list[tuple[str, float]], constrained: bool = True,
-           policy: str = "verdict") -> tuple[str, float]:
+def choose(
+    recs: list[dict], candidates: list[tuple[str, float]], constrained: bool = True, policy: str = "verdict"
+) -> tuple[str, float]:
     """The candidate with the best F1 on ``recs``. Equal F1 is broken by what the constraints
     value, measured on the same categories: fewer false alarms, then higher precision of the
     invalid flags; then the command's own policy over any other rule; then the lower τ. The order
     of ``candidates`` never decides (it used to: the first of equals won, a single judge listed
     before the rules)."""
     scored = [(figures(recs, rule, tau), rule, tau) for rule, tau in candidates]
-    ok = [s for s in scored if s[0]["false_alarm_rate"] <= MAX_FALSE_ALARMS
-          and (s[0]["precision"] or 0.0) >= MIN_PRECISION] if constrained else []
-    best = max(ok or scored, key=lambda s: (round(s[0]["f1"], 12), -s[0]["false_alarm_rate"],
-                                            s[0]["precision"] or 0.0, s[1] == policy, -s[2]))
+    ok = (
+        [
+            s
+            for s in scored
+            if s[0]["false_alarm_rate"] <= MAX_FALSE_ALARMS and (s[0]["precision"] or 0.0) >= MIN_PRECISION
+        ]
+        if constrained
+        else []
+    )
+    best = max(
+        ok or scored,
+        key=lambda s: (
+            round(s[0]["f1"], 12),
+            -s[0]["false_alarm_rate"],
+            s[0]["precision"] or 0.0,
+            s[1] == policy,
+            -s[2],
+        ),
+    )
     return best[1], best[2]
 
 
@@ -155,8 +206,11 @@ def compare(recs: list[dict], old: dict[str, dict], policy: str, tau: float) -> 
         now, before = r["prediction"] == r["label"], o["prediction"] == o["label"]
         if now and not before:
             was = o["steps"][r["prediction"]].get("reason", "") if r["prediction"] < len(o["steps"]) else ""
-            gained["contradiction cue narrowed" if "as the step itself says" in was
-                   else which_check(r["steps"][r["prediction"]].get("reason", ""))] += 1
+            gained[
+                "contradiction cue narrowed"
+                if "as the step itself says" in was
+                else which_check(r["steps"][r["prediction"]].get("reason", ""))
+            ] += 1
         elif before and not now:
             lost[which_check(o["steps"][o["prediction"]].get("reason", ""))] += 1
     print("\nfirst errors found exactly now and not by the baseline, by the check whose evidence found them:")
@@ -175,19 +229,28 @@ def decided_row(name: str, recs: list[dict]) -> str:
     """Decided share (valid or invalid at the record's own settings) and the uncertain steps by
     reason, read again from the judges' reasons (so an older --out file is counted the same way)."""
     steps = [(s, r["eps"]) for r in recs for s in r["steps"]]
-    kinds = Counter(kind_of(uncertain_reason(s["scores"], s["reasons"], s.get("dispersion"), eps))
-                    for s, eps in steps if s["label"] == "uncertain")
+    kinds = Counter(
+        kind_of(uncertain_reason(s["scores"], s["reasons"], s.get("dispersion"), eps))
+        for s, eps in steps
+        if s["label"] == "uncertain"
+    )
     n_dec = sum(s["label"] in ("valid", "invalid") for s, _ in steps)
-    return (f"| {name} | {len(steps)} | {n_dec} ({n_dec / len(steps):.3f}) | "
-            + " | ".join(str(kinds[k]) for k in UNCERTAIN_KINDS) + " |")
+    return (
+        f"| {name} | {len(steps)} | {n_dec} ({n_dec / len(steps):.3f}) | "
+        + " | ".join(str(kinds[k]) for k in UNCERTAIN_KINDS)
+        + " |"
+    )
 
 
-DECIDED_HEAD = ("| | steps | decided (share) | " + " | ".join(UNCERTAIN_KINDS) + " |\n|---|---|---|"
-                + "---|" * len(UNCERTAIN_KINDS))
+DECIDED_HEAD = (
+    "| | steps | decided (share) | " + " | ".join(UNCERTAIN_KINDS) + " |\n|---|---|---|" + "---|" * len(UNCERTAIN_KINDS)
+)
 
 
 def print_decided(recs: list[dict], cats: list[str], title: str) -> None:
-    print(f"\n{title}: steps decided (valid or invalid) and uncertain steps by reason, default settings\n{DECIDED_HEAD}")
+    print(
+        f"\n{title}: steps decided (valid or invalid) and uncertain steps by reason, default settings\n{DECIDED_HEAD}"
+    )
     for c in cats:
         print(decided_row(c, [r for r in recs if category(r["id"]) == c]))
     print(decided_row("whole split", recs))
@@ -213,9 +276,12 @@ def main() -> int:
                 out.unlink()
             doc, wall, cpu = accord_verify(args.data, out)
             recs = [json.loads(x) for x in out.read_text().splitlines()]
-        print(f"accord verify {args.data}: {len(recs)} solutions, {doc['steps']} steps, judges {', '.join(doc['judges'])}; "
-              f"whole command {wall:.1f} s wall, {cpu:.1f} s CPU (worker processes included), "
-              f"load average {os.getloadavg()[0]:.1f}")
+        print(
+            f"accord verify {args.data}: {len(recs)} solutions, {doc['steps']} steps, judges "
+            f"{', '.join(doc['judges'])}; "
+            f"whole command {wall:.1f} s wall, {cpu:.1f} s CPU (worker processes included), "
+            f"load average {os.getloadavg()[0]:.1f}"
+        )
     judges = doc["judges"]
     print(f"\nwhole split, default settings (τ {doc['tau']}, ε {doc['eps']}):\n{HEAD}")
     for rule in list(judges) + list(RULES):
@@ -223,10 +289,16 @@ def main() -> int:
     cats = sorted({category(r["id"]) for r in recs})
     candidates = [(rule, tau) for rule in list(judges) + list(RULES) for tau in TAUS]
     for constrained in (True, False):
-        how = (f"best F1 with false alarms ≤ {MAX_FALSE_ALARMS:.0%} and precision ≥ {MIN_PRECISION} there, else the "
-               "best F1" if constrained else "best F1 there")
-        print(f"\nleave-one-category-out (rule and τ chosen on the other two categories: {how}):\n"
-              f"{HEAD.replace('| rule |', '| held out (chosen) |')}")
+        how = (
+            f"best F1 with false alarms ≤ {MAX_FALSE_ALARMS:.0%} and precision ≥ {MIN_PRECISION} there, else the "
+            "best F1"
+            if constrained
+            else "best F1 there"
+        )
+        print(
+            f"\nleave-one-category-out (rule and τ chosen on the other two categories: {how}):\n"
+            f"{HEAD.replace('| rule |', '| held out (chosen) |')}"
+        )
         pooled = []
         for held in cats:
             train = [r for r in recs if category(r["id"]) != held]
@@ -235,9 +307,12 @@ def main() -> int:
             print(row(f"{held} ({rule}, τ {tau})", figures(test, rule, tau)))
             pooled.append((test, rule, tau))
         # the three held-out categories together, each labelled by its own fold's choice
-        print(row("pooled held-out", _pooled([dict(r, _rule=rule, _tau=tau) for test, rule, tau in pooled
-                                              for r in test])))
-    print(f"\nper category at the default settings (policy {doc['policy']}):\n{HEAD.replace('| rule |', '| category |')}")
+        print(
+            row("pooled held-out", _pooled([dict(r, _rule=rule, _tau=tau) for test, rule, tau in pooled for r in test]))
+        )
+    print(
+        f"\nper category at the default settings (policy {doc['policy']}):\n{HEAD.replace('| rule |', '| category |')}"
+    )
     for c in cats:
         print(row(c, figures([r for r in recs if category(r["id"]) == c], doc["policy"], doc["tau"])))
     for c in cats:
@@ -262,9 +337,18 @@ def _pooled(merged: list[dict]) -> dict:
     n_inv = sum(p["n_invalid"] for p in parts)
     n_late = sum((p["precision"] or 0.0) * p["n_invalid"] for p in parts)
     acc_e, acc_c = exact / err, hit_c / cor
-    return {"f1": 2 * acc_e * acc_c / (acc_e + acc_c) if acc_e + acc_c else 0.0, "acc_e": acc_e, "acc_c": acc_c,
-            "exact": exact, "n_err": err, "alarms": alarms, "n_cor": cor, "false_alarm_rate": alarms / cor,
-            "precision": n_late / n_inv if n_inv else None, "n_invalid": n_inv}
+    return {
+        "f1": 2 * acc_e * acc_c / (acc_e + acc_c) if acc_e + acc_c else 0.0,
+        "acc_e": acc_e,
+        "acc_c": acc_c,
+        "exact": exact,
+        "n_err": err,
+        "alarms": alarms,
+        "n_cor": cor,
+        "false_alarm_rate": alarms / cor,
+        "precision": n_late / n_inv if n_inv else None,
+        "n_invalid": n_inv,
+    }
 
 
 if __name__ == "__main__":

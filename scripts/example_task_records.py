@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from accord.verify.tasks import load_tasks, TextTask
+from accord.verify.tasks import TextTask, load_tasks
 
 ROOT = Path(__file__).resolve().parents[1] / "examples" / "runs"
 
@@ -33,8 +33,16 @@ def add_task_records(trace: Path, tasks: dict[str, TextTask]) -> int:
             task = tasks[tid]
             ends = [r for r in records if r.get("type") == "task_end" and r.get("task_id") == tid]
             assert all(str(r.get("reference")) == str(task.reference) for r in ends), tid
-            out.append(json.dumps({"type": "task", "task_id": tid, "question": task.question,  # as the loop writes it
-                                   "reference": None if task.reference is None else str(task.reference)}))
+            out.append(
+                json.dumps(
+                    {
+                        "type": "task",
+                        "task_id": tid,
+                        "question": task.question,  # as the loop writes it
+                        "reference": None if task.reference is None else str(task.reference),
+                    }
+                )
+            )
         out.append(line)
     trace.write_text("\n".join(out) + "\n", encoding="utf-8")
     return len(seen)
@@ -48,10 +56,12 @@ def main() -> None:
         rec = json.loads(line)
         if rec.get("type") == "task_end" and rec["task_id"] not in synthetic:
             synthetic[rec["task_id"]] = TextTask(
-                id=rec["task_id"], reference=rec.get("reference"),
+                id=rec["task_id"],
+                reference=rec.get("reference"),
                 question=f"Synthetic problem {rec['task_id']} (no text: each step is a sound or flawed move whose "
-                         f"judge scores are drawn from a seeded model; the right final answer is "
-                         f"{rec.get('reference')}).")
+                f"judge scores are drawn from a seeded model; the right final answer is "
+                f"{rec.get('reference')}).",
+            )
     print("synthetic:", add_task_records(ROOT / "synthetic" / "trace.jsonl", synthetic), "task records added")
 
 

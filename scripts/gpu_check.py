@@ -68,14 +68,18 @@ def main() -> int:
         torch.cuda.synchronize()
     build_s = time.perf_counter() - t0
     params = sum(p.numel() for p in vlm.model.parameters())
-    print(f"device {torch.cuda.get_device_name() if device == 'cuda' else 'cpu'}; model qwen2_5_vl random {size}: "
-          f"{params / 1e6:.1f} M parameters, {dtype}, built in {build_s:.1f} s")
+    print(
+        f"device {torch.cuda.get_device_name() if device == 'cuda' else 'cpu'}; model qwen2_5_vl random {size}: "
+        f"{params / 1e6:.1f} M parameters, {dtype}, built in {build_s:.1f} s"
+    )
 
     judges = VLMJudges(vlm=vlm, batch_size=args.batch_size)
     side = spec["image_size"]
 
     def step(k: int) -> None:
-        ctx = StepContext(f"How many blue squares are in picture {k}?", ("I look at the picture.",), (picture(k, side),))
+        ctx = StepContext(
+            f"How many blue squares are in picture {k}?", ("I look at the picture.",), (picture(k, side),)
+        )
         cands = [f"Step {k}.{i}: there are {i + 1} blue squares in the picture." for i in range(args.candidates)]
         judges.score_many(ctx, cands)
 
@@ -91,10 +95,14 @@ def main() -> int:
         torch.cuda.synchronize()
     judge_s = (time.perf_counter() - t0) / args.steps
     prompts = 3 * args.candidates
-    print(f"judging: {args.candidates} candidates x 3 roles = {prompts} prompts per step, "
-          f"{vlm._image_inputs([picture(0, side)])['counts'][0]} visual tokens per image, batch size {args.batch_size}")
-    print(f"judging: {judge_s:.3f} s per step; THROUGHPUT {args.candidates / judge_s:.1f} candidates/s "
-          f"({prompts / judge_s:.1f} judge calls/s)")
+    print(
+        f"judging: {args.candidates} candidates x 3 roles = {prompts} prompts per step, "
+        f"{vlm._image_inputs([picture(0, side)])['counts'][0]} visual tokens per image, batch size {args.batch_size}"
+    )
+    print(
+        f"judging: {judge_s:.3f} s per step; THROUGHPUT {args.candidates / judge_s:.1f} candidates/s "
+        f"({prompts / judge_s:.1f} judge calls/s)"
+    )
 
     gen = VLMGenerator(vlm, max_new_tokens=32)
     ctx = StepContext("How many blue squares are in the picture?", (), (picture(0, side),))
@@ -106,11 +114,16 @@ def main() -> int:
     if device == "cuda":
         torch.cuda.synchronize()
     gen_s = time.perf_counter() - t0
-    print(f"generation: 3 candidates x up to 32 tokens in {gen_s:.3f} s; judging 3 candidates would take "
-          f"{judge_s * 3 / args.candidates:.3f} s (ratio {judge_s * 3 / args.candidates / gen_s:.3f}, batched larger steps amortise better)")
+    print(
+        f"generation: 3 candidates x up to 32 tokens in {gen_s:.3f} s; judging 3 candidates would take "
+        f"{judge_s * 3 / args.candidates:.3f} s (ratio {judge_s * 3 / args.candidates / gen_s:.3f}, batched larger "
+        "steps amortise better)"
+    )
     if device == "cuda":
-        print(f"PEAK GPU MEMORY {torch.cuda.max_memory_allocated() / 2**30:.2f} GiB allocated, "
-              f"{torch.cuda.max_memory_reserved() / 2**30:.2f} GiB reserved")
+        print(
+            f"PEAK GPU MEMORY {torch.cuda.max_memory_allocated() / 2**30:.2f} GiB allocated, "
+            f"{torch.cuda.max_memory_reserved() / 2**30:.2f} GiB reserved"
+        )
     return 0
 
 

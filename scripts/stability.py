@@ -26,8 +26,14 @@ from collections import defaultdict
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-REAL_MODEL_TESTS = ["tests/test_served_models.py", "tests/test_served_client.py", "tests/test_served_checkers.py",
-                    "tests/test_llm_judges.py", "tests/test_generator.py", "tests/test_scoring.py"]
+REAL_MODEL_TESTS = [
+    "tests/test_served_models.py",
+    "tests/test_served_client.py",
+    "tests/test_served_checkers.py",
+    "tests/test_llm_judges.py",
+    "tests/test_generator.py",
+    "tests/test_scoring.py",
+]
 PLUGIN = '''
 import json
 import re
@@ -76,7 +82,9 @@ def main() -> int:
     ap.add_argument("tests", nargs="*", default=REAL_MODEL_TESTS)
     ap.add_argument("--runs", type=int, default=10)
     ap.add_argument("-k", default=None, help="pytest -k expression (only these tests)")
-    ap.add_argument("--log", type=Path, default=None, help="append each outcome here (JSON lines); default: a temporary file")
+    ap.add_argument(
+        "--log", type=Path, default=None, help="append each outcome here (JSON lines); default: a temporary file"
+    )
     ap.add_argument("--table", type=Path, default=None, help="print the table of an existing log and exit")
     args = ap.parse_args()
     if args.table:
@@ -86,8 +94,19 @@ def main() -> int:
         (Path(tmp) / "stability_plugin.py").write_text(PLUGIN)
         log = (args.log or Path(tmp) / "outcomes.jsonl").resolve()
         env = {**os.environ, "PYTHONPATH": os.pathsep.join([tmp, str(ROOT), os.environ.get("PYTHONPATH", "")])}
-        cmd = [sys.executable, "-m", "pytest", "-q", "-p", "stability_plugin", "--stability-runs", str(args.runs),
-               f"--stability-log={log}", *(["-k", args.k] if args.k else []), *args.tests]
+        cmd = [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "stability_plugin",
+            "--stability-runs",
+            str(args.runs),
+            f"--stability-log={log}",
+            *(["-k", args.k] if args.k else []),
+            *args.tests,
+        ]
         subprocess.run(cmd, cwd=ROOT, env=env)
         if not log.is_file():
             print("no test ran", file=sys.stderr)

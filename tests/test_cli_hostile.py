@@ -20,9 +20,9 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from tracegen import simulate_run
 
 from accord.cli.main import main
-from tracegen import simulate_run
 
 EXAMPLES = 12
 TRIED: collections.Counter = collections.Counter()

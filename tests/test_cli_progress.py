@@ -13,14 +13,13 @@ import pytest
 from test_engine import AdditionWalker, chains, panel, tasks
 
 from accord.adapters.math import ArithmeticJudge, SymbolicEquivalenceJudge
+from accord.cli.main import main
 from accord.consensus_core import get_policy
 from accord.proofs import run_all
 from accord.verify.analysis import check_derivation
 from accord.verify.io import read_derivation
 from accord.verify.loop import Budgets, StepLoop
 from accord.verify.tables import decide_streaming, open_source
-
-from accord.cli.main import main
 
 ROOT = Path(__file__).resolve().parents[1]
 SLIP = ROOT / "examples" / "derivations" / "algebra_slip.txt"
@@ -83,8 +82,9 @@ def _on_a_terminal(argv: list[str]) -> tuple[int, str, str]:
     """Run ``accord`` with stderr on a pseudo-terminal: (exit code, stdout, what the terminal showed)."""
     master, slave = pty.openpty()
     env = {**os.environ, "PYTHONPATH": str(ROOT), "COLUMNS": "100", "TERM": "xterm"}
-    proc = subprocess.Popen([sys.executable, "-m", "accord.cli.main", *argv], stdout=subprocess.PIPE,
-                            stderr=slave, cwd=ROOT, env=env)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "accord.cli.main", *argv], stdout=subprocess.PIPE, stderr=slave, cwd=ROOT, env=env
+    )
     os.close(slave)
     shown = b""
     while True:
@@ -111,8 +111,21 @@ def test_a_terminal_gets_a_bar_with_eta_and_quiet_or_a_pipe_gets_none(capsys):
     assert capsys.readouterr().err == ""
 
 
-@pytest.mark.parametrize("argv", [["run"], ["prove"], ["check", "x"], ["jury", "x"], ["verify", "x"], ["codepool"],
-                                  ["curate", "x"], ["ensemble", "x"], ["consensus", "x"], ["jury", "collect"]])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["run"],
+        ["prove"],
+        ["check", "x"],
+        ["jury", "x"],
+        ["verify", "x"],
+        ["codepool"],
+        ["curate", "x"],
+        ["ensemble", "x"],
+        ["consensus", "x"],
+        ["jury", "collect"],
+    ],
+)
 def test_every_long_command_takes_quiet(argv, capsys):
     assert main([*argv, "--help"]) == 0
     assert "--quiet" in capsys.readouterr().out

@@ -40,17 +40,36 @@ def _copy_run(tmp_path) -> Path:
     return Path(shutil.copytree(EX / "runs" / "synthetic", tmp_path / "run"))
 
 
-@pytest.mark.parametrize("command, names", [
-    (lambda t: ["consensus", str(EX / "scores.csv")], ["visual=1.5", "contextual=0.8"]),
-    (lambda t: ["report", str(_copy_run(t)), "--bootstrap", "200"], ["raw_average", "variance"]),
-    (lambda t: ["sweep", str(_copy_run(t)), "--tau", "0.5", "0.6", "--eps", "0.05", "0.1"], ["τ=0.5", "ε=0.05"]),
-    (lambda t: ["check", str(EX / "derivations" / "algebra_slip.txt")], ["arithmetic", "symbolic", "numeric", "verdict"]),
-    (lambda t: ["ensemble", str(EX / "ensemble" / "rewards.jsonl"), "--n-boot", "50"], ["fj:no_rejection", "similarity"]),
-    (lambda t: ["jury", str(EX / "jury" / "panel.jsonl"), "--check-law", "--n-boot", "40"], ["unanimous_accuracy", "charlie"]),
-    (lambda t: ["labels", "score", str(EX / "step_labels" / "processbench_predicted.json"),
-                str(EX / "step_labels" / "processbench.jsonl")], ["first"]),
-    (lambda t: ["prove", "--check", "determinant-all-to-all"], ["determinant-all-to-all", "PROVED"]),
-])
+@pytest.mark.parametrize(
+    "command, names",
+    [
+        (lambda t: ["consensus", str(EX / "scores.csv")], ["visual=1.5", "contextual=0.8"]),
+        (lambda t: ["report", str(_copy_run(t)), "--bootstrap", "200"], ["raw_average", "variance"]),
+        (lambda t: ["sweep", str(_copy_run(t)), "--tau", "0.5", "0.6", "--eps", "0.05", "0.1"], ["τ=0.5", "ε=0.05"]),
+        (
+            lambda t: ["check", str(EX / "derivations" / "algebra_slip.txt")],
+            ["arithmetic", "symbolic", "numeric", "verdict"],
+        ),
+        (
+            lambda t: ["ensemble", str(EX / "ensemble" / "rewards.jsonl"), "--n-boot", "50"],
+            ["fj:no_rejection", "similarity"],
+        ),
+        (
+            lambda t: ["jury", str(EX / "jury" / "panel.jsonl"), "--check-law", "--n-boot", "40"],
+            ["unanimous_accuracy", "charlie"],
+        ),
+        (
+            lambda t: [
+                "labels",
+                "score",
+                str(EX / "step_labels" / "processbench_predicted.json"),
+                str(EX / "step_labels" / "processbench.jsonl"),
+            ],
+            ["first"],
+        ),
+        (lambda t: ["prove", "--check", "determinant-all-to-all"], ["determinant-all-to-all", "PROVED"]),
+    ],
+)
 def test_tables_fit_80_columns_and_keep_names_whole(narrow, capsys, command, names):
     assert main(command(narrow)) in (0, 1)
     out = capsys.readouterr().out
@@ -60,8 +79,10 @@ def test_tables_fit_80_columns_and_keep_names_whole(narrow, capsys, command, nam
 
 
 @settings(max_examples=30, deadline=None)
-@given(names=st.lists(st.text("abcdefghij_-:.[]/", min_size=1, max_size=30), min_size=1, max_size=8),
-       width=st.integers(40, 120))
+@given(
+    names=st.lists(st.text("abcdefghij_-:.[]/", min_size=1, max_size=30), min_size=1, max_size=8),
+    width=st.integers(40, 120),
+)
 def test_any_table_fits_its_width_and_keeps_every_character(names, width):
     """Long cells wrap and fold: every line within the width, every character still printed."""
     con = Console(width=width, record=True, file=open("/dev/null", "w"), emoji=False)  # as display.console
@@ -88,7 +109,9 @@ def _rows(path: Path, fmt: str) -> list[dict]:
     return pq.read_table(path).to_pylist()
 
 
-@pytest.mark.parametrize("command, item", [("consensus", EX / "scores.csv"), ("ensemble", EX / "ensemble" / "rewards.jsonl")])
+@pytest.mark.parametrize(
+    "command, item", [("consensus", EX / "scores.csv"), ("ensemble", EX / "ensemble" / "rewards.jsonl")]
+)
 def test_output_format_follows_the_extension(tmp_path, capsys, command, item):
     rows = {}
     for fmt in ("csv", "jsonl", "parquet"):
@@ -101,13 +124,16 @@ def test_output_format_follows_the_extension(tmp_path, capsys, command, item):
     assert list(rows["csv"][0]) == list(rows["jsonl"][0]) == list(rows["parquet"][0])
     key = "candidate" if command == "consensus" else "response_id"
     assert [r[key] for r in rows["csv"]] == [r[key] for r in rows["jsonl"]] == [r[key] for r in rows["parquet"]]
-    assert [r["chosen" if command == "consensus" else "selected_mean"] for r in rows["jsonl"]] == \
-        [r["chosen" if command == "consensus" else "selected_mean"] for r in rows["parquet"]]
+    assert [r["chosen" if command == "consensus" else "selected_mean"] for r in rows["jsonl"]] == [
+        r["chosen" if command == "consensus" else "selected_mean"] for r in rows["parquet"]
+    ]
     assert (tmp_path / "out.parquet").read_bytes()[:4] == b"PAR1"
     assert (tmp_path / "out.csv").read_bytes()[:1] == b'"'
 
 
-@pytest.mark.parametrize("command, item", [("consensus", EX / "scores.csv"), ("ensemble", EX / "ensemble" / "rewards.jsonl")])
+@pytest.mark.parametrize(
+    "command, item", [("consensus", EX / "scores.csv"), ("ensemble", EX / "ensemble" / "rewards.jsonl")]
+)
 @pytest.mark.parametrize("name", ["out.txt", "out", "out.parquet.bak"])
 def test_an_unknown_output_extension_is_refused(tmp_path, capsys, command, item, name):
     assert main([command, str(item), "--output", str(tmp_path / name)]) == 2
@@ -141,16 +167,36 @@ def test_run_summary_fits_80_columns(narrow, capsys):
 
     chains = ["verdict", "mean_preserving", "raw_average", "single_judge:grounding", "base"]
     summary = {
-        "n_problems": 40, "chains": chains,
+        "n_problems": 40,
+        "chains": chains,
         "accuracy": {c: 0.5 + 0.05 * i for i, c in enumerate(chains)},
         "accuracy_ci95": {c: [0.35, 0.7] for c in chains},
         "stopped": {c: {"final": 30, "step_budget": 8, "token_budget": 2} for c in chains},
-        "timing": {"wall_s": 812.4, "load_s": 10.2, "generate_s": 500.1, "judge_s": 290.0,
-                   "generate_share": 0.63, "judge_share": 0.37},
-        "paired": {"comparisons": [
-            {"first": "verdict", "second": second, "source": "recorded chains", "n_pairs": 40, "excluded": 0,
-             "accuracy_first": 0.5, "accuracy_second": 0.45, "difference": 0.05, "ci": [-0.1, 0.2],
-             "mcnemar": {"p_value": 0.62}} for second in chains[1:]]},
+        "timing": {
+            "wall_s": 812.4,
+            "load_s": 10.2,
+            "generate_s": 500.1,
+            "judge_s": 290.0,
+            "generate_share": 0.63,
+            "judge_share": 0.37,
+        },
+        "paired": {
+            "comparisons": [
+                {
+                    "first": "verdict",
+                    "second": second,
+                    "source": "recorded chains",
+                    "n_pairs": 40,
+                    "excluded": 0,
+                    "accuracy_first": 0.5,
+                    "accuracy_second": 0.45,
+                    "difference": 0.05,
+                    "ci": [-0.1, 0.2],
+                    "mcnemar": {"p_value": 0.62},
+                }
+                for second in chains[1:]
+            ]
+        },
     }
     print_summary(summary, Path("runs/a-long-run-folder-name-2026-12-02"), console(120))
     out = capsys.readouterr().out

@@ -33,16 +33,24 @@ def _write(tmp_path, cands, tests):
 @pytest.fixture(scope="module")
 def files(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("code")
-    cands = [{"task_id": "clamp", "id": i, "code": code} for i, code in
-             (("good", GOOD), ("swapped", SWAPPED), ("no-hi", NO_HI), ("also-good", ALSO_GOOD))]
+    cands = [
+        {"task_id": "clamp", "id": i, "code": code}
+        for i, code in (("good", GOOD), ("swapped", SWAPPED), ("no-hi", NO_HI), ("also-good", ALSO_GOOD))
+    ]
     cands += [{"task_id": "rev", "code": code} for code in (REV_BAD, REV_GOOD, REV_LOOP)]
     tests = [
-        {"task_id": "clamp", "entry_point": "clamp",
-         "tests": "assert clamp(5, 0, 10) == 5\nassert clamp(-3, 0, 10) == 0\nassert clamp(42, 0, 10) == 10\n"
-                  "def test_edges():\n    assert clamp(0, 0, 0) == 0\n"},
-        {"task_id": "rev", "entry_point": "rev",
-         "check": "def check(candidate):\n    assert candidate('abc') == 'cba'\n    assert candidate('') == ''\n"
-                  "    assert candidate('xy') == 'yx'\n"},
+        {
+            "task_id": "clamp",
+            "entry_point": "clamp",
+            "tests": "assert clamp(5, 0, 10) == 5\nassert clamp(-3, 0, 10) == 0\nassert clamp(42, 0, 10) == 10\n"
+            "def test_edges():\n    assert clamp(0, 0, 0) == 0\n",
+        },
+        {
+            "task_id": "rev",
+            "entry_point": "rev",
+            "check": "def check(candidate):\n    assert candidate('abc') == 'cba'\n    assert candidate('') == ''\n"
+            "    assert candidate('xy') == 'yx'\n",
+        },
     ]
     return _write(tmp, cands, tests)
 
@@ -90,23 +98,56 @@ def test_table_and_out_file(files, tmp_path, capsys, monkeypatch):
 
 
 def test_a_task_with_no_acceptable_candidate_exits_1(tmp_path, capsys):
-    c, t = _write(tmp_path, [{"task_id": "rev", "code": REV_BAD}, {"task_id": "rev", "code": REV_BAD.replace("s\n", "s[1:]\n")}],
-                  [{"task_id": "rev", "entry_point": "rev", "tests": ["assert rev('ab') == 'ba'", "assert rev('abc') == 'cba'"]}])
+    c, t = _write(
+        tmp_path,
+        [{"task_id": "rev", "code": REV_BAD}, {"task_id": "rev", "code": REV_BAD.replace("s\n", "s[1:]\n")}],
+        [{"task_id": "rev", "entry_point": "rev", "tests": ["assert rev('ab') == 'ba'", "assert rev('abc') == 'cba'"]}],
+    )
     assert main(["code", str(c), "--tests", str(t), "--judges", "code_static,code_execution", "--quiet"]) == 1
     assert "no candidate accepted in rev" in capsys.readouterr().out
 
 
-@pytest.mark.parametrize("cands, tests, message", [
-    ([{"task_id": "t"}], [{"task_id": "t", "entry_point": "f", "tests": "assert f() == 1"}], "'code' must be a non-empty string"),
-    ([{"task_id": "t", "code": "x"}], [{"task_id": "u", "entry_point": "f", "tests": "assert f() == 1"}], "no tests in"),
-    ([{"task_id": "t", "code": "x"}], [{"task_id": "t", "entry_point": "f"}], "has no test"),
-    ([{"task_id": "t", "code": "x"}], [{"task_id": "t", "entry_point": "f", "tests": "assert f(("}], "tests do not parse"),
-    ([{"task_id": "t", "code": "x"}], [{"task_id": "t", "entry_point": "f", "check": "assert 1"}], "check(candidate)"),
-    ([{"task_id": "t", "code": "x"}], [{"task_id": "t", "entry_point": "f-g", "tests": "assert 1"}], "not a Python name"),
-    ([{"task_id": "t", "code": "x"}], [{"task_id": "t", "entry_point": "f", "tests": "assert 1", "extra": 1}], "unknown field"),
-    ([{"task_id": "t", "code": "x", "id": "a"}, {"task_id": "t", "code": "y", "id": "a"}],
-     [{"task_id": "t", "entry_point": "f", "tests": "assert 1"}], "appears twice"),
-])
+@pytest.mark.parametrize(
+    "cands, tests, message",
+    [
+        (
+            [{"task_id": "t"}],
+            [{"task_id": "t", "entry_point": "f", "tests": "assert f() == 1"}],
+            "'code' must be a non-empty string",
+        ),
+        (
+            [{"task_id": "t", "code": "x"}],
+            [{"task_id": "u", "entry_point": "f", "tests": "assert f() == 1"}],
+            "no tests in",
+        ),
+        ([{"task_id": "t", "code": "x"}], [{"task_id": "t", "entry_point": "f"}], "has no test"),
+        (
+            [{"task_id": "t", "code": "x"}],
+            [{"task_id": "t", "entry_point": "f", "tests": "assert f(("}],
+            "tests do not parse",
+        ),
+        (
+            [{"task_id": "t", "code": "x"}],
+            [{"task_id": "t", "entry_point": "f", "check": "assert 1"}],
+            "check(candidate)",
+        ),
+        (
+            [{"task_id": "t", "code": "x"}],
+            [{"task_id": "t", "entry_point": "f-g", "tests": "assert 1"}],
+            "not a Python name",
+        ),
+        (
+            [{"task_id": "t", "code": "x"}],
+            [{"task_id": "t", "entry_point": "f", "tests": "assert 1", "extra": 1}],
+            "unknown field",
+        ),
+        (
+            [{"task_id": "t", "code": "x", "id": "a"}, {"task_id": "t", "code": "y", "id": "a"}],
+            [{"task_id": "t", "entry_point": "f", "tests": "assert 1"}],
+            "appears twice",
+        ),
+    ],
+)
 def test_bad_input_is_one_line_exit_2(tmp_path, capsys, cands, tests, message):
     c, t = _write(tmp_path, cands, tests)
     assert main(["code", str(c), "--tests", str(t)]) == 2
@@ -119,9 +160,13 @@ def test_test_sources_split_into_tests_with_setup_kept():
     assert len(tests) == 2 and all(t.expected is None and t.expr.startswith("import math") for t in tests)
     plain = candidates.tests_from_source("assert f(4) == 2\nassert f(1) in (1, -1)\n", "w")
     assert (plain[0].expr, plain[0].expected) == ("f(4)", "2") and plain[1].expected is None
-    split = candidates.tests_from_check("def check(c):\n    'doc'\n    assert c(1) == 2\n    assert c(2) == 3\n", "g", "w")
+    split = candidates.tests_from_check(
+        "def check(c):\n    'doc'\n    assert c(1) == 2\n    assert c(2) == 3\n", "g", "w"
+    )
     assert [(t.expr, t.expected) for t in split] == [("g(1)", "2"), ("g(2)", "3")]
-    whole = candidates.tests_from_check("def check(c):\n    for x in range(3):\n        assert c(x) == x + 1\n", "g", "w")
+    whole = candidates.tests_from_check(
+        "def check(c):\n    for x in range(3):\n        assert c(x) == x + 1\n", "g", "w"
+    )
     assert len(whole) == 1 and whole[0].expr.endswith("check(g)")
 
 

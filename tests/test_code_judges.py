@@ -6,11 +6,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from accord.adapters.code import CodeRunner, Limits, Sandbox
 from accord.adapters.code._judges import ExecutionJudge, SelfConsistencyJudge
-from accord.adapters.code import Limits
 from accord.adapters.code._probes import generated_args, probe_inputs
-from accord.adapters.code import CodeRunner
-from accord.adapters.code import Sandbox
 from accord.adapters.code._spec import CodeSpec, CodeTest, examples_from_docstring, visible_tests
 from accord.adapters.code._static import StaticJudge, analyse
 from accord.protocols import StepContext
@@ -26,7 +24,10 @@ def running_max(xs: List[int]) -> List[int]:
     []
     """
 '''
-GOOD = "    out, m = [], None\n    for x in xs:\n        m = x if m is None or x > m else m\n        out.append(m)\n    return out\n"
+GOOD = (
+    "    out, m = [], None\n    for x in xs:\n        m = x if m is None or x > m else m\n"
+    "        out.append(m)\n    return out\n"
+)
 GOOD2 = "    import itertools\n    return list(itertools.accumulate(xs, max))\n"
 WRONG = "    return sorted(xs)\n"
 CRASH = "    return xs[0]\n"
@@ -50,7 +51,7 @@ def test_visible_tests_come_from_the_docstring():
 
 
 def test_other_example_styles():
-    doc = 'f(3) ==> 9\nf(2) -> 4.\nFor x = 5 the output should be 25\nf(1) => true\nf(0) is obviously 0'
+    doc = "f(3) ==> 9\nf(2) -> 4.\nFor x = 5 the output should be 25\nf(1) => true\nf(0) is obviously 0"
     got = examples_from_docstring(doc, "f")
     assert [(t.expr, t.expected) for t in got] == [("f(3)", "9"), ("f(2)", "4"), ("f(1)", "True"), ("f(x = 5)", "25")]
 
@@ -78,8 +79,16 @@ def test_io_tests_round_trip(args, expected):
 
 def test_static_judge():
     ctx = _ctx()
-    s = StaticJudge().score(ctx, [GOOD, "    return (\n", "    import os\n    return os.listdir('.')\n", "    return ys\n",
-                                  "    unused = 1\n    return eval('xs')\n"])
+    s = StaticJudge().score(
+        ctx,
+        [
+            GOOD,
+            "    return (\n",
+            "    import os\n    return os.listdir('.')\n",
+            "    return ys\n",
+            "    unused = 1\n    return eval('xs')\n",
+        ],
+    )
     assert s[0].value is None and "no static defect found" in s[0].reason  # nothing found is no evidence of correctness
     assert s[4].value is None and "eval" in s[4].reason and "unused" in s[4].reason
     assert s[1].value == 0.0 and "does not parse" in s[1].reason
@@ -196,7 +205,9 @@ def test_llm_code_judge_scores_roles_in_one_call(smollm2):
 def test_code_judges_from_a_run_config():
     from accord.verify.loop import build_panel
 
-    panel = build_panel([{"type": "code_static"}, {"type": "code_execution", "lambda": 1.5}, {"type": "code_consistency", "probes": 4}])
+    panel = build_panel(
+        [{"type": "code_static"}, {"type": "code_execution", "lambda": 1.5}, {"type": "code_consistency", "probes": 4}]
+    )
     assert panel.names == ["static", "execution", "consistency"] and panel.lambdas == (1.0, 1.5, 1.0)
     scores = panel.score(_ctx(), [GOOD, WRONG])
     assert scores.raw[0, 1] == 1.0 and scores.raw[1, 1] == 0.5

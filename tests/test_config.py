@@ -25,12 +25,16 @@ def test_defaults_are_the_builtin_run():
     assert cfg["policy"] == {"name": "verdict", "params": {"tau": 0.6, "eps": 0.1}}  # filled from the policy
     assert cfg["baselines"] == ["mean", "variance", "raw_average"] and cfg["base_chain"] is True
     assert [j["type"] for j in cfg["judges"]] == ["llm", "llm", "llm", "arithmetic", "embedding"]
-    assert cfg["budgets"]["n_candidates"] == 5 and cfg["budgets"]["max_steps"] == 1 and cfg["adaptive"]["enabled"] is False
+    assert (
+        cfg["budgets"]["n_candidates"] == 5 and cfg["budgets"]["max_steps"] == 1 and cfg["adaptive"]["enabled"] is False
+    )
 
 
 def test_yaml_and_toml_files_give_the_same_config(tmp_path):
     (tmp_path / "a.yaml").write_text("policy:\n  name: verdict\n  params: {tau: 0.7}\nbudgets: {max_steps: 9}\n")
-    (tmp_path / "a.toml").write_text("[policy]\nname = 'verdict'\n[policy.params]\ntau = 0.7\n[budgets]\nmax_steps = 9\n")
+    (tmp_path / "a.toml").write_text(
+        "[policy]\nname = 'verdict'\n[policy.params]\ntau = 0.7\n[budgets]\nmax_steps = 9\n"
+    )
     a = resolve(read_config_file(tmp_path / "a.yaml")).as_dict()
     b = resolve(read_config_file(tmp_path / "a.toml")).as_dict()
     assert a == b and a["policy"]["params"] == {"tau": 0.7, "eps": 0.1} and a["budgets"]["max_steps"] == 9
@@ -38,11 +42,51 @@ def test_yaml_and_toml_files_give_the_same_config(tmp_path):
 
 
 def test_every_flag_maps_onto_a_config_key(tmp_path):
-    cfg = cfg_from(["--task", "gsm_symbolic", "--problems", "4", "--task-seed", "7", "--model", "m", "--temperature", "0.5",
-                    "--top-p", "0.9", "--max-new-tokens", "20", "-n", "5", "--max-steps", "8", "--max-tokens", "99",
-                    "--policy", "raw_average", "--tau", "0.5", "--eps", "0.2", "--seed", "3", "--threads", "2",
-                    "--judge-timeout", "9", "--baselines", "mean,max", "--no-base", "--adaptive", "--out", "x",
-                    "--no-report", "--set", "adaptive.group=2"])
+    cfg = cfg_from(
+        [
+            "--task",
+            "gsm_symbolic",
+            "--problems",
+            "4",
+            "--task-seed",
+            "7",
+            "--model",
+            "m",
+            "--temperature",
+            "0.5",
+            "--top-p",
+            "0.9",
+            "--max-new-tokens",
+            "20",
+            "-n",
+            "5",
+            "--max-steps",
+            "8",
+            "--max-tokens",
+            "99",
+            "--policy",
+            "raw_average",
+            "--tau",
+            "0.5",
+            "--eps",
+            "0.2",
+            "--seed",
+            "3",
+            "--threads",
+            "2",
+            "--judge-timeout",
+            "9",
+            "--baselines",
+            "mean,max",
+            "--no-base",
+            "--adaptive",
+            "--out",
+            "x",
+            "--no-report",
+            "--set",
+            "adaptive.group=2",
+        ]
+    )
     assert cfg["task"] == {"name": "gsm_symbolic", "options": {"size": 4, "seed": 7}}
     assert cfg_from(["--task", "gsm_symbolic"])["task"] == {"name": "gsm_symbolic", "options": {}}
     g = cfg["generator"]
@@ -127,13 +171,28 @@ def test_the_example_configs_resolve_and_the_default_one_is_the_builtin_run():
 
 
 def test_the_config_is_typed_frozen_and_saved_as_written(tmp_path):
-    served = {"name": "big", "type": "llm", "lambda": 2, "base_url": "http://127.0.0.1:9/v1", "model": "m",
-              "api_key_env": "KEY", "max_concurrency": 4, "timeout_s": 5.0, "max_retries": 1, "role": "logic"}
+    served = {
+        "name": "big",
+        "type": "llm",
+        "lambda": 2,
+        "base_url": "http://127.0.0.1:9/v1",
+        "model": "m",
+        "api_key_env": "KEY",
+        "max_concurrency": 4,
+        "timeout_s": 5.0,
+        "max_retries": 1,
+        "role": "logic",
+    }
     cfg = resolve({"judges": [served, {"type": "arithmetic", "lambda": 1.5}]})
     j = cfg.judges[0]
     assert (j.type, j.lam, j.model, j.name, j.role) == ("llm", (2.0,), "m", "big", "logic")  # the registry's spec
     assert (j.base_url, j.api_key_env, j.max_concurrency, j.timeout_s, j.max_retries) == (
-        "http://127.0.0.1:9/v1", "KEY", 4, 5.0, 1)
+        "http://127.0.0.1:9/v1",
+        "KEY",
+        4,
+        5.0,
+        1,
+    )
     assert list(cfg.as_dict()["judges"][0].items()) == list(served.items())  # same keys, same order
     with pytest.raises(AttributeError):
         cfg.seed = 3

@@ -50,8 +50,16 @@ def test_policy_lambdas_and_influence_flags(capsys):
         ("step,candidate,a,b\n1,x,0.5\n", ".csv", "bad.csv:2: expected 4 columns, got 3"),
         ("step,candidate,a\n1,x,0.5\n", ".csv", "bad.csv:1: header must be"),
         ("step,candidate,a,b\n1,x,0.5,0.5\n1,x,0.1,0.1\n", ".csv", "appears twice"),
-        ('{"step":1,"candidate":"a","scores":{"p":0.1,"q":0.2}}\n{"step":1,"candidate":"b"\n', ".jsonl", "bad.jsonl:2: not valid JSON"),
-        ('{"step":1,"candidate":"a","scores":{"p":0.1,"q":0.2}}\n{"step":1,"candidate":"b","scores":{"p":0.1}}\n', ".jsonl", "bad.jsonl:2: judges"),
+        (
+            '{"step":1,"candidate":"a","scores":{"p":0.1,"q":0.2}}\n{"step":1,"candidate":"b"\n',
+            ".jsonl",
+            "bad.jsonl:2: not valid JSON",
+        ),
+        (
+            '{"step":1,"candidate":"a","scores":{"p":0.1,"q":0.2}}\n{"step":1,"candidate":"b","scores":{"p":0.1}}\n',
+            ".jsonl",
+            "bad.jsonl:2: judges",
+        ),
         ("", ".csv", "bad.csv:1: empty file"),
     ],
 )
@@ -77,7 +85,9 @@ def test_bad_lambdas_and_unknown_policy(capsys):
 def test_entry_point_runs_as_a_program():
     out = subprocess.run(
         [sys.executable, "-m", "accord.cli.main", "consensus", str(EXAMPLES / "scores.csv")],
-        capture_output=True, text=True, check=True,
+        capture_output=True,
+        text=True,
+        check=True,
     ).stdout
     assert "step 1" in out and "s̄*" in out
 
@@ -94,7 +104,9 @@ def test_columns_take_lambda_by_name_never_by_position(capsys, tmp_path):
     assert again["lambdas"] == [0.8, 1.5, 1.0]
     assert [s["chosen"] for s in again["steps"]] == [s["chosen"] for s in doc["steps"]]
     renamed = tmp_path / "renamed.csv"
-    renamed.write_text("\n".join([",".join(rows[0][:2] + ["mystery", "logical", "other"])] + [",".join(r) for r in rows[1:]]) + "\n")
+    renamed.write_text(
+        "\n".join([",".join(rows[0][:2] + ["mystery", "logical", "other"])] + [",".join(r) for r in rows[1:]]) + "\n"
+    )
     doc = run_json(capsys, str(renamed))
     assert doc["lambdas"] == [1.0, 1.0, 1.0] and "mystery, other" in doc["lambda_note"]
     assert main(["consensus", str(renamed)]) == 0

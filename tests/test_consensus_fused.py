@@ -84,7 +84,12 @@ def test_thresholds_and_ties_at_the_last_bit(name):
         return
     st_ = policy.stats(raw)
     for i in range(0, 300, 15):  # a threshold exactly on some candidate's own statistic
-        for tau, eps in ((st_.mean[i, 0], 1.0), (st_.raw_mean[i, 0], 1.0), (0.0, st_.dispersion[i, 0]), (0.0, st_.raw_mad[i, 0])):
+        for tau, eps in (
+            (st_.mean[i, 0], 1.0),
+            (st_.raw_mean[i, 0], 1.0),
+            (0.0, st_.dispersion[i, 0]),
+            (0.0, st_.raw_mad[i, 0]),
+        ):
             policy = get_policy(name, tau=tau, eps=eps)
             assert_same(policy.decide(raw, path="fused"), policy.decide(raw, path="reference"))
 
@@ -110,7 +115,9 @@ def test_a_few_failed_judges_keep_the_rest_on_the_fast_path(monkeypatch):
     policy = get_policy("verdict")
     redone = []
     reference = type(policy).decide_reference
-    monkeypatch.setattr(type(policy), "decide_reference", lambda self, r, spec=None: redone.append(len(r)) or reference(self, r, spec))
+    monkeypatch.setattr(
+        type(policy), "decide_reference", lambda self, r, spec=None: redone.append(len(r)) or reference(self, r, spec)
+    )
     got = policy.decide(raw)
     assert got.path == "fused" and redone and redone[0] < 10  # only the steps that need it
     assert got.chosen[7] == -1
@@ -118,11 +125,13 @@ def test_a_few_failed_judges_keep_the_rest_on_the_fast_path(monkeypatch):
 
 
 def test_known_decisions_on_the_fast_path():
-    raw = np.array([
-        [[0.9, 0.9, 0.9], [0.8, 0.8, 0.8], [0.1, 0.9, 0.5]],  # accepted: best mean wins
-        [[0.2, 0.9, 0.1], [0.5, 0.5, 0.5], [0.5, 0.5, 0.5]],  # none accepted, tie: first wins
-        [[0.7, 0.7, 0.7], [0.7, 0.7, 0.7], [0.0, 0.0, 0.0]],  # accepted tie: first wins
-    ])
+    raw = np.array(
+        [
+            [[0.9, 0.9, 0.9], [0.8, 0.8, 0.8], [0.1, 0.9, 0.5]],  # accepted: best mean wins
+            [[0.2, 0.9, 0.1], [0.5, 0.5, 0.5], [0.5, 0.5, 0.5]],  # none accepted, tie: first wins
+            [[0.7, 0.7, 0.7], [0.7, 0.7, 0.7], [0.0, 0.0, 0.0]],  # accepted tie: first wins
+        ]
+    )
     got = get_policy("verdict").decide(raw, path="fused")
     assert got.path == "fused"
     assert got.chosen.tolist() == [0, 1, 0]
@@ -156,8 +165,11 @@ def test_a_bad_score_beside_a_failed_judge_raises_the_reference_error(step, bad)
 def test_inputs_the_kernels_cannot_take_go_to_the_reference():
     raw = np.full((2, 3, 3), 0.5)
     assert get_policy("verdict").decide(raw.astype(np.float32), path="fused").path == "fused"
-    for bad, why in [(raw.astype(int), "not floating-point"), (np.empty((0, 3, 3)), "non-empty"),
-                     (np.full((2, 30, 20), 0.5), "beyond the kernels")]:
+    for bad, why in [
+        (raw.astype(int), "not floating-point"),
+        (np.empty((0, 3, 3)), "non-empty"),
+        (np.full((2, 30, 20), 0.5), "beyond the kernels"),
+    ]:
         with pytest.raises(ValueError, match=why):
             get_policy("verdict").decide(bad, path="fused")
         assert get_policy("verdict").decide(bad).path == "reference"

@@ -9,12 +9,18 @@ PROBLEM = "Real numbers a, b and c satisfy a + b + c = 9. Find the least value o
 
 
 def point(reason: str) -> dict[str, Fraction]:
-    return {k: Fraction(v) for k, v in re.findall(r"\b([abc]) = (-?\d+(?:/\d+)?)", reason.split(" (where")[0].split(" at ")[-1])}
+    return {
+        k: Fraction(v)
+        for k, v in re.findall(r"\b([abc]) = (-?\d+(?:/\d+)?)", reason.split(" (where")[0].split(" at ")[-1])
+    }
 
 
 def test_the_shown_point_lies_on_the_problem_condition():
-    score, reason = solution_check(PROBLEM, ["We complete squares."],
-                                   "So E = a^2 + b^2 + c^2 - ab - bc - ca = (a - b)^2 + (b - c)^2 + (c - a)^2 - 9.")
+    score, reason = solution_check(
+        PROBLEM,
+        ["We complete squares."],
+        "So E = a^2 + b^2 + c^2 - ab - bc - ca = (a - b)^2 + (b - c)^2 + (c - a)^2 - 9.",
+    )
     assert score == 0.0 and "(where a + b + c = 9)" in reason
     pt = point(reason)
     assert set(pt) == {"a", "b", "c"} and sum(pt.values()) == 9
@@ -24,8 +30,11 @@ def test_the_shown_point_lies_on_the_problem_condition():
 
 
 def test_a_rewrite_that_holds_on_the_condition_is_not_flagged():
-    score, _ = solution_check(PROBLEM, ["We complete squares."],
-                              "So E = a^2 + b^2 + c^2 - ab - bc - ca = ((a - b)^2 + (b - c)^2 + (c - a)^2)/2.")
+    score, _ = solution_check(
+        PROBLEM,
+        ["We complete squares."],
+        "So E = a^2 + b^2 + c^2 - ab - bc - ca = ((a - b)^2 + (b - c)^2 + (c - a)^2)/2.",
+    )
     assert score != 0.0
     score, _ = solution_check(PROBLEM, ["We use the condition."], "So F = a + b + c - 9 + a = a.")
     assert score != 0.0

@@ -14,10 +14,18 @@ POSITIVE = "Let a, b, c be positive real numbers."
 REAL = "Let a, b, c be real numbers."
 CASES = [
     # an equation not linear in any name: a point on it found numerically
-    ("Let a and b be positive integers with 2^a/(2^b - 1) = 7.", ["We have $\\frac{2^a}{2^b - 1} = 7$."],
-     "Cross-multiplying gives $2^a = 7(2^b - 1)$.", 1.0),
-    ("Let a and b be positive integers with 2^a/(2^b - 1) = 7.", ["We have $\\frac{2^a}{2^b - 1} = 7$."],
-     "Cross-multiplying gives $2^a = 7 \\cdot 2^b - 1$.", 0.0),
+    (
+        "Let a and b be positive integers with 2^a/(2^b - 1) = 7.",
+        ["We have $\\frac{2^a}{2^b - 1} = 7$."],
+        "Cross-multiplying gives $2^a = 7(2^b - 1)$.",
+        1.0,
+    ),
+    (
+        "Let a and b be positive integers with 2^a/(2^b - 1) = 7.",
+        ["We have $\\frac{2^a}{2^b - 1} = 7$."],
+        "Cross-multiplying gives $2^a = 7 \\cdot 2^b - 1$.",
+        0.0,
+    ),
     # solving for a name
     ("Let x and y be real numbers.", ["We have $3x + 2y = 12$."], "Solving for $y$ gives $y = (12 - 3x)/2$.", 1.0),
     ("Let x and y be real numbers.", ["We have $3x + 2y = 12$."], "Solving for $y$ gives $y = 12 - 3x/2$.", 0.0),
@@ -46,20 +54,31 @@ def test_a_derived_relation_is_checked_against_the_one_before(problem, before, s
 def test_names_the_problem_does_not_use_and_signs_in_words_are_left_alone():
     got, _ = solution_check(POSITIVE, ["We have $x + y > 2z$."], "Subtracting $z$ gives $x + y - z > 2z$.")
     assert got is None  # x, y, z: not the problem's names, their domain unknown
-    got, _ = solution_check(REAL, ["We have $a - b > c$."],
-                            "Multiplying both sides by the negative $c$ flips it: $ac - bc < c^2$.")
+    got, _ = solution_check(
+        REAL, ["We have $a - b > c$."], "Multiplying both sides by the negative $c$ flips it: $ac - bc < c^2$."
+    )
     assert got is None
 
 
 def test_accord_verify_flags_the_step_that_does_not_follow(tmp_path, capsys):
-    row = {"id": "d", "problem": POSITIVE, "label": 1,
-           "steps": ["We have $b^2 - 4ac > 0$.", "Dividing both sides by $a$ gives $(b/a)^2 - 4c > 0$.",
-                     "So the claim holds."]}
+    row = {
+        "id": "d",
+        "problem": POSITIVE,
+        "label": 1,
+        "steps": [
+            "We have $b^2 - 4ac > 0$.",
+            "Dividing both sides by $a$ gives $(b/a)^2 - 4c > 0$.",
+            "So the claim holds.",
+        ],
+    }
     path = tmp_path / "d.jsonl"
     path.write_text(json.dumps(row) + "\n")
     out = tmp_path / "pred.jsonl"
     rc = main(["verify", str(path), "--out", str(out), "--bootstrap", "0"])
     capsys.readouterr()
     rec = json.loads(out.read_text())
-    assert rc == 1 and rec["prediction"] == 1 and "does not follow from the inequality before it" in \
-        rec["steps"][1]["reason"]
+    assert (
+        rc == 1
+        and rec["prediction"] == 1
+        and "does not follow from the inequality before it" in rec["steps"][1]["reason"]
+    )

@@ -14,8 +14,16 @@ from accord.consensus_core import ConsensusSpec, get_policy
 from accord.protocols import JudgeScore, StepContext
 from accord.verify.analysis import read_trace
 from accord.verify.loop import (
-    Adaptive, Budgets, Chain, context_id, generation_seed, load_resume_state, Panel, replay_margin, StepLoop,
+    Adaptive,
+    Budgets,
+    Chain,
+    Panel,
+    StepLoop,
     TraceWriter,
+    context_id,
+    generation_seed,
+    load_resume_state,
+    replay_margin,
 )
 from accord.verify.tasks import TextTask
 
@@ -58,7 +66,9 @@ class GroundingJudge:
         out = []
         for c in candidates:
             nums = re.findall(r"-?\d+", c.split("=")[0]) if "=" in c else re.findall(r"-?\d+", c)
-            out.append(JudgeScore(sum(x in known for x in nums) / len(nums)) if nums else JudgeScore.failed("no numbers"))
+            out.append(
+                JudgeScore(sum(x in known for x in nums) / len(nums)) if nums else JudgeScore.failed("no numbers")
+            )
         return out
 
 
@@ -83,7 +93,15 @@ def run_loop(tmp_path, gen=None, **kw):
     gen = gen or AdditionWalker()
     path = tmp_path / "trace.jsonl"
     with TraceWriter(path) as w:
-        loop = StepLoop(gen, panel(), kw.pop("chains", chains()), budgets=kw.pop("budgets", Budgets(3, 5, 200)), seed=kw.pop("seed", 0), writer=w, **kw)
+        loop = StepLoop(
+            gen,
+            panel(),
+            kw.pop("chains", chains()),
+            budgets=kw.pop("budgets", Budgets(3, 5, 200)),
+            seed=kw.pop("seed", 0),
+            writer=w,
+            **kw,
+        )
         ends = loop.run(tasks())
     return loop, ends, path
 
@@ -102,8 +120,27 @@ def test_trace_follows_the_contract_and_validates(tmp_path):
     assert {e.chain for e in trace.ends} == {"verdict", "mean", "base"}
     recs = [json.loads(x) for x in path.read_text().splitlines()]
     step = next(r for r in recs if r["type"] == "step")
-    for key in ("task_id", "chain", "step", "context_id", "candidates", "judges", "lambdas", "raw", "failures", "policy",
-                "consensus", "mean", "dispersion", "accepted", "chosen", "fallback", "final", "timings", "tokens"):
+    for key in (
+        "task_id",
+        "chain",
+        "step",
+        "context_id",
+        "candidates",
+        "judges",
+        "lambdas",
+        "raw",
+        "failures",
+        "policy",
+        "consensus",
+        "mean",
+        "dispersion",
+        "accepted",
+        "chosen",
+        "fallback",
+        "final",
+        "timings",
+        "tokens",
+    ):
         assert key in step, key
     assert set(step["timings"]) >= {"generate_s", "judge_s", "decide_s"}
     assert set(step["tokens"]) == {"generated", "judge_prompt"}
@@ -189,10 +226,16 @@ class RowSeededWalker(AdditionWalker):
 
 def test_adaptive_runs_see_the_candidates_of_a_full_run(tmp_path):
     def steps(path):
-        return {(r["task_id"], r["context_id"]): r for r in map(json.loads, path.read_text().splitlines()) if r["type"] == "step"}
+        return {
+            (r["task_id"], r["context_id"]): r
+            for r in map(json.loads, path.read_text().splitlines())
+            if r["type"] == "step"
+        }
 
     _, _, full = run_loop(tmp_path / "full", gen=RowSeededWalker(0.5), chains=chains()[:1])
-    _, _, ada = run_loop(tmp_path / "ada", gen=RowSeededWalker(0.5), adaptive=Adaptive(True, group=1), chains=chains()[:1])
+    _, _, ada = run_loop(
+        tmp_path / "ada", gen=RowSeededWalker(0.5), adaptive=Adaptive(True, group=1), chains=chains()[:1]
+    )
     full, ada = steps(full), steps(ada)
     shared = set(full) & set(ada)
     assert any(r["n_generated"] == 1 for r in ada.values()) and any(r["n_generated"] == 3 for r in ada.values())
@@ -205,8 +248,9 @@ def test_adaptive_runs_see_the_candidates_of_a_full_run(tmp_path):
     policy = chains()[0].policy
     for key in shared:
         rec = full[key]
-        predicted = replay_margin([(np.array(rec["raw"], dtype=float), rec["candidates"])], policy, 0.9, 0.05,
-                                  spec=ConsensusSpec((1.5, 1.0)))
+        predicted = replay_margin(
+            [(np.array(rec["raw"], dtype=float), rec["candidates"])], policy, 0.9, 0.05, spec=ConsensusSpec((1.5, 1.0))
+        )
         assert predicted.stop_rate == float(ada[key]["adaptive"]["stopped_early"])
 
 
@@ -218,10 +262,18 @@ def test_adaptive_margin_is_learned_without_labels_after_a_fully_verified_warm_u
     assert sources[:4] == ["calibrating"] * 4 and set(sources[4:]) == {"calibrated"}
     assert all(r["n_generated"] == 3 for r in recs[:4])  # the warm-up is fully verified
     m = loop.margin
-    assert m is not None and m.steps == 4 and m.agreement == 1.0 and recs[-1]["adaptive"]["margin"]["min_mean"] == m.min_mean
+    assert (
+        m is not None
+        and m.steps == 4
+        and m.agreement == 1.0
+        and recs[-1]["adaptive"]["margin"]["min_mean"] == m.min_mean
+    )
     assert any(r["n_generated"] == 1 for r in recs[4:])  # and it does stop early afterwards
     warm = [(np.array(r["raw"], dtype=float), r["candidates"]) for r in recs[:4]]
-    assert replay_margin(warm, chains()[0].policy, m.min_mean, m.max_dispersion, spec=loop.panel.consensus).stop_rate == m.stop_rate
+    assert (
+        replay_margin(warm, chains()[0].policy, m.min_mean, m.max_dispersion, spec=loop.panel.consensus).stop_rate
+        == m.stop_rate
+    )
     # a run cut after the warm-up and resumed learns the same margin from the trace
     lines = path.read_text().splitlines(keepends=True)
     cut = tmp_path / "cut" / "trace.jsonl"
@@ -229,8 +281,16 @@ def test_adaptive_margin_is_learned_without_labels_after_a_fully_verified_warm_u
     fifth = [i for i, line in enumerate(lines) if '"type": "step"' in line][5]
     cut.write_text("".join(lines[:fifth]))
     with TraceWriter(cut) as w:
-        again = StepLoop(RowSeededWalker(0.5), panel(), chains()[:1], budgets=Budgets(3, 5, 200), seed=0, writer=w,
-                         adaptive=ada, resume=load_resume_state(cut))
+        again = StepLoop(
+            RowSeededWalker(0.5),
+            panel(),
+            chains()[:1],
+            budgets=Budgets(3, 5, 200),
+            seed=0,
+            writer=w,
+            adaptive=ada,
+            resume=load_resume_state(cut),
+        )
         again.run(tasks())
     assert again.margin == m
     with pytest.raises(ValueError, match="target agreement"):
@@ -267,8 +327,8 @@ def test_bad_construction_is_rejected():
 
 @pytest.mark.slow
 def test_real_smollm2_end_to_end_on_two_tiny_problems(smollm2, minilm, tmp_path):
-    from accord.adapters.local._embedding import EmbeddingRelevanceJudge
     from accord.adapters.local import LLMJudges, TransformersGenerator
+    from accord.adapters.local._embedding import EmbeddingRelevanceJudge
     from accord.verify.tasks import load_tasks
 
     lm, tok = smollm2
@@ -278,8 +338,9 @@ def test_real_smollm2_end_to_end_on_two_tiny_problems(smollm2, minilm, tmp_path)
     probs = load_tasks("basic_arithmetic", size=2, seed=0, max_terms=2, max_digits=1)
     path = tmp_path / "trace.jsonl"
     with TraceWriter(path) as w:
-        loop = StepLoop(gen, p, [Chain("verdict", get_policy("verdict")), Chain("base")],
-                        budgets=Budgets(2, 2, 40), writer=w)
+        loop = StepLoop(
+            gen, p, [Chain("verdict", get_policy("verdict")), Chain("base")], budgets=Budgets(2, 2, 40), writer=w
+        )
         ends = loop.run(probs)
     trace = read_trace(path)
     assert len(trace.ends) == 4 and {e.chain for e in trace.ends} == {"verdict", "base"}

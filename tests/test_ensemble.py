@@ -12,7 +12,11 @@ from accord.adapters import fit_calibrators
 from accord.consensus_core import ConsensusSpec, get_policy
 from accord.errors import UserError
 from accord.verify.ensemble import (
-    evaluate_ensemble, krippendorff_alpha, read_rewards, rule_keys, selection_hits,
+    evaluate_ensemble,
+    krippendorff_alpha,
+    read_rewards,
+    rule_keys,
+    selection_hits,
 )
 
 
@@ -68,18 +72,24 @@ def _simulated_rows(n_prompts=120, seed=1):
         good = int(rng.integers(0, 4))
         for k in range(4):
             y = int(k == good)
-            rows.append({
-                "prompt_id": f"p{i}", "response_id": f"r{k}", "label": y,
-                "strong": 3.0 * y + rng.normal(0, 1.0),
-                "medium": 1.0 * y + rng.normal(0, 1.0) + 10.0,
-                "noise": rng.normal(0, 5.0),
-            })
+            rows.append(
+                {
+                    "prompt_id": f"p{i}",
+                    "response_id": f"r{k}",
+                    "label": y,
+                    "strong": 3.0 * y + rng.normal(0, 1.0),
+                    "medium": 1.0 * y + rng.normal(0, 1.0) + 10.0,
+                    "noise": rng.normal(0, 5.0),
+                }
+            )
     return rows
 
 
 def test_best_of_n_accuracy_orders_models_and_rules(tmp_path):
     table = read_rewards(_write(tmp_path, _simulated_rows()))
-    assert table.kind == "best_of_n" and table.models == ["strong", "medium", "noise"] and table.raw.shape == (120, 4, 3)
+    assert (
+        table.kind == "best_of_n" and table.models == ["strong", "medium", "noise"] and table.raw.shape == (120, 4, 3)
+    )
     cals = fit_calibrators(table.flat_raw, table.models, "quantile")
     doc = evaluate_ensemble(table, cals, lambdas=(1.5, 1.0, 0.8), n_boot=200)
     acc = {k: v["accuracy"] for k, v in doc["accuracy"].items()}
@@ -109,7 +119,10 @@ def test_pairs_count_preference_accuracy(tmp_path):
     "rows, message",
     [
         (["not json"], "r.jsonl:1: not valid JSON"),
-        ([{"prompt_id": "p", "a": 0, "b": 1}, {"prompt_id": "q", "a": "high", "b": 1}], "r.jsonl:2: a: reward must be a number"),
+        (
+            [{"prompt_id": "p", "a": 0, "b": 1}, {"prompt_id": "q", "a": "high", "b": 1}],
+            "r.jsonl:2: a: reward must be a number",
+        ),
         ([{"prompt_id": "p", "a": 1, "b": 1, "label": 3}], "label must be 0 or 1"),
         ([{"prompt_id": "p", "a": 1}], "at least 2 reward models"),
         ([{"a": 1, "b": 2}], "missing 'prompt_id'"),

@@ -58,7 +58,11 @@ def test_tables_print(capsys):
     "argv, message",
     [
         (["--rules", "median"], "unknown rule 'median'"),
-        (["--lambdas", "1,2"], "--lambdas: λ must be finite numbers > 0, one per judge, comma-separated (e.g. 1.5,1,0.8); got '1,2' for 3 judges"),
+        (
+            ["--lambdas", "1,2"],
+            "--lambdas: λ must be finite numbers > 0, one per judge, comma-separated (e.g. 1.5,1,0.8); got '1,2' for 3 "
+            "judges",
+        ),
         (["--load-calibration", "/nonexistent.json"], "/nonexistent.json: no such file"),
         (["--models", "loglik"], "at least 2 reward models"),
     ],
@@ -67,7 +71,6 @@ def test_errors_are_one_line(capsys, argv, message):
     assert main(["ensemble", str(REWARDS), *argv]) == 2
     err = capsys.readouterr().err.strip()
     assert message in err and "\n" not in err
-
 
 
 def test_model_order_does_not_change_the_result(capsys):

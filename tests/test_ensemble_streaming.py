@@ -14,8 +14,14 @@ import pytest
 from accord.adapters import fit_calibrators
 from accord.cli.main import main
 from accord.verify.ensemble import (
-    best_responses, evaluate_ensemble, evaluate_streaming, fit_streamed, read_rewards, RewardTable,
-    rule_keys, Scorer,
+    RewardTable,
+    Scorer,
+    best_responses,
+    evaluate_ensemble,
+    evaluate_streaming,
+    fit_streamed,
+    read_rewards,
+    rule_keys,
 )
 from accord.verify.tables import open_rewards
 
@@ -32,8 +38,14 @@ def make_rows(rng, n_prompts, max_resp=5, nan_rate=0.1):
             label = int(rng.random() < 0.3)
             x = np.round(truth * label + rng.normal(size=3), 1)
             x[rng.random(3) < nan_rate] = np.nan
-            rows.append({"prompt_id": f"p{p}", "response_id": f"r{r}", "label": label,
-                         **{m: None if np.isnan(v) else float(v) for m, v in zip(MODELS, x)}})
+            rows.append(
+                {
+                    "prompt_id": f"p{p}",
+                    "response_id": f"r{r}",
+                    "label": label,
+                    **{m: None if np.isnan(v) else float(v) for m, v in zip(MODELS, x)},
+                }
+            )
     return rows
 
 
@@ -101,7 +113,9 @@ def test_streamed_equals_in_memory(tmp_path, fmt, chunk):
         key = rule_keys(cal, rule, k=0.5, lambdas=(1.5, 1.0, 0.8), **({"tau": 0.55} if rule.startswith("fj:") else {}))
         np.testing.assert_allclose(out.column(f"key_{rule}").to_numpy(), key[table.valid], rtol=1e-12, atol=1e-12)
         assert out.column(f"selected_{rule}").to_pylist() == best_responses(key, table.valid)[table.valid].tolist()
-    np.testing.assert_allclose(out.column("calibrated_rm_b").to_numpy(zero_copy_only=False), cal[..., 1][table.valid], rtol=1e-12)
+    np.testing.assert_allclose(
+        out.column("calibrated_rm_b").to_numpy(zero_copy_only=False), cal[..., 1][table.valid], rtol=1e-12
+    )
 
 
 def test_spearman_on_a_labelled_sample_when_the_table_exceeds_it(tmp_path):
@@ -110,7 +124,9 @@ def test_spearman_on_a_labelled_sample_when_the_table_exceeds_it(tmp_path):
     small = streamed(tmp_path / "t.parquet", chunk=50, sample_size=300)
     again = streamed(tmp_path / "t.parquet", chunk=333, sample_size=300)
     assert small["spearman_sample"] == {"rows": 300, "of": len(rows), "exact": False, "seed": 0}
-    assert small["agreement"]["spearman_raw"] == again["agreement"]["spearman_raw"]  # the sample does not depend on the chunking
+    assert (
+        small["agreement"]["spearman_raw"] == again["agreement"]["spearman_raw"]
+    )  # the sample does not depend on the chunking
     full = streamed(tmp_path / "t.parquet", chunk=50)
     for pair, r in full["agreement"]["spearman_raw"].items():
         assert abs(small["agreement"]["spearman_raw"][pair] - r) < 0.2
@@ -127,8 +143,14 @@ def test_large_table_bounded_memory_identical(tmp_path, monkeypatch):
     label = (rng.random(n) < 0.3).astype(np.int64)
     x = np.round(rng.normal(size=(n, 3)) + label[:, None], 2)
     x[rng.random(x.shape) < 0.05] = np.nan
-    table = pa.table({"prompt_id": pid.astype(str), "response_id": pos.astype(str), "label": label,
-                      **{m: pa.array(x[:, j], mask=np.isnan(x[:, j])) for j, m in enumerate(MODELS)}})
+    table = pa.table(
+        {
+            "prompt_id": pid.astype(str),
+            "response_id": pos.astype(str),
+            "label": label,
+            **{m: pa.array(x[:, j], mask=np.isnan(x[:, j])) for j, m in enumerate(MODELS)},
+        }
+    )
     full_bytes = table.nbytes + x.nbytes
     pq.write_table(table, tmp_path / "big.parquet", row_group_size=20_000)
     del table
@@ -173,7 +195,22 @@ def test_cli_streams_parquet_and_writes_rows(tmp_path, capsys):
     rows = make_rows(np.random.default_rng(5), 30)
     write_parquet(tmp_path / "t.parquet", rows)
     out = tmp_path / "out.parquet"
-    assert main(["ensemble", str(tmp_path / "t.parquet"), "--output", str(out), "--chunk-size", "8", "--json", "--n-boot", "50"]) == 0
+    assert (
+        main(
+            [
+                "ensemble",
+                str(tmp_path / "t.parquet"),
+                "--output",
+                str(out),
+                "--chunk-size",
+                "8",
+                "--json",
+                "--n-boot",
+                "50",
+            ]
+        )
+        == 0
+    )
     doc = json.loads(capsys.readouterr().out)
     assert doc["stream"]["backend"] == "local" and doc["responses"] == len(rows) and doc["prompts"] == 30
     cols = pq.read_schema(out).names
@@ -182,7 +219,16 @@ def test_cli_streams_parquet_and_writes_rows(tmp_path, capsys):
     assert not (tmp_path / "out.parquet.partial").exists()
     # a label-free calibration fitted elsewhere in memory (quantile), applied while streaming
     write_jsonl(tmp_path / "cal.jsonl", rows[:40])
-    argv = ["ensemble", str(tmp_path / "t.parquet"), "--calibration", "quantile", "--calibrate-on", str(tmp_path / "cal.jsonl"), "--n-boot", "40"]
+    argv = [
+        "ensemble",
+        str(tmp_path / "t.parquet"),
+        "--calibration",
+        "quantile",
+        "--calibrate-on",
+        str(tmp_path / "cal.jsonl"),
+        "--n-boot",
+        "40",
+    ]
     assert main(argv) == 0
     assert "best-of-n accuracy" in capsys.readouterr().out
 
@@ -192,11 +238,31 @@ def test_cli_streams_parquet_and_writes_rows(tmp_path, capsys):
     [
         ("jsonl", lambda rows: rows.insert(3, "{not json"), [], "t.jsonl:4: not valid JSON"),
         ("jsonl", lambda rows: rows[5].update(label=2), [], "t.jsonl:6: label must be 0 or 1"),
-        ("csv", lambda rows: rows[4].update(rm_b="high"), [], "t.csv:6: rm_b: reward must be a number or null, got 'high'"),
+        (
+            "csv",
+            lambda rows: rows[4].update(rm_b="high"),
+            [],
+            "t.csv:6: rm_b: reward must be a number or null, got 'high'",
+        ),
         ("parquet", lambda rows: rows[7].update(rm_a=float("inf")), [], "t.parquet:row 8: rm_a: reward is infinite"),
-        ("parquet", lambda rows: rows.append(dict(rows[0], response_id="rx")), [], "prompt 'p0' appears again after other prompts"),
-        ("parquet", lambda rows: rows.insert(1, dict(rows[0])), [], "t.parquet:row 2: response 'r0' of prompt 'p0' appears twice"),
-        ("parquet", lambda rows: None, ["--calibration", "quantile"], "quantile calibration needs every reward in memory"),
+        (
+            "parquet",
+            lambda rows: rows.append(dict(rows[0], response_id="rx")),
+            [],
+            "prompt 'p0' appears again after other prompts",
+        ),
+        (
+            "parquet",
+            lambda rows: rows.insert(1, dict(rows[0])),
+            [],
+            "t.parquet:row 2: response 'r0' of prompt 'p0' appears twice",
+        ),
+        (
+            "parquet",
+            lambda rows: None,
+            ["--calibration", "quantile"],
+            "quantile calibration needs every reward in memory",
+        ),
     ],
 )
 def test_bad_tables_are_one_line_errors(tmp_path, capsys, fmt, edit, argv, message):
@@ -245,7 +311,12 @@ def test_ray_equals_local_stream(tmp_path, ray_cluster, fmt):
     assert pq.read_table(tmp_path / "ray.parquet").equals(pq.read_table(tmp_path / "local.parquet"))
     assert ray["stream"].pop("chunks") > 1
     for doc in (local, ray):
-        doc["stream"].pop("seconds"), doc["stream"].pop("backend"), doc["stream"].pop("output"), doc["stream"].pop("chunks", None)
+        (
+            doc["stream"].pop("seconds"),
+            doc["stream"].pop("backend"),
+            doc["stream"].pop("output"),
+            doc["stream"].pop("chunks", None),
+        )
     assert ray == local
 
 
@@ -259,5 +330,7 @@ def test_cli_backend_ray_error_is_one_line(tmp_path, ray_cluster, capsys):
     assert main([*argv, str(tmp_path / "cal.json")]) == 2
     err = capsys.readouterr().err.strip()
     r = rows[50]
-    assert f"prompt {r['prompt_id']!r} response {r['response_id']!r}: rm_c: reward is infinite" in err and "\n" not in err
+    assert (
+        f"prompt {r['prompt_id']!r} response {r['response_id']!r}: rm_c: reward is infinite" in err and "\n" not in err
+    )
     assert not out.exists()

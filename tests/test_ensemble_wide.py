@@ -12,13 +12,18 @@ import pytest
 from scipy.stats import pearsonr, spearmanr
 
 from accord.adapters import fit_calibrators
-from accord.consensus_core import influence_report
 from accord.cli.main import main
+from accord.consensus_core import bootstrap_ci, bootstrap_cis, influence_report
 from accord.verify.ensemble import (
-    column_correlations, evaluate_ensemble, pairwise_correlations, read_rewards, rest_means, RestMoments,
-    spearman_vs_rest, WIDE_MODELS,
+    WIDE_MODELS,
+    RestMoments,
+    column_correlations,
+    evaluate_ensemble,
+    pairwise_correlations,
+    read_rewards,
+    rest_means,
+    spearman_vs_rest,
 )
-from accord.consensus_core import bootstrap_ci, bootstrap_cis
 
 
 def _scores(rows: int, m: int, seed: int = 0, missing: float = 0.1) -> np.ndarray:
@@ -55,7 +60,9 @@ def test_rest_means_leave_the_model_out():
 def test_per_model_correlations_match_scipy_one_model_at_a_time():
     raw = _scores(60, 12, seed=1, missing=0.2)
     cal = (raw - np.nanmean(raw, axis=0)) / np.nanstd(raw, axis=0)
-    np.testing.assert_allclose(spearman_vs_rest(raw, cal), _reference_rest(raw, cal, "spearman"), rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(
+        spearman_vs_rest(raw, cal), _reference_rest(raw, cal, "spearman"), rtol=1e-12, atol=1e-12
+    )
     rest = RestMoments(12)
     rest.add(cal)
     np.testing.assert_allclose(rest.pearson(), _reference_rest(raw, cal, "pearson"), rtol=1e-10, atol=1e-12)
@@ -81,7 +88,9 @@ def test_moments_merged_block_by_block_equal_one_pass_and_constants_give_nan():
 
 def test_bootstrap_cis_equal_bootstrap_ci_one_sample_at_a_time():
     rng = np.random.default_rng(3)
-    samples = [rng.random(n) for n in (1, 2, 7, 7, 300, 2001)] + [rng.integers(0, 2, 50).astype(float) for _ in range(4)]
+    samples = [rng.random(n) for n in (1, 2, 7, 7, 300, 2001)] + [
+        rng.integers(0, 2, 50).astype(float) for _ in range(4)
+    ]
     for n_boot, seed in ((1, 0), (200, 4), (2000, 0)):
         assert bootstrap_cis(samples, n_boot, seed=seed) == [bootstrap_ci(x, n_boot, seed=seed) for x in samples]
     assert all(np.isnan(v) for v in bootstrap_cis([np.zeros(0)])[0])
@@ -95,7 +104,14 @@ def _write_wide(path, prompts: int, per_prompt: int, m: int, seed: int = 0):
         w = csv.writer(fh)
         w.writerow(["prompt_id", "response_id", "label", *names])
         for i, row in enumerate(raw):
-            w.writerow([f"p{i // per_prompt}", f"r{i % per_prompt}", labels[i], *("" if np.isnan(v) else repr(float(v)) for v in row)])
+            w.writerow(
+                [
+                    f"p{i // per_prompt}",
+                    f"r{i % per_prompt}",
+                    labels[i],
+                    *("" if np.isnan(v) else repr(float(v)) for v in row),
+                ]
+            )
     return names
 
 
@@ -110,8 +126,12 @@ def test_wide_report_in_memory(tmp_path):
     assert set(ag) == {"krippendorff_alpha", "spearman_raw_vs_rest", "pearson_calibrated_vs_rest", "pairwise"}
     assert list(ag["spearman_raw_vs_rest"]) == names and f"{m * (m - 1) // 2:,} pairs" in ag["pairwise"]
     cal = np.column_stack([cals[n].apply(table.flat_raw[:, j]) for j, n in enumerate(names)])
-    np.testing.assert_allclose(list(ag["spearman_raw_vs_rest"].values()), _reference_rest(table.flat_raw, cal, "spearman"), atol=1e-12)
-    np.testing.assert_allclose(list(ag["pearson_calibrated_vs_rest"].values()), _reference_rest(table.flat_raw, cal, "pearson"), atol=1e-10)
+    np.testing.assert_allclose(
+        list(ag["spearman_raw_vs_rest"].values()), _reference_rest(table.flat_raw, cal, "spearman"), atol=1e-12
+    )
+    np.testing.assert_allclose(
+        list(ag["pearson_calibrated_vs_rest"].values()), _reference_rest(table.flat_raw, cal, "pearson"), atol=1e-10
+    )
     assert min(ag["pearson_calibrated_vs_rest"].values()) > 0.3  # every model follows the shared quality
     inf = doc["influence"]
     assert inf["matrix"] is None
@@ -137,7 +157,9 @@ def test_wide_table_streamed_gives_the_in_memory_report(tmp_path, capsys):
     streamed = json.loads(capsys.readouterr().out)
     a, b = mem["agreement"], streamed["agreement"]
     assert a["spearman_raw_vs_rest"] == b["spearman_raw_vs_rest"]  # every row is in the sample: exact
-    np.testing.assert_allclose(list(b["pearson_calibrated_vs_rest"].values()), list(a["pearson_calibrated_vs_rest"].values()), rtol=1e-10)
+    np.testing.assert_allclose(
+        list(b["pearson_calibrated_vs_rest"].values()), list(a["pearson_calibrated_vs_rest"].values()), rtol=1e-10
+    )
     assert b["krippendorff_alpha"] == pytest.approx(a["krippendorff_alpha"], rel=1e-12)
     assert streamed["influence"] == mem["influence"] and streamed["accuracy"] == mem["accuracy"]
 
@@ -147,7 +169,17 @@ def test_cli_on_two_rows_and_a_thousand_models(tmp_path, capsys):
     rng = np.random.default_rng(0)
     with path.open("w") as fh:
         for r in range(2):
-            fh.write(json.dumps({"prompt_id": "p", "response_id": f"r{r}", "label": r, **{f"m{j}": float(rng.random()) for j in range(1000)}}) + "\n")
+            fh.write(
+                json.dumps(
+                    {
+                        "prompt_id": "p",
+                        "response_id": f"r{r}",
+                        "label": r,
+                        **{f"m{j}": float(rng.random()) for j in range(1000)},
+                    }
+                )
+                + "\n"
+            )
     assert main(["ensemble", str(path)]) == 0
     out = " ".join(capsys.readouterr().out.split())  # a table title may wrap at the terminal's width
     assert "correlation with the mean of the other models" in out and "m999" in out and "m0~m1" not in out

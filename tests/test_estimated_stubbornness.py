@@ -13,7 +13,7 @@ from accord.adapters.math import ArithmeticJudge
 from accord.consensus_core import ConsensusSpec, all_to_all, get_policy
 from accord.errors import UserError
 from accord.protocols import JudgeScore
-from accord.verify.loop import Budgets, build_panel, Chain, load_resume_state, Panel, StepLoop, TraceWriter
+from accord.verify.loop import Budgets, Chain, Panel, StepLoop, TraceWriter, build_panel, load_resume_state
 from accord.verify.run import resolve
 
 
@@ -45,8 +45,15 @@ def estimating_panel(warmup: int = 24) -> Panel:
 
 def run(path, panel, resume=None):
     with TraceWriter(path) as w:
-        loop = StepLoop(AdditionWalker(), panel, [Chain("verdict", get_policy("verdict")), Chain("mean", get_policy("mean"))],
-                        budgets=Budgets(3, 5, 200), seed=2, writer=w, resume=resume)
+        loop = StepLoop(
+            AdditionWalker(),
+            panel,
+            [Chain("verdict", get_policy("verdict")), Chain("mean", get_policy("mean"))],
+            budgets=Budgets(3, 5, 200),
+            seed=2,
+            writer=w,
+            resume=resume,
+        )
         return loop.run(tasks(6)), loop
 
 
@@ -87,7 +94,11 @@ def test_resume_reaches_the_same_estimate_and_decisions(tmp_path):
 
 
 def test_panel_from_specs_and_config_key():
-    p = build_panel([{"type": "arithmetic", "lambda": 2.0}, {"type": "arithmetic", "name": "second"}], stubbornness="estimated", warmup=8)
+    p = build_panel(
+        [{"type": "arithmetic", "lambda": 2.0}, {"type": "arithmetic", "name": "second"}],
+        stubbornness="estimated",
+        warmup=8,
+    )
     assert p.estimating and p.lambdas == (1.0, 1.0) and p.warmup == 8
     with pytest.raises(ValueError, match="stubbornness"):
         build_panel([{"type": "arithmetic"}, {"type": "arithmetic", "name": "b"}], stubbornness="learned")
@@ -104,8 +115,14 @@ def test_a_panel_influence_matrix_reaches_the_policies(tmp_path):
     panel = Panel([ArithmeticJudge(), GroundingJudge(), NoisyArithmetic("noisy", 0.3)], [1.5, 1.0, 0.8], influence=W)
     assert not np.allclose(W, all_to_all(3))
     with TraceWriter(tmp_path / "t.jsonl") as w:
-        StepLoop(AdditionWalker(), panel, [Chain("verdict", get_policy("verdict"))],
-                 budgets=Budgets(3, 2, 100), seed=0, writer=w).run(tasks(1))
+        StepLoop(
+            AdditionWalker(),
+            panel,
+            [Chain("verdict", get_policy("verdict"))],
+            budgets=Budgets(3, 2, 100),
+            seed=0,
+            writer=w,
+        ).run(tasks(1))
     rec = steps(tmp_path / "t.jsonl")[0]
     raw = np.array(rec["raw"], dtype=float)
     want = get_policy("verdict").decide(raw[None], ConsensusSpec((1.5, 1.0, 0.8), W)).stats.mean[0]

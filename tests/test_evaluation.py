@@ -1,4 +1,5 @@
-"""Evaluation: bootstrap intervals, rates, ROC AUC of Δ* and raw variance, the paired review test, a run's paired comparisons."""
+"""Evaluation: bootstrap intervals, rates, ROC AUC of Δ* and raw variance, the paired review test, a run's paired
+comparisons."""
 
 from __future__ import annotations
 
@@ -13,6 +14,19 @@ from scipy.stats import binomtest
 from tracegen import simulate_run
 
 from accord.consensus_core import ConsensusSpec, consensus_stats, get_policy
+from accord.verify.analysis import (
+    accuracy_table,
+    bootstrap_ci,
+    make_spec,
+    mcnemar,
+    paired_comparison,
+    paired_summary,
+    rates,
+    read_trace,
+    replay,
+    review_test,
+    timing_shares,
+)
 from accord.verify.analysis._diagnostics import (
     _weighted_auc,
     candidate_table,
@@ -20,10 +34,6 @@ from accord.verify.analysis._diagnostics import (
     rank_flips,
     roc_auc,
     roc_curve,
-)
-from accord.verify.analysis import (
-    accuracy_table, bootstrap_ci, make_spec, mcnemar, paired_comparison, paired_summary, rates, read_trace,
-    replay, review_test, timing_shares,
 )
 from accord.verify.loop import context_id
 from accord.verify.tasks import TextTask
@@ -132,12 +142,36 @@ def test_dispersion_predicts_wrong_answers_when_it_should(tmp_path):
     for t in range(6):
         wrong = t % 2 == 0
         raw = [[0.9, 0.2, 0.9], [0.8, 0.3, 0.85]] if wrong else [[0.7, 0.7, 0.7], [0.6, 0.62, 0.61]]
-        lines.append({"type": "step", "task_id": f"t{t}", "chain": "verdict", "step": 0, "context_id": f"c{t}",
-                      "candidates": ["x", "y"], "judges": ["a", "b", "c"], "lambdas": [1.5, 1.0, 0.8], "raw": raw,
-                      "policy": {"name": "verdict"}, "accepted": [False, False], "chosen": 0, "fallback": True,
-                      "final": True})
-        lines.append({"type": "task_end", "task_id": f"t{t}", "chain": "verdict", "steps": ["x"], "answer": "1",
-                      "reference": "1", "correct": 0.0 if wrong else 1.0, "stopped": "final"})
+        lines.append(
+            {
+                "type": "step",
+                "task_id": f"t{t}",
+                "chain": "verdict",
+                "step": 0,
+                "context_id": f"c{t}",
+                "candidates": ["x", "y"],
+                "judges": ["a", "b", "c"],
+                "lambdas": [1.5, 1.0, 0.8],
+                "raw": raw,
+                "policy": {"name": "verdict"},
+                "accepted": [False, False],
+                "chosen": 0,
+                "fallback": True,
+                "final": True,
+            }
+        )
+        lines.append(
+            {
+                "type": "task_end",
+                "task_id": f"t{t}",
+                "chain": "verdict",
+                "steps": ["x"],
+                "answer": "1",
+                "reference": "1",
+                "correct": 0.0 if wrong else 1.0,
+                "stopped": "final",
+            }
+        )
     (tmp_path / "trace.jsonl").write_text("\n".join(json.dumps(x) for x in lines) + "\n")
     d = dispersion_diagnostics(read_trace(tmp_path / "trace.jsonl"), "verdict", n_boot=100)
     assert d["auc_dispersion"] == 1.0 and d["auc_raw_variance"] == 1.0
@@ -178,8 +212,9 @@ def test_equal_stubbornness_never_flips_the_ranking(tmp_path):
 def test_thresholds_come_from_the_verified_chain(tmp_path):
     from accord.verify.analysis import verdict_params
 
-    run = simulate_run(tmp_path, n_tasks=2, seed=1, chains={"checked": {"name": "mean_preserving", "tau": 0.5,
-                                                                      "eps": 0.2}})
+    run = simulate_run(
+        tmp_path, n_tasks=2, seed=1, chains={"checked": {"name": "mean_preserving", "tau": 0.5, "eps": 0.2}}
+    )
     p = verdict_params(read_trace(run / "trace.jsonl"))
     assert (p["tau"], p["eps"], p["lambdas"]) == (0.5, 0.2, (1.5, 1.0, 0.8))
 
@@ -204,12 +239,24 @@ def test_judging_time_uses_the_panels_wall_time_when_recorded():
 def test_rank_flip_outcomes_are_compared(tmp_path):
     """s̄* prefers (0.9, 0.2, 0.9) (0.676 > 0.67), the raw mean prefers (0.67, 0.67, 0.67) (0.67 > 0.667)."""
     raw = [[0.9, 0.2, 0.9], [0.67, 0.67, 0.67]]
-    base = {"type": "step", "task_id": "t", "step": 0, "context_id": "c0", "candidates": ["a", "b"],
-            "judges": ["x", "y", "z"], "lambdas": [1.5, 1.0, 0.8], "raw": raw, "fallback": True, "final": True}
-    recs = [{**base, "chain": "no_rejection", "policy": {"name": "no_rejection"}, "accepted": [True, True], "chosen": 0},
-            {**base, "chain": "mean", "policy": {"name": "mean"}, "accepted": [True, True], "chosen": 1},
-            {"type": "task_end", "task_id": "t", "chain": "no_rejection", "steps": ["a"], "correct": 1.0},
-            {"type": "task_end", "task_id": "t", "chain": "mean", "steps": ["b"], "correct": 0.0}]
+    base = {
+        "type": "step",
+        "task_id": "t",
+        "step": 0,
+        "context_id": "c0",
+        "candidates": ["a", "b"],
+        "judges": ["x", "y", "z"],
+        "lambdas": [1.5, 1.0, 0.8],
+        "raw": raw,
+        "fallback": True,
+        "final": True,
+    }
+    recs = [
+        {**base, "chain": "no_rejection", "policy": {"name": "no_rejection"}, "accepted": [True, True], "chosen": 0},
+        {**base, "chain": "mean", "policy": {"name": "mean"}, "accepted": [True, True], "chosen": 1},
+        {"type": "task_end", "task_id": "t", "chain": "no_rejection", "steps": ["a"], "correct": 1.0},
+        {"type": "task_end", "task_id": "t", "chain": "mean", "steps": ["b"], "correct": 0.0},
+    ]
     (tmp_path / "trace.jsonl").write_text("".join(json.dumps(r) + "\n" for r in recs))
     st = consensus_stats(np.array(raw), [1.5, 1.0, 0.8])
     assert st.mean[0] > st.mean[1] and st.raw_mean[1] > st.raw_mean[0]
@@ -224,7 +271,11 @@ def _one_step_run(tmp_path, tables):
     ``tables`` holds (raw n x 3, correctness per candidate) per task; each chain's choice is its policy's.
     """
     lam = [1.5, 1.0, 0.8]
-    policies = {"verdict": {"name": "verdict", "tau": 0.6, "eps": 0.1}, "mean": {"name": "mean"}, "base": {"name": "base"}}
+    policies = {
+        "verdict": {"name": "verdict", "tau": 0.6, "eps": 0.1},
+        "mean": {"name": "mean"},
+        "base": {"name": "base"},
+    }
     recs = []
     for t, (raw, good) in enumerate(tables):
         cands = [f"task {t} candidate {i}. The answer is {i}." for i in range(len(good))]
@@ -234,12 +285,33 @@ def _one_step_run(tmp_path, tables):
             else:
                 params = {k: v for k, v in pol.items() if k not in ("name", "lambdas")}
                 chosen = int(get_policy(pol["name"], **params).decide(raw, ConsensusSpec(tuple(lam))).chosen)
-            recs.append({"type": "step", "task_id": f"t{t}", "chain": chain, "step": 0, "context_id": context_id(f"t{t}", []),
-                         "candidates": cands, "judges": ["a", "b", "c"], "lambdas": lam,
-                         "raw": [[None if np.isnan(v) else float(v) for v in row] for row in raw], "policy": pol,
-                         "accepted": [False] * len(good), "chosen": chosen, "fallback": True, "final": True})
-            recs.append({"type": "task_end", "task_id": f"t{t}", "chain": chain, "steps": [cands[chosen]],
-                         "correct": float(good[chosen])})
+            recs.append(
+                {
+                    "type": "step",
+                    "task_id": f"t{t}",
+                    "chain": chain,
+                    "step": 0,
+                    "context_id": context_id(f"t{t}", []),
+                    "candidates": cands,
+                    "judges": ["a", "b", "c"],
+                    "lambdas": lam,
+                    "raw": [[None if np.isnan(v) else float(v) for v in row] for row in raw],
+                    "policy": pol,
+                    "accepted": [False] * len(good),
+                    "chosen": chosen,
+                    "fallback": True,
+                    "final": True,
+                }
+            )
+            recs.append(
+                {
+                    "type": "task_end",
+                    "task_id": f"t{t}",
+                    "chain": chain,
+                    "steps": [cands[chosen]],
+                    "correct": float(good[chosen]),
+                }
+            )
     (tmp_path / "trace.jsonl").write_text("".join(json.dumps(r) + "\n" for r in recs))
     return read_trace(tmp_path / "trace.jsonl")
 
@@ -262,8 +334,11 @@ def test_paired_summary_matches_a_direct_count(tmp_path):
     verdict = np.array([good[chosen("verdict", raw, tau=0.6, eps=0.1)] for raw, good in tables], dtype=float)
     mean = np.array([good[chosen("mean", raw)] for raw, good in tables], dtype=float)
     base = np.array([good[0] for _, good in tables], dtype=float)
-    for (first, second), a, b in [(("verdict", "base"), verdict, base), (("mean", "base"), mean, base),
-                                  (("verdict", "mean"), verdict, mean)]:
+    for (first, second), a, b in [
+        (("verdict", "base"), verdict, base),
+        (("mean", "base"), mean, base),
+        (("verdict", "mean"), verdict, mean),
+    ]:
         c = by[(first, second)]
         only_a, only_b = int(((a == 1) & (b == 0)).sum()), int(((a == 0) & (b == 1)).sum())
         assert c["source"] == "recorded" and c["n_pairs"] == 30 and c["excluded"] == 0
@@ -272,7 +347,8 @@ def test_paired_summary_matches_a_direct_count(tmp_path):
         assert (c["mcnemar"]["only_first_correct"], c["mcnemar"]["only_second_correct"]) == (only_a, only_b)
         p = binomtest(only_a, only_a + only_b, 0.5).pvalue if only_a + only_b else 1.0
         assert c["mcnemar"]["p_value"] == pytest.approx(p)
-    # each judge alone: its highest raw score (first on ties, unscored last); exact only where a chain took that candidate
+    # each judge alone: its highest raw score (first on ties, unscored last); exact only where a chain took that
+    # candidate
     singles = {}
     for j, name in enumerate("abc"):
         correct = {}
@@ -298,8 +374,11 @@ def test_paired_summary_replays_mean_when_the_run_has_no_mean_chain(tmp_path):
     run = simulate_run(tmp_path, n_tasks=8, seed=4, chains={"verdict": {"name": "verdict", "tau": 0.6, "eps": 0.1}})
     out = paired_summary(read_trace(run / "trace.jsonl"), n_boot=200)
     pairs = [(c["first"], c["second"], c["source"]) for c in out["comparisons"]]
-    assert pairs[:3] == [("verdict", "base", "recorded"), ("verdict", "mean", "replayed"),
-                         ("verdict", "mean_preserving", "replayed")]
+    assert pairs[:3] == [
+        ("verdict", "base", "recorded"),
+        ("verdict", "mean", "replayed"),
+        ("verdict", "mean_preserving", "replayed"),
+    ]
     assert pairs[3][1].startswith("single_judge:") and out["replayed"]["mean"]["n_tasks"] == 8
     assert set(out["single_judges"]) == {"grounding", "logic", "relevance"}
 
@@ -309,8 +388,10 @@ def test_replays_ending_off_recorded_ground_are_scored_by_the_task(tmp_path):
     tables = [(rng.random((4, 3)).round(2), rng.random(4) < 0.5) for _ in range(20)]
     trace = _one_step_run(tmp_path, tables)
     (tmp_path / "config.yaml").write_text("budgets: {n_candidates: 4, max_steps: 1, max_tokens: 96}\n")
-    tasks = {f"t{t}": TextTask(f"t{t}", "q", "0", scorer=lambda answer, _ref, good=good: float(good[int(answer)]))
-             for t, (_, good) in enumerate(tables)}
+    tasks = {
+        f"t{t}": TextTask(f"t{t}", "q", "0", scorer=lambda answer, _ref, good=good: float(good[int(answer)]))
+        for t, (_, good) in enumerate(tables)
+    }
     plain = paired_summary(trace, n_boot=200)
     full = paired_summary(trace, n_boot=200, tasks=tasks, is_final=lambda text: "answer" in text)
     assert min(v["exact"] for v in plain["single_judges"].values()) < 20  # some replays left recorded ground

@@ -57,7 +57,7 @@ def test_greedy_decoding_equals_transformers_generate(smollm2):
     enc = tok(g.prompt(ctx), return_tensors="pt", add_special_tokens=False)
     with torch.no_grad():
         ref = lm.generate(**enc, max_new_tokens=12, do_sample=False, pad_token_id=tok.pad_token_id)
-    ref_ids = ref[0, enc["input_ids"].shape[1]:].tolist()
+    ref_ids = ref[0, enc["input_ids"].shape[1] :].tolist()
     assert ours == ref_ids[: len(ours)] and (len(ours) == 12 or ours[-1] in g.sampler.stop_ids)
 
 

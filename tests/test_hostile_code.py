@@ -18,13 +18,10 @@ from pathlib import Path
 
 import pytest
 
+from accord.adapters.code import CodeRunner, CodeSpec, CodeTest, Limits, Sandbox
 from accord.adapters.code import _isolation as isolation
 from accord.adapters.code._isolation import sandbox_uids
 from accord.adapters.code._judges import ExecutionJudge
-from accord.adapters.code import Limits
-from accord.adapters.code import CodeRunner
-from accord.adapters.code import Sandbox
-from accord.adapters.code import CodeSpec, CodeTest
 from accord.protocols import StepContext
 
 PROJECT_FILE = Path(__file__).resolve().parents[1] / "accord" / "adapters" / "code" / "sandbox.py"
@@ -45,7 +42,8 @@ def _cases(host: dict) -> dict[str, tuple[str, frozenset]]:
         "infinite_loop": ("def f():\n    while True:\n        pass\n", ANY),
         "sleep_in_c_call": ("import time\ndef f():\n    time.sleep(60)\n    return 'ok'\n", ANY),
         "alarm_ignored_then_loop": (
-            "import signal\ndef f():\n    signal.signal(signal.SIGALRM, signal.SIG_IGN)\n    while True:\n        pass\n",
+            "import signal\ndef f():\n    signal.signal(signal.SIGALRM, signal.SIG_IGN)\n    while True:\n        "
+            "pass\n",
             ANY,
         ),
         "fork_bomb": (
@@ -82,32 +80,47 @@ def _cases(host: dict) -> dict[str, tuple[str, frozenset]]:
             frozenset({"fs"}),
         ),
         "write_world_writable_host_tmp": (
-            f"def f():\n    open({str(host['shared_path'].parent / 'drop' / 'left.txt')!r}, 'w').write('left')\n    return 'ok'\n",
+            f"def f():\n    open({str(host['shared_path'].parent / 'drop' / 'left.txt')!r}, 'w').write('left')\n    "
+            "return 'ok'\n",
             frozenset({"fs"}),
         ),
         "list_working_tree": (
-            f"import os\ndef f():\n    return 'ok' if 'accord' in os.listdir({str(PROJECT_FILE.parents[3])!r}) else 'no'\n",
+            f"import os\ndef f():\n    return 'ok' if 'accord' in os.listdir({str(PROJECT_FILE.parents[3])!r}) else "
+            "'no'\n",
             frozenset({"fs"}),
         ),
         "read_project_source": (
             f"def f():\n    return 'ok' if 'def _parse' in open({str(PROJECT_FILE)!r}).read() else 'no'\n",
             frozenset({"fs"}),
         ),
-        "env_secret": (f"import os\ndef f():\n    return 'ok' if os.environ['ACCORD_HOSTILE_SECRET'] == {host['secret']!r} else 'no'\n", ANY),
+        "env_secret": (
+            f"import os\ndef f():\n    return 'ok' if os.environ['ACCORD_HOSTILE_SECRET'] == {host['secret']!r} else "
+            "'no'\n",
+            ANY,
+        ),
         "network_socket": (
-            f"import socket\ndef f():\n    socket.create_connection(('127.0.0.1', {port}), timeout=0.5).sendall(b'hi')\n    return 'ok'\n",
+            f"import socket\ndef f():\n    socket.create_connection(('127.0.0.1', {port}), "
+            "timeout=0.5).sendall(b'hi')\n    return 'ok'\n",
             frozenset({"net"}),
         ),
-        "signal_parent": (f"import os, signal\ndef f():\n    os.kill({pid}, signal.SIGUSR1)\n    return 'ok'\n", frozenset({"pid", "uid"})),
-        "kill_everything": ("import os, signal\ndef f():\n    os.kill(-1, signal.SIGKILL)\n    return 'ok'\n", frozenset({"pid"})),
+        "signal_parent": (
+            f"import os, signal\ndef f():\n    os.kill({pid}, signal.SIGUSR1)\n    return 'ok'\n",
+            frozenset({"pid", "uid"}),
+        ),
+        "kill_everything": (
+            "import os, signal\ndef f():\n    os.kill(-1, signal.SIGKILL)\n    return 'ok'\n",
+            frozenset({"pid"}),
+        ),
         "kill_own_parent": (
             "import os, signal, time\ndef f():\n    ppid = os.getppid()\n    os.kill(ppid, signal.SIGKILL)\n"
-            "    time.sleep(0.2)\n    try:\n        os.kill(ppid, 0)\n    except ProcessLookupError:\n        return 'ok'\n"
+            "    time.sleep(0.2)\n    try:\n        os.kill(ppid, 0)\n    except ProcessLookupError:\n        return "
+            "'ok'\n"
             "    return 'parent survived'\n",
             frozenset({"pid"}),
         ),
         "subprocess_shell": (
-            f"import subprocess\ndef f():\n    subprocess.run(['sh', '-c', 'echo pwned > {canary.parent}/shell.txt'], check=True)\n"
+            f"import subprocess\ndef f():\n    subprocess.run(['sh', '-c', 'echo pwned > {canary.parent}/shell.txt'], "
+            "check=True)\n"
             "    return 'ok'\n",
             FILES,
         ),
@@ -132,13 +145,12 @@ def _cases(host: dict) -> dict[str, tuple[str, frozenset]]:
         ),
         "forge_results": (
             "import os\nfor fd in os.listdir('/proc/self/fd'):\n    try:\n"
-            "        os.write(int(fd), b'{\"i\": 0, \"status\": \"pass\"}\\n{\"done\": true}\\n')\n    except OSError:\n"
+            '        os.write(int(fd), b\'{"i": 0, "status": "pass"}\\n{"done": true}\\n\')\n    except OSError:\n'
             "        pass\ndef f():\n    return 'nope'\n",
             ANY,
         ),
         "close_result_channel": (  # every descriptor above stderr: the channel's number depends on the host's
-            "import os\nos.closerange(3, 1 << 20)\n"
-            "def f():\n    return 'ok'\n",
+            "import os\nos.closerange(3, 1 << 20)\ndef f():\n    return 'ok'\n",
             ANY,
         ),
     }
@@ -194,7 +206,9 @@ def _snapshot(host) -> dict:
         "canary": host["canary"].read_text() if host["canary"].exists() else None,
         "dir": sorted(p.name for p in host["canary"].parent.iterdir()),
         "secret": host["secret_path"].read_text(),
-        "host_tmp": sorted(str(p.relative_to(host["shared_path"].parent)) for p in host["shared_path"].parent.rglob("*")),
+        "host_tmp": sorted(
+            str(p.relative_to(host["shared_path"].parent)) for p in host["shared_path"].parent.rglob("*")
+        ),
         "project": hashlib.sha256(PROJECT_FILE.read_bytes()).hexdigest(),
         "cwd": os.getcwd(),
         "recursion": sys.getrecursionlimit(),
@@ -258,7 +272,7 @@ def outcome(host, request):
             conn, _ = host["server"].accept()
             conn.close()
             connections += 1
-    except (socket.timeout, BlockingIOError, OSError):
+    except (TimeoutError, BlockingIOError, OSError):
         pass
     return {
         "scores": scores,
@@ -275,7 +289,21 @@ def test_at_least_twenty_cases(host):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("case", sorted(_cases({"canary": Path("/x/c"), "secret_path": Path("/x/s"), "shared_path": Path("/x/t"), "secret": "", "port": 1, "pid": 1})))
+@pytest.mark.parametrize(
+    "case",
+    sorted(
+        _cases(
+            {
+                "canary": Path("/x/c"),
+                "secret_path": Path("/x/s"),
+                "shared_path": Path("/x/t"),
+                "secret": "",
+                "port": 1,
+                "pid": 1,
+            }
+        )
+    ),
+)
 def test_hostile_case_fails_with_reason(outcome, case):
     iso = outcome["isolation"]
     if case not in outcome["scores"]:

@@ -66,7 +66,20 @@ def test_registered_in_the_task_registry():
 @pytest.mark.slow
 def test_codepool_command_and_replay(tmp_path, capsys):
     saved = tmp_path / "pool.json"
-    rc = main(["codepool", "--ids", "HumanEval/0,HumanEval/2", "--mutants", "3", "--probes", "4", "--json", "--save", str(saved)])
+    rc = main(
+        [
+            "codepool",
+            "--ids",
+            "HumanEval/0,HumanEval/2",
+            "--mutants",
+            "3",
+            "--probes",
+            "4",
+            "--json",
+            "--save",
+            str(saved),
+        ]
+    )
     assert rc == 0
     doc = json.loads(capsys.readouterr().out)
     assert doc["problems"] == 2 and 6 <= doc["candidates"] <= 8 and 2 <= doc["correct_candidates"] < doc["candidates"]
@@ -76,7 +89,10 @@ def test_codepool_command_and_replay(tmp_path, capsys):
     assert all(0.0 <= r["accuracy"] <= 1.0 for r in doc["results"])
     rc = main(["codepool", "--load", str(saved), "--policies", "verdict,mean", "--json"])
     again = json.loads(capsys.readouterr().out)
-    assert rc == 0 and [r["accuracy"] for r in again["results"][:2]] == [res["verdict"]["accuracy"], res["mean"]["accuracy"]]
+    assert rc == 0 and [r["accuracy"] for r in again["results"][:2]] == [
+        res["verdict"]["accuracy"],
+        res["mean"]["accuracy"],
+    ]
 
 
 def test_codepool_bad_input_is_one_line(tmp_path, capsys):

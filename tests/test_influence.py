@@ -5,8 +5,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from accord.consensus_core import consensus, influence_report
-from accord.consensus_core import all_to_all_shares
+from accord.consensus_core import all_to_all_shares, consensus, influence_report
 
 
 @settings(max_examples=40, deadline=None)

@@ -25,8 +25,10 @@ def test_get_put_and_counters():
 
 
 @settings(max_examples=60, deadline=None)
-@given(a=st.tuples(st.text(max_size=6), st.text(max_size=6), st.text(max_size=6)),
-       b=st.tuples(st.text(max_size=6), st.text(max_size=6), st.text(max_size=6)))
+@given(
+    a=st.tuples(st.text(max_size=6), st.text(max_size=6), st.text(max_size=6)),
+    b=st.tuples(st.text(max_size=6), st.text(max_size=6), st.text(max_size=6)),
+)
 def test_keys_collide_only_for_equal_parts(a, b):
     assert (cache_key(*a) == cache_key(*b)) == (a == b)
 

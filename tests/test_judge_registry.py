@@ -34,6 +34,8 @@ def _toy_length(spec: LengthSpec, models: dict) -> Built:
     if not spec.scale > 0:
         raise ValueError(f"scale must be > 0, got {spec.scale}")
     return Built(LengthJudge(spec.name or "toy_length", spec.scale), (0.5,))
+
+
 # ---- end of the toy judge type
 
 
@@ -92,12 +94,15 @@ def test_the_pattern_type_is_found_and_scores_the_format():
     assert [s.value for s in strict.score(StepContext("q"), ["answer", "Answer"])] == [0.0, 1.0]
 
 
-@pytest.mark.parametrize("entry, message", [
-    ({"type": "pattern"}, "needs a 'pattern'"),
-    ({"type": "pattern", "pattern": "("}, "not a regular expression"),
-    ({"type": "pattern", "pattern": "x", "negate": "yes"}, "'negate' must be true or false"),
-    ({"type": "pattern", "pattern": "x" * 1001}, "at most 1000"),
-])
+@pytest.mark.parametrize(
+    "entry, message",
+    [
+        ({"type": "pattern"}, "needs a 'pattern'"),
+        ({"type": "pattern", "pattern": "("}, "not a regular expression"),
+        ({"type": "pattern", "pattern": "x", "negate": "yes"}, "'negate' must be true or false"),
+        ({"type": "pattern", "pattern": "x" * 1001}, "at most 1000"),
+    ],
+)
 def test_a_bad_pattern_entry_is_named_where_written(entry, message):
     with pytest.raises(UserError, match=r"judges\[1\]: pattern judge: .*" + re.escape(message)):
         resolve({"judges": [{"type": "arithmetic"}, entry]})
@@ -109,6 +114,11 @@ def test_a_typed_spec_gives_back_its_entry_as_written():
     assert spec.as_dict() == entry and list(spec.as_dict()) == list(entry) and spec.type == "pattern"
     assert spec.lam == (2.0,)
     made = type(spec)(pattern="x", lam=(2.0,))  # made in code: the entry is built from its fields
-    assert made.as_dict() == {"type": "pattern", "lambda": [2.0], "pattern": "x", "negate": False,
-                              "case_sensitive": False}
+    assert made.as_dict() == {
+        "type": "pattern",
+        "lambda": [2.0],
+        "pattern": "x",
+        "negate": False,
+        "case_sensitive": False,
+    }
     assert parse_judge(made.as_dict()) == made

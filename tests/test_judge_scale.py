@@ -10,17 +10,34 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from test_engine import AdditionWalker, GroundingJudge, tasks
 
 from accord.adapters.math import ArithmeticJudge
 from accord.consensus_core import ConsensusSpec, get_policy
 from accord.verify.analysis import (
-    accept_rule, ContextTree, fidelity, judge_counts, make_spec, read_trace, recorded_scale, replay,
+    ContextTree,
+    accept_rule,
+    fidelity,
+    judge_counts,
+    make_spec,
+    read_trace,
+    recorded_scale,
+    replay,
 )
 from accord.verify.loop import (
-    Budgets, Chain, JudgeScale, load_resume_state, load_scale, Panel, save_scale, ScaleWarmup, StepLoop, TraceWriter,
+    Budgets,
+    Chain,
+    JudgeScale,
+    Panel,
+    ScaleWarmup,
+    StepLoop,
+    TraceWriter,
+    load_resume_state,
+    load_scale,
+    save_scale,
 )
-from test_engine import AdditionWalker, GroundingJudge, tasks
 
 OLD_RUN = Path(__file__).resolve().parents[1] / "examples" / "runs" / "smollm2-tiny"
 
@@ -123,8 +140,9 @@ def _scaled_loop(path: Path, resume=None):
     chains = [Chain("verdict", get_policy("verdict")), Chain("mean", get_policy("mean")), Chain("base")]
     scale = ScaleWarmup(JudgeScale("quantile", tuple(panel.names)), warmup=6, target_rate=0.4)
     with TraceWriter(path) as w:
-        loop = StepLoop(AdditionWalker(), panel, chains, budgets=Budgets(3, 5, 200), seed=0, writer=w, scale=scale,
-                        resume=resume)
+        loop = StepLoop(
+            AdditionWalker(), panel, chains, budgets=Budgets(3, 5, 200), seed=0, writer=w, scale=scale, resume=resume
+        )
         ends = loop.run(tasks(6))
     return loop, ends
 
@@ -154,7 +172,9 @@ def test_a_resumed_scaled_run_fits_the_same_scale_at_the_same_step(tmp_path):
     cut.write_text("".join(lines[: steps[len(steps) // 2]]))
     _scaled_loop(cut, resume=load_resume_state(cut))
     a, b = read_trace(full), read_trace(cut)
-    assert [(r.task_id, r.chain, r.chosen, r.scale) for r in a.steps] == [(r.task_id, r.chain, r.chosen, r.scale) for r in b.steps]
+    assert [(r.task_id, r.chain, r.chosen, r.scale) for r in a.steps] == [
+        (r.task_id, r.chain, r.chosen, r.scale) for r in b.steps
+    ]
 
 
 def _cli(*args):
@@ -165,12 +185,16 @@ KNOWN_MODES = ("off", "quantile", "agreement", "standardize", "file")
 
 
 @settings(max_examples=6, deadline=None)
-@given(st.one_of(
-    st.tuples(st.just("mode"), st.text(alphabet="abcxyz", min_size=1, max_size=6).filter(lambda v: v not in KNOWN_MODES)),
-    st.tuples(st.just("warmup"), st.integers(-5, 4).map(str)),
-    st.tuples(st.just("target_rate"), st.sampled_from(["0", "-0.5", "1.5", "abc"])),
-    st.tuples(st.just("file"), st.text(alphabet="abc", min_size=1, max_size=5).map(lambda v: v + ".json")),
-))
+@given(
+    st.one_of(
+        st.tuples(
+            st.just("mode"), st.text(alphabet="abcxyz", min_size=1, max_size=6).filter(lambda v: v not in KNOWN_MODES)
+        ),
+        st.tuples(st.just("warmup"), st.integers(-5, 4).map(str)),
+        st.tuples(st.just("target_rate"), st.sampled_from(["0", "-0.5", "1.5", "abc"])),
+        st.tuples(st.just("file"), st.text(alphabet="abc", min_size=1, max_size=5).map(lambda v: v + ".json")),
+    )
+)
 def test_bad_calibration_config_is_one_line_and_exit_2(key_value):
     key, value = key_value
     r = _cli("run", "--print-config", "--set", f"calibration.{key}={value}")
@@ -195,12 +219,22 @@ def test_report_replays_an_old_run_folder_on_a_saved_scale(tmp_path):
 def test_consensus_decides_on_a_judge_scale_and_saves_it(tmp_path):
     table = tmp_path / "scores.csv"
     rng = np.random.default_rng(4)
-    lines = ["step,candidate,check,llm"] + [f"{s},{c},{rng.integers(0, 2)},{rng.uniform(0.2, 0.5):.3f}"
-                                             for s in range(12) for c in "abc"]
+    lines = ["step,candidate,check,llm"] + [
+        f"{s},{c},{rng.integers(0, 2)},{rng.uniform(0.2, 0.5):.3f}" for s in range(12) for c in "abc"
+    ]
     table.write_text("\n".join(lines) + "\n")
     saved = tmp_path / "calibration.json"
-    r = _cli("consensus", str(table), "--calibration", "quantile", "--target-accept", "0.3", "--save-calibration",
-             str(saved), "--json")
+    r = _cli(
+        "consensus",
+        str(table),
+        "--calibration",
+        "quantile",
+        "--target-accept",
+        "0.3",
+        "--save-calibration",
+        str(saved),
+        "--json",
+    )
     assert r.returncode == 0, r.stderr
     doc = json.loads(r.stdout)
     assert doc["calibration"]["method"] == "quantile" and saved.is_file()
@@ -217,14 +251,22 @@ def test_a_platt_scale_from_labelled_steps_trusts_the_judge_that_knows(tmp_path)
     from accord.verify.tasks import TextTask
 
     rng = np.random.default_rng(5)
-    two = [TextTask(f"two/{i}", f"Calculate {a} + {b}.", str(a + b))
-           for i, (a, b) in enumerate(rng.integers(1, 40, size=(16, 2)).tolist())]
+    two = [
+        TextTask(f"two/{i}", f"Calculate {a} + {b}.", str(a + b))
+        for i, (a, b) in enumerate(rng.integers(1, 40, size=(16, 2)).tolist())
+    ]
     path = tmp_path / "trace.jsonl"
     gen = AdditionWalker()
     panel = Panel([ArithmeticJudge(), GroundingJudge()], [1.5, 1.0])
     with TraceWriter(path) as w:
-        StepLoop(gen, panel, [Chain("verdict", get_policy("verdict")), Chain("base")], budgets=Budgets(4, 1, 200),
-                 seed=0, writer=w).run(two)
+        StepLoop(
+            gen,
+            panel,
+            [Chain("verdict", get_policy("verdict")), Chain("base")],
+            budgets=Budgets(4, 1, 200),
+            seed=0,
+            writer=w,
+        ).run(two)
     (tmp_path / "config.yaml").write_text("budgets: {n_candidates: 4, max_steps: 1, max_tokens: 200}\n")
     trace = read_trace(path)
     tree = ContextTree.from_trace(trace)

@@ -40,7 +40,9 @@ def test_modal_jury_reports_accuracy_against_members(capsys):
     lo, hi = doc["jury"]["ci"]
     assert lo <= doc["jury"]["accuracy"] <= hi
     assert doc["best_member"]["name"] == "alpha"
-    assert len(doc["verdicts"]) == 300 and {"id", "answer", "agreement", "abstained", "tie", "correct"} <= set(doc["verdicts"][0])
+    assert len(doc["verdicts"]) == 300 and {"id", "answer", "agreement", "abstained", "tie", "correct"} <= set(
+        doc["verdicts"][0]
+    )
     # the verdicts are the accuracy: recount them
     assert sum(v["correct"] for v in doc["verdicts"]) / 300 == pytest.approx(doc["jury"]["accuracy"])
 
@@ -95,7 +97,9 @@ def test_table_output_runs_as_a_program(tmp_path, panel_file):
     out = tmp_path / "verdicts.jsonl"
     proc = subprocess.run(
         [sys.executable, "-m", "accord.cli.main", "jury", str(panel_file), "--n-boot", "40", "--out", str(out)],
-        capture_output=True, text=True, timeout=300,
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
     assert proc.returncode == 0, proc.stderr
     assert "cannot tell which member is best" in " ".join(proc.stdout.split()) and "jury (" in proc.stdout
@@ -112,7 +116,12 @@ def test_label_budget_measures_on_the_rows_it_did_not_read(capsys, panel_file):
     for key in ("jury", "best_member", "best_member_on_labels", "modal", "weighted", "accuracy_weighted", "label_free"):
         lo, hi = un[key]["ci"]
         assert 0 <= lo <= un[key]["accuracy"] <= hi <= 1
-    assert doc["few_label"]["rules"] and set(doc["few_label"]["member_accuracy"]) == {"alpha", "bravo", "charlie", "delta"}
+    assert doc["few_label"]["rules"] and set(doc["few_label"]["member_accuracy"]) == {
+        "alpha",
+        "bravo",
+        "charlie",
+        "delta",
+    }
     row = next(v for v in doc["verdicts"] if not v["abstained"])
     assert set(row["member_correct"]) == {"alpha", "bravo", "charlie", "delta"} and row["members"]
     assert row["correct"] == any(row["member_correct"][m] for m in row["members"])
@@ -136,7 +145,11 @@ def test_rows_with_a_reference_teach_the_rest(capsys, tmp_path, panel_file):
 def test_textual_answers_form_one_class(capsys, tmp_path):
     rows = [
         {"id": "a", "answers": {"m1": "The limit exists and is equal to 2", "m2": "2", "m3": "3"}, "reference": "2"},
-        {"id": "b", "answers": {"m1": "no such n exists", "m2": "None", "m3": "n = 4"}, "reference": "No integer solutions"},
+        {
+            "id": "b",
+            "answers": {"m1": "no such n exists", "m2": "None", "m3": "n = 4"},
+            "reference": "No integer solutions",
+        },
         {"id": "c", "answers": {"m1": "n!", "m2": "factorial(n)", "m3": ""}, "reference": "n!"},
     ]
     path = tmp_path / "textual.jsonl"
@@ -151,8 +164,10 @@ def test_textual_answers_form_one_class(capsys, tmp_path):
 @pytest.mark.parametrize(
     "body, message",
     [
-        ('{"id": "a", "answers": {"x": "1", "y": "2"}}\n{"id": "a", "answers": {"x": "3", "y": "2"}}\n',
-         "id 'a' already given on line 1"),
+        (
+            '{"id": "a", "answers": {"x": "1", "y": "2"}}\n{"id": "a", "answers": {"x": "3", "y": "2"}}\n',
+            "id 'a' already given on line 1",
+        ),
         ('{"id": "a", "answers": {"x": NaN, "y": "2"}}\n', "answer of 'x' is nan"),
         ('{"id": "a", "answers": {"x": "1", "y": "2"}, "reference": NaN}\n', "'reference' is nan"),
     ],
@@ -166,7 +181,9 @@ def test_a_repeated_id_or_a_nan_answer_is_refused(tmp_path, capsys, body, messag
 
 
 def test_a_row_nobody_answered_abstains_under_every_label_setting(capsys, tmp_path):
-    rows = [{"id": f"p{i}", "answers": {"a": str(i % 3), "b": str(i % 2), "c": "1"}, "reference": "1"} for i in range(30)]
+    rows = [
+        {"id": f"p{i}", "answers": {"a": str(i % 3), "b": str(i % 2), "c": "1"}, "reference": "1"} for i in range(30)
+    ]
     rows[4]["answers"] = {"a": "", "b": None, "c": " "}
     path = tmp_path / "blank.jsonl"
     path.write_text("".join(json.dumps(r) + "\n" for r in rows))
@@ -191,7 +208,11 @@ def test_risk_answers_only_above_a_certified_threshold(capsys, tmp_path, panel_f
         assert not answered and risk["reason"]
     else:
         assert risk["bound"] <= 0.2 and all(v["score"] >= risk["threshold"] for v in answered)
-        assert all("below the certified threshold" in v["reason"] or v["reason"] == "no member answered" for v in doc["verdicts"] if v["abstained"])
+        assert all(
+            "below the certified threshold" in v["reason"] or v["reason"] == "no member answered"
+            for v in doc["verdicts"]
+            if v["abstained"]
+        )
         un = [v for v in answered if not v["labeled"]]
         assert risk["answered_unlabeled"] == len(un)
         if un:
@@ -206,8 +227,12 @@ def test_risk_answers_only_above_a_certified_threshold(capsys, tmp_path, panel_f
     doc = _json(capsys, partial, "--risk", "0.2")
     assert doc["risk"]["calibration_rows"] == 75 and "assumed to be a random sample" in doc["risk"]["calibration"]
     assert "realised_error" not in doc["risk"]
-    for argv, message in ((["--risk", "0.1", "--label-budget", "20", "--label-choice", "active"], "drawn at random"),
-                          (["--risk", "0.1"], "--label-budget"), (["--risk", "1"], "(0, 1)"), (["--risk", "0.1", "--delta", "0"], "(0, 1)")):
+    for argv, message in (
+        (["--risk", "0.1", "--label-budget", "20", "--label-choice", "active"], "drawn at random"),
+        (["--risk", "0.1"], "--label-budget"),
+        (["--risk", "1"], "(0, 1)"),
+        (["--risk", "0.1", "--delta", "0"], "(0, 1)"),
+    ):
         assert main(["jury", str(panel_file), *argv]) == 2
         err = capsys.readouterr().err.strip()
         assert message in err and len(err.splitlines()) == 1
@@ -219,8 +244,18 @@ def test_a_panel_that_cannot_be_ranked_without_labels_says_so(capsys, tmp_path):
     a, b, other = rng.random(n) < 0.65, rng.random(n) < 0.45, rng.random(n) < 0.45
     copy, d = rng.random(n) < 0.9, rng.random(n) < 0.3
     bb = np.where(b, "1", "2")
-    rows = [{"id": i, "answers": {"a": "1" if a[i] else "3", "b": bb[i], "c": bb[i] if copy[i] else ("1" if other[i] else "4"),
-                                   "d": "1" if d[i] else "5"}} for i in range(n)]
+    rows = [
+        {
+            "id": i,
+            "answers": {
+                "a": "1" if a[i] else "3",
+                "b": bb[i],
+                "c": bb[i] if copy[i] else ("1" if other[i] else "4"),
+                "d": "1" if d[i] else "5",
+            },
+        }
+        for i in range(n)
+    ]
     path = tmp_path / "copied.jsonl"
     path.write_text("".join(json.dumps(r) + "\n" for r in rows))
     assert main(["jury", str(path), "--n-boot", "40", "--equivalence", "text"]) == 0

@@ -8,13 +8,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from accord.consensus_core.jury import MISSING, vote_codes
+from accord.consensus_core.jury import MISSING, dawid_skene, vote_codes
 from accord.consensus_core.jury._difficulty import fit_difficulty, pattern_fit, pattern_key, set_partitions
-from accord.consensus_core.jury._trust import SHARED_ERRORS
 from accord.consensus_core.jury._label_free import label_free_jury, parting_share
 from accord.consensus_core.jury._labels import choose_labels, fit_few_labels, log_evidence
 from accord.consensus_core.jury._law import simulate_unequal_panel
-from accord.consensus_core.jury import dawid_skene
+from accord.consensus_core.jury._trust import SHARED_ERRORS
 
 TRUTH = 0  # class 0 is the right answer in every synthetic panel below
 
@@ -108,7 +107,9 @@ def test_the_conservative_interval_holds_where_weak_members_share_a_wrong_answer
     assert lo <= realised <= hi
     assert trusting.advantage_ci[0] >= lo and trusting.advantage_ci[1] <= hi + 1e-12
     overrides = float(np.mean(jury.chosen != sim.codes[:, jury.best_member]))
-    assert jury.overrides == pytest.approx(overrides) and hi <= overrides + 1e-12  # the vote gains only where it overrides
+    assert (
+        jury.overrides == pytest.approx(overrides) and hi <= overrides + 1e-12
+    )  # the vote gains only where it overrides
     assert jury.claims is None and jury.labels_needed >= 1
 
 

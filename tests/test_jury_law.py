@@ -12,12 +12,7 @@ from scipy.stats import beta as beta_law
 from accord.consensus_core.jury import _law as law
 from accord.consensus_core.jury import check_law, estimate_law
 
-GRID = [
-    (a, rho, s, M)
-    for a in (0.45, 0.75)
-    for rho in (0.15, 0.45)
-    for s, M in ((0.3, 5), ((0.3, 0.15), 4))
-]
+GRID = [(a, rho, s, M) for a in (0.45, 0.75) for rho in (0.15, 0.45) for s, M in ((0.3, 5), ((0.3, 0.15), 4))]
 
 
 def test_closed_forms_match_the_simulator_within_0002_over_a_grid():
@@ -28,7 +23,9 @@ def test_closed_forms_match_the_simulator_within_0002_over_a_grid():
         worst["accuracy"] = max(worst["accuracy"], abs(pred.accuracy - sim.accuracy))
         worst["floor"] = max(worst["floor"], abs(pred.floor - sim.floor))
         worst["unanimous_rate"] = max(worst["unanimous_rate"], abs(pred.unanimous_rate - sim.unanimous_rate))
-        worst["unanimous_accuracy"] = max(worst["unanimous_accuracy"], abs(pred.unanimous_accuracy - sim.unanimous_accuracy))
+        worst["unanimous_accuracy"] = max(
+            worst["unanimous_accuracy"], abs(pred.unanimous_accuracy - sim.unanimous_accuracy)
+        )
         worst["coverage"] = max(worst["coverage"], float(np.max(np.abs(pred.coverage - sim.coverage))))
     print("max |law - simulator| over the grid:", {k: round(v, 5) for k, v in worst.items()})
     assert max(worst.values()) < 0.002, worst

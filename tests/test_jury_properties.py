@@ -17,13 +17,14 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from accord.cli.main import main
+from accord.consensus_core.jury import choose_labels, fit_few_labels, label_free_jury
 from accord.consensus_core.jury._vote import MISSING, run_jury
-from accord.consensus_core.jury import label_free_jury
-from accord.consensus_core.jury import choose_labels, fit_few_labels
 from accord.verify.juries import METHODS, decide_with_risk, panel_classes
 
 SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-CLI_SETTINGS = settings(SETTINGS, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])  # capsys is read out per example
+CLI_SETTINGS = settings(
+    SETTINGS, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture]
+)  # capsys is read out per example
 LONG = "12345678901234567890" * 200  # a 4,000-character answer
 ANSWERS = ["1", "2", "3", "x + 1", "1+x", "no such n", "", "   ", None, LONG, LONG + "0", "\\frac{1}{2}", "0.5"]
 
@@ -102,14 +103,28 @@ def _check(rc: int, out: str, err: str) -> dict | None:
     min_agreement=st.sampled_from([0.0, 0.5, 1.0]),
     risk=st.one_of(st.none(), st.sampled_from([0.05, 0.1, 0.3])),
 )
-def test_any_panel_through_the_cli_answers_or_says_one_line(tmp_path_factory, capsys, panel, method, equivalence, budget, choice, min_agreement, risk):
+def test_any_panel_through_the_cli_answers_or_says_one_line(
+    tmp_path_factory, capsys, panel, method, equivalence, budget, choice, min_agreement, risk
+):
     rows, refs, shape = panel
     _record(shape)
     event(f"method: {method}")
     event(f"label budget: {'none' if budget is None else 'given'}")
     event(f"risk: {'none' if risk is None else 'given'}")
     path = _write(tmp_path_factory.mktemp("p"), rows, refs)
-    argv = ["jury", path, "--json", "--n-boot", "40", "--method", method, "--equivalence", equivalence, "--min-agreement", str(min_agreement)]
+    argv = [
+        "jury",
+        path,
+        "--json",
+        "--n-boot",
+        "40",
+        "--method",
+        method,
+        "--equivalence",
+        equivalence,
+        "--min-agreement",
+        str(min_agreement),
+    ]
     if budget is not None:
         argv += ["--label-budget", str(len(rows) // 2 if budget == "rows" else budget)]
     if choice is not None:
@@ -162,7 +177,9 @@ def test_any_panel_through_the_python_api(panel, seed, budget):
         event("few-label: ValueError")
     members = [f"m{j}" for j in range(codes.shape[1])]
     try:
-        dec = decide_with_risk("auto", classes, members, 0.2, 0.2, seed, 2, min(budget, len(rows)) if classes.has_reference.all() else None)
+        dec = decide_with_risk(
+            "auto", classes, members, 0.2, 0.2, seed, 2, min(budget, len(rows)) if classes.has_reference.all() else None
+        )
     except ValueError:
         event("risk: ValueError")
     else:

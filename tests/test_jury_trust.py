@@ -14,14 +14,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from accord.cli.main import main
-from accord.consensus_core.jury import rows_to_label
+from accord.consensus_core.jury import label_free_jury, rows_to_label, weighted_vote
 from accord.consensus_core.jury._calibration import calibration_error, platt
-from accord.consensus_core.jury import label_free_jury
 from accord.consensus_core.jury._shared import shared_error_panel
-from accord.consensus_core.jury import weighted_vote
 
-CLI_SETTINGS = settings(max_examples=25, deadline=None,
-                        suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+CLI_SETTINGS = settings(
+    max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture]
+)
 
 
 def _write(path, codes, reference: bool = True, ids=None):
@@ -39,6 +38,7 @@ def _write(path, codes, reference: bool = True, ids=None):
 def _strict(text: str) -> dict:
     def refuse(name):
         raise AssertionError(f"not JSON: {name}")
+
     return json.loads(text, parse_constant=refuse)
 
 
@@ -89,10 +89,13 @@ def test_a_trusted_member_or_known_accuracies_decide(capsys, shared):
     expected = weighted_vote(panel.codes, prior, 0.0, 0).chosen == 0
     assert doc["method"].startswith("accuracy-weighted") and doc["prior"]["m0"] == 0.55
     assert doc["jury"]["accuracy"] == pytest.approx(expected.mean())
-    for argv, message in ((["--trust", "zz"], "unknown member"), (["--prior", "m0=0.5"], "missing m1"),
-                          (["--prior", "m0=1.5,m1=.3,m2=.3,m3=.3"], "strictly between"),
-                          (["--prior", "m0"], "member=accuracy"),
-                          (["--prior", "m0=.5,m1=.3,m2=.3,m3=.3", "--trust", "m0"], "give one")):
+    for argv, message in (
+        (["--trust", "zz"], "unknown member"),
+        (["--prior", "m0=0.5"], "missing m1"),
+        (["--prior", "m0=1.5,m1=.3,m2=.3,m3=.3"], "strictly between"),
+        (["--prior", "m0"], "member=accuracy"),
+        (["--prior", "m0=.5,m1=.3,m2=.3,m3=.3", "--trust", "m0"], "give one"),
+    ):
         assert main(["jury", str(path), "--equivalence", "text", *argv]) == 2
         err = capsys.readouterr().err.strip()
         assert message in err and len(err.splitlines()) == 1, err
@@ -119,9 +122,12 @@ def test_label_round_trip(capsys, tmp_path, shared):
     assert all(p is not None and 0 <= p <= 1 for p in probs)
     # the choice is the same as the library's
     assert [f"q{i}" for i in rows_to_label(panel.codes, 30)] == [a["id"] for a in asked]
-    for body, message in (('{"id": "nope", "reference": "a0"}\n', "not in the jury file"),
-                          ('{"id": "q1", "reference": "a0", "extra": 1}\n', "unknown field"),
-                          ('{"reference": "a0"}\n', "'id'"), ('{"id": "q1", "reference": [1]}\n', "must be text")):
+    for body, message in (
+        ('{"id": "nope", "reference": "a0"}\n', "not in the jury file"),
+        ('{"id": "q1", "reference": "a0", "extra": 1}\n', "unknown field"),
+        ('{"reference": "a0"}\n', "'id'"),
+        ('{"id": "q1", "reference": [1]}\n', "must be text"),
+    ):
         bad = tmp_path / "bad.jsonl"
         bad.write_text(body)
         assert main(["jury", str(bare), "--labels", str(bad), "--equivalence", "text"]) == 2
@@ -138,8 +144,20 @@ def test_any_label_file_is_read_or_refused_in_one_line(tmp_path_factory, capsys,
     bare = _write(tmp / "bare.jsonl", codes, reference=False)
     lines = [json.dumps({"id": f"q{i}", "reference": ref}) + "\n" for i, ref in picks]
     (tmp / "labels.jsonl").write_text("".join(lines))
-    rc = main(["jury", str(bare), "--labels", str(tmp / "labels.jsonl"), "--json", "-q", "--equivalence", "text",
-               "--n-boot", "40"])
+    rc = main(
+        [
+            "jury",
+            str(bare),
+            "--labels",
+            str(tmp / "labels.jsonl"),
+            "--json",
+            "-q",
+            "--equivalence",
+            "text",
+            "--n-boot",
+            "40",
+        ]
+    )
     out, err = capsys.readouterr()
     filled: dict[str, str] = {}
     clash = False
@@ -195,7 +213,7 @@ def test_a_handful_of_rows_gets_counts_not_statistics(capsys, tmp_path):
     assert "too few" in capsys.readouterr().out
 
 
-@pytest.mark.parametrize("answers", ["[\"1\", \"2\"]", "\"1\"", "{}", "null"])
+@pytest.mark.parametrize("answers", ['["1", "2"]', '"1"', "{}", "null"])
 def test_answers_must_be_an_object(capsys, tmp_path, answers):
     path = tmp_path / "list.jsonl"
     path.write_text('{"id": "a", "answers": ' + answers + "}\n")
@@ -221,9 +239,16 @@ def test_asked_rows_spread_over_the_uncertain_patterns():
     assert not unanimous[rows].any()  # a unanimous row's label changes no decision
 
 
-@given(spec=st.lists(st.tuples(st.sampled_from(["m0", "m1", "m2", "zz", "", " m0"]),
-                               st.sampled_from(["0.5", "0.9", "1", "0", "-0.2", "nan", "x", ""])), max_size=5),
-       sep=st.sampled_from(["=", ":", ""]))
+@given(
+    spec=st.lists(
+        st.tuples(
+            st.sampled_from(["m0", "m1", "m2", "zz", "", " m0"]),
+            st.sampled_from(["0.5", "0.9", "1", "0", "-0.2", "nan", "x", ""]),
+        ),
+        max_size=5,
+    ),
+    sep=st.sampled_from(["=", ":", ""]),
+)
 @settings(CLI_SETTINGS)
 def test_any_prior_is_used_or_refused_in_one_line(tmp_path_factory, capsys, spec, sep):
     tmp = tmp_path_factory.mktemp("prior")

@@ -9,10 +9,10 @@ import pytest
 import sympy as sp
 
 from accord.adapters import math as math_pkg
-from accord.adapters.math import AnswerConfig, StepConfig, parse_sympy
-from accord.adapters.math.answers import AUTO, AnswerGrader
+from accord.adapters.math import StepConfig, parse_sympy
 from accord.adapters.math._limited import run
 from accord.adapters.math._sympy_text import LATEX, MathParseError, extract, same
+from accord.adapters.math.answers import AUTO, AnswerGrader
 
 n, k = sp.symbols("n k")
 
@@ -57,10 +57,12 @@ def test_one_worker_path_reports_timeouts_and_errors():
 
 
 def test_the_package_api_is_small_and_lazy():
-    assert {"AnswerConfig", "AnswerGrader", "StepConfig", "parse_sympy", "SymbolicEquivalenceJudge"} <= set(math_pkg.__all__)
+    assert {"AnswerConfig", "AnswerGrader", "StepConfig", "parse_sympy", "SymbolicEquivalenceJudge"} <= set(
+        math_pkg.__all__
+    )
     assert math_pkg.AnswerGrader is AnswerGrader
     with pytest.raises(AttributeError):
-        math_pkg.no_such_name
+        math_pkg.no_such_name  # noqa: B018 - the lookup itself must fail
 
 
 def test_every_answer_function_name_is_known_to_the_answer_parser():

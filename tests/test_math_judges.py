@@ -231,7 +231,9 @@ def test_numeric_unparseable_and_time_limit():
 
 def test_final_answer_against_constructor_and_context_reference():
     j = FinalAnswerJudge("24")
-    right, wrong, none, frac = j.score(CTX, ["So she has $24$ apples.", "The answer is \\boxed{25}", "no numbers here", "$\\frac{48}{2}$"])
+    right, wrong, none, frac = j.score(
+        CTX, ["So she has $24$ apples.", "The answer is \\boxed{25}", "no numbers here", "$\\frac{48}{2}$"]
+    )
     assert right.value == 1.0 and wrong.value == 0.0 and frac.value == 1.0
     assert none.value is None and "no answer" in none.reason
     ctx = StepContext("q", reference="\\frac{1}{2}")

@@ -14,7 +14,7 @@ from accord.adapters.code._mutants import KINDS, mutate
 from accord.adapters.code._pool import PoolProblem, evaluate_policies, expected_pick, pool_from_json, pool_to_json
 from accord.adapters.code._static import analyse
 
-SRC = '''def clip_sum(xs, lo):
+SRC = """def clip_sum(xs, lo):
     total = 0
     for x in xs:
         if x < lo:
@@ -26,7 +26,7 @@ SRC = '''def clip_sum(xs, lo):
 
 def untouched(a):
     return a + 1
-'''
+"""
 
 
 def test_mutants_are_distinct_single_site_programs():
@@ -88,15 +88,30 @@ def test_ties_count_as_uniform_choice():
     assert share == pytest.approx(1 / 3) and tied and mixed
     assert expected_pick(np.array([0.2, 0.8]), np.array([False, True])) == (1.0, False, False)
     # no candidate could be ranked (no judge scored any): all of them tie
-    assert expected_pick(np.array([-np.inf, -np.inf, -np.inf]), np.array([True, False, False])) == (pytest.approx(1 / 3), True, True)
+    assert expected_pick(np.array([-np.inf, -np.inf, -np.inf]), np.array([True, False, False])) == (
+        pytest.approx(1 / 3),
+        True,
+        True,
+    )
 
 
 def _pool():
     nan = float("nan")
     return [
-        PoolProblem("a", ["canonical", "m1", "m2"], ["p0", "p1", "p2"], [[1, 1, 0.9], [1, 0.5, 0.4], [1, 0, 0.1]], [[None] * 3] * 3, [True, False, False]),
-        PoolProblem("b", ["m1", "canonical"], ["p0", "p1"], [[1, 1, 0.5], [1, 1, 0.5]], [[None] * 3] * 2, [False, True]),
-        PoolProblem("c", ["canonical", "m1"], ["p0", "p1"], [[1, nan, 0.8], [0, 0.0, 0.2]], [[None] * 3] * 2, [True, False]),
+        PoolProblem(
+            "a",
+            ["canonical", "m1", "m2"],
+            ["p0", "p1", "p2"],
+            [[1, 1, 0.9], [1, 0.5, 0.4], [1, 0, 0.1]],
+            [[None] * 3] * 3,
+            [True, False, False],
+        ),
+        PoolProblem(
+            "b", ["m1", "canonical"], ["p0", "p1"], [[1, 1, 0.5], [1, 1, 0.5]], [[None] * 3] * 2, [False, True]
+        ),
+        PoolProblem(
+            "c", ["canonical", "m1"], ["p0", "p1"], [[1, nan, 0.8], [0, 0.0, 0.2]], [[None] * 3] * 2, [True, False]
+        ),
     ]
 
 
@@ -120,7 +135,10 @@ def test_a_clean_static_check_does_not_vote_for_a_wrong_program():
     correct = [True, False, False]
     scored_clean = [PoolProblem("p", ["canonical", "m1", "m2"], ["", "", ""], scores, [[None] * 3] * 3, correct)]
     res = {r.policy: r.accuracy for r in evaluate_policies(scored_clean, ["verdict", "mean"])}
-    assert (res["verdict"], res["mean"]) == (0.0, 1.0)  # the defect: the mediocre mutant is accepted, the canonical is not
+    assert (res["verdict"], res["mean"]) == (
+        0.0,
+        1.0,
+    )  # the defect: the mediocre mutant is accepted, the canonical is not
     clean = analyse("def f(x):\n    return x + 1\n", "f").score()
     assert clean.value is None  # a clean program gets no static score
     abstained = [[clean.value if clean.value is not None else nan] + row[1:] for row in scores]

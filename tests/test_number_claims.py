@@ -22,22 +22,50 @@ from accord.adapters.math._quantifiers import quantified
 from accord.cli.main import main
 
 SOLUTIONS = [
-    {"id": "divisible", "problem": "Is 1977 a sum of two squares?",
-     "steps": ["We look at remainders.", "The number 1977 is not divisible by 3, so its digit sum is not either.",
-               "So the answer is no."], "label": 1},
-    {"id": "prime", "problem": "Find the primes p with p + 2 prime.",
-     "steps": ["Try large values.", "In this case, $p = 1991$ is a prime number.", "So p = 1991 works."], "label": 1},
-    {"id": "for-all", "problem": "Show that 8 divides $n^5 - 5n^3 + 4n$ for every integer $n$.",
-     "steps": ["We work modulo 8.", "Since $n^5 \\equiv n$ (mod 8) for any integer $n$, the expression is $n - 5n^3 + 4n$.",
-               "Hence the claim."], "label": 1},
-    {"id": "odd", "problem": "Show that $50^n + 23^n a$ is divisible by 1971 for some a.",
-     "steps": ["Note that $50^n \\equiv 1 \\pmod{27}$ for all odd $n$.", "So a works."], "label": 0},
-    {"id": "correct", "problem": "Show that $p^2 - 1$ is divisible by 24 for every prime $p > 3$.",
-     "steps": ["Since 323 is not a prime number, we factor it as $323 = 17 \\cdot 19$.",
-               "Since 17 and 19 are coprime, we may work modulo each.",
-               "We have $n^2 \\equiv 1 \\pmod{8}$ for all odd $n$.",
-               "Also $12^m \\equiv 0 \\pmod{3}$ for any $m$.",
-               "If 12 were divisible by 5 we would be done, but it is not."], "label": -1},
+    {
+        "id": "divisible",
+        "problem": "Is 1977 a sum of two squares?",
+        "steps": [
+            "We look at remainders.",
+            "The number 1977 is not divisible by 3, so its digit sum is not either.",
+            "So the answer is no.",
+        ],
+        "label": 1,
+    },
+    {
+        "id": "prime",
+        "problem": "Find the primes p with p + 2 prime.",
+        "steps": ["Try large values.", "In this case, $p = 1991$ is a prime number.", "So p = 1991 works."],
+        "label": 1,
+    },
+    {
+        "id": "for-all",
+        "problem": "Show that 8 divides $n^5 - 5n^3 + 4n$ for every integer $n$.",
+        "steps": [
+            "We work modulo 8.",
+            "Since $n^5 \\equiv n$ (mod 8) for any integer $n$, the expression is $n - 5n^3 + 4n$.",
+            "Hence the claim.",
+        ],
+        "label": 1,
+    },
+    {
+        "id": "odd",
+        "problem": "Show that $50^n + 23^n a$ is divisible by 1971 for some a.",
+        "steps": ["Note that $50^n \\equiv 1 \\pmod{27}$ for all odd $n$.", "So a works."],
+        "label": 0,
+    },
+    {
+        "id": "correct",
+        "problem": "Show that $p^2 - 1$ is divisible by 24 for every prime $p > 3$.",
+        "steps": [
+            "Since 323 is not a prime number, we factor it as $323 = 17 \\cdot 19$.",
+            "Since 17 and 19 are coprime, we may work modulo each.",
+            "We have $n^2 \\equiv 1 \\pmod{8}$ for all odd $n$.",
+            "Also $12^m \\equiv 0 \\pmod{3}$ for any $m$.",
+            "If 12 were divisible by 5 we would be done, but it is not.",
+        ],
+        "label": -1,
+    },
 ]
 
 
@@ -78,12 +106,14 @@ def test_primality_parity_and_coprimality_in_prose(n):
 
 
 def test_numbers_in_expressions_and_hypotheses_are_left_alone():
-    for text in ["Since 10^1962 - 1 is divisible by 10^981 + 1, it follows that 10^1962 + 1 is not prime.",
-                 "Since 984 is divisible by 2^3 * 3 * 41, we stop.",
-                 "If 12 is divisible by 5, then we are done.",
-                 "We check whether 91 is prime.",
-                 "The values 2, 4, 7 are even.",
-                 "Is 15 divisible by 4?"]:
+    for text in [
+        "Since 10^1962 - 1 is divisible by 10^981 + 1, it follows that 10^1962 + 1 is not prime.",
+        "Since 984 is divisible by 2^3 * 3 * 41, we stop.",
+        "If 12 is divisible by 5, then we are done.",
+        "We check whether 91 is prime.",
+        "The values 2, 4, 7 are even.",
+        "Is 15 divisible by 4?",
+    ]:
         assert number_facts(text) == [], text
     (fact,) = number_facts("7 divides 63, so we are done.")
     assert fact.holds
@@ -93,8 +123,13 @@ def test_quantifiers_name_their_domain_and_restrictions_are_left_alone():
     assert quantified("for any positive integer a and prime number p") == {"a": "positive", "p": "prime"}
     assert quantified("$x^2 \\equiv 1$ for all odd $n$") == {"n": "odd"}
     assert quantified("for all even k") == {"k": "even"}
-    for restricted in ["for any n not divisible by 3", "for all n \\ge 2", "for all i in 1 to n",
-                       "for all sufficiently large n", "for each of the values"]:
+    for restricted in [
+        "for any n not divisible by 3",
+        "for all n \\ge 2",
+        "for all i in 1 to n",
+        "for all sufficiently large n",
+        "for each of the values",
+    ]:
         assert quantified(restricted) == {}, restricted
 
 
@@ -112,7 +147,7 @@ def test_a_universal_claim_needs_every_name_quantified():
 @given(k=st.integers(1, 6), m=st.integers(2, 30))
 def test_a_power_congruence_for_all_n_is_refuted_exactly_when_it_fails(k, m):
     score, reason = solution_check("", [], f"Then $n^{k} \\equiv n \\pmod{{{m}}}$ for all $n$.")
-    fails = [n for n in range(1, 13) if (n ** k - n) % m]
+    fails = [n for n in range(1, 13) if (n**k - n) % m]
     if fails:
         assert score == 0.0 and f"fails at n = {fails[0]}:" in reason
     else:
@@ -124,13 +159,21 @@ def test_parity_and_divisibility_claimed_for_every_value_are_checked_on_small_ca
     assert score == 0.0 and "n^2 is always even: claimed for all n, it fails at n = 1: 1 ≢ 0 (mod 2)" in reason
     score, reason = solution_check("", [], "x is odd (since 3y^2 is always even, adding 17 makes it odd).")
     assert score == 0.0 and "fails at y = 1" in reason
-    for true in ["Notice that $32k^2 + 32k + 9$ is always odd.", "However, $c^2 + c$ is always even for any integer $c$.",
-                 "So the expression $n^5 - 5n^3 + 4n$ is always 0 modulo 8 for any integer $n$.",
-                 "Since $(n - 1)n(n + 1)$ is always a multiple of 3, we are done."]:
+    for true in [
+        "Notice that $32k^2 + 32k + 9$ is always odd.",
+        "However, $c^2 + c$ is always even for any integer $c$.",
+        "So the expression $n^5 - 5n^3 + 4n$ is always 0 modulo 8 for any integer $n$.",
+        "Since $(n - 1)n(n + 1)$ is always a multiple of 3, we are done.",
+    ]:
         assert solution_check("", [], true)[0] == 1.0, true
     # hedged, restricted, or about a bare name: a statement in context, not checked
-    for left in ["Since n is odd, $n^2$ is always odd.", "If $n^2 + 1$ is always even then we win.",
-                 "So $n^2 + 1$ is even.", "So n is always even.", "$n^2 + n$ is even for all n not divisible by 3."]:
+    for left in [
+        "Since n is odd, $n^2$ is always odd.",
+        "If $n^2 + 1$ is always even then we win.",
+        "So $n^2 + 1$ is even.",
+        "So n is always even.",
+        "$n^2 + n$ is even for all n not divisible by 3.",
+    ]:
         assert solution_check("", [], left)[0] is None, left
 
 
@@ -145,34 +188,50 @@ def test_a_formula_always_divisible_is_refuted_exactly_when_a_small_case_fails(a
 
 
 def test_residues_claimed_modulo_n_are_computed_over_every_residue_class():
-    score, reason = solution_check("", [], "For integer x, x^2 modulo 9 can take values of 0, 1, 4, and 7. "
-                                           "Therefore, (x^2-1) modulo 9 can take values of 8, 2, 3, and 6.")
+    score, reason = solution_check(
+        "",
+        [],
+        "For integer x, x^2 modulo 9 can take values of 0, 1, 4, and 7. "
+        "Therefore, (x^2-1) modulo 9 can take values of 8, 2, 3, and 6.",
+    )
     assert score == 0.0 and "at x = 1 it is 0 (mod 9), not among [2, 3, 6, 8]" in reason
     score, reason = solution_check("", [], "So the possible values of $x^2 + 1 \\mod 4$ are 1, 2, or 3.")
     assert score == 0.0 and "it takes only [1, 2] (mod 4) over all residues, never 3" in reason
-    for true in ["We know that $x^2 \\mod 8$ can be 0, 1, or 4. Therefore, $x^2 - 1 \\mod 8$ can be -1, 0, or 3.",
-                 "So, the possible values of $(x^2 - 1)(y^2 - 1) \\mod 8$ are 0, 1, or 5.",
-                 "However, $5^n$ mod 6 can be either 1 or 5."]:
+    for true in [
+        "We know that $x^2 \\mod 8$ can be 0, 1, or 4. Therefore, $x^2 - 1 \\mod 8$ can be -1, 0, or 3.",
+        "So, the possible values of $(x^2 - 1)(y^2 - 1) \\mod 8$ are 0, 1, or 5.",
+        "However, $5^n$ mod 6 can be either 1 or 5.",
+    ]:
         assert solution_check("", [], true)[0] == 1.0, true
-    for left in ["Since x is odd, $x^2$ mod 8 is 1.", "So, n mod 5 can be 0, 2, or 4.",
-                 "The possible values of $20^n - 1 \\mod 323$ for even n are 0."]:
+    for left in [
+        "Since x is odd, $x^2$ mod 8 is 1.",
+        "So, n mod 5 can be 0, 2, or 4.",
+        "The possible values of $20^n - 1 \\mod 323$ for even n are 0.",
+    ]:
         assert solution_check("", [], left)[0] is None, left
 
 
 @settings(max_examples=40, deadline=None)
-@given(k=st.integers(1, 4), c=st.integers(0, 9), m=st.integers(2, 13),
-       claimed=st.sets(st.integers(0, 12), min_size=1, max_size=6))
+@given(
+    k=st.integers(1, 4),
+    c=st.integers(0, 9),
+    m=st.integers(2, 13),
+    claimed=st.sets(st.integers(0, 12), min_size=1, max_size=6),
+)
 def test_a_residue_set_claim_holds_exactly_when_it_is_the_set_taken(k, c, m, claimed):
     listed = ", ".join(map(str, sorted(claimed)))
     score, _ = solution_check("", [], f"Hence $x^{k} + {c}$ modulo {m} can take values of {listed}.")
-    taken = {(x ** k + c) % m for x in range(m)}
+    taken = {(x**k + c) % m for x in range(m)}
     assert score == (1.0 if taken == {v % m for v in claimed} else 0.0)
 
 
 def test_comparisons_of_numbers_in_prose():
     (fact,) = number_facts("a(1-b) = 1(1-1) = 1(0) = 0, which is greater than 1/4.")
     assert not fact.holds and fact.reason == "0, which is greater than 1/4 is false: 0 < 1/4"
-    assert [f.holds for f in number_facts("Since 1318 is less than 1979, and 7 is greater than or equal to 7.")] == [True, True]
+    assert [f.holds for f in number_facts("Since 1318 is less than 1979, and 7 is greater than or equal to 7.")] == [
+        True,
+        True,
+    ]
     assert number_facts("because 3^3 is greater than 2^2, and") == []
 
 
@@ -183,16 +242,25 @@ def test_a_prose_rewrite_is_checked_as_an_identity():
     assert score == 0.0 and "50 = 2^2·5^2 is false: the right side is 100" in reason
     assert solution_check("", [], "Write $\\sin(x)^3/\\cos(x)$ as $\\sin(x)^3 \\cdot (1/\\cos(x))$.")[0] == 1.0
     # different names (a substitution from context), words, or a bare name introducing a form: left alone
-    for left in ["Using the information given, we can rewrite x^3 as (2y + 1)(2y^2 + 2y + 1).",
-                 "We can rewrite it as a single fraction by finding a common denominator.",
-                 "We can write x as x = 3v + b, where b is the remainder."]:
+    for left in [
+        "Using the information given, we can rewrite x^3 as (2y + 1)(2y^2 + 2y + 1).",
+        "We can rewrite it as a single fraction by finding a common denominator.",
+        "We can write x as x = 3v + b, where b is the remainder.",
+    ]:
         assert solution_check("", [], left)[0] is None, left
 
 
 def test_an_equation_derived_by_operating_on_both_sides_must_follow_from_the_one_before():
-    before = ["$4000a + 400b + 40c + 4d = 1000d + 100c + 10b + a$", "Subtracting a, 10b, 100c, and 1000d from both sides gives:"]
+    before = [
+        "$4000a + 400b + 40c + 4d = 1000d + 100c + 10b + a$",
+        "Subtracting a, 10b, 100c, and 1000d from both sides gives:",
+    ]
     score, reason = solution_check("", before, "$3999a + 390b + 30c - 996d = 0$")
-    assert score == 0.0 and "does not follow from the equation before it" in reason and "where that equation holds" in reason
+    assert (
+        score == 0.0
+        and "does not follow from the equation before it" in reason
+        and "where that equation holds" in reason
+    )
     score, reason = solution_check("", before, "$3999a + 390b - 60c - 996d = 0$")
     assert score == 1.0 and "follows from the equation before it" in reason  # checked as a consequence
     score, reason = solution_check("", ["We have $3x + 6 = 2y$.", "Squaring both sides:"], "$9x^2 + 36x + 36 = 4y^2$")

@@ -39,20 +39,31 @@ def _python(code: str, fault: str | None = None, **kw) -> subprocess.Popen:
 
 
 def _accord(argv: list[str], fault: str | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "accord.cli.main", *argv], check=False, env=_env(fault), capture_output=True,
-                          text=True, timeout=300)
+    return subprocess.run(
+        [sys.executable, "-m", "accord.cli.main", *argv],
+        check=False,
+        env=_env(fault),
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
 
 
 # ------------------------------------------------------------------ the lock itself
 def test_a_second_writer_is_refused_and_a_killed_holder_leaves_no_stale_lock(tmp_path):
     run = tmp_path / "run"
-    holder = _python(f"""
+    holder = _python(
+        f"""
         import sys
         from accord.verify.io import writer_lock
         with writer_lock({str(run)!r}):
             print("held", flush=True)
             sys.stdin.read()
-        """, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        """,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     try:
         assert holder.stdout.readline().strip() == "held"
         assert is_live(run) == holder.pid
@@ -72,7 +83,8 @@ def test_a_second_writer_is_refused_and_a_killed_holder_leaves_no_stale_lock(tmp
 
 def test_a_forked_child_does_not_keep_a_killed_parents_lock(tmp_path):
     target = tmp_path / "out.parquet"
-    parent = _python(f"""
+    parent = _python(
+        f"""
         import os, signal, sys
         from accord.verify.io import writer_lock
         with writer_lock({str(target)!r}):
@@ -80,7 +92,9 @@ def test_a_forked_child_does_not_keep_a_killed_parents_lock(tmp_path):
                 sys.stdin.read()  # the child lives on until the test closes its stdin
                 os._exit(0)
             os.kill(os.getpid(), signal.SIGKILL)
-        """, stdin=subprocess.PIPE)
+        """,
+        stdin=subprocess.PIPE,
+    )
     try:
         assert parent.wait(timeout=120) == -signal.SIGKILL
         assert is_live(target) is None
@@ -127,12 +141,15 @@ def test_old_traces_without_ids_still_load_and_resume_continues_their_count(tmp_
 
 def test_a_torn_record_is_cut_and_the_resumed_writer_continues_the_sequence(tmp_path):
     path = tmp_path / "trace.jsonl"
-    proc = _python(f"""
+    proc = _python(
+        f"""
         from accord.verify.loop import TraceWriter
         w = TraceWriter({str(path)!r})
         for i in range(5):
             w.write({{"type": "note", "i": i, "text": "x" * 40}})
-        """, fault="trace:3:torn")
+        """,
+        fault="trace:3:torn",
+    )
     assert proc.wait(timeout=120) == -signal.SIGKILL
     data = path.read_text()
     assert data.count("\n") == 2 and not data.endswith("\n")  # two records and half of the third
@@ -173,7 +190,9 @@ COMMANDS = {
 
 
 @pytest.mark.parametrize("command", sorted(COMMANDS))
-def test_an_output_killed_mid_way_is_absent_or_the_old_one_then_rerun_equals_an_uninterrupted_one(tmp_path, command, capsys):
+def test_an_output_killed_mid_way_is_absent_or_the_old_one_then_rerun_equals_an_uninterrupted_one(
+    tmp_path, command, capsys
+):
     make, flags, other = COMMANDS[command]
     table = make(tmp_path / "in.csv")
     ref, out = tmp_path / "ref.parquet", tmp_path / "out.parquet"
@@ -195,16 +214,24 @@ def test_an_output_killed_mid_way_is_absent_or_the_old_one_then_rerun_equals_an_
     assert pq.read_table(out).equals(old)
     assert main([command, str(table), "--output", str(out), *flags]) == 0
     assert pq.read_table(out).equals(pq.read_table(ref))
-    assert not list(out.parent.glob("*.partial")) and not list(out.parent.glob(".*.partial")) and not lock_path(out).exists()
+    assert (
+        not list(out.parent.glob("*.partial"))
+        and not list(out.parent.glob(".*.partial"))
+        and not lock_path(out).exists()
+    )
 
 
 def test_a_second_output_writer_is_refused_while_the_first_finishes(tmp_path, capsys):
     table = _score_csv(tmp_path / "in.csv")
     ref, out = tmp_path / "ref.parquet", tmp_path / "out.parquet"
     assert main(["consensus", str(table), "--output", str(ref), "--chunk-size", "30"]) == 0
-    first = subprocess.Popen([sys.executable, "-m", "accord.cli.main", "consensus", str(table), "--output", str(out),
-                              "--chunk-size", "30"], env=_env("parquet:1:stop"), stdout=subprocess.PIPE,
-                             stderr=subprocess.PIPE, text=True)
+    first = subprocess.Popen(
+        [sys.executable, "-m", "accord.cli.main", "consensus", str(table), "--output", str(out), "--chunk-size", "30"],
+        env=_env("parquet:1:stop"),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         _, status = os.waitpid(first.pid, os.WUNTRACED)  # stopped by the hook right after its first part
         assert os.WIFSTOPPED(status)

@@ -24,8 +24,19 @@ def _verify(solutions: Path, out: Path, *more: str, fault: str | None = None) ->
     env.pop("ACCORD_FAULT", None)
     if fault:
         env["ACCORD_FAULT"] = fault
-    argv = [sys.executable, "-m", "accord.cli.main", "verify", str(solutions), "--out", str(out), "--bootstrap", "0",
-            "--json", *more]
+    argv = [
+        sys.executable,
+        "-m",
+        "accord.cli.main",
+        "verify",
+        str(solutions),
+        "--out",
+        str(out),
+        "--bootstrap",
+        "0",
+        "--json",
+        *more,
+    ]
     return subprocess.run(argv, env=env, capture_output=True, text=True, timeout=600)
 
 

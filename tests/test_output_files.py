@@ -7,7 +7,7 @@ import csv
 import json
 from pathlib import Path
 
-from hypothesis import given, settings, HealthCheck
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from accord.cli.main import main
@@ -17,8 +17,25 @@ SOLUTIONS = ROOT / "examples" / "solutions" / "processbench.jsonl"
 
 
 def _verify(out: Path, *extra: str) -> None:
-    assert main(["verify", str(SOLUTIONS), "--out", str(out), "--json", "--bootstrap", "0", "--workers", "1",
-                 "--fail-on", "never", *extra]) == 0
+    assert (
+        main(
+            [
+                "verify",
+                str(SOLUTIONS),
+                "--out",
+                str(out),
+                "--json",
+                "--bootstrap",
+                "0",
+                "--workers",
+                "1",
+                "--fail-on",
+                "never",
+                *extra,
+            ]
+        )
+        == 0
+    )
 
 
 def test_verify_keeps_its_cache_in_the_user_cache_folder(tmp_path, monkeypatch, capsys):
@@ -51,8 +68,9 @@ def test_labels_score_reads_a_verify_output(tmp_path, monkeypatch, capsys):
     assert abs(got["first_wrong"]["f1"] - 2 * a * b / (a + b)) < 1e-9, got
 
 
-_labels = st.lists(st.lists(st.sampled_from(["valid", "uncertain", "invalid"]), min_size=1, max_size=5),
-                   min_size=1, max_size=6)
+_labels = st.lists(
+    st.lists(st.sampled_from(["valid", "uncertain", "invalid"]), min_size=1, max_size=5), min_size=1, max_size=6
+)
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -60,9 +78,21 @@ _labels = st.lists(st.lists(st.sampled_from(["valid", "uncertain", "invalid"]), 
 def test_any_verify_output_is_summarised_by_labels_score(labels, tmp_path_factory, capsys):
     folder = tmp_path_factory.mktemp("labels")
     pred = folder / "pred.jsonl"
-    pred.write_text("".join(json.dumps({"id": f"s{i}", "problem": "p", "prediction": -1, "step_labels": ls,
-                                        "steps": [{"text": f"step {k}", "label": x} for k, x in enumerate(ls)]}) + "\n"
-                            for i, ls in enumerate(labels)))
+    pred.write_text(
+        "".join(
+            json.dumps(
+                {
+                    "id": f"s{i}",
+                    "problem": "p",
+                    "prediction": -1,
+                    "step_labels": ls,
+                    "steps": [{"text": f"step {k}", "label": x} for k, x in enumerate(ls)],
+                }
+            )
+            + "\n"
+            for i, ls in enumerate(labels)
+        )
+    )
     assert main(["labels", "score", str(pred), "--json"]) == 0
     got = json.loads(capsys.readouterr().out)
     assert got["solutions"] == len(labels) and got["steps"] == sum(map(len, labels))
@@ -70,8 +100,15 @@ def test_any_verify_output_is_summarised_by_labels_score(labels, tmp_path_factor
 
 
 def test_code_writes_a_flat_csv_with_the_jsonl_content(tmp_path, capsys):
-    base = ["code", str(ROOT / "examples/code/candidates.jsonl"), "--tests", str(ROOT / "examples/code/tests.jsonl"),
-            "--quiet", "--workers", "2"]
+    base = [
+        "code",
+        str(ROOT / "examples/code/candidates.jsonl"),
+        "--tests",
+        str(ROOT / "examples/code/tests.jsonl"),
+        "--quiet",
+        "--workers",
+        "2",
+    ]
     main([*base, "--out", str(tmp_path / "c.jsonl")])
     main([*base, "--out", str(tmp_path / "c.csv"), "--format", "csv"])
     capsys.readouterr()

@@ -106,7 +106,10 @@ def test_timings_cover_every_column():
         (dict(judges=[ArithmeticJudge(), ArithmeticJudge("b")], lambdas=[1.0]), "2 judges"),
         (dict(judges=[ArithmeticJudge(), ArithmeticJudge("b")], lambdas=[1.0, 0.0]), "> 0"),
         (dict(judges=[ArithmeticJudge(), ArithmeticJudge("b")], lambdas=[1.0, 1.0], timeout_s=0), "timeout"),
-        (dict(judges=[ArithmeticJudge(), ArithmeticJudge("b")], lambdas=[1.0, 1.0], influence=[[0, 2], [1, 0]]), "row-stochastic"),
+        (
+            dict(judges=[ArithmeticJudge(), ArithmeticJudge("b")], lambdas=[1.0, 1.0], influence=[[0, 2], [1, 0]]),
+            "row-stochastic",
+        ),
     ],
 )
 def test_bad_panels_are_rejected(kwargs, message):

@@ -16,8 +16,17 @@ STEP = np.array(
 
 def test_registry_has_all_rules():
     assert set(list_policies()) >= {
-        "verdict", "mean_preserving", "no_rejection", "no_selection", "raw_average",
-        "mean", "max", "min", "majority", "variance", "random",
+        "verdict",
+        "mean_preserving",
+        "no_rejection",
+        "no_selection",
+        "raw_average",
+        "mean",
+        "max",
+        "min",
+        "majority",
+        "variance",
+        "random",
     }
 
 

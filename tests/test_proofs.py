@@ -43,11 +43,24 @@ def test_discovery_finds_the_check_modules():
 
 def test_the_documented_claims_are_all_registered():
     expected = {
-        "equilibrium-foc", "matrix-diagonally-dominant", "determinant-all-to-all", "closed-form-solves-system",
-        "consensus-in-convex-hull", "weighted-sum-invariant", "mean-preserved-any-lambda", "mean-preserved-equal-lambda",
-        "mean-shift-bound", "equal-lambda-dispersion", "dispersion-not-separable", "raw-dispersion-separable",
-        "paper-s4-illustration", "paper-s4-proposition1-numbers", "paper-s11-10-quoted-example",
-        "paper-s13-2-numbers", "paper-s15-worked-examples", "paper-s16-table15",
+        "equilibrium-foc",
+        "matrix-diagonally-dominant",
+        "determinant-all-to-all",
+        "closed-form-solves-system",
+        "consensus-in-convex-hull",
+        "weighted-sum-invariant",
+        "mean-preserved-any-lambda",
+        "mean-preserved-equal-lambda",
+        "mean-shift-bound",
+        "equal-lambda-dispersion",
+        "dispersion-not-separable",
+        "raw-dispersion-separable",
+        "paper-s4-illustration",
+        "paper-s4-proposition1-numbers",
+        "paper-s11-10-quoted-example",
+        "paper-s13-2-numbers",
+        "paper-s15-worked-examples",
+        "paper-s16-table15",
     }
     assert expected <= set(NAMES)
 

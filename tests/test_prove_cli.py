@@ -61,7 +61,9 @@ def test_exit_code_is_non_zero_when_a_check_misses_its_status(scratch_checks, ca
 
 
 def test_per_check_time_limit(capsys):
-    rc = main(["prove", "--check", "weighted-sum-invariant", "--check", "equilibrium-foc", "--timeout", "0.05", "--json"])
+    rc = main(
+        ["prove", "--check", "weighted-sum-invariant", "--check", "equilibrium-foc", "--timeout", "0.05", "--json"]
+    )
     doc = json.loads(capsys.readouterr().out)
     status = {c["name"]: (c["status"], c["detail"]) for c in doc["checks"]}
     assert rc == 1 and status["equilibrium-foc"][0] == "FAILED" and "limit" in status["equilibrium-foc"][1]

@@ -15,7 +15,7 @@ import pytest
 pytest.importorskip("ray")
 
 from accord.verify.loop import read_records
-from accord.verify.run import close_servers, execute_on_ray, RayOptions, resolve
+from accord.verify.run import RayOptions, close_servers, execute_on_ray, resolve
 
 pytestmark = pytest.mark.slow
 
@@ -58,9 +58,14 @@ def cfg():
 def decisions(trace):
     """Everything a step decision consists of, keyed by (task, chain, step)."""
     recs, _ = read_records(trace)
-    steps = {(r["task_id"], r["chain"], r["step"]): (r["context_id"], r["candidates"], r["raw"], r["accepted"], r["chosen"])
-             for r in recs if r["type"] == "step"}
-    ends = {(r["task_id"], r["chain"]): (r["steps"], r["answer"], r["correct"]) for r in recs if r["type"] == "task_end"}
+    steps = {
+        (r["task_id"], r["chain"], r["step"]): (r["context_id"], r["candidates"], r["raw"], r["accepted"], r["chosen"])
+        for r in recs
+        if r["type"] == "step"
+    }
+    ends = {
+        (r["task_id"], r["chain"]): (r["steps"], r["answer"], r["correct"]) for r in recs if r["type"] == "task_end"
+    }
     return steps, ends
 
 
@@ -74,15 +79,18 @@ def local_trace(cfg, smollm2, tmp_path_factory):
     from accord.verify.run import build_chains, build_panel_from, load_task_list
 
     g = cfg.generator
-    generator = TransformersGenerator.from_loaded(*smollm2, temperature=g.temperature, top_p=g.top_p, max_new_tokens=g.max_new_tokens)
+    generator = TransformersGenerator.from_loaded(
+        *smollm2, temperature=g.temperature, top_p=g.top_p, max_new_tokens=g.max_new_tokens
+    )
     panel = build_panel_from(cfg)
     path = tmp_path_factory.mktemp("local") / "trace.jsonl"
     threads = torch.get_num_threads()
     torch.set_num_threads(1)
     try:
         with TraceWriter(path) as writer:
-            loop = StepLoop(generator, panel, build_chains(cfg),
-                            budgets=cfg.budgets.budgets(), seed=cfg.seed, writer=writer)
+            loop = StepLoop(
+                generator, panel, build_chains(cfg), budgets=cfg.budgets.budgets(), seed=cfg.seed, writer=writer
+            )
             loop.run(load_task_list(cfg.task))
     finally:
         torch.set_num_threads(threads)

@@ -38,7 +38,12 @@ def test_ray_parquet_equals_local_across_block_edges(tmp_path, ray_cluster):
     assert pq.read_table(tmp_path / "ray.parquet").equals(pq.read_table(tmp_path / "local.parquet"))
     assert ray_sum.chunks > 1
     assert (ray_sum.rows, ray_sum.steps, ray_sum.accepted, ray_sum.fallback, ray_sum.unchosen) == (
-        local.rows, local.steps, local.accepted, local.fallback, local.unchosen)
+        local.rows,
+        local.steps,
+        local.accepted,
+        local.fallback,
+        local.unchosen,
+    )
 
 
 @pytest.mark.parametrize("fmt, writer", [("csv", write_csv), ("jsonl", write_jsonl)])
@@ -78,11 +83,16 @@ def test_error_inside_a_ray_task_is_one_line(tmp_path, ray_cluster, capsys):
 def test_ray_refuses_a_nan_score_unless_read_as_failed(tmp_path, ray_cluster, fmt):
     """A literal NaN is an error on the Ray path too; with nan="failed" it is a failed judge, as locally."""
     if fmt == "csv":
-        text = "step,candidate,a,b\n" + "".join(f"s{s},c{c},{0.1 * c + 0.05},{'nan' if (s, c) == (7, 1) else 0.5}\n"
-                                                 for s in range(20) for c in range(3))
+        text = "step,candidate,a,b\n" + "".join(
+            f"s{s},c{c},{0.1 * c + 0.05},{'nan' if (s, c) == (7, 1) else 0.5}\n" for s in range(20) for c in range(3)
+        )
     else:
-        text = "".join(f'{{"step": "s{s}", "candidate": "c{c}", "scores": {{"a": {0.1 * c + 0.05}, '
-                       f'"b": {"NaN" if (s, c) == (7, 1) else 0.5}}}}}\n' for s in range(20) for c in range(3))
+        text = "".join(
+            f'{{"step": "s{s}", "candidate": "c{c}", "scores": {{"a": {0.1 * c + 0.05}, '
+            f'"b": {"NaN" if (s, c) == (7, 1) else 0.5}}}}}\n'
+            for s in range(20)
+            for c in range(3)
+        )
     path = tmp_path / f"t.{fmt}"
     path.write_text(text)
     policy = get_policy("verdict")

@@ -139,7 +139,9 @@ def test_a_panel_estimates_stubbornness_after_its_warm_up_batch():
     noisy = {c: float(np.clip(q + rng.normal(0, 0.4), 0, 1)) for c, q in quality.items()}
     tight = {c: float(np.clip(q + rng.normal(0, 0.03), 0, 1)) for c, q in quality.items()}
     mid = {c: float(np.clip(q + rng.normal(0, 0.15), 0, 1)) for c, q in quality.items()}
-    panel = Panel([_FixedJudge("noisy", noisy), _FixedJudge("tight", tight), _FixedJudge("mid", mid)], "estimated", warmup=30)
+    panel = Panel(
+        [_FixedJudge("noisy", noisy), _FixedJudge("tight", tight), _FixedJudge("mid", mid)], "estimated", warmup=30
+    )
     names = list(quality)
     for k in range(0, 30, 3):
         assert panel.lambdas == (1.0, 1.0, 1.0)

@@ -15,7 +15,15 @@ from tracegen import LAMBDAS, simulate_run
 from accord.consensus_core import ConsensusSpec, get_policy
 from accord.errors import UserError
 from accord.verify.analysis import (
-    ContextTree, DIVERGED, EXACT, fidelity, make_spec, parse_policy_spec, read_trace, recorded_spec, replay,
+    DIVERGED,
+    EXACT,
+    ContextTree,
+    fidelity,
+    make_spec,
+    parse_policy_spec,
+    read_trace,
+    recorded_spec,
+    replay,
 )
 from accord.verify.loop import context_id
 
@@ -46,9 +54,9 @@ def _verdict_only_trace():
 
 
 def test_context_id_follows_the_contract():
-    expected = hashlib.sha1("t1\x1fa\x1fb".encode()).hexdigest()
+    expected = hashlib.sha1(b"t1\x1fa\x1fb").hexdigest()
     assert context_id("t1", ["a", "b"]) == expected
-    assert context_id("t1", []) == hashlib.sha1("t1\x1f".encode()).hexdigest()
+    assert context_id("t1", []) == hashlib.sha1(b"t1\x1f").hexdigest()
 
 
 def test_recorded_decisions_are_reproduced_exactly(trace):
@@ -153,8 +161,7 @@ def test_inconsistent_recordings_of_one_context_are_reported(run, tmp_path):
 
 
 def test_unfinished_tasks_are_left_out_and_counted(run, tmp_path):
-    lines = [x for x in (run / "trace.jsonl").read_text().splitlines()
-             if not ('"task_end"' in x and '"task-015"' in x)]
+    lines = [x for x in (run / "trace.jsonl").read_text().splitlines() if not ('"task_end"' in x and '"task-015"' in x)]
     (tmp_path / "trace.jsonl").write_text("\n".join(lines) + "\n")
     res = replay(read_trace(tmp_path / "trace.jsonl"), make_spec("mean"))
     s = res.summary()
@@ -171,21 +178,36 @@ def _write(tmp_path, lines, end="\n"):
 
 
 def _good_step():
-    return {"type": "step", "task_id": "t", "chain": "verdict", "step": 0, "context_id": context_id("t", []),
-            "candidates": ["a", "b"], "judges": ["j1", "j2"], "lambdas": [1.0, 1.0],
-            "raw": [[0.9, 0.8], [0.2, None]], "policy": {"name": "verdict"}, "accepted": [True, False],
-            "chosen": 0, "fallback": False, "final": True}
+    return {
+        "type": "step",
+        "task_id": "t",
+        "chain": "verdict",
+        "step": 0,
+        "context_id": context_id("t", []),
+        "candidates": ["a", "b"],
+        "judges": ["j1", "j2"],
+        "lambdas": [1.0, 1.0],
+        "raw": [[0.9, 0.8], [0.2, None]],
+        "policy": {"name": "verdict"},
+        "accepted": [True, False],
+        "chosen": 0,
+        "fallback": False,
+        "final": True,
+    }
 
 
-@pytest.mark.parametrize("mutate,message", [
-    (lambda r: r.pop("raw"), "missing field 'raw'"),
-    (lambda r: r.__setitem__("raw", [[0.9, 0.8]]), "'raw' must have 2 rows"),
-    (lambda r: r.__setitem__("raw", [[0.9, 1.5], [0.1, 0.2]]), r"'raw'\[0\]\[1\] must be a number in \[0, 1\]"),
-    (lambda r: r.__setitem__("lambdas", [1.0]), "'lambdas' must hold 2"),
-    (lambda r: r.__setitem__("chosen", 2), "'chosen' must be a candidate index"),
-    (lambda r: r.__setitem__("fallback", "no"), "field 'fallback' must be bool"),
-    (lambda r: r.__setitem__("step", True), "field 'step' must be int"),
-])
+@pytest.mark.parametrize(
+    "mutate,message",
+    [
+        (lambda r: r.pop("raw"), "missing field 'raw'"),
+        (lambda r: r.__setitem__("raw", [[0.9, 0.8]]), "'raw' must have 2 rows"),
+        (lambda r: r.__setitem__("raw", [[0.9, 1.5], [0.1, 0.2]]), r"'raw'\[0\]\[1\] must be a number in \[0, 1\]"),
+        (lambda r: r.__setitem__("lambdas", [1.0]), "'lambdas' must hold 2"),
+        (lambda r: r.__setitem__("chosen", 2), "'chosen' must be a candidate index"),
+        (lambda r: r.__setitem__("fallback", "no"), "field 'fallback' must be bool"),
+        (lambda r: r.__setitem__("step", True), "field 'step' must be int"),
+    ],
+)
 def test_malformed_step_records_name_file_and_line(tmp_path, mutate, message):
     bad = _good_step()
     mutate(bad)
@@ -208,8 +230,16 @@ def test_half_written_last_line_is_skipped_and_noted(tmp_path):
 
 
 def test_task_end_needs_a_valid_correctness(tmp_path):
-    end = {"type": "task_end", "task_id": "t", "chain": "verdict", "steps": ["a"], "answer": "1",
-           "reference": "1", "correct": 2.0, "stopped": "final"}
+    end = {
+        "type": "task_end",
+        "task_id": "t",
+        "chain": "verdict",
+        "steps": ["a"],
+        "answer": "1",
+        "reference": "1",
+        "correct": 2.0,
+        "stopped": "final",
+    }
     p = _write(tmp_path, [json.dumps(end)])
     with pytest.raises(UserError, match=r"trace.jsonl:1: task_end record: 'correct' must be a number in \[0, 1\]"):
         read_trace(p)
@@ -230,19 +260,40 @@ def _rec(task, chain, step, steps, cands, raw, policy, lambdas=(1.0, 1.0, 1.0), 
     """A step record decided by the core, as the step loop writes it."""
     r = np.array([[np.nan if v is None else v for v in row] for row in raw], dtype=float)
     d = get_policy(policy["name"], **{k: v for k, v in policy.items() if k not in ("name", "lambdas")}).decide(
-        r, ConsensusSpec(tuple(lambdas), influence))
+        r, ConsensusSpec(tuple(lambdas), influence)
+    )
     chosen, fallback = int(d.chosen), bool(d.fallback)
     if chosen < 0:
         chosen, fallback = 0, True
-    return {"type": "step", "task_id": task, "chain": chain, "step": step, "context_id": context_id(task, steps),
-            "candidates": cands, "judges": J3, "lambdas": list(lambdas), "raw": raw, "policy": policy,
-            "accepted": [bool(a) for a in d.accepted], "chosen": chosen, "fallback": fallback,
-            "final": final if isinstance(final, bool) else final(cands[chosen])}
+    return {
+        "type": "step",
+        "task_id": task,
+        "chain": chain,
+        "step": step,
+        "context_id": context_id(task, steps),
+        "candidates": cands,
+        "judges": J3,
+        "lambdas": list(lambdas),
+        "raw": raw,
+        "policy": policy,
+        "accepted": [bool(a) for a in d.accepted],
+        "chosen": chosen,
+        "fallback": fallback,
+        "final": final if isinstance(final, bool) else final(cands[chosen]),
+    }
 
 
 def _end(task, chain, steps, correct, stopped="final"):
-    return {"type": "task_end", "task_id": task, "chain": chain, "steps": steps, "answer": None,
-            "reference": "", "correct": correct, "stopped": stopped}
+    return {
+        "type": "task_end",
+        "task_id": task,
+        "chain": chain,
+        "steps": steps,
+        "answer": None,
+        "reference": "",
+        "correct": correct,
+        "stopped": stopped,
+    }
 
 
 def _save(tmp_path, records, config=None):
@@ -279,9 +330,12 @@ def test_empty_steps_and_the_step_budget(tmp_path):
 def test_token_budget_from_the_config(tmp_path):
     v = {"name": "verdict", "tau": 0.6, "eps": 0.1}
     r0 = _rec("t", "verdict", 0, [], ["one two three", "four"], [[0.7, 0.7, 0.7], [0.5, 0.5, 0.5]], v)
-    recs = [r0, _end("t", "verdict", ["one two three"], 1.0, "token_budget"),
-            _rec("t", "mean", 0, [], r0["candidates"], r0["raw"], {"name": "min"}),
-            _end("t", "mean", ["one two three"], 1.0, "token_budget")]
+    recs = [
+        r0,
+        _end("t", "verdict", ["one two three"], 1.0, "token_budget"),
+        _rec("t", "mean", 0, [], r0["candidates"], r0["raw"], {"name": "min"}),
+        _end("t", "mean", ["one two three"], 1.0, "token_budget"),
+    ]
     trace = _save(tmp_path, recs, "budgets:\n  max_steps: 5\n  max_tokens: 3\n")
     out = replay(trace, make_spec("mean")).outcomes["t"]
     assert (out.status, out.correct) == (EXACT, 1.0)
@@ -291,10 +345,20 @@ def test_token_budget_from_the_config(tmp_path):
 
 def test_early_stopped_steps_record_a_prefix(tmp_path):
     v = {"name": "verdict", "tau": 0.6, "eps": 0.1}
-    full = _rec("t", "mean", 0, [], ["s1 final", "s2 final", "s3 final"],
-                [[0.9, 0.9, 0.9], [0.8, 0.8, 0.8], [0.1, 0.1, 0.1]], {"name": "mean"}, final=True)
+    full = _rec(
+        "t",
+        "mean",
+        0,
+        [],
+        ["s1 final", "s2 final", "s3 final"],
+        [[0.9, 0.9, 0.9], [0.8, 0.8, 0.8], [0.1, 0.1, 0.1]],
+        {"name": "mean"},
+        final=True,
+    )
     short = _rec("t", "verdict", 0, [], ["s1 final"], [[0.9, 0.9, 0.9]], v, final=True)
-    trace = _save(tmp_path, [short, _end("t", "verdict", ["s1 final"], 1.0), full, _end("t", "mean", ["s1 final"], 1.0)])
+    trace = _save(
+        tmp_path, [short, _end("t", "verdict", ["s1 final"], 1.0), full, _end("t", "mean", ["s1 final"], 1.0)]
+    )
     tree = ContextTree.from_trace(trace)
     assert tree.inconsistent == []
     assert len(tree.nodes[("t", context_id("t", []))].candidates) == 3
@@ -313,10 +377,23 @@ def test_the_panels_influence_matrix_is_used(tmp_path):
     W = [[0.0, 1.0, 0.0], [0.5, 0.0, 0.5], [1.0, 0.0, 0.0]]
     v = {"name": "verdict", "tau": 0.6, "eps": 0.1}
     raw = [[0.9, 0.5, 0.7], [0.6, 0.8, 0.75]]
-    r0 = _rec("t", "verdict", 0, [], ["p final", "q final"], raw, v, lambdas=(1.5, 1.0, 0.8),
-              influence=np.array(W), final=True)
-    trace = _save(tmp_path, [r0, _end("t", "verdict", [r0["candidates"][r0["chosen"]]], 1.0)],
-                  "influence: " + json.dumps(W) + "\n")
+    r0 = _rec(
+        "t",
+        "verdict",
+        0,
+        [],
+        ["p final", "q final"],
+        raw,
+        v,
+        lambdas=(1.5, 1.0, 0.8),
+        influence=np.array(W),
+        final=True,
+    )
+    trace = _save(
+        tmp_path,
+        [r0, _end("t", "verdict", [r0["candidates"][r0["chosen"]]], 1.0)],
+        "influence: " + json.dumps(W) + "\n",
+    )
     tree = ContextTree.from_trace(trace)
     np.testing.assert_array_equal(tree.settings.influence, W)
     got = tree.decide(make_spec("verdict", tau=0.6, eps=0.1))[("t", r0["context_id"])]
@@ -327,8 +404,9 @@ def test_the_panels_influence_matrix_is_used(tmp_path):
 
 def test_bad_config_is_named(tmp_path):
     v = {"name": "verdict"}
-    trace = _save(tmp_path, [_rec("t", "verdict", 0, [], ["a", "b"], [[0.5] * 3, [0.4] * 3], v)],
-                  "budgets: {max_steps: 0}\n")
+    trace = _save(
+        tmp_path, [_rec("t", "verdict", 0, [], ["a", "b"], [[0.5] * 3, [0.4] * 3], v)], "budgets: {max_steps: 0}\n"
+    )
     with pytest.raises(UserError, match=r"config.yaml: budgets.max_steps must be an integer >= 1"):
         ContextTree.from_trace(trace)
 
@@ -349,9 +427,11 @@ def test_a_real_smollm2_run_replays_exactly():
         assert all(o.steps == ends[t].steps and o.correct == ends[t].correct for t, o in res.outcomes.items())
 
 
-json_values = st.recursive(st.none() | st.booleans() | st.integers(-3, 3) | st.floats(allow_nan=False) | st.text(max_size=3),
-                           lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=3), inner, max_size=2),
-                           max_leaves=6)
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers(-3, 3) | st.floats(allow_nan=False) | st.text(max_size=3),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=3), inner, max_size=2),
+    max_leaves=6,
+)
 
 
 @settings(max_examples=60, deadline=None)

@@ -11,7 +11,12 @@ from tracegen import simulate_run
 
 from accord.cli.main import main
 from accord.verify.analysis import (
-    build_report, read_trace, REPORT_FILE, ROC_FILE, SCATTER_FILE, write_run_report,
+    REPORT_FILE,
+    ROC_FILE,
+    SCATTER_FILE,
+    build_report,
+    read_trace,
+    write_run_report,
 )
 
 PNG = b"\x89PNG\r\n\x1a\n"
@@ -54,8 +59,22 @@ def test_cli_report_json(run, capsys):
 
 
 def test_cli_report_replays_extra_policies(run, capsys):
-    assert main(["report", str(run), "--json", "--bootstrap", "200", "--replay", "verdict:tau=0.3,eps=0.3",
-                 "--replay", "mean_preserving:lambdas=1,1,1"]) == 0
+    assert (
+        main(
+            [
+                "report",
+                str(run),
+                "--json",
+                "--bootstrap",
+                "200",
+                "--replay",
+                "verdict:tau=0.3,eps=0.3",
+                "--replay",
+                "mean_preserving:lambdas=1,1,1",
+            ]
+        )
+        == 0
+    )
     rows = json.loads(capsys.readouterr().out)["replay"]
     assert rows[-2]["policy"] == "verdict:eps=0.3,tau=0.3" and rows[-1]["params"]["lambdas"] == [1.0, 1.0, 1.0]
     assert rows[-2]["exact"] + rows[-2]["diverged"] == 12
@@ -76,14 +95,17 @@ def test_cli_sweep(run, capsys):
     assert out["stubbornness"]["lambdas"] == [[1.0, 1.0, 1.0]]
 
 
-@pytest.mark.parametrize("argv,message", [
-    (["sweep", "{run}", "--lambdas", "1,1"], "got [1.0, 1.0] for 3 judges"),
-    (["sweep", "{run}", "--tau", "x"], "--tau: expected a number, got 'x'"),
-    (["report", "{run}/nope"], "not a run folder"),
-    (["report", "{run}", "--bootstrap", "5"], "argument --bootstrap: must be at least 100"),
-    (["report", "{empty}"], "the trace has no step or task_end records yet"),
-    (["sweep", "{empty}"], "the trace has no step records"),
-])
+@pytest.mark.parametrize(
+    "argv,message",
+    [
+        (["sweep", "{run}", "--lambdas", "1,1"], "got [1.0, 1.0] for 3 judges"),
+        (["sweep", "{run}", "--tau", "x"], "--tau: expected a number, got 'x'"),
+        (["report", "{run}/nope"], "not a run folder"),
+        (["report", "{run}", "--bootstrap", "5"], "argument --bootstrap: must be at least 100"),
+        (["report", "{empty}"], "the trace has no step or task_end records yet"),
+        (["sweep", "{empty}"], "the trace has no step records"),
+    ],
+)
 def test_cli_errors_are_one_line(run, tmp_path, capsys, argv, message):
     (tmp_path / "trace.jsonl").write_text("")
     assert main([a.format(run=run, empty=tmp_path) for a in argv]) == 2

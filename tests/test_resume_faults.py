@@ -22,7 +22,7 @@ from test_trace_resume import _rounded, _tiny_model, tiny_config
 
 from accord.cli.main import main
 from accord.verify.io import is_live
-from accord.verify.loop import Budgets, load_resume_state, read_records, StepLoop, TraceWriter
+from accord.verify.loop import Budgets, StepLoop, TraceWriter, load_resume_state, read_records
 
 ROOT = Path(__file__).resolve().parents[1]
 TESTS = Path(__file__).resolve().parent
@@ -33,8 +33,9 @@ def drive(path: str) -> None:
     state = load_resume_state(path)
     with TraceWriter(path) as w:
         w.write({"type": "run", "seed": 1} if w.seq == 0 else {"type": "resume", "notes": [w.note] if w.note else []})
-        StepLoop(AdditionWalker(), panel(), chains(), budgets=Budgets(3, 5, 200), seed=1, writer=w,
-                 resume=state).run(tasks())
+        StepLoop(AdditionWalker(), panel(), chains(), budgets=Budgets(3, 5, 200), seed=1, writer=w, resume=state).run(
+            tasks()
+        )
 
 
 def _env(fault: str | None) -> dict:
@@ -155,9 +156,13 @@ def test_a_second_accord_run_is_refused_while_the_first_finishes_and_readers_see
     assert main(["run", "--config", str(cfg), "--out", str(full), "--quiet", "--no-report"]) == 0
     kinds = [r["type"] for r in read_records(full / "trace.jsonl")[0]]
     first_end = kinds.index("task_end") + 1
-    first = subprocess.Popen([sys.executable, "-m", "accord.cli.main", "run", "--config", str(cfg), "--out", str(run),
-                              "--quiet"], env=_env(f"trace:{first_end}:stop"), stdout=subprocess.PIPE,
-                             stderr=subprocess.PIPE, text=True)
+    first = subprocess.Popen(
+        [sys.executable, "-m", "accord.cli.main", "run", "--config", str(cfg), "--out", str(run), "--quiet"],
+        env=_env(f"trace:{first_end}:stop"),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         _, status = os.waitpid(first.pid, os.WUNTRACED)  # the hook stopped it after its first task end
         assert os.WIFSTOPPED(status)

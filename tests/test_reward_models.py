@@ -38,8 +38,15 @@ def tiny_reward_model(num_labels: int = 1, seed: int = 0):
 
     torch.manual_seed(seed)
     cfg = LlamaConfig(
-        vocab_size=len(WORDS) + 2, hidden_size=16, intermediate_size=32, num_hidden_layers=2,
-        num_attention_heads=2, num_key_value_heads=2, max_position_embeddings=64, num_labels=num_labels, pad_token_id=0,
+        vocab_size=len(WORDS) + 2,
+        hidden_size=16,
+        intermediate_size=32,
+        num_hidden_layers=2,
+        num_attention_heads=2,
+        num_key_value_heads=2,
+        max_position_embeddings=64,
+        num_labels=num_labels,
+        pad_token_id=0,
     )
     return LlamaForSequenceClassification(cfg).eval(), tiny_tokenizer()
 
@@ -59,7 +66,11 @@ def test_loading_by_local_path_matches_the_loaded_model(tmp_path):
     tok.save_pretrained(tmp_path)
     by_path = RewardModel(str(tmp_path), batch_size=2)
     assert by_path.name == tmp_path.name
-    assert np.allclose(by_path.rewards(PROMPTS, RESPONSES), RewardModel(model=model, tokenizer=tok).rewards(PROMPTS, RESPONSES), atol=1e-5)
+    assert np.allclose(
+        by_path.rewards(PROMPTS, RESPONSES),
+        RewardModel(model=model, tokenizer=tok).rewards(PROMPTS, RESPONSES),
+        atol=1e-5,
+    )
 
 
 def test_two_labels_give_log_odds_and_many_labels_need_a_choice():
@@ -126,7 +137,9 @@ ARITH = [
 
 
 def test_correctness_reward_uses_math_verify():
-    r = CorrectnessReward().rewards([a[0] for a in ARITH] * 2, [a[1] for a in ARITH] + [a[2] for a in ARITH], [a[3] for a in ARITH] * 2)
+    r = CorrectnessReward().rewards(
+        [a[0] for a in ARITH] * 2, [a[1] for a in ARITH] + [a[2] for a in ARITH], [a[3] for a in ARITH] * 2
+    )
     assert r.tolist() == [1.0, 1.0, 1.0, 0.0, 0.0, 0.0]
     with pytest.raises(ValueError, match="reference"):
         CorrectnessReward().rewards(["q"], ["a"])
@@ -146,11 +159,22 @@ def test_real_likelihood_and_generative_judge_rewards(smollm2):
 
     lm, tok = smollm2
     items = [
-        {"prompt_id": f"p{i}", "response_id": kind, "prompt": q, "response": resp, "reference": ref, "label": int(kind == "good")}
+        {
+            "prompt_id": f"p{i}",
+            "response_id": kind,
+            "prompt": q,
+            "response": resp,
+            "reference": ref,
+            "label": int(kind == "good"),
+        }
         for i, (q, good, bad, ref) in enumerate(ARITH)
         for kind, resp in (("good", good), ("bad", bad))
     ]
-    sources = [LikelihoodReward(lm, tok, batch_size=4), JudgeReward(LLMJudge("logic", lm=lm, tokenizer=tok), name="judge"), CorrectnessReward()]
+    sources = [
+        LikelihoodReward(lm, tok, batch_size=4),
+        JudgeReward(LLMJudge("logic", lm=lm, tokenizer=tok), name="judge"),
+        CorrectnessReward(),
+    ]
     rows = reward_rows(sources, items)
     assert {"loglik", "judge", "correct", "label"} <= set(rows[0])
     ll = np.array([r["loglik"] for r in rows])
@@ -158,5 +182,7 @@ def test_real_likelihood_and_generative_judge_rewards(smollm2):
     assert all(0 <= r["judge"] <= 1 for r in rows)
     assert [r["correct"] for r in rows] == [r["label"] for r in rows]
     # batching is invisible: one at a time gives the same log-likelihoods
-    single = LikelihoodReward(lm, tok, batch_size=1).rewards([i["prompt"] for i in items], [i["response"] for i in items])
+    single = LikelihoodReward(lm, tok, batch_size=1).rewards(
+        [i["prompt"] for i in items], [i["response"] for i in items]
+    )
     assert np.allclose(single, ll, atol=1e-4)

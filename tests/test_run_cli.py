@@ -74,8 +74,14 @@ def test_a_run_writes_its_folder(tiny, tmp_path, capsys):
     assert first["type"] == "run" and first["scoring"]["llm_logic"]["scoring"] == "next-token"
     paired = summary["paired"]  # every verified chain vs base, VERDICT vs Mean, mean-preserving, best single judge
     by = {(c["first"], c["second"]): c for c in paired["comparisons"]}
-    assert {("verdict", "base"), ("mean", "base"), ("variance", "base"), ("raw_average", "base"),
-            ("verdict", "mean"), ("verdict", "mean_preserving")} <= set(by)
+    assert {
+        ("verdict", "base"),
+        ("mean", "base"),
+        ("variance", "base"),
+        ("raw_average", "base"),
+        ("verdict", "mean"),
+        ("verdict", "mean_preserving"),
+    } <= set(by)
     assert set(paired["single_judges"]) == set(first["judges"]) and paired["best_single_judge"] in first["judges"]
     assert ("verdict", f"single_judge:{paired['best_single_judge']}") in by
     acc = summary["accuracy"]
@@ -104,8 +110,20 @@ def test_a_run_writes_its_folder(tiny, tmp_path, capsys):
 def test_a_run_learns_its_adaptive_margin_and_reports_it(tiny, tmp_path, capsys):
     cfg_path = tiny_config(tmp_path, tiny, problems=2)
     run = tmp_path / "run"
-    argv = ["run", "--config", str(cfg_path), "--out", str(run), "--json", "--adaptive-margin", "calibrated",
-            "--set", "adaptive.warmup_steps=1", "--set", "adaptive.target_agreement=0.9"]
+    argv = [
+        "run",
+        "--config",
+        str(cfg_path),
+        "--out",
+        str(run),
+        "--json",
+        "--adaptive-margin",
+        "calibrated",
+        "--set",
+        "adaptive.warmup_steps=1",
+        "--set",
+        "adaptive.target_agreement=0.9",
+    ]
     assert main(argv) == 0
     summary = json.loads(capsys.readouterr().out)
     assert summary["adaptive"]["enabled"] is True

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from test_trace_resume import _tiny_model, tiny_config
 
-from accord.cli.commands.run import eta_line, RichProgress
+from accord.cli.commands.run import RichProgress, eta_line
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -47,8 +47,13 @@ def test_a_run_in_a_log_prints_progress_lines_and_no_deprecation_notice(tmp_path
     _tiny_model(model, smollm2[1])
     cfg = tiny_config(tmp_path, model, problems=2)
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), *sys.path])}
-    proc = subprocess.run([sys.executable, "-m", "accord.cli.main", "run", "--config", str(cfg), "--out",
-                           str(tmp_path / "run")], capture_output=True, text=True, env=env, timeout=900)
+    proc = subprocess.run(
+        [sys.executable, "-m", "accord.cli.main", "run", "--config", str(cfg), "--out", str(tmp_path / "run")],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=900,
+    )
     assert proc.returncode == 0, proc.stderr
     lines = [line for line in proc.stderr.splitlines() if line.startswith("accord run: ")]
     assert lines[0].startswith("accord run: 1/2 problems done in ") and "left" in lines[0]

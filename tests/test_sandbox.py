@@ -13,8 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from accord.adapters.code import _isolation as isolation, _private_root as private_root
 from accord.adapters.code import Limits
+from accord.adapters.code import _isolation as isolation
+from accord.adapters.code import _private_root as private_root
 from accord.adapters.code._sandbox import Sandbox, _parse
 from accord.cli.main import main
 
@@ -100,7 +101,9 @@ def test_hidden_check_item(sandbox):
 
 
 def test_candidate_output_is_captured(sandbox):
-    res = sandbox.run("print('hello from the candidate')\ndef f():\n    return 1\n", [{"kind": "probe", "args": "()"}], "f")
+    res = sandbox.run(
+        "print('hello from the candidate')\ndef f():\n    return 1\n", [{"kind": "probe", "args": "()"}], "f"
+    )
     assert "hello from the candidate" in res.output and res.items[0].output == "1"
 
 
@@ -114,13 +117,20 @@ def test_each_available_level_runs_code_with_limits():
         if isolation._probe(iso) is not None:
             continue
         sb = Sandbox(FAST, isolation=iso.level)
-        res = sb.run("def f():\n    return [0] * (1 << 30)\n", [{"kind": "probe", "args": "()"}, {"kind": "probe", "args": "()"}], "f")
+        res = sb.run(
+            "def f():\n    return [0] * (1 << 30)\n",
+            [{"kind": "probe", "args": "()"}, {"kind": "probe", "args": "()"}],
+            "f",
+        )
         assert res.items[0].status == "error" and "MemoryError" in res.items[0].error, iso.level
 
 
 def test_forged_and_duplicate_records_are_detected():
     nonce = "n" * 32
-    good = f'{{"loaded": True, "nonce": "{nonce}"}}\n{{"i": 0, "status": "pass", "nonce": "{nonce}"}}\n{{"done": True, "nonce": "{nonce}"}}\n'
+    good = (
+        f'{{"loaded": True, "nonce": "{nonce}"}}\n{{"i": 0, "status": "pass", "nonce": "{nonce}"}}\n'
+        f'{{"done": True, "nonce": "{nonce}"}}\n'
+    )
     assert _parse(good.encode(), nonce, 1, None, 0, "").completed
     forged = good + '{"i": 0, "status": "pass"}\n'
     res = _parse(forged.encode(), nonce, 1, None, 0, "")
@@ -188,12 +198,22 @@ def test_candidate_cannot_read_a_world_readable_file_in_the_host_tmp(private_san
 def test_candidate_cannot_see_the_working_tree_or_other_trees(private_sandbox):
     project = Path(__file__).resolve().parents[1]
     venv = Path(sys.prefix)
-    places = [project, project / "accord", project.parent, venv, Path(sys.executable).parent, Path.home(), "/home", "/work"]
+    places = [
+        project,
+        project / "accord",
+        project.parent,
+        venv,
+        Path(sys.executable).parent,
+        Path.home(),
+        "/home",
+        "/work",
+    ]
     program = (
         "import os\ndef f():\n    seen = {}\n"
         f"    for d in {[str(p) for p in places]!r}:\n"
         "        try:\n            seen[d] = os.listdir(d)\n        except OSError:\n            pass\n"
-        f"    try:\n        seen['source'] = open({str(project / 'accord' / 'adapters' / 'code' / 'sandbox.py')!r}).read()[:40]\n"
+        "    try:\n        seen['source'] = "
+        f"open({str(project / 'accord' / 'adapters' / 'code' / 'sandbox.py')!r}).read()[:40]\n"
         "    except OSError:\n        pass\n"
         "    return sorted((k, sorted(v) if isinstance(v, list) else v) for k, v in seen.items())\n"
     )
@@ -209,8 +229,13 @@ def test_candidate_cannot_see_the_working_tree_or_other_trees(private_sandbox):
 def test_candidate_leaves_no_file_behind(private_sandbox):
     drop_box = Path(tempfile.mkdtemp(prefix="accord-dropbox-"))
     marker = f"accord-left-{os.getpid()}-{private_sandbox.isolation.level}"
-    targets = [Path(tempfile.gettempdir()) / marker, Path("/var/tmp") / marker, Path("/dev/shm") / marker,
-               Path.home() / marker, drop_box / marker]
+    targets = [
+        Path(tempfile.gettempdir()) / marker,
+        Path("/var/tmp") / marker,
+        Path("/dev/shm") / marker,
+        Path.home() / marker,
+        drop_box / marker,
+    ]
     try:
         drop_box.chmod(0o1777)  # world-writable: only a private filesystem keeps the candidate out
         program = (

@@ -14,8 +14,10 @@ from accord.adapters import JudgeCache  # noqa: E402
 from accord.adapters.local._scoring import NextTokenScorer, answer_token_groups, plain_scores  # noqa: E402
 
 PREFIXES = [
-    "<|im_start|>system\nYou check one step of a solution. Reply yes or no.<|im_end|>\n<|im_start|>user\nQuestion: What is 12 + 30?\n",
-    "<|im_start|>system\nYou check whether a step stays on the question.<|im_end|>\n<|im_start|>user\nQuestion: What is 12 + 30?\n",
+    "<|im_start|>system\nYou check one step of a solution. Reply yes or no.<|im_end|>\n<|im_start|>user\nQuestion: "
+    "What is 12 + 30?\n",
+    "<|im_start|>system\nYou check whether a step stays on the question.<|im_end|>\n<|im_start|>user\nQuestion: What "
+    "is 12 + 30?\n",
     "Question: A farmer has 3 pens with 4 sheep each. How many sheep?\nSteps so far:\n3 pens times 4 sheep.\n",
 ]
 SUFFIXES = [
@@ -65,7 +67,9 @@ def test_fast_path_equals_plain_forward_on_smollm2(smollm2):
 @pytest.mark.slow
 @settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(
-    picks=st.lists(st.tuples(st.integers(0, len(PREFIXES) - 1), st.integers(0, len(SUFFIXES) - 1)), min_size=1, max_size=9),
+    picks=st.lists(
+        st.tuples(st.integers(0, len(PREFIXES) - 1), st.integers(0, len(SUFFIXES) - 1)), min_size=1, max_size=9
+    ),
     extra=st.lists(st.sampled_from([" yes", " no", "7", " wait", "\n", "é", "42"]), max_size=4),
     batch_size=st.integers(1, 5),
     tree_tokens=st.sampled_from([8, 60, 1024]),  # small: one tree per prefix group, or less
@@ -103,7 +107,12 @@ def test_prefix_cache_extends_as_the_chain_grows(tiny_lm):
 @pytest.mark.slow
 def test_edge_items_and_eviction(tiny_lm):
     model, tok = tiny_lm
-    items = [("", "Is this fine? Answer:"), ("Only a prefix. Answer:", ""), (PREFIXES[0], SUFFIXES[0]), (PREFIXES[1], SUFFIXES[1])]
+    items = [
+        ("", "Is this fine? Answer:"),
+        ("Only a prefix. Answer:", ""),
+        (PREFIXES[0], SUFFIXES[0]),
+        (PREFIXES[1], SUFFIXES[1]),
+    ]
     scorer = NextTokenScorer(model, tok, max_prefix_tokens=8)  # forces eviction between prefixes
     assert _close(scorer.score(items), plain_scores(model, tok, items))
     assert _close(scorer.score(items[::-1]), plain_scores(model, tok, items[::-1]))
@@ -125,7 +134,9 @@ def test_judge_cache_answers_repeat_calls(tiny_lm, tmp_path):
     again = NextTokenScorer(model, tok, model_id="tiny", cache=JudgeCache(tmp_path / "judge_cache.jsonl"))
     assert again.score(items) == a and again.stats.forward_passes == 0
     # another model id or mode is another key
-    other = NextTokenScorer(model, tok, model_id="tiny", mode="digits", cache=JudgeCache(tmp_path / "judge_cache.jsonl"))
+    other = NextTokenScorer(
+        model, tok, model_id="tiny", mode="digits", cache=JudgeCache(tmp_path / "judge_cache.jsonl")
+    )
     other.score(items[:1])
     assert other.stats.forward_passes > 0
 

@@ -13,20 +13,22 @@ import math
 
 import numpy as np
 import pytest
+from loopback import JSONHandler, Loopback
 
 from accord.adapters.served import Endpoint, Recorder, ServedJudges, ServedVLMJudges
 from accord.adapters.served import _templates as templates
 from accord.protocols import StepContext
-
-from loopback import JSONHandler, Loopback
 
 CTX = StepContext("What is 2 + 3?", ("2 + 3 = 5",))
 CANDIDATES = ["5 - 1 = 4", "5 - 1 = 7", "I like the sea."]
 
 
 def chatml(messages: list[dict], upper: bool = False) -> str:
-    text = "".join(f"<|im_start|>{m['role']}\n{m['content'].upper() if upper and m['role'] == 'user' else m['content']}<|im_end|>\n"
-                   for m in messages)
+    text = "".join(
+        f"<|im_start|>{m['role']}\n{m['content'].upper() if upper and m['role'] == 'user' else m['content']}"
+        "<|im_end|>\n"
+        for m in messages
+    )
     return text + "<|im_start|>assistant\n"
 
 
@@ -60,22 +62,69 @@ class TemplatedServer(Loopback):
                     return self.answer(200, {"prompt": chatml(body["messages"], upper=template == "upper")})
                 if self.path == "/v1/chat/completions":
                     prompt = chatml(body["messages"], upper=template == "upper")
-                    return self.answer(200, {"id": "c", "object": "chat.completion", "created": 0, "model": "m", "choices": [
-                        {"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": "Yes"},
-                         "logprobs": {"content": [{"token": "Yes", "logprob": top(prompt)[0]["logprob"], "top_logprobs": top(prompt)}]}}],
-                        "usage": {"prompt_tokens": len(prompt), "completion_tokens": 1, "total_tokens": len(prompt) + 1}})
+                    return self.answer(
+                        200,
+                        {
+                            "id": "c",
+                            "object": "chat.completion",
+                            "created": 0,
+                            "model": "m",
+                            "choices": [
+                                {
+                                    "index": 0,
+                                    "finish_reason": "stop",
+                                    "message": {"role": "assistant", "content": "Yes"},
+                                    "logprobs": {
+                                        "content": [
+                                            {
+                                                "token": "Yes",
+                                                "logprob": top(prompt)[0]["logprob"],
+                                                "top_logprobs": top(prompt),
+                                            }
+                                        ]
+                                    },
+                                }
+                            ],
+                            "usage": {
+                                "prompt_tokens": len(prompt),
+                                "completion_tokens": 1,
+                                "total_tokens": len(prompt) + 1,
+                            },
+                        },
+                    )
                 if self.path == "/v1/completions" and completions != "missing":
                     prompts = body["prompt"] if isinstance(body["prompt"], list) else [body["prompt"]]
                     outer.prompts.append(prompts)
                     if completions == "one":
                         prompts = prompts[:1]
                     assert body["logprobs"] in (20, 200) and "top_logprobs" not in body  # 200: the local prompt
-                    return self.answer(200, {"id": "x", "object": "text_completion", "created": 0, "model": "m", "choices": [
-                        {"index": i, "finish_reason": "stop", "text": "Yes",
-                         "logprobs": {"tokens": ["Yes"], "token_logprobs": [top(p)[0]["logprob"]],
-                                      "top_logprobs": [{t["token"]: t["logprob"] for t in top(p)}]}}
-                        for i, p in enumerate(prompts)],
-                        "usage": {"prompt_tokens": sum(map(len, prompts)), "completion_tokens": len(prompts), "total_tokens": 0}})
+                    return self.answer(
+                        200,
+                        {
+                            "id": "x",
+                            "object": "text_completion",
+                            "created": 0,
+                            "model": "m",
+                            "choices": [
+                                {
+                                    "index": i,
+                                    "finish_reason": "stop",
+                                    "text": "Yes",
+                                    "logprobs": {
+                                        "tokens": ["Yes"],
+                                        "token_logprobs": [top(p)[0]["logprob"]],
+                                        "top_logprobs": [{t["token"]: t["logprob"] for t in top(p)}],
+                                    },
+                                }
+                                for i, p in enumerate(prompts)
+                            ],
+                            "usage": {
+                                "prompt_tokens": sum(map(len, prompts)),
+                                "completion_tokens": len(prompts),
+                                "total_tokens": 0,
+                            },
+                        },
+                    )
                 return self.answer(404, {"error": "not found"})
 
             def do_GET(self):
@@ -130,7 +179,9 @@ def test_a_template_that_changes_the_text_is_asked_for_each_prompt(server):
     np.testing.assert_allclose(got, chat, atol=1e-12)
 
 
-@pytest.mark.parametrize("server", [{"template": None}, {"completions": "missing"}, {"completions": "one"}], indirect=True)
+@pytest.mark.parametrize(
+    "server", [{"template": None}, {"completions": "missing"}, {"completions": "one"}], indirect=True
+)
 def test_a_server_that_cannot_take_a_list_of_prompts_gets_chat_requests(server):
     judge = ServedJudges(Endpoint(server.base_url, "m", cache=False), ("logic",))
     got, rec = scores(judge)
@@ -142,7 +193,9 @@ def test_answers_sent_together_are_cached_one_by_one_and_read_by_either_path(ser
     endpoint = Endpoint(server.base_url, "m", cache=str(tmp_path / "calls.sqlite"))
     first, _ = scores(ServedJudges(endpoint, ("logic",)), candidates=CANDIDATES[:2])
     again, rec = scores(ServedJudges(endpoint, ("logic",)))  # two answers cached, the third asked alone
-    assert again[0][:2] == first[0] and server.prompts[-1] == [chatml(ServedJudges(endpoint, ("logic",)).messages("logic", CTX, CANDIDATES[2]))]
+    assert again[0][:2] == first[0] and server.prompts[-1] == [
+        chatml(ServedJudges(endpoint, ("logic",)).messages("logic", CTX, CANDIDATES[2]))
+    ]
     assert rec.tally.cached == 2 and rec.tally.requests == 1
     chats, rec = scores(ServedJudges(endpoint, ("logic",), batch=False))
     assert chats == again and rec.tally.cached == 3 and "/v1/chat/completions" not in server.paths
@@ -174,8 +227,11 @@ def test_batch_takes_auto_or_false(bad):
 def test_the_local_prompt_is_the_chat_without_its_closing_and_the_role_label_opening_the_reply(server):
     judge = ServedJudges(Endpoint(server.base_url, "m", cache=False), ("logic", "relevance"), prompt="local")
     got, rec = scores(judge)
-    expected = [chatml(judge.local_request(role, CTX, c)[0]) + label
-                for c in CANDIDATES for role, label in (("logic", "LOGICAL VALIDITY:"), ("relevance", "RELEVANCE:"))]
+    expected = [
+        chatml(judge.local_request(role, CTX, c)[0]) + label
+        for c in CANDIDATES
+        for role, label in (("logic", "LOGICAL VALIDITY:"), ("relevance", "RELEVANCE:"))
+    ]
     assert server.prompts == [expected] and rec.tally.requests == 1
     assert got[0] == pytest.approx([p_yes(expected[0]), p_yes(expected[2]), p_yes(expected[4])])
     assert judge.describe()["prompt"] == "local"
@@ -190,8 +246,10 @@ def test_the_local_prompt_on_a_server_without_a_template_is_a_null_score_with_th
     assert "/v1/chat/completions" not in server.paths and rec.tally.failed == 3
 
 
-@pytest.mark.parametrize("options, message", [({"prompt": "other"}, "prompt must be one of"),
-                                              ({"prompt": "local", "batch": False}, "needs batch: auto")])
+@pytest.mark.parametrize(
+    "options, message",
+    [({"prompt": "other"}, "prompt must be one of"), ({"prompt": "local", "batch": False}, "needs batch: auto")],
+)
 def test_bad_prompt_options_are_errors(options, message):
     with pytest.raises(ValueError, match=message):
         ServedJudges(Endpoint("http://127.0.0.1:9/v1", "m"), ("logic",), **options)

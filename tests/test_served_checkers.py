@@ -30,17 +30,24 @@ def checker():
     return CodeCheckJudge(DEAD, wall_s=2.0)
 
 
-@pytest.mark.parametrize("reply, value, words", [
-    (fenced("from math import comb\nprint('PASS' if comb(7, 3) == 35 else 'FAIL')"), 1.0, "printed PASS"),
-    (fenced("print('PASS' if 210 // 6 == 36 else 'FAIL')"), 0.0, "printed FAIL"),
-    ("The step is right.", None, "no program in the reply"),
-    (fenced("raise ValueError('boom')"), None, "did not run"),
-    (fenced("while True:\n    pass"), None, "did not run"),
-    (fenced("print(35)"), None, "printed no PASS or FAIL"),
-    (fenced("import sympy\nprint('PASS')"), None, "did not run"),
-    (fenced("print(open('/etc/shadow').read())\nprint('PASS')"), None, "did not run"),
-    (fenced("import socket\nsocket.create_connection(('1.1.1.1', 80), timeout=1)\nprint('PASS')"), None, "did not run"),
-])
+@pytest.mark.parametrize(
+    "reply, value, words",
+    [
+        (fenced("from math import comb\nprint('PASS' if comb(7, 3) == 35 else 'FAIL')"), 1.0, "printed PASS"),
+        (fenced("print('PASS' if 210 // 6 == 36 else 'FAIL')"), 0.0, "printed FAIL"),
+        ("The step is right.", None, "no program in the reply"),
+        (fenced("raise ValueError('boom')"), None, "did not run"),
+        (fenced("while True:\n    pass"), None, "did not run"),
+        (fenced("print(35)"), None, "printed no PASS or FAIL"),
+        (fenced("import sympy\nprint('PASS')"), None, "did not run"),
+        (fenced("print(open('/etc/shadow').read())\nprint('PASS')"), None, "did not run"),
+        (
+            fenced("import socket\nsocket.create_connection(('1.1.1.1', 80), timeout=1)\nprint('PASS')"),
+            None,
+            "did not run",
+        ),
+    ],
+)
 def test_the_sandbox_turns_any_program_into_a_score_or_a_null_with_the_reason(checker, reply, value, words):
     score = checker.judge(CTX, reply)
     assert score.value == value and words in score.reason
@@ -48,13 +55,16 @@ def test_the_sandbox_turns_any_program_into_a_score_or_a_null_with_the_reason(ch
         assert "program:" in score.reason  # the program is the evidence
 
 
-@pytest.mark.parametrize("reply, k, value", [
-    ("The earliest error is in paragraph 1. \\boxed{1}", 1, 0.0),
-    ("All paragraphs are fine: \\boxed{-1}", 1, 1.0),
-    ("\\boxed{0}", 1, None),  # an earlier step: this one is not judged by itself
-    ("\\boxed{7}", 1, None),  # out of range
-    ("I cannot tell.", 1, None),
-])
+@pytest.mark.parametrize(
+    "reply, k, value",
+    [
+        ("The earliest error is in paragraph 1. \\boxed{1}", 1, 0.0),
+        ("All paragraphs are fine: \\boxed{-1}", 1, 1.0),
+        ("\\boxed{0}", 1, None),  # an earlier step: this one is not judged by itself
+        ("\\boxed{7}", 1, None),  # out of range
+        ("I cannot tell.", 1, None),
+    ],
+)
 def test_the_critic_reads_the_earliest_wrong_paragraph(reply, k, value):
     score = CriticJudge(DEAD).judge(StepContext("q", ("s",) * k), reply)
     assert score.value == value and score.reason
@@ -94,18 +104,46 @@ def test_an_unreachable_endpoint_is_a_null_with_the_reason():
 def test_accord_verify_with_served_code_check_and_critic_judges(llama_server, tmp_path, capsys):
     cfg = tmp_path / "panel.yaml"
     served = {"base_url": llama_server.base_url, "model": "smollm2", "cache": False}
-    cfg.write_text(yaml.safe_dump({"judges": [
-        {"type": "symbolic", "mode": "solution", "lambda": 1.5},
-        {"type": "code_check", "max_tokens": 160, "wall_s": 5, **served},
-        {"type": "critic", "max_tokens": 48, **served}]}))
+    cfg.write_text(
+        yaml.safe_dump(
+            {
+                "judges": [
+                    {"type": "symbolic", "mode": "solution", "lambda": 1.5},
+                    {"type": "code_check", "max_tokens": 160, "wall_s": 5, **served},
+                    {"type": "critic", "max_tokens": 48, **served},
+                ]
+            }
+        )
+    )
     data, out = tmp_path / "sols.jsonl", tmp_path / "pred.jsonl"
-    sols = [{"id": "committee", "problem": "How many 3-person committees can be chosen from 7 people?",
-             "steps": ["There are $7 \\cdot 6 \\cdot 5 = 210$ ordered choices.",
-                       "Dividing by $3! = 6$ gives $210 / 6 = 36$ committees."], "label": 1},
-            {"id": "sum", "problem": "What is 2 + 3?", "steps": ["We have $2 + 3 = 5$."], "label": -1}]
+    sols = [
+        {
+            "id": "committee",
+            "problem": "How many 3-person committees can be chosen from 7 people?",
+            "steps": [
+                "There are $7 \\cdot 6 \\cdot 5 = 210$ ordered choices.",
+                "Dividing by $3! = 6$ gives $210 / 6 = 36$ committees.",
+            ],
+            "label": 1,
+        },
+        {"id": "sum", "problem": "What is 2 + 3?", "steps": ["We have $2 + 3 = 5$."], "label": -1},
+    ]
     data.write_text("".join(json.dumps(s) + "\n" for s in sols))
-    rc = main(["verify", str(data), "--config", str(cfg), "--out", str(out), "--json", "--bootstrap", "0",
-               "--judge-timeout", "300"])
+    rc = main(
+        [
+            "verify",
+            str(data),
+            "--config",
+            str(cfg),
+            "--out",
+            str(out),
+            "--json",
+            "--bootstrap",
+            "0",
+            "--judge-timeout",
+            "300",
+        ]
+    )
     doc = json.loads(capsys.readouterr().out)
     assert rc in (0, 1) and doc["judges"] == ["symbolic", "code_check", "critic"]
     recs = [json.loads(x) for x in out.read_text().splitlines()]

@@ -13,6 +13,8 @@ import time
 
 import numpy as np
 import pytest
+from llama_server import free_port
+from loopback import JSONHandler, Loopback
 
 from accord.adapters.served import UNAVAILABLE, Endpoint, Recorder, ServedGenerator, ServedJudges, ServedVLMJudges
 from accord.adapters.served._generator import row_seed
@@ -23,18 +25,28 @@ from accord.protocols import StepContext
 from accord.verify.loop import build_panel
 from accord.verify.run import resolve
 
-from llama_server import free_port
-from loopback import JSONHandler, Loopback
-
 
 def completion(answer: str = "yes", p_yes: float = 0.8) -> dict:
-    top = [{"token": "yes", "logprob": float(np.log(p_yes)), "bytes": None},
-           {"token": "No", "logprob": float(np.log(1 - p_yes)), "bytes": None}]
+    top = [
+        {"token": "yes", "logprob": float(np.log(p_yes)), "bytes": None},
+        {"token": "No", "logprob": float(np.log(1 - p_yes)), "bytes": None},
+    ]
     chosen = top[0] if answer.lower().startswith("yes") else top[1]
-    return {"id": "x", "object": "chat.completion", "created": 0, "model": "m",
-            "choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": answer},
-                         "logprobs": {"content": [{**chosen, "top_logprobs": top}]}}],
-            "usage": {"prompt_tokens": 11, "completion_tokens": 1, "total_tokens": 12}}
+    return {
+        "id": "x",
+        "object": "chat.completion",
+        "created": 0,
+        "model": "m",
+        "choices": [
+            {
+                "index": 0,
+                "finish_reason": "stop",
+                "message": {"role": "assistant", "content": answer},
+                "logprobs": {"content": [{**chosen, "top_logprobs": top}]},
+            }
+        ],
+        "usage": {"prompt_tokens": 11, "completion_tokens": 1, "total_tokens": 12},
+    }
 
 
 class Scripted(Loopback):
@@ -79,7 +91,9 @@ CTX = StepContext("What is 2 + 3?", ("2 + 3 = 5",))
 def test_a_refused_request_is_retried_and_then_scored(status, tmp_path):
     server = Scripted([(status, {"error": {"message": "busy"}}), (200, completion("yes", 0.8))])
     try:
-        judge = ServedJudges(Endpoint(server.base_url, "m", max_retries=2, cache=str(tmp_path / "c.sqlite")), ("logic",))
+        judge = ServedJudges(
+            Endpoint(server.base_url, "m", max_retries=2, cache=str(tmp_path / "c.sqlite")), ("logic",)
+        )
         with Recorder() as rec:
             [[score]] = judge.score_many(CTX, ["The answer is 5."])
     finally:
@@ -113,7 +127,9 @@ def test_a_call_that_keeps_failing_is_a_null_score_with_its_reason(tmp_path):
 def test_requests_in_flight_to_an_endpoint_are_bounded():
     server = Scripted([(200, completion())], delay_s=0.2)
     try:
-        judge = ServedJudges(Endpoint(server.base_url, "m", max_concurrency=2, cache=False), ("grounding", "logic", "relevance"))
+        judge = ServedJudges(
+            Endpoint(server.base_url, "m", max_concurrency=2, cache=False), ("grounding", "logic", "relevance")
+        )
         judge.score_many(CTX, ["a", "b"])  # 6 requests
     finally:
         server.close()
@@ -136,7 +152,9 @@ def test_by_default_requests_in_flight_follow_the_servers_slot_count(props, expe
 def test_a_candidates_roles_go_out_next_to_each_other():
     server = Scripted([(200, completion())])
     try:
-        judge = ServedJudges(Endpoint(server.base_url, "m", max_concurrency=1, cache=False), ("grounding", "logic", "relevance"))
+        judge = ServedJudges(
+            Endpoint(server.base_url, "m", max_concurrency=1, cache=False), ("grounding", "logic", "relevance")
+        )
         judge.score_many(CTX, ["first candidate", "second candidate"])
     finally:
         server.close()
@@ -161,7 +179,9 @@ def test_the_key_is_read_from_the_named_variable_and_sent_only_to_the_server(tmp
     server = Scripted([(200, completion())])
     monkeypatch.setenv("ACCORD_TEST_KEY", "sk-test-secret-123")
     try:
-        judge = ServedJudges(Endpoint(server.base_url, "m", api_key_env="ACCORD_TEST_KEY", cache=str(tmp_path / "c.sqlite")), ("logic",))
+        judge = ServedJudges(
+            Endpoint(server.base_url, "m", api_key_env="ACCORD_TEST_KEY", cache=str(tmp_path / "c.sqlite")), ("logic",)
+        )
         seen: list[dict] = []
         with Recorder(seen.append):
             judge.score_many(CTX, ["x"])
@@ -178,13 +198,21 @@ def test_the_key_is_read_from_the_named_variable_and_sent_only_to_the_server(tmp
 def test_scores_are_read_from_logprobs_else_parsed_from_the_text():
     top = lambda pairs: [{"token": t, "logprob": float(np.log(p))} for t, p in pairs]  # noqa: E731
     # the first position ranking an answer is read, after a preamble; variants are summed
-    content = [{"token": "LOG", "logprob": -1, "top_logprobs": top([("LOG", 0.9)])},
-               {"token": " Yes", "logprob": float(np.log(0.5)), "top_logprobs": top([(" Yes", 0.5), ("yes", 0.1), (" no", 0.2)])}]
+    content = [
+        {"token": "LOG", "logprob": -1, "top_logprobs": top([("LOG", 0.9)])},
+        {
+            "token": " Yes",
+            "logprob": float(np.log(0.5)),
+            "top_logprobs": top([(" Yes", 0.5), ("yes", 0.1), (" no", 0.2)]),
+        },
+    ]
     assert score_from_logprobs(content, "yes_no") == pytest.approx(0.6 / 0.8)
     # a reply opening with "The step is ..." is read where it ranked Yes and No, not where it chose them
-    preamble = [{"token": "The", "logprob": float(np.log(0.6)), "top_logprobs": top([("The", 0.6), ("Yes", 0.1), ("No", 0.3)])},
-                {"token": " step", "logprob": -0.1, "top_logprobs": top([(" step", 0.9)])},
-                {"token": " yes", "logprob": -0.1, "top_logprobs": top([(" yes", 0.9)])}]
+    preamble = [
+        {"token": "The", "logprob": float(np.log(0.6)), "top_logprobs": top([("The", 0.6), ("Yes", 0.1), ("No", 0.3)])},
+        {"token": " step", "logprob": -0.1, "top_logprobs": top([(" step", 0.9)])},
+        {"token": " yes", "logprob": -0.1, "top_logprobs": top([(" yes", 0.9)])},
+    ]
     assert score_from_logprobs(preamble, "yes_no") == pytest.approx(0.25)
     digits = [{"token": "7", "logprob": float(np.log(0.5)), "top_logprobs": top([("7", 0.5), ("3", 0.5)])}]
     assert score_from_logprobs(digits, "digits") == pytest.approx(5 / 9)
@@ -211,7 +239,7 @@ def test_a_reply_without_logprobs_is_parsed_and_the_mode_recorded(tmp_path):
 def test_the_vlm_judge_sends_the_images_as_data_urls():
     from PIL import Image
 
-    img = Image.fromarray((np.arange(48, dtype=np.uint8).reshape(4, 4, 3) * 5))
+    img = Image.fromarray(np.arange(48, dtype=np.uint8).reshape(4, 4, 3) * 5)
     ctx = StepContext("How many squares?", (), attachments=(img,))
     judge = ServedVLMJudges(Endpoint("http://127.0.0.1:1/v1", "qwen2.5-vl", cache=False), ("visual",))
     system, user = judge.messages("visual", ctx, "There are 4 squares.")
@@ -242,7 +270,10 @@ def test_bad_served_generator_entries_are_config_errors(generator, message):
     [
         ({"base_url": "http://127.0.0.1:1/v1"}, "judges[0]: served judge: a served model needs a 'model'"),
         ({"base_url": "http://127.0.0.1:1/v1", "model": "m", "max_retries": -1}, "max_retries must be an integer >= 0"),
-        ({"base_url": "http://127.0.0.1:1/v1", "model": "m", "device": "cuda"}, "llm judge takes no option(s) ['device']"),
+        (
+            {"base_url": "http://127.0.0.1:1/v1", "model": "m", "device": "cuda"},
+            "llm judge takes no option(s) ['device']",
+        ),
         ({"base_url": "http://127.0.0.1:1/v1", "model": "m", "batch": "yes"}, "batch must be 'auto'"),
         ({"batch": False}, "llm judge takes no option(s) ['batch'] without a 'base_url'"),
     ],
@@ -265,7 +296,9 @@ def test_the_generator_falls_back_to_one_seeded_request_per_candidate_when_n_is_
     bodies = [r["body"] for r in server.requests]
     assert bodies[0]["n"] == 3 and all("n" not in b for b in bodies[1:])
     assert sorted(b["seed"] for b in bodies[1:4]) == sorted(row_seed(5, i) for i in range(3))  # concurrent: any order
-    assert sorted(b["seed"] for b in bodies[4:]) == sorted([row_seed(5, 1), row_seed(5, 2)])  # rows 1, 2 of the same seed
+    assert sorted(b["seed"] for b in bodies[4:]) == sorted(
+        [row_seed(5, 1), row_seed(5, 2)]
+    )  # rows 1, 2 of the same seed
     assert bodies[1]["stop"] == ["\n"] and bodies[1]["max_tokens"] == 8 and bodies[1]["temperature"] == 0.8
     last = bodies[-1]["messages"]
     assert last[-2] == {"role": "assistant", "content": "12 + 7 = 19\n"} and last[-1]["role"] == "user"
@@ -279,7 +312,18 @@ def test_jury_collect_records_a_failed_member_and_asks_again_on_the_next_run(tmp
     server = Scripted([(200, completion("12 + 7 = 19\nThe answer is 19."))])
     out = tmp_path / "panel.jsonl"
     dead = f"http://127.0.0.1:{free_port()}/v1"
-    argv = ["jury", "collect", str(questions), "--member", f"a={server.base_url},m", "--max-retries", "0", "--out", str(out), "--json"]
+    argv = [
+        "jury",
+        "collect",
+        str(questions),
+        "--member",
+        f"a={server.base_url},m",
+        "--max-retries",
+        "0",
+        "--out",
+        str(out),
+        "--json",
+    ]
     try:
         assert main([*argv, "--member", f"b={dead},m"]) == 1
         first = json.loads(capsys.readouterr().out)
@@ -299,14 +343,20 @@ def test_jury_collect_records_a_failed_member_and_asks_again_on_the_next_run(tmp
     assert "expected NAME=BASE_URL,MODEL" in capsys.readouterr().err
 
 
-@pytest.mark.parametrize("reuse", [{"timings": {"cache_n": 7, "prompt_n": 4}},
-                                   {"usage": {"prompt_tokens": 11, "completion_tokens": 1,
-                                              "prompt_tokens_details": {"cached_tokens": 7}}}])
+@pytest.mark.parametrize(
+    "reuse",
+    [
+        {"timings": {"cache_n": 7, "prompt_n": 4}},
+        {"usage": {"prompt_tokens": 11, "completion_tokens": 1, "prompt_tokens_details": {"cached_tokens": 7}}},
+    ],
+)
 def test_prompt_tokens_the_server_took_from_its_cache_are_recorded(reuse):
     server = Scripted([(200, {**completion(), **reuse})])
     try:
         with Recorder() as rec:
-            ServedJudges(Endpoint(server.base_url, "m", max_concurrency=1, cache=False), ("logic",)).score_many(CTX, ["a", "b"])
+            ServedJudges(Endpoint(server.base_url, "m", max_concurrency=1, cache=False), ("logic",)).score_many(
+                CTX, ["a", "b"]
+            )
     finally:
         server.close()
     assert rec.tally.requests == 2 and rec.tally.prompt_cached_tokens == 14 and rec.tally.prompt_tokens == 22
@@ -315,20 +365,27 @@ def test_prompt_tokens_the_server_took_from_its_cache_are_recorded(reuse):
 def test_a_reply_that_ranks_no_answer_at_its_first_token_is_asked_again_for_more_tokens(tmp_path):
     opening = completion("yes", 0.8)
     opening["choices"][0]["message"]["content"] = "The"
-    opening["choices"][0]["logprobs"] = {"content": [{"token": "The", "logprob": -0.1,
-                                                      "top_logprobs": [{"token": "The", "logprob": -0.1}, {"token": "A", "logprob": -2.5}]}]}
+    opening["choices"][0]["logprobs"] = {
+        "content": [
+            {
+                "token": "The",
+                "logprob": -0.1,
+                "top_logprobs": [{"token": "The", "logprob": -0.1}, {"token": "A", "logprob": -2.5}],
+            }
+        ]
+    }
     server = Scripted([(200, opening), (200, completion("yes", 0.7))])
     try:
         judge = ServedJudges(Endpoint(server.base_url, "m", cache=False), ("logic",))
         records = []
         with Recorder(records.append) as rec:
-            (score,), = judge.score_many(CTX, ["5 - 1 = 4"])
+            ((score,),) = judge.score_many(CTX, ["5 - 1 = 4"])
         assert score.value == pytest.approx(0.7)
         assert [r["body"]["max_tokens"] for r in server.requests] == [1, 8]
         assert rec.tally.requests == 2 and [r.get("read_further") for r in records] == [True, None]
         short = ServedJudges(Endpoint(server.base_url, "m", cache=False), ("logic",), max_tokens=1)
         server.script = [(200, opening)]
-        (score,), = short.score_many(CTX, ["5 - 1 = 4"])
+        ((score,),) = short.score_many(CTX, ["5 - 1 = 4"])
         assert score.value is None and "no verdict" in score.reason and len(server.requests) == 3
     finally:
         server.close()
@@ -336,6 +393,8 @@ def test_a_reply_that_ranks_no_answer_at_its_first_token_is_asked_again_for_more
 
 def test_a_served_judge_entry_chooses_one_request_per_step_or_chats():
     entry = {"type": "llm", "role": "logic", "base_url": "http://127.0.0.1:1/v1", "model": "m"}
-    (default, _), (chats, _) = (build_panel([{**entry, **extra}, {"type": "arithmetic"}]).groups for extra in ({}, {"batch": False}))
+    (default, _), (chats, _) = (
+        build_panel([{**entry, **extra}, {"type": "arithmetic"}]).groups for extra in ({}, {"batch": False})
+    )
     assert default.batch is True and chats.batch is False
     assert default.describe()["batch"] == "auto" and chats.describe()["batch"] is False

@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 import torch
 import yaml
+from llama_server import LlamaServer
 
 from accord.adapters.served import UNAVAILABLE, Endpoint, Recorder, ServedJudges
 from accord.adapters.served._judges import score_from_logprobs
@@ -24,12 +25,12 @@ from accord.protocols import StepContext
 from accord.verify.loop import read_records
 from accord.verify.run import execute, resolve
 
-from llama_server import LlamaServer
-
 KEY = "sk-accord-test-0123456789"
 ROLES = ("grounding", "logic", "relevance")
-QUESTIONS = [{"id": "q1", "question": "What is 12 + 7?", "answer": "19"},
-             {"id": "q2", "question": "What is 30 - 4?", "answer": "26"}]
+QUESTIONS = [
+    {"id": "q1", "question": "What is 12 + 7?", "answer": "19"},
+    {"id": "q2", "question": "What is 30 - 4?", "answer": "26"},
+]
 
 
 @pytest.fixture(autouse=True)
@@ -46,8 +47,12 @@ def run_config(tmp_path, judge_url: str, gen_url: str, **over) -> dict:
     cfg = {
         "task": {"name": "jsonl", "options": {"path": str(tasks)}},
         "generator": {"base_url": gen_url, **served, "max_new_tokens": 16, "temperature": 0.8},
-        "judges": [*({"type": "llm", "role": r, "base_url": judge_url, **served} for r in ROLES), {"type": "arithmetic"}],
-        "baselines": [], "base_chain": True,
+        "judges": [
+            *({"type": "llm", "role": r, "base_url": judge_url, **served} for r in ROLES),
+            {"type": "arithmetic"},
+        ],
+        "baselines": [],
+        "base_chain": True,
         "budgets": {"n_candidates": 2, "max_steps": 2, "max_tokens": 64},
         "output": {"report": False},
     }
@@ -70,8 +75,9 @@ def log_odds(p: float) -> float:
 
 
 @pytest.mark.slow
-def test_the_served_judge_reads_the_models_own_verdict_and_prefers_the_on_topic_step(llama_server, smollm2,
-                                                                                     record_property):
+def test_the_served_judge_reads_the_models_own_verdict_and_prefers_the_on_topic_step(
+    llama_server, smollm2, record_property
+):
     lm, tok = smollm2
     served = ServedJudges(Endpoint(llama_server.base_url, "smollm2"), ROLES)
     steps = [
@@ -165,9 +171,9 @@ def test_an_outage_gives_null_scores_and_a_finished_run_and_resume_redoes_them(l
         first = execute(cfg, run_dir, progress=KillAfter(judges))
         records, _ = read_records(run_dir / "trace.jsonl")
         steps = [r for r in records if r["type"] == "step"]
-        lost = [f for s in steps for row in s["failures"] for f in row[:len(ROLES)] if f]  # the served columns
+        lost = [f for s in steps for row in s["failures"] for f in row[: len(ROLES)] if f]  # the served columns
         assert lost and all(f.startswith(UNAVAILABLE) for f in lost)
-        assert any(v is not None for s in steps for row in s["raw"] for v in row[:len(ROLES)])  # scored before it
+        assert any(v is not None for s in steps for row in s["raw"] for v in row[: len(ROLES)])  # scored before it
         assert first["served"]["failed"] > 0 and (run_dir / "summary.json").is_file()
         assert len([r for r in records if r["type"] == "task_end"]) == 4  # 2 questions x (verdict, base): finished
 
@@ -175,7 +181,7 @@ def test_an_outage_gives_null_scores_and_a_finished_run_and_resume_redoes_them(l
         resumed = execute(cfg, run_dir, resume=True)
         records, _ = read_records(run_dir / "trace.jsonl")
         steps = [r for r in records if r["type"] == "step"]
-        assert all(f is None for s in steps for row in s["failures"] for f in row[:len(ROLES)])  # nothing missing now
+        assert all(f is None for s in steps for row in s["failures"] for f in row[: len(ROLES)])  # nothing missing now
         assert len([r for r in records if r["type"] == "task_end"]) == 4
         assert resumed["served"]["failed"] == 0 and resumed["served"]["requests"] > 0
         assert (run_dir / "trace.redone.jsonl").is_file()
@@ -191,8 +197,20 @@ def test_jury_collect_writes_a_jury_file_and_resumes(llama_server, tmp_path, cap
     questions.write_text("".join(json.dumps(q) + "\n" for q in QUESTIONS))
     out = tmp_path / "panel.jsonl"
     other = llama_server.base_url.replace("127.0.0.1", "localhost")  # a second endpoint on the same server
-    argv = ["jury", "collect", str(questions), "--member", f"a={llama_server.base_url},smollm2",
-            "--member", f"b={other},smollm2,ACCORD_TEST_KEY", "--max-tokens", "48", "--out", str(out), "--json"]
+    argv = [
+        "jury",
+        "collect",
+        str(questions),
+        "--member",
+        f"a={llama_server.base_url},smollm2",
+        "--member",
+        f"b={other},smollm2,ACCORD_TEST_KEY",
+        "--max-tokens",
+        "48",
+        "--out",
+        str(out),
+        "--json",
+    ]
     assert main(argv) == 0
     first = json.loads(capsys.readouterr().out)
     lines = [json.loads(x) for x in out.read_text().splitlines()]
@@ -209,22 +227,36 @@ def test_jury_collect_writes_a_jury_file_and_resumes(llama_server, tmp_path, cap
 
 @pytest.mark.slow
 @pytest.mark.parametrize("fault", ["jury:1", "jury:2:torn"])
-def test_jury_collect_killed_at_a_line_and_resumed_equals_an_uninterrupted_collection(llama_server, tmp_path, capsys,
-                                                                                       fault):
+def test_jury_collect_killed_at_a_line_and_resumed_equals_an_uninterrupted_collection(
+    llama_server, tmp_path, capsys, fault
+):
     questions = tmp_path / "q.jsonl"
     questions.write_text("".join(json.dumps(q) + "\n" for q in QUESTIONS))
     full, out = tmp_path / "full.jsonl", tmp_path / "panel.jsonl"
     other = llama_server.base_url.replace("127.0.0.1", "localhost")
 
     def argv(path):
-        return ["jury", "collect", str(questions), "--member", f"a={llama_server.base_url},smollm2",
-                "--member", f"b={other},smollm2", "--max-tokens", "32", "--out", str(path), "--json"]
+        return [
+            "jury",
+            "collect",
+            str(questions),
+            "--member",
+            f"a={llama_server.base_url},smollm2",
+            "--member",
+            f"b={other},smollm2",
+            "--max-tokens",
+            "32",
+            "--out",
+            str(path),
+            "--json",
+        ]
 
     assert main(argv(full)) == 0
     capsys.readouterr()
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1]), "ACCORD_FAULT": fault}
-    killed = subprocess.run([sys.executable, "-m", "accord.cli.main", *argv(out)], env=env, capture_output=True,
-                            text=True, timeout=600)
+    killed = subprocess.run(
+        [sys.executable, "-m", "accord.cli.main", *argv(out)], env=env, capture_output=True, text=True, timeout=600
+    )
     assert killed.returncode == -signal.SIGKILL, killed.stderr[-2000:]
     kept = out.read_text().count("\n")
     assert kept == 1  # killed once the first line is on disk, or half-way through the second
@@ -243,7 +275,9 @@ def cpp_server(tmp_path_factory):
 
     folder = tmp_path_factory.mktemp("cpp")
     try:
-        server = LlamaServer(kind="cpp", slots=2, threads=2, model=float32_gguf(folder), log=folder / "server.log").start()
+        server = LlamaServer(
+            kind="cpp", slots=2, threads=2, model=float32_gguf(folder), log=folder / "server.log"
+        ).start()
     except RuntimeError as exc:
         pytest.fail(str(exc))
     yield server
@@ -259,7 +293,10 @@ def test_the_cpp_server_scores_a_step_in_one_request_as_each_request_alone_would
     ]
     together = ServedJudges(Endpoint(cpp_server.base_url, "smollm2", cache=False), ROLES)
     alone = ServedJudges(Endpoint(cpp_server.base_url, "smollm2", max_concurrency=1, cache=False), ROLES, batch=False)
-    alone.params = {**alone.params, "extra_body": {"cache_prompt": False}}  # each prompt computed whole, shared with nothing
+    alone.params = {
+        **alone.params,
+        "extra_body": {"cache_prompt": False},
+    }  # each prompt computed whole, shared with nothing
     gaps = []
     for ctx, cands in steps:
         records: list[dict] = []

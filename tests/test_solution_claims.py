@@ -23,7 +23,11 @@ def verdict(step, before=(), question="", following=""):
 def test_formulas_are_found_in_prose_and_latex():
     chains = read_chains(r"Since $a = 3$ and \(b = 4\), we get $a^2 + b^2 = 25$, so there are 4 · 7 = 28 ways.")
     assert [(c.sides, c.relations) for c in chains] == [
-        (("a", "3"), ("=",)), (("b", "4"), ("=",)), (("a^2 + b^2", "25"), ("=",)), (("4 · 7", "28"), ("=",))]
+        (("a", "3"), ("=",)),
+        (("b", "4"), ("=",)),
+        (("a^2 + b^2", "25"), ("=",)),
+        (("4 · 7", "28"), ("=",)),
+    ]
     (chain,) = read_chains(r"\[ x_2 = x_1 + y_1 = 1 + 1 = 2 \]")
     assert chain.relations == ("=", "=", "=") and chain.sides[0] == "x_2"
     (mod,) = read_chains(r"Hence $2^{10} \equiv 1 \pmod{11}$.")
@@ -34,27 +38,33 @@ def test_formulas_are_found_in_prose_and_latex():
     assert not after_prose.continues and after_prose.sides == ("3 + 4", "7")
 
 
-@pytest.mark.parametrize("text, expected", [
-    ("x_1x_2", "x_1·x_2"),
-    ("a_2(3) + f(n-1)", "a_2(3) + f(n - 1)"),
-    (r"\frac{(2n)!}{2^n n!}", "(2·n)!/(2^n·n!)"),
-    (r"\binom{10}{3} - C(5, 2) + 6 choose 2", "binom(10, 3) - binom(5, 2) + binom(6, 2)"),
-    ("|12^3 - 5^5|", "|12^3 - 5^5|"),
-    ("x_{n+1} - x_(n+1)", "x_{n+1} - x_{n+1}"),
-    (r"2^{2^{2}} \cdot 3 \times 4", "2^(2^2)·3·4"),
-    ("n(n-1)/2", "n·(n - 1)/2"),
-])
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("x_1x_2", "x_1·x_2"),
+        ("a_2(3) + f(n-1)", "a_2(3) + f(n - 1)"),
+        (r"\frac{(2n)!}{2^n n!}", "(2·n)!/(2^n·n!)"),
+        (r"\binom{10}{3} - C(5, 2) + 6 choose 2", "binom(10, 3) - binom(5, 2) + binom(6, 2)"),
+        ("|12^3 - 5^5|", "|12^3 - 5^5|"),
+        ("x_{n+1} - x_(n+1)", "x_{n+1} - x_{n+1}"),
+        (r"2^{2^{2}} \cdot 3 \times 4", "2^(2^2)·3·4"),
+        ("n(n-1)/2", "n·(n - 1)/2"),
+    ],
+)
 def test_notation_of_real_solutions(text, expected):
     tree, _ = parse(text, applied_names("a_2(3) = 5, f(n) = f(n-1) + 1"))
     assert to_text(tree) == expected
 
 
-@pytest.mark.parametrize("text, why", [
-    ("1 + 2 + ... + n", "ellipsis"),
-    (r"\sum_{k=1}^n k", "sum"),
-    ("the number of ways", "prose"),
-    (r"a \pm b", "±"),
-])
+@pytest.mark.parametrize(
+    "text, why",
+    [
+        ("1 + 2 + ... + n", "ellipsis"),
+        (r"\sum_{k=1}^n k", "sum"),
+        ("the number of ways", "prose"),
+        (r"a \pm b", "±"),
+    ],
+)
 def test_what_is_not_read_says_why(text, why):
     with pytest.raises(MathParseError, match=why):
         parse(text)
@@ -63,21 +73,24 @@ def test_what_is_not_read_says_why(text, why):
 # ---------------------------------------------------------------------------- closed claims
 
 
-@pytest.mark.parametrize("step, holds", [
-    (r"So the total is $4 \cdot 7 = 28$ ways.", 1.0),
-    (r"So the total is $4 \cdot 7 = 26$ ways.", 0.0),
-    (r"There are $\binom{6}{2} = 15$ pairs and $\frac{10!}{5!\,5!} = 252$ paths.", 1.0),
-    ("|12^3 - 5^5| = |1728 - 3125| = 1397", 1.0),
-    (r"$\sqrt{2} \approx 1.41$", 1.0),
-    (r"$\sqrt{2} \approx 1.44$", 0.0),
-    ("10 / 3 = 3.33, to two decimals", 1.0),
-    ("10 / 3 = 3.4", 0.0),
-    (r"$2^{10} > 1000$ and $3^5 < 250$", 1.0),
-    (r"Clearly $3^5 < 200$.", 0.0),
-    (r"$2^{10} \equiv 1 \pmod{11}$ and $17 \bmod 5 = 2$", 1.0),
-    (r"$3^4 \equiv 2 \pmod{5}$", 0.0),
-    ("So 5 + 5 = 10 = 2 modulo 8.", 1.0),
-])
+@pytest.mark.parametrize(
+    "step, holds",
+    [
+        (r"So the total is $4 \cdot 7 = 28$ ways.", 1.0),
+        (r"So the total is $4 \cdot 7 = 26$ ways.", 0.0),
+        (r"There are $\binom{6}{2} = 15$ pairs and $\frac{10!}{5!\,5!} = 252$ paths.", 1.0),
+        ("|12^3 - 5^5| = |1728 - 3125| = 1397", 1.0),
+        (r"$\sqrt{2} \approx 1.41$", 1.0),
+        (r"$\sqrt{2} \approx 1.44$", 0.0),
+        ("10 / 3 = 3.33, to two decimals", 1.0),
+        ("10 / 3 = 3.4", 0.0),
+        (r"$2^{10} > 1000$ and $3^5 < 250$", 1.0),
+        (r"Clearly $3^5 < 200$.", 0.0),
+        (r"$2^{10} \equiv 1 \pmod{11}$ and $17 \bmod 5 = 2$", 1.0),
+        (r"$3^4 \equiv 2 \pmod{5}$", 0.0),
+        ("So 5 + 5 = 10 = 2 modulo 8.", 1.0),
+    ],
+)
 def test_closed_claims_are_evaluated(step, holds):
     value, why = verdict(step)
     assert value == holds, why

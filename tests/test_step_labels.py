@@ -15,8 +15,17 @@ from accord.consensus_core import ConsensusSpec, get_policy
 from accord.errors import UserError
 from accord.verify.analysis import read_trace
 from accord.verify.labels import (
-    CORRECT, detect_format, first_wrong_f1, INCORRECT, LabeledSolution, match, mmreason_step_score,
-    read_labels, score_labels, UNVERIFIABLE, write_labels,
+    CORRECT,
+    INCORRECT,
+    UNVERIFIABLE,
+    LabeledSolution,
+    detect_format,
+    first_wrong_f1,
+    match,
+    mmreason_step_score,
+    read_labels,
+    score_labels,
+    write_labels,
 )
 
 EX = Path(__file__).resolve().parents[1] / "examples" / "step_labels"
@@ -44,19 +53,36 @@ def test_metrics_on_the_examples_by_hand():
     assert mmreason_step_score(ref) == pytest.approx((1 + 1 / 3 + 2.5 / 3 + 1 / 3) / 4)
     res = score_labels(read_labels(EX / "processbench_predicted.json"), ref)
     # predicted first wrong (-1, 1, 1, 2) vs reference (-1, 1, -1, 1): 1 of 2 right on each side
-    assert res["first_wrong"] == {"error_accuracy": 0.5, "correct_accuracy": 0.5, "f1": 0.5, "n_error": 2,
-                                  "n_correct": 2}
+    assert res["first_wrong"] == {
+        "error_accuracy": 0.5,
+        "correct_accuracy": 0.5,
+        "f1": 0.5,
+        "n_error": 2,
+        "n_correct": 2,
+    }
     assert res["steps"]["steps"] == 10 and res["steps"]["agreement"] == pytest.approx(0.8)
 
 
 def test_real_prm800k_layout_is_read(tmp_path):
-    line = {"labeler": "x", "question": {"problem": "2+2?", "ground_truth_answer": "4"},
-            "label": {"steps": [
-                {"completions": [{"text": "2+2=4", "rating": 1, "flagged": None}], "human_completion": None,
-                 "chosen_completion": 0},
-                {"completions": [{"text": "So 5.", "rating": -1}, {"text": "So 4.", "rating": 0}],
-                 "human_completion": None, "chosen_completion": None}],
-                "finish_reason": "found_error"}}
+    line = {
+        "labeler": "x",
+        "question": {"problem": "2+2?", "ground_truth_answer": "4"},
+        "label": {
+            "steps": [
+                {
+                    "completions": [{"text": "2+2=4", "rating": 1, "flagged": None}],
+                    "human_completion": None,
+                    "chosen_completion": 0,
+                },
+                {
+                    "completions": [{"text": "So 5.", "rating": -1}, {"text": "So 4.", "rating": 0}],
+                    "human_completion": None,
+                    "chosen_completion": None,
+                },
+            ],
+            "finish_reason": "found_error",
+        },
+    }
     p = tmp_path / "prm.jsonl"
     p.write_text(json.dumps(line) + "\n")
     (s,) = read_labels(p, "prm800k")
@@ -79,7 +105,7 @@ def test_round_trips_preserve_what_each_format_can_say(tmp_path_factory, labels)
     assert pb.first_wrong() == sol.first_wrong()
     k = sol.first_wrong()
     if k >= 0:
-        assert pb.labels[:k] == (CORRECT,) * k and all(x is None for x in pb.labels[k + 1:])
+        assert pb.labels[:k] == (CORRECT,) * k and all(x is None for x in pb.labels[k + 1 :])
 
 
 def test_first_wrong_f1_edge_cases():
@@ -123,17 +149,26 @@ def test_verifier_labels_scored_against_the_hidden_truth(run):
     assert res["first_wrong"]["error_accuracy"] == pytest.approx(sum(a == b for a, b in errs) / len(errs))
 
 
-@pytest.mark.parametrize("content,fmt,message", [
-    ('{"steps": ["a"], "label": 3}\n', "processbench", r"x.jsonl:1: 'label' must be -1 or a step index"),
-    ('{"steps": ["a"], "labels": ["maybe"]}\n', "mmreason", r"x.jsonl:1: step 0: label must be correct"),
-    ('{"steps": ["a", "b"], "labels": ["correct"]}\n', "mmreason", r"x.jsonl:1: 'labels' must be a list with one"),
-    ('{"label": {"steps": [{"completions": [{"text": "a", "rating": 2}], "chosen_completion": 0}]}}\n', "prm800k",
-     r"x.jsonl:1: step 0: rating must be -1, 0, 1"),
-    ('\n{"steps": "a", "label": -1}\n', "processbench", r"x.jsonl:2: field 'steps' must be a list of strings"),
-    ('{"id": 1, "steps": ["a"], "label": -1}\n{"id": 1, "steps": ["a"], "label": -1}\n', "processbench",
-     "solution id '1' appears more than once"),
-    ("{oops\n", "mmreason", r"x.jsonl:1: not valid JSON"),
-])
+@pytest.mark.parametrize(
+    "content,fmt,message",
+    [
+        ('{"steps": ["a"], "label": 3}\n', "processbench", r"x.jsonl:1: 'label' must be -1 or a step index"),
+        ('{"steps": ["a"], "labels": ["maybe"]}\n', "mmreason", r"x.jsonl:1: step 0: label must be correct"),
+        ('{"steps": ["a", "b"], "labels": ["correct"]}\n', "mmreason", r"x.jsonl:1: 'labels' must be a list with one"),
+        (
+            '{"label": {"steps": [{"completions": [{"text": "a", "rating": 2}], "chosen_completion": 0}]}}\n',
+            "prm800k",
+            r"x.jsonl:1: step 0: rating must be -1, 0, 1",
+        ),
+        ('\n{"steps": "a", "label": -1}\n', "processbench", r"x.jsonl:2: field 'steps' must be a list of strings"),
+        (
+            '{"id": 1, "steps": ["a"], "label": -1}\n{"id": 1, "steps": ["a"], "label": -1}\n',
+            "processbench",
+            "solution id '1' appears more than once",
+        ),
+        ("{oops\n", "mmreason", r"x.jsonl:1: not valid JSON"),
+    ],
+)
 def test_malformed_label_files_name_the_line(tmp_path, content, fmt, message):
     p = tmp_path / "x.jsonl"
     p.write_text(content)
@@ -164,13 +199,37 @@ def test_cli_convert_and_score(run, tmp_path, capsys):
 
 def test_empty_chosen_steps_are_not_steps_of_the_solution(tmp_path):
     pol = {"name": "verdict", "tau": 0.6, "eps": 0.1}
-    rec = {"type": "step", "task_id": "t", "chain": "verdict", "context_id": "c", "judges": ["a", "b", "c"],
-           "lambdas": [1.0, 1.0, 1.0], "policy": pol, "fallback": False}
-    recs = [{**rec, "step": 0, "candidates": ["", "x"], "raw": [[0.9, 0.9, 0.9], [0.1, 0.1, 0.1]],
-             "accepted": [True, False], "chosen": 0, "final": False},
-            {**rec, "step": 1, "candidates": ["y", "z"], "raw": [[0.1, 0.2, 0.1], [0.9, 0.2, 0.9]],
-             "accepted": [False, False], "chosen": 1, "final": True},
-            {"type": "task_end", "task_id": "t", "chain": "verdict", "steps": ["z"], "correct": 0.0}]
+    rec = {
+        "type": "step",
+        "task_id": "t",
+        "chain": "verdict",
+        "context_id": "c",
+        "judges": ["a", "b", "c"],
+        "lambdas": [1.0, 1.0, 1.0],
+        "policy": pol,
+        "fallback": False,
+    }
+    recs = [
+        {
+            **rec,
+            "step": 0,
+            "candidates": ["", "x"],
+            "raw": [[0.9, 0.9, 0.9], [0.1, 0.1, 0.1]],
+            "accepted": [True, False],
+            "chosen": 0,
+            "final": False,
+        },
+        {
+            **rec,
+            "step": 1,
+            "candidates": ["y", "z"],
+            "raw": [[0.1, 0.2, 0.1], [0.9, 0.2, 0.9]],
+            "accepted": [False, False],
+            "chosen": 1,
+            "final": True,
+        },
+        {"type": "task_end", "task_id": "t", "chain": "verdict", "steps": ["z"], "correct": 0.0},
+    ]
     (tmp_path / "trace.jsonl").write_text("".join(json.dumps(r) + "\n" for r in recs))
     (s,) = read_labels(tmp_path, "accord")
     assert s.steps == ("z",) and s.labels == (UNVERIFIABLE,)  # s̄* > τ but Δ* >= ε

@@ -9,8 +9,14 @@ from tracegen import LAMBDAS, simulate_run
 
 from accord.cli.main import main
 from accord.verify.analysis import (
-    default_lambda_sets, make_spec, read_trace, recorded_lambdas, replay, stubbornness_sweep,
-    threshold_sweep, write_sweep,
+    default_lambda_sets,
+    make_spec,
+    read_trace,
+    recorded_lambdas,
+    replay,
+    stubbornness_sweep,
+    threshold_sweep,
+    write_sweep,
 )
 
 
@@ -89,4 +95,7 @@ def test_sweep_reads_stubbornness_as_every_command_does(run, capsys):
     assert json.loads(capsys.readouterr().out)["stubbornness"]["lambdas"] == [[1.5, 1.0, 0.8], [2.0, 1.0, 1.0]]
     assert main(["sweep", str(run), "--lambdas", "1,-1,1"]) == 2
     err = capsys.readouterr().err.strip()
-    assert err == "accord sweep: error: --lambdas: λ must be finite numbers > 0, one per judge, comma-separated (e.g. 1.5,1,0.8); got '1,-1,1'"
+    assert (
+        err == "accord sweep: error: --lambdas: λ must be finite numbers > 0, one per judge, comma-separated (e.g. "
+        "1.5,1,0.8); got '1,-1,1'"
+    )

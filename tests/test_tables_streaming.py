@@ -36,7 +36,10 @@ def write_csv(path, rows):
 
 
 def write_jsonl(path, rows):
-    recs = [{"step": s, "candidate": c, "scores": {j: None if np.isnan(v) else float(v) for j, v in zip(JUDGES, x)}} for s, c, x in rows]
+    recs = [
+        {"step": s, "candidate": c, "scores": {j: None if np.isnan(v) else float(v) for j, v in zip(JUDGES, x)}}
+        for s, c, x in rows
+    ]
     path.write_text("".join(json.dumps(r) + "\n" for r in recs))
 
 
@@ -70,7 +73,9 @@ def assert_same(out_path, ref):
     assert got.column("chosen").to_pylist() == ref["chosen"]
     assert got.column("accepted").to_pylist() == ref["accepted"]
     np.testing.assert_array_equal(got.column("mean").to_numpy(zero_copy_only=False), np.array(ref["mean"], float))
-    np.testing.assert_array_equal(got.column("dispersion").to_numpy(zero_copy_only=False), np.array(ref["dispersion"], float))
+    np.testing.assert_array_equal(
+        got.column("dispersion").to_numpy(zero_copy_only=False), np.array(ref["dispersion"], float)
+    )
     cons = np.column_stack([got.column(f"consensus_{j}").to_numpy(zero_copy_only=False) for j in JUDGES])
     np.testing.assert_array_equal(cons, np.array(ref["consensus"]))
 
@@ -161,11 +166,27 @@ def test_cli_streams_parquet_and_keeps_small_output(tmp_path, capsys):
 @pytest.mark.parametrize(
     "fmt, rows, message",
     [
-        ("csv", [("1", "a", [0.5, 0.5, 0.5]), ("2", "a", [0.5, 0.5, 0.5]), ("1", "b", [0.5, 0.5, 0.5])], "t.csv:4: step '1' appears again"),
-        ("csv", [("1", "a", [0.5, 0.5, 0.5]), ("1", "a", [0.1, 0.5, 0.5])], "t.csv:3: candidate 'a' of step '1' appears twice"),
+        (
+            "csv",
+            [("1", "a", [0.5, 0.5, 0.5]), ("2", "a", [0.5, 0.5, 0.5]), ("1", "b", [0.5, 0.5, 0.5])],
+            "t.csv:4: step '1' appears again",
+        ),
+        (
+            "csv",
+            [("1", "a", [0.5, 0.5, 0.5]), ("1", "a", [0.1, 0.5, 0.5])],
+            "t.csv:3: candidate 'a' of step '1' appears twice",
+        ),
         ("csv", [("1", "a", [0.5, 1.5, 0.5])], "t.csv:2 (logical): score 1.5 is outside [0, 1]"),
-        ("parquet", [("1", "a", [0.5, 0.5, 0.5]), ("1", "b", [0.5, 0.5, -0.2])], "t.parquet:row 2 (contextual): score -0.2 is outside"),
-        ("jsonl", [("1", "a", [0.5, 0.5, 0.5]), ("1", "b", [0.5, 2.0, 0.5])], "t.jsonl:2 (logical): score 2.0 is outside"),
+        (
+            "parquet",
+            [("1", "a", [0.5, 0.5, 0.5]), ("1", "b", [0.5, 0.5, -0.2])],
+            "t.parquet:row 2 (contextual): score -0.2 is outside",
+        ),
+        (
+            "jsonl",
+            [("1", "a", [0.5, 0.5, 0.5]), ("1", "b", [0.5, 2.0, 0.5])],
+            "t.jsonl:2 (logical): score 2.0 is outside",
+        ),
     ],
 )
 def test_bad_tables_name_the_row(tmp_path, capsys, fmt, rows, message):

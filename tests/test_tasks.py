@@ -8,7 +8,13 @@ import pytest
 
 from accord.errors import UserError
 from accord.verify.tasks import (
-    answers_match, extract_answer, list_tasks, load_tasks, register_task, stated_answer, TextTask,
+    TextTask,
+    answers_match,
+    extract_answer,
+    list_tasks,
+    load_tasks,
+    register_task,
+    stated_answer,
 )
 from accord.verify.tasks._gym import _worked_arithmetic
 
@@ -90,8 +96,10 @@ def test_answers_match_numbers_and_text():
 
 def test_jsonl_tasks(tmp_path):
     path = tmp_path / "q.jsonl"
-    rows = [{"question": "What is 2 + 2?", "answer": 4, "steps": ["2 + 2 = 4"]},
-            {"id": "mine", "question": "Capital of France?", "answer": "Paris"}]
+    rows = [
+        {"question": "What is 2 + 2?", "answer": 4, "steps": ["2 + 2 = 4"]},
+        {"id": "mine", "question": "Capital of France?", "answer": "Paris"},
+    ]
     path.write_text("# my questions\n" + "\n".join(json.dumps(r) for r in rows) + "\n\n")
     ts = load_tasks("jsonl", path=str(path))
     assert [t.id for t in ts] == ["q/0", "mine"]
@@ -109,7 +117,7 @@ def test_jsonl_tasks(tmp_path):
         ('{"question": "q", "answer": true}', "'answer' must be"),
         ('{"question": "q", "answer": 1, "steps": "x"}', "'steps' must be a list"),
         ('{"question": "q", "answer": 1, "colour": 2}', "unknown field"),
-        ('[1, 2]', "must be a JSON object"),
+        ("[1, 2]", "must be a JSON object"),
     ],
 )
 def test_jsonl_errors_name_file_and_line(tmp_path, line, problem):

@@ -18,7 +18,12 @@ from hypothesis import strategies as st
 from test_engine import AdditionWalker, chains, panel, tasks
 
 from accord.verify.loop import (
-    Budgets, cut_partial_line, load_resume_state, read_records, StepLoop, TraceWriter,
+    Budgets,
+    StepLoop,
+    TraceWriter,
+    cut_partial_line,
+    load_resume_state,
+    read_records,
 )
 
 
@@ -29,8 +34,16 @@ def test_each_record_is_on_disk_as_soon_as_it_is_written(tmp_path):
         w.write({"type": "note", "i": i, "x": np.float64(0.5), "nan": float("nan"), "arr": np.array([1, 2])})
         lines = path.read_text().splitlines()  # read while the writer is still open
         assert len(lines) == i + 1
-        assert json.loads(lines[-1]) == {"type": "note", "i": i, "x": 0.5, "nan": None, "arr": [1, 2],
-                                         "run_id": w.run_id, "writer": w.writer_id, "seq": i}
+        assert json.loads(lines[-1]) == {
+            "type": "note",
+            "i": i,
+            "x": 0.5,
+            "nan": None,
+            "arr": [1, 2],
+            "run_id": w.run_id,
+            "writer": w.writer_id,
+            "seq": i,
+        }
     w.close()
 
 
@@ -114,9 +127,17 @@ def _tiny_model(folder: Path, tokenizer) -> None:
     from transformers import LlamaConfig, LlamaForCausalLM
 
     torch.manual_seed(0)
-    cfg = LlamaConfig(vocab_size=len(tokenizer), hidden_size=32, intermediate_size=64, num_hidden_layers=2,
-                      num_attention_heads=2, num_key_value_heads=2, max_position_embeddings=1024,
-                      bos_token_id=tokenizer.bos_token_id, eos_token_id=tokenizer.eos_token_id)
+    cfg = LlamaConfig(
+        vocab_size=len(tokenizer),
+        hidden_size=32,
+        intermediate_size=64,
+        num_hidden_layers=2,
+        num_attention_heads=2,
+        num_key_value_heads=2,
+        max_position_embeddings=1024,
+        bos_token_id=tokenizer.bos_token_id,
+        eos_token_id=tokenizer.eos_token_id,
+    )
     LlamaForCausalLM(cfg).save_pretrained(folder)
     tokenizer.save_pretrained(folder)
 
@@ -159,13 +180,22 @@ def _env() -> dict:
 def test_kill_and_resume_equals_an_uninterrupted_run(tiny_model, tmp_path):
     cfg = tiny_config(tmp_path, tiny_model)
     full, killed = tmp_path / "full", tmp_path / "killed"
-    subprocess.run(_accord("run", "--config", str(cfg), "--out", str(full), "--quiet"), check=True, env=_env(),
-                   capture_output=True, timeout=600)
+    subprocess.run(
+        _accord("run", "--config", str(cfg), "--out", str(full), "--quiet"),
+        check=True,
+        env=_env(),
+        capture_output=True,
+        timeout=600,
+    )
     n_steps = sum(1 for r in read_records(full / "trace.jsonl")[0] if r["type"] == "step")
     assert n_steps >= 6
 
-    proc = subprocess.Popen(_accord("run", "--config", str(cfg), "--out", str(killed), "--quiet"), env=_env(),
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        _accord("run", "--config", str(cfg), "--out", str(killed), "--quiet"),
+        env=_env(),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     trace = killed / "trace.jsonl"
     deadline = time.monotonic() + 600
     while time.monotonic() < deadline and proc.poll() is None:
@@ -179,8 +209,9 @@ def test_kill_and_resume_equals_an_uninterrupted_run(tiny_model, tmp_path):
     assert 0 < len(before) < n_steps
     assert not (killed / "summary.json").exists()
 
-    out = subprocess.run(_accord("run", "--resume", str(killed), "--json"), env=_env(), capture_output=True,
-                         text=True, timeout=600)
+    out = subprocess.run(
+        _accord("run", "--resume", str(killed), "--json"), env=_env(), capture_output=True, text=True, timeout=600
+    )
     assert out.returncode == 0, out.stderr[-2000:]
     summary = json.loads(out.stdout)
     assert summary["work"]["resumed_steps"] >= 1
@@ -188,8 +219,11 @@ def test_kill_and_resume_equals_an_uninterrupted_run(tiny_model, tmp_path):
     def records(run):
         # the judges' prefix KV cache is warm or cold depending on where the run restarted, which
         # changes float rounding (~1e-10) and how many prompt tokens were computed, nothing else
-        return sorted(json.dumps(_rounded(_strip(r, "tokens", "seq"))) for r in read_records(run / "trace.jsonl")[0]
-                      if r["type"] in ("step", "task_end"))
+        return sorted(
+            json.dumps(_rounded(_strip(r, "tokens", "seq")))
+            for r in read_records(run / "trace.jsonl")[0]
+            if r["type"] in ("step", "task_end")
+        )
 
     assert records(killed) == records(full)  # same decisions, nothing lost, nothing recorded twice
     assert json.loads((full / "summary.json").read_text())["accuracy"] == summary["accuracy"]

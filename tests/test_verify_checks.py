@@ -19,22 +19,50 @@ from accord.adapters.math._claims import solution_check
 from accord.cli.main import main
 
 SOLUTIONS = [
-    {"id": "rewrite", "problem": "Factor $x^8 + x^4 + 1$.",
-     "steps": ["We complete the square.", "$x^8 + x^4 + 1 = (x^4)^2 + 2x^4 + 1 - 2x^4$",
-               "$= (x^4 + 1)^2 - 2x^4$."], "label": 1},
-    {"id": "lead-in", "problem": "Simplify $(a+b)^2 - 2ab$.",
-     "steps": ["First we expand the square:", "$$(a+b)^2 = a^2 + b^2$$", "So the expression is $a^2 + b^2 - 2ab$."],
-     "label": 0},
-    {"id": "excused", "problem": "Is there an integer n with 7n = 54?",
-     "steps": ["Suppose $7 \\cdot 8 = 54$.", "That is impossible, so no such n exists."], "label": 0},
-    {"id": "calculator", "problem": "Weng earns $12 an hour. How much for 50 minutes?",
-     "steps": ["Weng earns 12/60 = $<<12/60=0.2>>0.2 per minute.",
-               "Working 50 minutes, she earned 0.2 x 50 = $<<0.2*50=11>>11."], "label": 1},
-    {"id": "inequality", "problem": "Let $a, b$ be positive reals. Prove that $a^2 + b^2 \\ge 2ab$.",
-     "steps": ["We have $a^2 + b^2 + 2ab = (a+b)^2 \\ge 4ab + 1$.", "So the claim follows."], "label": 0},
-    {"id": "correct", "problem": "Let $a, b$ be positive reals. Prove that $a^2 + b^2 \\ge 2ab$.",
-     "steps": ["We rewrite:", "$a^2 + b^2 - 2ab = (a - b)^2 \\ge 0$", "Hence $a^2 + b^2 \\ge 2ab$.",
-               "Natalia sold 48/2 = <<48/2=24>>24 clips in May."], "label": -1},
+    {
+        "id": "rewrite",
+        "problem": "Factor $x^8 + x^4 + 1$.",
+        "steps": ["We complete the square.", "$x^8 + x^4 + 1 = (x^4)^2 + 2x^4 + 1 - 2x^4$", "$= (x^4 + 1)^2 - 2x^4$."],
+        "label": 1,
+    },
+    {
+        "id": "lead-in",
+        "problem": "Simplify $(a+b)^2 - 2ab$.",
+        "steps": ["First we expand the square:", "$$(a+b)^2 = a^2 + b^2$$", "So the expression is $a^2 + b^2 - 2ab$."],
+        "label": 0,
+    },
+    {
+        "id": "excused",
+        "problem": "Is there an integer n with 7n = 54?",
+        "steps": ["Suppose $7 \\cdot 8 = 54$.", "That is impossible, so no such n exists."],
+        "label": 0,
+    },
+    {
+        "id": "calculator",
+        "problem": "Weng earns $12 an hour. How much for 50 minutes?",
+        "steps": [
+            "Weng earns 12/60 = $<<12/60=0.2>>0.2 per minute.",
+            "Working 50 minutes, she earned 0.2 x 50 = $<<0.2*50=11>>11.",
+        ],
+        "label": 1,
+    },
+    {
+        "id": "inequality",
+        "problem": "Let $a, b$ be positive reals. Prove that $a^2 + b^2 \\ge 2ab$.",
+        "steps": ["We have $a^2 + b^2 + 2ab = (a+b)^2 \\ge 4ab + 1$.", "So the claim follows."],
+        "label": 0,
+    },
+    {
+        "id": "correct",
+        "problem": "Let $a, b$ be positive reals. Prove that $a^2 + b^2 \\ge 2ab$.",
+        "steps": [
+            "We rewrite:",
+            "$a^2 + b^2 - 2ab = (a - b)^2 \\ge 0$",
+            "Hence $a^2 + b^2 \\ge 2ab$.",
+            "Natalia sold 48/2 = <<48/2=24>>24 clips in May.",
+        ],
+        "label": -1,
+    },
 ]
 
 
@@ -51,7 +79,10 @@ def test_new_checks_find_the_first_errors_through_the_command(tmp_path, capsys):
     lead = recs["lead-in"]["steps"]
     assert "the claim of the next line" in lead[0]["reason"] and lead[1]["label"] == "invalid"
     assert "7·8 = 54 is false" in recs["excused"]["steps"][0]["reason"]
-    assert "calculator annotation <<0.2*50=11>>11 is wrong: 0.2*50 = 10, not 11" in recs["calculator"]["steps"][1]["reason"]
+    assert (
+        "calculator annotation <<0.2*50=11>>11 is wrong: 0.2*50 = 10, not 11"
+        in recs["calculator"]["steps"][1]["reason"]
+    )
     assert "the inequality (a + b)^2 ≥ 4·a·b + 1 fails at" in recs["inequality"]["steps"][0]["reason"]
     assert recs["correct"]["step_labels"] == ["valid", "valid", "uncertain", "valid"]
 

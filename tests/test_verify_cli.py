@@ -10,33 +10,71 @@ import pytest
 
 from accord.cli.main import main
 from accord.verify.solutions import (
-    Annotated, evaluate_rules, read_solutions, resolve_settings, split_steps, verify_solutions,
+    Annotated,
+    evaluate_rules,
+    read_solutions,
+    resolve_settings,
+    split_steps,
+    verify_solutions,
 )
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 
 SOLUTIONS = [
-    {"id": "tiles", "problem": "In how many ways can a 2 x 5 board be tiled with 2 x 1 dominoes?",
-     "steps": ["Let $t_n$ be the number of tilings of a 2 x n board.",
-               "A vertical domino leaves a 2 x (n-1) board and two horizontal ones leave 2 x (n-2), so $t_n = t_{n-1} + t_{n-2}$.",
-               "We have $t_1 = 1$ and $t_2 = 2$.",
-               "Then $t_3 = t_2 + t_1 = 3$, $t_4 = t_3 + t_2 = 5$ and $t_5 = t_4 + t_3 = 8$.",
-               "The answer is $\\boxed{8}$."], "label": -1, "reference": "8"},
-    {"id": "committee", "problem": "How many 3-person committees can be chosen from 7 people?",
-     "steps": ["Order does not matter, so we count combinations.",
-               "There are $7 \\cdot 6 \\cdot 5 = 210$ ordered choices.",
-               "Dividing by $3! = 6$ gives $210 / 6 = 36$ committees.",
-               "So there are 36 committees."], "label": 2, "reference": "35"},
-    {"id": "residue", "problem": "Find the remainder of 3^20 when divided by 7.",
-     "steps": ["Since $3^6 \\equiv 1 \\pmod 7$, we have $3^{18} \\equiv 1 \\pmod 7$.",
-               "Then $3^{20} = 3^{18} \\cdot 3^2 \\equiv 9 \\equiv 2 \\pmod 7$.",
-               "The remainder is 2."], "label": -1, "reference": "2"},
-    {"id": "cube", "problem": "Expand (a + b)^3.",
-     "steps": ["We multiply out.",
-               "$(a + b)^3 = (a + b)(a + b)^2 = (a + b)(a^2 + 2ab + b^2)$",
-               "$= a^3 + 3a^2 b + 3a b^2 + b^2$"], "label": 2},
-    {"id": "guess", "problem": "Is every prime odd?",
-     "steps": ["The primes 3, 5 and 7 are odd.", "So every prime is odd."], "label": 1, "reference": "No"},
+    {
+        "id": "tiles",
+        "problem": "In how many ways can a 2 x 5 board be tiled with 2 x 1 dominoes?",
+        "steps": [
+            "Let $t_n$ be the number of tilings of a 2 x n board.",
+            "A vertical domino leaves a 2 x (n-1) board and two horizontal ones leave 2 x (n-2), so $t_n = t_{n-1} + "
+            "t_{n-2}$.",
+            "We have $t_1 = 1$ and $t_2 = 2$.",
+            "Then $t_3 = t_2 + t_1 = 3$, $t_4 = t_3 + t_2 = 5$ and $t_5 = t_4 + t_3 = 8$.",
+            "The answer is $\\boxed{8}$.",
+        ],
+        "label": -1,
+        "reference": "8",
+    },
+    {
+        "id": "committee",
+        "problem": "How many 3-person committees can be chosen from 7 people?",
+        "steps": [
+            "Order does not matter, so we count combinations.",
+            "There are $7 \\cdot 6 \\cdot 5 = 210$ ordered choices.",
+            "Dividing by $3! = 6$ gives $210 / 6 = 36$ committees.",
+            "So there are 36 committees.",
+        ],
+        "label": 2,
+        "reference": "35",
+    },
+    {
+        "id": "residue",
+        "problem": "Find the remainder of 3^20 when divided by 7.",
+        "steps": [
+            "Since $3^6 \\equiv 1 \\pmod 7$, we have $3^{18} \\equiv 1 \\pmod 7$.",
+            "Then $3^{20} = 3^{18} \\cdot 3^2 \\equiv 9 \\equiv 2 \\pmod 7$.",
+            "The remainder is 2.",
+        ],
+        "label": -1,
+        "reference": "2",
+    },
+    {
+        "id": "cube",
+        "problem": "Expand (a + b)^3.",
+        "steps": [
+            "We multiply out.",
+            "$(a + b)^3 = (a + b)(a + b)^2 = (a + b)(a^2 + 2ab + b^2)$",
+            "$= a^3 + 3a^2 b + 3a b^2 + b^2$",
+        ],
+        "label": 2,
+    },
+    {
+        "id": "guess",
+        "problem": "Is every prime odd?",
+        "steps": ["The primes 3, 5 and 7 are odd.", "So every prime is odd."],
+        "label": 1,
+        "reference": "No",
+    },
 ]
 
 
@@ -78,7 +116,9 @@ def test_processbench_solutions_get_labels_evidence_and_metrics(pb, tmp_path, ca
     bad = recs["committee"]["steps"][2]
     assert bad["label"] == "invalid" and any("210/6 = 36 is false: the left side is 35" in e for e in bad["evidence"])
     assert recs["residue"]["prediction"] == -1
-    assert recs["cube"]["prediction"] == 2 and "is not an identity: at a = 2, b = 3" in recs["cube"]["steps"][2]["reason"]
+    assert (
+        recs["cube"]["prediction"] == 2 and "is not an identity: at a = 2, b = 3" in recs["cube"]["steps"][2]["reason"]
+    )
     assert recs["guess"]["prediction"] == -1 and recs["guess"]["step_labels"][1] == "uncertain"  # nothing to check
     rules = doc["metrics"]["rules"]
     assert set(rules) == {"arithmetic", "symbolic", "numeric", "final_answer", "mean", "verdict", "mean_preserving"}
@@ -120,11 +160,16 @@ def test_judge_calls_are_cached_across_policies(pb, tmp_path, capsys):
 def test_text_solutions_are_split_into_steps(tmp_path, capsys):
     folder = tmp_path / "sols"
     folder.mkdir()
-    (folder / "a.md").write_text("Problem: What is 12 * 12?\n\nWe compute $12 \\cdot 12 = 144$. So the answer is 144.\n")
+    (folder / "a.md").write_text(
+        "Problem: What is 12 * 12?\n\nWe compute $12 \\cdot 12 = 144$. So the answer is 144.\n"
+    )
     (folder / "b.txt").write_text("First, 6 * 7 = 48.\nThen\n\\[\n48 + 2 = 50\n\\]\nDone.\n")
     sols = read_solutions(folder)
     assert [s.id for s in sols] == ["a", "b"]
-    assert sols[0].problem == "What is 12 * 12?" and sols[0].steps == ("We compute $12 \\cdot 12 = 144$.", "So the answer is 144.")
+    assert sols[0].problem == "What is 12 * 12?" and sols[0].steps == (
+        "We compute $12 \\cdot 12 = 144$.",
+        "So the answer is 144.",
+    )
     assert sols[1].steps == ("First, 6 * 7 = 48.", "Then", "\\[\n48 + 2 = 50\n\\]", "Done.")
     rc, cap = run(capsys, str(folder), "--json", "--bootstrap", "0")
     doc = json.loads(cap.out)
@@ -134,10 +179,14 @@ def test_text_solutions_are_split_into_steps(tmp_path, capsys):
 
 
 def test_the_splitter_keeps_display_math_and_inline_math_whole():
-    text = ("Let $x = 2.5$. Then $4 \\cdot 7 = 28.$ Next.\n"
-            "$$\na = b\n$$\n1. First, e.g. this. Second!\n")
-    assert split_steps(text) == ["Let $x = 2.5$.", "Then $4 \\cdot 7 = 28.$ Next.", "$$\na = b\n$$",
-                                 "1. First, e.g. this.", "Second!"]
+    text = "Let $x = 2.5$. Then $4 \\cdot 7 = 28.$ Next.\n$$\na = b\n$$\n1. First, e.g. this. Second!\n"
+    assert split_steps(text) == [
+        "Let $x = 2.5$.",
+        "Then $4 \\cdot 7 = 28.$ Next.",
+        "$$\na = b\n$$",
+        "1. First, e.g. this.",
+        "Second!",
+    ]
 
 
 @pytest.mark.parametrize("name", ["mmreason.jsonl", "prm800k.jsonl", "processbench.jsonl"])
@@ -149,8 +198,10 @@ def test_step_label_formats_are_read(name, capsys):
 
 def test_a_config_sets_the_panel(pb, tmp_path, capsys):
     cfg = tmp_path / "panel.yaml"
-    cfg.write_text("judges:\n  - {type: symbolic, mode: solution, lambda: 2.0}\n  - {type: arithmetic}\n"
-                   "policy: {name: raw_average, params: {tau: 0.7}}\ntask: {name: gsm_symbolic}\n")
+    cfg.write_text(
+        "judges:\n  - {type: symbolic, mode: solution, lambda: 2.0}\n  - {type: arithmetic}\n"
+        "policy: {name: raw_average, params: {tau: 0.7}}\ntask: {name: gsm_symbolic}\n"
+    )
     rc, cap = run(capsys, str(pb), "--config", str(cfg), "--json", "--bootstrap", "0")
     doc = json.loads(cap.out)
     assert doc["judges"] == ["symbolic", "arithmetic", "final_answer"] and doc["lambdas"] == [2.0, 1.0, 1.0]
@@ -159,16 +210,19 @@ def test_a_config_sets_the_panel(pb, tmp_path, capsys):
     assert json.loads(cap.out)["judges"] == ["symbolic", "numeric"]
 
 
-@pytest.mark.parametrize("args, message", [
-    (["missing.jsonl"], "no such file"),
-    (["{pb}", "--format", "mmreason"], "solutions.jsonl:1: 'labels' must be a list"),
-    (["{pb}", "--resume"], "--resume needs --out"),
-    (["{pb}", "--tau", "0.3"], "--tau must be in [0.5, 1)"),
-    (["{pb}", "--judges", "symbolic,oracle"], "unknown judge 'oracle'"),
-    (["{pb}", "--judges", "symbolic"], "at least two judges"),
-    (["{pb}", "--config", "{bad_cfg}"], "unknown config key(s) panel"),
-    (["{bad_json}"], "bad.jsonl:2: not valid JSON"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["missing.jsonl"], "no such file"),
+        (["{pb}", "--format", "mmreason"], "solutions.jsonl:1: 'labels' must be a list"),
+        (["{pb}", "--resume"], "--resume needs --out"),
+        (["{pb}", "--tau", "0.3"], "--tau must be in [0.5, 1)"),
+        (["{pb}", "--judges", "symbolic,oracle"], "unknown judge 'oracle'"),
+        (["{pb}", "--judges", "symbolic"], "at least two judges"),
+        (["{pb}", "--config", "{bad_cfg}"], "unknown config key(s) panel"),
+        (["{bad_json}"], "bad.jsonl:2: not valid JSON"),
+    ],
+)
 def test_bad_input_is_one_line_and_exit_2(pb, tmp_path, capsys, args, message):
     bad_cfg = tmp_path / "c.yaml"
     bad_cfg.write_text("panel: 3\n")
@@ -214,12 +268,25 @@ def test_library_call_matches_the_command(pb):
 @pytest.mark.slow
 def test_an_llm_judge_joins_the_panel_through_the_config(pb, tmp_path, capsys):
     cfg = tmp_path / "llm.yaml"
-    cfg.write_text("judges:\n  - {type: symbolic, mode: solution, lambda: 1.5}\n  - {type: arithmetic}\n"
-                   "  - {type: llm, role: logic, model: smollm2, lambda: 1.0}\n")
+    cfg.write_text(
+        "judges:\n  - {type: symbolic, mode: solution, lambda: 1.5}\n  - {type: arithmetic}\n"
+        "  - {type: llm, role: logic, model: smollm2, lambda: 1.0}\n"
+    )
     one = tmp_path / "one.jsonl"
     one.write_text(json.dumps(SOLUTIONS[1]) + "\n")
-    rc, cap = run(capsys, str(one), "--config", str(cfg), "--judges", "symbolic,arithmetic,llm_logic", "--json",
-                  "--bootstrap", "0", "--fail-on", "never")
+    rc, cap = run(
+        capsys,
+        str(one),
+        "--config",
+        str(cfg),
+        "--judges",
+        "symbolic,arithmetic,llm_logic",
+        "--json",
+        "--bootstrap",
+        "0",
+        "--fail-on",
+        "never",
+    )
     doc = json.loads(cap.out)
     assert rc == 0 and doc["judges"] == ["symbolic", "arithmetic", "llm_logic"]
     assert doc["predictions"]["committee"] in (-1, 0, 1, 2, 3)
@@ -241,15 +308,31 @@ def test_ray_backend_writes_the_same_lines_and_resumes(pb, tmp_path):
     assert remote.records == local.records and lines(out) == local.records
     full = out.read_text().splitlines(keepends=True)
     out.write_text("".join(full[:3]) + full[3][:10])  # interrupted in the fourth line
-    again = verify_solutions(sols, settings, out=out, cache=cache, resume=True, progress=False, n_boot=0,
-                             backend="ray", workers=1)
+    again = verify_solutions(
+        sols, settings, out=out, cache=cache, resume=True, progress=False, n_boot=0, backend="ray", workers=1
+    )
     assert again.resumed == 3 and again.cache["misses"] == 0  # the rest came from the judge-call cache
     assert out.read_text().splitlines(keepends=True) == full
 
 
 def test_odd_steps_get_labels_not_crashes(tmp_path, capsys):
-    odd = {"id": "odd", "problem": "?", "steps": ["", "$$", "\\[", "{{{{ = }}", "(" * 5000 + "1 = 1", "x = " + "9^" * 300 + "9",
-                                                   "\\frac{1}{0} = 2", "$f(x) = $", "≈≈ ≡ ≤", "1/0 = 1/0"], "label": -1}
+    odd = {
+        "id": "odd",
+        "problem": "?",
+        "steps": [
+            "",
+            "$$",
+            "\\[",
+            "{{{{ = }}",
+            "(" * 5000 + "1 = 1",
+            "x = " + "9^" * 300 + "9",
+            "\\frac{1}{0} = 2",
+            "$f(x) = $",
+            "≈≈ ≡ ≤",
+            "1/0 = 1/0",
+        ],
+        "label": -1,
+    }
     path = tmp_path / "odd.jsonl"
     path.write_text(json.dumps(odd) + "\n")
     rc, cap = run(capsys, str(path), "--json", "--bootstrap", "0", "--judge-timeout", "60")
@@ -287,8 +370,10 @@ def test_out_rows_carry_the_problem_and_step_texts_and_csv_is_flat(pb, tmp_path,
         st = r["steps"][int(row["step_number"]) - 1]  # numbered from 1 in every place a person reads
         assert st["step_number"] == int(row["step_number"])
         assert row["problem"] == r["problem"] and row["text"] == st["text"] and row["label"] == st["label"]
-        for number, index in ((row["first_invalid_step_number"], r["prediction"]),
-                              (row["annotated_first_wrong_step_number"], r["label"])):
+        for number, index in (
+            (row["first_invalid_step_number"], r["prediction"]),
+            (row["annotated_first_wrong_step_number"], r["label"]),
+        ):
             assert number == ("none" if index < 0 else str(index + 1))
         assert r["first_invalid_step_number"] == (None if r["prediction"] < 0 else r["prediction"] + 1)
         assert (row["uncertain_reason"] != "") == (st["label"] == "uncertain")
@@ -322,12 +407,15 @@ def test_format_csv_writes_the_flat_export_to_out_or_stdout(pb, tmp_path, capsys
     assert rc == 1 and len(list(csv.DictReader(io.StringIO(cap.out)))) == len(rows)
 
 
-@pytest.mark.parametrize("args, message", [
-    (["--format", "csv", "--resume", "--out", "{tmp}/p.csv"], "--resume continues a JSONL --out file"),
-    (["--format", "csv", "--json"], "--json would too"),
-    (["--format", "csv", "--out", "{tmp}"], "is a folder"),
-    (["--format", "jsonl", "--input-format", "processbench"], "disagree"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--format", "csv", "--resume", "--out", "{tmp}/p.csv"], "--resume continues a JSONL --out file"),
+        (["--format", "csv", "--json"], "--json would too"),
+        (["--format", "csv", "--out", "{tmp}"], "is a folder"),
+        (["--format", "jsonl", "--input-format", "processbench"], "disagree"),
+    ],
+)
 def test_format_csv_refuses_what_it_cannot_do_in_one_line(pb, tmp_path, capsys, args, message):
     rc, cap = run(capsys, str(pb), *[a.format(tmp=tmp_path) for a in args])
     assert rc == 2 and message in cap.err and len(cap.err.strip().splitlines()) == 1
@@ -335,8 +423,9 @@ def test_format_csv_refuses_what_it_cannot_do_in_one_line(pb, tmp_path, capsys, 
 
 def test_a_pattern_judge_from_the_config_scores_every_step(pb, tmp_path, capsys):
     cfg = tmp_path / "panel.yaml"
-    cfg.write_text("judges:\n  - {type: arithmetic}\n  - {type: symbolic}\n"
-                   "  - {type: pattern, pattern: '\\$', name: has_math}\n")
+    cfg.write_text(
+        "judges:\n  - {type: arithmetic}\n  - {type: symbolic}\n  - {type: pattern, pattern: '\\$', name: has_math}\n"
+    )
     out = tmp_path / "out.jsonl"
     rc, cap = run(capsys, str(pb), "--config", str(cfg), "--json", "--bootstrap", "0", "--out", str(out))
     doc = json.loads(cap.out)

@@ -8,8 +8,8 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from accord.adapters.math._notation import expand_ellipsis
 from accord.adapters.math._claims import solution_check
+from accord.adapters.math._notation import expand_ellipsis
 from accord.cli.main import main
 
 Q = "Find the answer."
@@ -121,11 +121,24 @@ def test_accord_verify_reads_the_notation_without_false_alarms(tmp_path, capsys)
     """Through the command users run: a correct solution in these notations gets no invalid step,
     a wrong one is flagged at its slip."""
     rows = [
-        {"id": "right", "problem": IMAGINARY, "label": -1,
-         "steps": ["100 ÷ 7 = 14 remainder 2.", "$1 + 2 + \\cdots + 10 = 55$.",
-                   "$2^{10} \\equiv 1$ (mod 11).", "$(1+i)^2 = 1 + 2i + i^2 = 2i$.", "$\\binom{10}{5} = 252$."]},
-        {"id": "wrong", "problem": IMAGINARY, "label": 1,
-         "steps": ["$100 \\div 7 = 14$ remainder $2$.", "$1 + 2 + \\cdots + 10 = 56$.", "So the answer is 56."]},
+        {
+            "id": "right",
+            "problem": IMAGINARY,
+            "label": -1,
+            "steps": [
+                "100 ÷ 7 = 14 remainder 2.",
+                "$1 + 2 + \\cdots + 10 = 55$.",
+                "$2^{10} \\equiv 1$ (mod 11).",
+                "$(1+i)^2 = 1 + 2i + i^2 = 2i$.",
+                "$\\binom{10}{5} = 252$.",
+            ],
+        },
+        {
+            "id": "wrong",
+            "problem": IMAGINARY,
+            "label": 1,
+            "steps": ["$100 \\div 7 = 14$ remainder $2$.", "$1 + 2 + \\cdots + 10 = 56$.", "So the answer is 56."],
+        },
     ]
     path = tmp_path / "s.jsonl"
     path.write_text("".join(json.dumps(r) + "\n" for r in rows))

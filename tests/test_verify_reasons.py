@@ -14,12 +14,18 @@ from accord.cli.main import main
 from accord.verify.solutions import decided
 from accord.verify.solutions._uncertainty import uncertain_reason
 
-SOLUTION = {"id": "mixed", "problem": "Find x.", "label": 3,
-            "steps": ["We count the cases one by one.",          # no formula
-                      "So $x^2 + y = 3$.",                        # read, not checkable
-                      "Then $\\int_0^1 x \\, dx = 5$.",            # unreadable
-                      "So $3 \\cdot 4 = 13$.",                    # invalid
-                      "And $2 + 2 = 4$."]}                        # valid
+SOLUTION = {
+    "id": "mixed",
+    "problem": "Find x.",
+    "label": 3,
+    "steps": [
+        "We count the cases one by one.",  # no formula
+        "So $x^2 + y = 3$.",  # read, not checkable
+        "Then $\\int_0^1 x \\, dx = 5$.",  # unreadable
+        "So $3 \\cdot 4 = 13$.",  # invalid
+        "And $2 + 2 = 4$.",
+    ],
+}  # valid
 
 
 def _verify(tmp_path, capsys, *extra):
@@ -70,12 +76,24 @@ def test_accord_check_numbers_steps_from_1_beside_the_file_line(tmp_path, capsys
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.dictionaries(st.sampled_from(["arithmetic", "symbolic", "numeric"]),
-                       st.one_of(st.none(), st.text(max_size=40),
-                                 st.sampled_from(["no checkable claim (no relation found)", "no arithmetic to check",
-                                                  "no checkable claim: x = 1: cannot read it: contains an ellipsis",
-                                                  "no checkable claim: x = y: an equation stating something"])),
-                       min_size=1))
+@given(
+    st.dictionaries(
+        st.sampled_from(["arithmetic", "symbolic", "numeric"]),
+        st.one_of(
+            st.none(),
+            st.text(max_size=40),
+            st.sampled_from(
+                [
+                    "no checkable claim (no relation found)",
+                    "no arithmetic to check",
+                    "no checkable claim: x = 1: cannot read it: contains an ellipsis",
+                    "no checkable claim: x = y: an equation stating something",
+                ]
+            ),
+        ),
+        min_size=1,
+    )
+)
 def test_every_uncertain_step_gets_one_of_the_reasons(reasons):
     why = uncertain_reason(dict.fromkeys(reasons), reasons, None, 0.1)
     assert why in ("no formula", "read, not checkable") or why.startswith("unreadable: ")

@@ -30,7 +30,7 @@ from accord.adapters.math import ArithmeticJudge
 from accord.cli.main import main
 from accord.consensus_core import get_policy
 from accord.protocols import JudgeScore
-from accord.verify.loop import Budgets, Chain, load_resume_state, Panel, StepLoop, TraceWriter
+from accord.verify.loop import Budgets, Chain, Panel, StepLoop, TraceWriter, load_resume_state
 from accord.verify.tasks import TextTask
 from accord.verify.view import detect_kind, render_jury, render_verify
 
@@ -68,8 +68,10 @@ class Silent:
 def record_run(folder: Path, questions: list[str], n: int = 3, lambdas=(1.0, 1.0)) -> Path:
     """A run folder written by the real step loop (arithmetic judge + a failing one), ``n`` candidates a step."""
     folder.mkdir(parents=True, exist_ok=True)
-    tasks = [TextTask(id=f"t{i}", question=q, reference=str(sum(int(x) for x in re.findall(r"\d+", q)[:2])))
-             for i, q in enumerate(questions)]
+    tasks = [
+        TextTask(id=f"t{i}", question=q, reference=str(sum(int(x) for x in re.findall(r"\d+", q)[:2])))
+        for i, q in enumerate(questions)
+    ]
     panel = Panel([ArithmeticJudge(), Silent()], lambdas=list(lambdas))
     chains = [Chain("verdict", get_policy("verdict", tau=0.6, eps=0.1)), Chain("base")]
     with TraceWriter(folder / "trace.jsonl") as writer:
@@ -83,13 +85,45 @@ def outputs(tmp_path_factory):
     base = tmp_path_factory.mktemp("view")
     run = record_run(base / "run", ["What is 12 + 30?", "What is 7 + 5?", HOSTILE + " What is 1 + 2?"])
     pred = base / "pred.jsonl"
-    assert main(["verify", str(ROOT / "examples/solutions/processbench.jsonl"), "--out", str(pred), "--json",
-                 "--bootstrap", "0", "--workers", "1", "--fail-on", "never"]) == 0
+    assert (
+        main(
+            [
+                "verify",
+                str(ROOT / "examples/solutions/processbench.jsonl"),
+                "--out",
+                str(pred),
+                "--json",
+                "--bootstrap",
+                "0",
+                "--workers",
+                "1",
+                "--fail-on",
+                "never",
+            ]
+        )
+        == 0
+    )
     jury = base / "jury.jsonl"
     assert main(["jury", str(ROOT / "examples/jury/panel.jsonl"), "--out", str(jury), "--json", "--n-boot", "40"]) == 0
     math = base / "math.jsonl"  # solutions with inline, display and bare math, verified through the CLI
-    assert main(["verify", str(MATH_SOLUTIONS), "--out", str(math), "--json", "--bootstrap", "0", "--workers", "1",
-                 "--fail-on", "never"]) == 0
+    assert (
+        main(
+            [
+                "verify",
+                str(MATH_SOLUTIONS),
+                "--out",
+                str(math),
+                "--json",
+                "--bootstrap",
+                "0",
+                "--workers",
+                "1",
+                "--fail-on",
+                "never",
+            ]
+        )
+        == 0
+    )
     return {"run": run, "verify": pred, "jury": jury, "math": math, "dir": base}
 
 
@@ -121,8 +155,9 @@ def test_a_resumed_run_does_not_record_a_question_twice(tmp_path):
     chains = [Chain("verdict", get_policy("verdict", tau=0.6, eps=0.1)), Chain("base")]
     state = load_resume_state(trace)
     with TraceWriter(trace) as writer:
-        StepLoop(Summer(), panel, chains, Budgets(n=3, max_steps=3, max_tokens=100), writer=writer,
-                 resume=state).run([TextTask(id="t0", question="What is 2 + 3?", reference="5")])
+        StepLoop(Summer(), panel, chains, Budgets(n=3, max_steps=3, max_tokens=100), writer=writer, resume=state).run(
+            [TextTask(id="t0", question="What is 2 + 3?", reference="5")]
+        )
     records = [json.loads(line) for line in trace.read_text().splitlines()]
     assert [r["type"] for r in records] == [json.loads(line)["type"] for line in lines]  # as uninterrupted
     assert sum(r["type"] == "task" for r in records) == 1
@@ -217,29 +252,87 @@ _hostile_text = st.lists(_pieces, min_size=1, max_size=20).map("".join) | st.tex
 @given(texts=st.lists(_hostile_text, min_size=3, max_size=3))
 def test_any_text_shows_as_text_and_adds_no_tag(texts):
     question, answer, reason = texts
-    verify = render_verify(Path("x.jsonl"), [{"id": answer, "problem": question, "prediction": -1, "step_labels": ["valid"],
-                                              "judges": ["j", "k"], "steps": [{"text": question, "scores": {"j": 1.0, "k": None},
-                                                                               "reasons": {"k": reason}, "reason": reason}]}])
-    jury = render_jury(Path("y.jsonl"), [{"id": question, "answer": answer, "agreement": 0.5, "abstained": False, "tie": False,
-                                          "members": ["a"], "answers": {"a": answer, reason: question}, "classes": {"a": 0, reason: 1}}])
+    verify = render_verify(
+        Path("x.jsonl"),
+        [
+            {
+                "id": answer,
+                "problem": question,
+                "prediction": -1,
+                "step_labels": ["valid"],
+                "judges": ["j", "k"],
+                "steps": [
+                    {"text": question, "scores": {"j": 1.0, "k": None}, "reasons": {"k": reason}, "reason": reason}
+                ],
+            }
+        ],
+    )
+    jury = render_jury(
+        Path("y.jsonl"),
+        [
+            {
+                "id": question,
+                "answer": answer,
+                "agreement": 0.5,
+                "abstained": False,
+                "tie": False,
+                "members": ["a"],
+                "answers": {"a": answer, reason: question},
+                "classes": {"a": 0, reason: 1},
+            }
+        ],
+    )
     for page in (verify, jury):
         parsed = _Tags()
         parsed.feed(page)
         assert sum(tag == "script" for tag, _ in parsed.tags) == 1
         assert not any(k.startswith("on") for _, attrs in parsed.tags for k in attrs)
-        assert {tag for tag, _ in parsed.tags} <= {"html", "head", "meta", "title", "style", "body", "header", "h1", "h2", "h3",
-                                                   "div", "span", "label", "input", "main", "section", "p", "ol", "li", "details",
-                                                   "summary", "table", "tr", "th", "td", "b", "ul", "script"}
+        assert {tag for tag, _ in parsed.tags} <= {
+            "html",
+            "head",
+            "meta",
+            "title",
+            "style",
+            "body",
+            "header",
+            "h1",
+            "h2",
+            "h3",
+            "div",
+            "span",
+            "label",
+            "input",
+            "main",
+            "section",
+            "p",
+            "ol",
+            "li",
+            "details",
+            "summary",
+            "table",
+            "tr",
+            "th",
+            "td",
+            "b",
+            "ul",
+            "script",
+        }
         shown = "".join(parsed.text)
         assert question in shown and answer in shown
 
 
-@pytest.mark.parametrize("content, message", [
-    ("", "empty"),
-    ('{"a": 1}\n', "not a line of a run folder"),
-    ("not json\n", "not valid JSON"),
-    ('{"id": "x", "steps": [], "step_labels": []}\n{"id": "y", "agreement": 1, "abstained": false}\n', ":2: not a line"),
-])
+@pytest.mark.parametrize(
+    "content, message",
+    [
+        ("", "empty"),
+        ('{"a": 1}\n', "not a line of a run folder"),
+        ("not json\n", "not valid JSON"),
+        (
+            '{"id": "x", "steps": [], "step_labels": []}\n{"id": "y", "agreement": 1, "abstained": false}\n',
+            ":2: not a line",
+        ),
+    ],
+)
 def test_bad_input_is_one_line_and_exit_2(tmp_path, capsys, content, message):
     bad = tmp_path / "bad.jsonl"
     bad.write_text(content)
@@ -250,10 +343,12 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path, capsys, content, message):
 
 
 def test_missing_paths_bad_outputs_and_ports_are_refused(outputs, tmp_path, capsys):
-    for argv, message in (([str(tmp_path / "nope")], "no such"),
-                          ([str(tmp_path)], "not a run folder"),
-                          ([str(outputs["jury"]), "--out", str(outputs["jury"])], "is the input file"),
-                          ([str(outputs["jury"]), "--out", str(tmp_path / "no" / "x.html")], "does not exist")):
+    for argv, message in (
+        ([str(tmp_path / "nope")], "no such"),
+        ([str(tmp_path)], "not a run folder"),
+        ([str(outputs["jury"]), "--out", str(outputs["jury"])], "is the input file"),
+        ([str(outputs["jury"]), "--out", str(tmp_path / "no" / "x.html")], "does not exist"),
+    ):
         assert main(["view", *argv]) == 2
         err = capsys.readouterr().err
         assert message in err and len(err.splitlines()) == 1, err
@@ -269,8 +364,13 @@ def test_serve_answers_on_loopback_and_stops_on_ctrl_c(outputs, tmp_path):
     # ignores SIGINT, and a child started from it would inherit that; a handled signal is reset at exec
     before = signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
-        proc = subprocess.Popen([sys.executable, "-m", "accord.cli.main", "view", str(jury), "--serve", "--port", "0"],
-                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "accord.cli.main", "view", str(jury), "--serve", "--port", "0"],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=env,
+        )
     finally:
         signal.signal(signal.SIGINT, before)
     try:
@@ -300,8 +400,14 @@ def test_report_and_sweep_write_into_out_dir_and_leave_the_run_folder_alone(tmp_
     assert f"Wrote {out / 'report.json'}" in capsys.readouterr().out.replace("\n", "")
     assert main(["sweep", str(run), "--out-dir", str(out), "--tau", "0.5", "0.6", "--eps", "0.1", "0.2", "--json"]) == 0
     capsys.readouterr()
-    assert {"report.json", "sweep.json", "sweep_tau_eps.png", "sweep_stubbornness.png", "roc.png",
-            "confidence_dispersion.png"} <= {p.name for p in out.iterdir()}
+    assert {
+        "report.json",
+        "sweep.json",
+        "sweep_tau_eps.png",
+        "sweep_stubbornness.png",
+        "roc.png",
+        "confidence_dispersion.png",
+    } <= {p.name for p in out.iterdir()}
     assert sorted(p.name for p in run.iterdir()) == before
     afile = tmp_path / "afile"
     afile.write_text("x")
@@ -314,7 +420,9 @@ def test_report_and_sweep_write_into_out_dir_and_leave_the_run_folder_alone(tmp_
 def test_heatmap_colours_span_zero_to_one_and_say_what_the_cells_span():
     from accord.verify.analysis import heatmap_figure
 
-    fig = heatmap_figure(np.array([[0.58, 0.67], [0.6, np.nan]]), ["a", "b"], ["x", "y"], title="t", xlabel="x", ylabel="y")
+    fig = heatmap_figure(
+        np.array([[0.58, 0.67], [0.6, np.nan]]), ["a", "b"], ["x", "y"], title="t", xlabel="x", ylabel="y"
+    )
     image = fig.axes[0].images[0]
     assert (image.norm.vmin, image.norm.vmax) == (0.0, 1.0)
     assert "cells span 0.58–0.67" in fig.axes[1].get_ylabel()
@@ -332,11 +440,20 @@ def browser():
     chromium = shutil.which("chromium") or shutil.which("chromium-browser")
     driver_path = shutil.which("chromedriver")
     if not chromium or not driver_path:
-        pytest.fail("chromium and chromedriver are needed (scripts/setup_test.sh installs Debian's chromium, chromium-driver)")
+        pytest.fail(
+            "chromium and chromedriver are needed (scripts/setup_test.sh installs Debian's chromium, chromium-driver)"
+        )
     opts = webdriver.ChromeOptions()
     opts.binary_location = chromium
-    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--hide-scrollbars",
-                "--window-size=1400,1100", "--force-device-scale-factor=1"):
+    for arg in (
+        "--headless=new",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-dev-shm-usage",
+        "--hide-scrollbars",
+        "--window-size=1400,1100",
+        "--force-device-scale-factor=1",
+    ):
         opts.add_argument(arg)
     opts.set_capability("goog:loggingPrefs", {"browser": "ALL"})
     driver = webdriver.Chrome(service=Service(driver_path), options=opts)
@@ -423,7 +540,10 @@ def test_the_verify_page_in_a_browser(browser, outputs, tmp_path, capsys):
     assert _shown(browser) == (5, 5)
     _toggle(browser, "invalid")
     n = _shown(browser)[0]
-    assert n == sum(json.loads(line)["prediction"] >= 0 for line in outputs["verify"].read_text().splitlines()) and 0 < n < 5
+    assert (
+        n == sum(json.loads(line)["prediction"] >= 0 for line in outputs["verify"].read_text().splitlines())
+        and 0 < n < 5
+    )
     _toggle(browser, "invalid")
     step = browser.find_element("css selector", "li.invalid")
     assert "invalid" in step.get_attribute("title")  # the reason on hover
@@ -483,8 +603,12 @@ def test_math_is_typeset_in_every_page(browser, outputs, tmp_path, capsys):
     assert "A pen costs $3 and a book $12." in prices  # prices stay text
     first = browser.find_element("css selector", "#sol-roots .question .tex")
     assert first.get_attribute("title") == "\\sqrt{\\frac{25}{36}}"  # the TeX source, for copying
-    assert browser.execute_script(  # copying typeset math gives its source back (KaTeX's copy-tex)
-        "return arguments[0].querySelector('annotation').textContent", first) == "\\sqrt{\\frac{25}{36}}"
+    assert (
+        browser.execute_script(  # copying typeset math gives its source back (KaTeX's copy-tex)
+            "return arguments[0].querySelector('annotation').textContent", first
+        )
+        == "\\sqrt{\\frac{25}{36}}"
+    )
     browser.execute_script("window.scrollTo(0, 0)")
     _screenshot(browser, "view-math.png", tmp_path)
 
@@ -493,22 +617,30 @@ def test_tex_spans_are_found_and_escaped():
     from accord.verify.view._math import tex_html
 
     assert tex_html("costs $5 and $10") == "costs $5 and $10"
-    assert tex_html("so $x<1$ or $$y$$") == ('so <span class="tex" data-display="0">x&lt;1</span> or '
-                                            '<span class="tex" data-display="1">y</span>')
-    assert tex_html("answer \\boxed{\\frac{1}{2}}.") == 'answer <span class="tex" data-display="0">\\boxed{\\frac{1}{2}}</span>.'
+    assert tex_html("so $x<1$ or $$y$$") == (
+        'so <span class="tex" data-display="0">x&lt;1</span> or <span class="tex" data-display="1">y</span>'
+    )
+    assert (
+        tex_html("answer \\boxed{\\frac{1}{2}}.")
+        == 'answer <span class="tex" data-display="0">\\boxed{\\frac{1}{2}}</span>.'
+    )
     assert tex_html("\\[a\\] and \\(b\\)").count('class="tex"') == 2
     assert tex_html("C:\\Users\\me") == "C:\\Users\\me"  # not a known command: text
 
 
 @settings(max_examples=80, deadline=None)
-@given(text=st.lists(st.sampled_from([*"$\\{}[]()^_ ab1<&", "\\frac", "\\boxed", "$$", "\\begin{x}", "\\end{x}"]),
-                    max_size=25).map("".join))
+@given(
+    text=st.lists(
+        st.sampled_from([*"$\\{}[]()^_ ab1<&", "\\frac", "\\boxed", "$$", "\\begin{x}", "\\end{x}"]), max_size=25
+    ).map("".join)
+)
 def test_any_text_keeps_its_characters_once_marked(text):
     from accord.verify.view._math import tex_html
 
     parsed = _Tags()
     parsed.feed(tex_html(text))
     assert {tag for tag, _ in parsed.tags} <= {"span"}
+
     def strip(t):
         return re.sub(r"\$|\\[\[\]()]", "", t)
 
@@ -525,8 +657,10 @@ def test_abstentions_failures_and_the_base_chain_are_labelled_as_they_are(browse
     failed = t0.find_elements("css selector", "td.failed")
     assert failed and {c.text for c in failed} == {"failed"}  # the silent judge: no opinion
     assert all(c.get_attribute("title") == "failed: no opinion" for c in failed)
-    assert all(c.get_attribute("title") == "abstained: no arithmetic to check"
-               for c in t0.find_elements("css selector", "td.abstained"))
+    assert all(
+        c.get_attribute("title") == "abstained: no arithmetic to check"
+        for c in t0.find_elements("css selector", "td.abstained")
+    )
     badges = [b.text for b in t0.find_elements("css selector", ".badge")]
     assert "a judge failed" in badges and "a judge abstained" in badges
     base = t0.find_element("css selector", '.chain[data-col="1"]')  # chains: verdict, base
@@ -560,6 +694,7 @@ def test_the_jury_bar_and_split_filter_follow_the_class_shares(browser, outputs,
     view(outputs["jury"], page, capsys)
     _open(browser, page)
     records = [json.loads(line) for line in outputs["jury"].read_text().splitlines()]
+
     def answered(r):  # the classes members' answers fell into (a member without an answer has none)
         return {c for c in r["classes"].values() if c is not None}
 
@@ -573,11 +708,14 @@ def test_the_jury_bar_and_split_filter_follow_the_class_shares(browser, outputs,
     split_row = next(r for r in records if len(set(r["classes"].values())) > 1)
     widths = browser.execute_script(
         "return Array.from(document.querySelectorAll('tr.item')).map(function (tr) {"
-        "  return Array.from(tr.querySelectorAll('.shares .seg')).map(function (s) { return s.offsetWidth; }); })")
+        "  return Array.from(tr.querySelectorAll('.shares .seg')).map(function (s) { return s.offsetWidth; }); })"
+    )
     by_id = {r["id"]: w for r, w in zip(records, widths)}
     assert by_id[unanimous["id"]] == [60]
-    shares = sorted(list(split_row["classes"].values()).count(c) / len(split_row["classes"])
-                    for c in set(split_row["classes"].values()))
+    shares = sorted(
+        list(split_row["classes"].values()).count(c) / len(split_row["classes"])
+        for c in set(split_row["classes"].values())
+    )
     assert sorted(by_id[split_row["id"]]) == sorted(max(1, round(60 * x)) for x in shares)
     assert row is not None and _errors(browser) == []
 
@@ -611,7 +749,13 @@ def test_the_index_of_a_folder_sorts_and_compares_two_runs(browser, outputs, tmp
     shutil.copy(MATH_SOLUTIONS, folder / "solutions.jsonl")  # an input, not a result: left out
     assert main(["view", str(folder)]) == 0
     assert "index of 4 results" in capsys.readouterr().out
-    for page in ("index.html", "three-candidates/view.html", "one-candidate/view.html", "pred.html", "nested/verdicts.html"):
+    for page in (
+        "index.html",
+        "three-candidates/view.html",
+        "one-candidate/view.html",
+        "pred.html",
+        "nested/verdicts.html",
+    ):
         assert (folder / page).is_file(), page
     _open(browser, folder / "index.html")
     assert _shown(browser) == (4, 4)
@@ -620,8 +764,10 @@ def test_the_index_of_a_folder_sorts_and_compares_two_runs(browser, outputs, tmp
 
     def column(name):
         idx = [th.text.rstrip(" ↕▲▼") for th in browser.find_elements("css selector", "#results th")].index(name)
-        return [row.find_elements("tag name", "td")[idx].get_attribute("data-v")
-                for row in browser.find_elements("css selector", "#results tbody tr")]
+        return [
+            row.find_elements("tag name", "td")[idx].get_attribute("data-v")
+            for row in browser.find_elements("css selector", "#results tbody tr")
+        ]
 
     def header(name):
         return next(th for th in browser.find_elements("css selector", "#results th") if th.text.startswith(name))
@@ -641,13 +787,17 @@ def test_the_index_of_a_folder_sorts_and_compares_two_runs(browser, outputs, tmp
     for name in ("one-candidate", "three-candidates"):  # A: one candidate a step, B: three
         row = browser.find_elements("css selector", "#results tbody tr")[names.index(name)]
         row.find_element("css selector", "input.pick").click()
-    paired = {r.find_elements("tag name", "td")[0].text: [td.text for td in r.find_elements("tag name", "td")]
-              for r in browser.find_elements("css selector", "#compare-paired tr")[1:]}
+    paired = {
+        r.find_elements("tag name", "td")[0].text: [td.text for td in r.find_elements("tag name", "td")]
+        for r in browser.find_elements("css selector", "#compare-paired tr")[1:]
+    }
     # verdict: one candidate answers 7 + 5 and 1 + 2 wrongly, three candidates let the judge pick the sum
     assert paired["verdict"][1:] == ["4", "0.500", "1.000", "+0.500", "[-0.066, +1.000]", "0 / 2"]
     assert paired["base"][1] == "4"
-    settings = {r.find_elements("tag name", "td")[0].text: [td.text for td in r.find_elements("tag name", "td")[1:]]
-                for r in browser.find_elements("css selector", "#compare-settings tr")[1:]}
+    settings = {
+        r.find_elements("tag name", "td")[0].text: [td.text for td in r.find_elements("tag name", "td")[1:]]
+        for r in browser.find_elements("css selector", "#compare-settings tr")[1:]
+    }
     assert settings["trace.lambdas"] == ["[2.0, 1.0]", "[1.0, 1.0]"]
     assert settings["trace.candidates per step"] == ["1", "3"]
     assert "trace.judges" not in settings  # the same in both
@@ -655,11 +805,19 @@ def test_the_index_of_a_folder_sorts_and_compares_two_runs(browser, outputs, tmp
     _screenshot(browser, "view-index.png", tmp_path)
 
 
-_VERIFY_LINE = json.dumps({"id": "s", "problem": "p", "prediction": -1, "step_labels": ["valid"],
-                           "steps": [{"text": "$x$", "label": "valid"}]})
+_VERIFY_LINE = json.dumps(
+    {
+        "id": "s",
+        "problem": "p",
+        "prediction": -1,
+        "step_labels": ["valid"],
+        "steps": [{"text": "$x$", "label": "valid"}],
+    }
+)
 _JURY_LINE = json.dumps({"id": "q", "answer": "1", "agreement": 1.0, "abstained": False, "classes": {"a": 0}})
 _file_texts = st.lists(st.sampled_from([_VERIFY_LINE, _JURY_LINE, "not json", '{"a": 1}', ""]), max_size=3).map(
-    lambda lines: "".join(f"{line}\n" for line in lines))
+    lambda lines: "".join(f"{line}\n" for line in lines)
+)
 
 
 @settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])

@@ -116,8 +116,14 @@ def test_two_step_loop_on_an_image_task(vlms):
     panel = Panel([judges], [DEFAULT_LAMBDA[r] for r in judges.roles])
     gen = VLMGenerator(vlm, max_new_tokens=4)
     events = []
-    loop = StepLoop(gen, panel, [Chain("verdict", get_policy("verdict"))], Budgets(n=2, max_steps=2),
-                    seed=3, on_event=lambda kind, **kw: events.append(kind))
+    loop = StepLoop(
+        gen,
+        panel,
+        [Chain("verdict", get_policy("verdict"))],
+        Budgets(n=2, max_steps=2),
+        seed=3,
+        on_event=lambda kind, **kw: events.append(kind),
+    )
     end = loop.run([task])[0]
     steps = events.count("step")
     assert 1 <= steps <= 2 and end["n_steps"] <= steps and end["task_id"] == task.id
@@ -183,13 +189,16 @@ def test_accord_run_on_image_tasks_with_a_vlm_generator_and_vlm_judges(vlms, tmp
         "generator": {"model": str(folder), "max_new_tokens": 4},
         "judges": [{"type": "vlm", "role": r, "model": str(folder)} for r in ("visual", "logical", "contextual")]
         + [{"type": "embedding", "lambda": 0.8}],
-        "baselines": ["mean"], "base_chain": False,
+        "baselines": ["mean"],
+        "base_chain": False,
         "budgets": {"n_candidates": 2, "max_steps": 2, "max_tokens": 16},
         "output": {"report": False},
     }
     (tmp_path / "run.yaml").write_text(yaml.safe_dump(cfg))
     shared_vlm.cache_clear()
-    assert main(["run", "--config", str(tmp_path / "run.yaml"), "--out", str(tmp_path / "out"), "--quiet", "--json"]) == 0
+    assert (
+        main(["run", "--config", str(tmp_path / "run.yaml"), "--out", str(tmp_path / "out"), "--quiet", "--json"]) == 0
+    )
     assert shared_vlm.cache_info().currsize == 1  # generator and judges share one loaded model
     recs = [json.loads(x) for x in (tmp_path / "out" / "trace.jsonl").read_text().splitlines()]
     head = recs[0]

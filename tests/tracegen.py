@@ -54,8 +54,15 @@ def _table(seed: int, task: int, ctx: str, depth: int, n: int, fail_p: float):
     return cands, good, raw
 
 
-def simulate_run(out_dir: str | Path, n_tasks: int = 12, seed: int = 0, n: int = 3,
-                 chains: dict | None = None, step_budget: int = 6, fail_p: float = 0.03) -> Path:
+def simulate_run(
+    out_dir: str | Path,
+    n_tasks: int = 12,
+    seed: int = 0,
+    n: int = 3,
+    chains: dict | None = None,
+    step_budget: int = 6,
+    fail_p: float = 0.03,
+) -> Path:
     """Write ``trace.jsonl``, ``summary.json`` and the verdict chain's true step labels; return the folder."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
@@ -86,16 +93,36 @@ def simulate_run(out_dir: str | Path, n_tasks: int = 12, seed: int = 0, n: int =
                     disp = [None if np.isnan(v) else float(v) for v in d.stats.dispersion]
                 step = cands[chosen]
                 final = step.endswith("final answer")
-                lines.append(json.dumps({
-                    "type": "step", "task_id": task_id, "chain": label, "step": depth, "context_id": ctx,
-                    "candidates": cands, "judges": list(JUDGES), "lambdas": list(LAMBDAS), "raw": raw,
-                    "failures": [[("timeout" if v is None else None) for v in row] for row in raw],
-                    "policy": {**pol, "lambdas": list(LAMBDAS)} if pol["name"] != "base" else pol,
-                    "consensus": cons, "mean": mean, "dispersion": disp, "accepted": accepted,
-                    "chosen": chosen, "fallback": fallback, "final": final,
-                    "timings": {"generate_s": 0.01 * n, "judge_s": {j: 0.002 for j in JUDGES}, "decide_s": 1e-4},
-                    "tokens": {"generated": 12 * n, "judge_prompt": 40 * n},
-                }))
+                lines.append(
+                    json.dumps(
+                        {
+                            "type": "step",
+                            "task_id": task_id,
+                            "chain": label,
+                            "step": depth,
+                            "context_id": ctx,
+                            "candidates": cands,
+                            "judges": list(JUDGES),
+                            "lambdas": list(LAMBDAS),
+                            "raw": raw,
+                            "failures": [[("timeout" if v is None else None) for v in row] for row in raw],
+                            "policy": {**pol, "lambdas": list(LAMBDAS)} if pol["name"] != "base" else pol,
+                            "consensus": cons,
+                            "mean": mean,
+                            "dispersion": disp,
+                            "accepted": accepted,
+                            "chosen": chosen,
+                            "fallback": fallback,
+                            "final": final,
+                            "timings": {
+                                "generate_s": 0.01 * n,
+                                "judge_s": {j: 0.002 for j in JUDGES},
+                                "decide_s": 1e-4,
+                            },
+                            "tokens": {"generated": 12 * n, "judge_prompt": 40 * n},
+                        }
+                    )
+                )
                 steps.append(step)
                 sound.append("correct" if good[chosen] else "incorrect")
                 ok = ok and good[chosen]
@@ -103,11 +130,20 @@ def simulate_run(out_dir: str | Path, n_tasks: int = 12, seed: int = 0, n: int =
                     stopped = "final"
                     break
             correct = 1.0 if ok and stopped == "final" else 0.0
-            lines.append(json.dumps({
-                "type": "task_end", "task_id": task_id, "chain": label, "steps": steps,
-                "answer": str(40 + t) if correct else str(41 + t), "reference": str(40 + t),
-                "correct": correct, "stopped": stopped,
-            }))
+            lines.append(
+                json.dumps(
+                    {
+                        "type": "task_end",
+                        "task_id": task_id,
+                        "chain": label,
+                        "steps": steps,
+                        "answer": str(40 + t) if correct else str(41 + t),
+                        "reference": str(40 + t),
+                        "correct": correct,
+                        "stopped": stopped,
+                    }
+                )
+            )
             accuracy.setdefault(label, []).append(correct)
             if label == "verdict":  # the hidden truth of each chosen step, as MMReason step labels
                 truth.append(json.dumps({"id": task_id, "question": "", "steps": steps, "labels": sound}))

@@ -92,7 +92,12 @@ class JudgeCache:
                 self._fh.flush()
 
     def stats(self) -> dict[str, int]:
-        return {"entries": len(self._data), "hits": self.hits, "misses": self.misses, "skipped_lines": self.skipped_lines}
+        return {
+            "entries": len(self._data),
+            "hits": self.hits,
+            "misses": self.misses,
+            "skipped_lines": self.skipped_lines,
+        }
 
     def close(self) -> None:
         with self._lock:
@@ -100,7 +105,7 @@ class JudgeCache:
                 self._fh.close()
                 self._fh = None
 
-    def __enter__(self) -> "JudgeCache":
+    def __enter__(self) -> JudgeCache:
         return self
 
     def __exit__(self, *exc) -> None:

@@ -13,9 +13,9 @@ Every map is fitted on a calibration set, saved as JSON with the run and reappli
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Sequence
 
 import numpy as np
 
@@ -42,7 +42,7 @@ class Calibrator:
     def fitted(self) -> bool:
         return self.method == "sigmoid" or bool(self.params)
 
-    def fit(self, raw: Sequence[float], labels: Sequence[float] | None = None) -> "Calibrator":
+    def fit(self, raw: Sequence[float], labels: Sequence[float] | None = None) -> Calibrator:
         x = np.asarray(raw, dtype=np.float64).ravel()
         keep = np.isfinite(x)
         if labels is not None:
@@ -65,7 +65,10 @@ class Calibrator:
             self.params = {"quantiles": qs.tolist(), "n": int(x.size)}
         else:  # platt
             if labels is None:
-                raise ValueError("platt calibration needs labels (1 = good response, 0 = bad); use standardize or quantile without labels")
+                raise ValueError(
+                    "platt calibration needs labels (1 = good response, 0 = bad); use standardize or quantile without "
+                    "labels"
+                )
             if not np.all((y == 0) | (y == 1)):
                 raise ValueError("platt calibration labels must be 0 or 1")
             if y.min() == y.max():
@@ -91,7 +94,9 @@ class Calibrator:
             hi = np.searchsorted(qs, x, side="right")
             tied = hi - lo > 1
             if np.any(tied):
-                out = np.where(tied, (grid[np.minimum(lo, qs.size - 1)] + grid[np.minimum(hi - 1, qs.size - 1)]) / 2, out)
+                out = np.where(
+                    tied, (grid[np.minimum(lo, qs.size - 1)] + grid[np.minimum(hi - 1, qs.size - 1)]) / 2, out
+                )
         else:
             out = _sigmoid(self.params["A"] * x + self.params["B"])
         return np.where(np.isnan(x), np.nan, np.clip(out, 0.0, 1.0))
@@ -100,7 +105,7 @@ class Calibrator:
         return {"method": self.method, "params": self.params}
 
     @classmethod
-    def from_dict(cls, d: dict) -> "Calibrator":
+    def from_dict(cls, d: dict) -> Calibrator:
         if not isinstance(d, dict) or "method" not in d:
             raise ValueError("a saved calibration needs a 'method' field")
         return cls(d["method"], dict(d.get("params", {})))

@@ -27,8 +27,9 @@ import copy
 import dataclasses
 import importlib
 import pkgutil
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any
 
 from accord.consensus_core import parse_lambdas
 
@@ -101,15 +102,27 @@ def _types() -> dict[str, JudgeType]:
     return _TYPES
 
 
-def register_judge(name: str, spec: type = JudgeSpec, *, group_by: Callable[[Any], Any] | None = None,
-                   columns: Mapping[str, float] | None = None):
+def register_judge(
+    name: str,
+    spec: type = JudgeSpec,
+    *,
+    group_by: Callable[[Any], Any] | None = None,
+    columns: Mapping[str, float] | None = None,
+):
     """Registers a factory for judge ``type: name`` (see the module docstring). Each type has a spec
     class of its own (a spec's class says which type it is)."""
-    if not (isinstance(spec, type) and issubclass(spec, JudgeSpec) and spec is not JudgeSpec and dataclasses.is_dataclass(spec)):
+    if not (
+        isinstance(spec, type)
+        and issubclass(spec, JudgeSpec)
+        and spec is not JudgeSpec
+        and dataclasses.is_dataclass(spec)
+    ):
         raise TypeError(f"judge type {name!r}: its spec must be a dataclass subclassing JudgeSpec")
     taken = [jt.name for jt in _TYPES.values() if jt.spec is spec and jt.name != name]
     if taken:
-        raise TypeError(f"judge type {name!r}: spec {spec.__name__} is already the spec of {taken[0]!r}; give each type its own")
+        raise TypeError(
+            f"judge type {name!r}: spec {spec.__name__} is already the spec of {taken[0]!r}; give each type its own"
+        )
 
     def deco(factory: Callable[..., Built]) -> Callable[..., Built]:
         _TYPES[name] = JudgeType(name, spec, factory, group_by, dict(columns or {}))

@@ -41,15 +41,18 @@ def lambda_note(defaulted) -> str | None:
     """The line saying which columns took λ = 1.0 because no judge type names them (None: none)."""
     if not defaulted:
         return None
-    return (f"λ = {UNKNOWN_COLUMN_LAMBDA:g} for {', '.join(defaulted)} (no judge type of that name; "
-            f"set λ with --lambdas)")
+    return (
+        f"λ = {UNKNOWN_COLUMN_LAMBDA:g} for {', '.join(defaulted)} (no judge type of that name; set λ with --lambdas)"
+    )
 
 
 def _number(text: str, kind) -> float:
     try:
         x = kind(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected {'an integer' if kind is int else 'a number'}, got {text!r}") from None
+        raise argparse.ArgumentTypeError(
+            f"expected {'an integer' if kind is int else 'a number'}, got {text!r}"
+        ) from None
     if not math.isfinite(x):
         raise argparse.ArgumentTypeError(f"must be finite, got {text!r}")
     return x
@@ -87,8 +90,9 @@ def resamples(text: str) -> int:
     an interval of zero width that need not hold its own estimate)."""
     x = _number(text, int)
     if x < MIN_RESAMPLES:
-        raise argparse.ArgumentTypeError(f"must be at least {MIN_RESAMPLES} (fewer resamples cannot place the ends "
-                                         f"of a 95% interval), got {text}")
+        raise argparse.ArgumentTypeError(
+            f"must be at least {MIN_RESAMPLES} (fewer resamples cannot place the ends of a 95% interval), got {text}"
+        )
     return x
 
 
@@ -117,6 +121,8 @@ def note_if_live(run: str | Path, command: str) -> int | None:
     pid = is_live(folder)
     if pid is not None:
         who = f"PID {pid}" if pid else "another process"
-        print(f"accord {command}: note: {folder} is live (being written by {who}); "
-              f"this reads the records written so far", file=sys.stderr)
+        print(
+            f"accord {command}: note: {folder} is live (being written by {who}); this reads the records written so far",
+            file=sys.stderr,
+        )
     return pid

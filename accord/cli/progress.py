@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import sys
-from typing import Callable, Iterator
+from collections.abc import Callable, Iterator
 
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
@@ -24,9 +24,17 @@ def enabled(quiet: bool = False) -> bool:
 
 def new_progress(quiet: bool = False, transient: bool = True, console: Console | None = None) -> Progress:
     """A rich Progress in the one style: description, bar, done/total, elapsed, ETA (stderr)."""
-    return Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                    TextColumn("ETA"), TimeRemainingColumn(), console=console or Console(stderr=True),
-                    transient=transient, disable=not enabled(quiet))
+    return Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        TextColumn("ETA"),
+        TimeRemainingColumn(),
+        console=console or Console(stderr=True),
+        transient=transient,
+        disable=not enabled(quiet),
+    )
 
 
 @contextlib.contextmanager
@@ -47,4 +55,6 @@ def progress_bar(description: str, total: int | None = None, quiet: bool = False
 
 def add_quiet(parser) -> None:
     """The shared ``--quiet`` flag of a command with a progress bar."""
-    parser.add_argument("--quiet", "-q", action="store_true", help="no progress bar (it is also off when stderr is not a terminal)")
+    parser.add_argument(
+        "--quiet", "-q", action="store_true", help="no progress bar (it is also off when stderr is not a terminal)"
+    )

@@ -34,7 +34,7 @@ import sys
 import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 import numpy as np
@@ -45,7 +45,9 @@ from accord.consensus_core._validation import as_scores
 MARGIN = 1e-9  # far above any rounding difference (~1e-15 for scores in [0, 1]), far below real gaps
 MIN_CANDIDATES = 16_384  # below this the reference takes milliseconds; loading numba costs more
 MAX_UNROLLED = 512  # n * m (general W: n * m * m) terms unrolled into one kernel; compiling more costs too much
-SPLIT_CANDIDATES = 65_536  # batches from this size are split over the free cores, in pieces of about this many candidates
+SPLIT_CANDIDATES = (
+    65_536  # batches from this size are split over the free cores, in pieces of about this many candidates
+)
 _CENTERS = ("consensus", "raw")
 _SPREADS = (None, "consensus", "raw")
 
@@ -122,8 +124,12 @@ class StepKernel:
 
     def _run(self, r: np.ndarray, keys: np.ndarray | None) -> StepDecisions:
         steps, n, m = r.shape
-        out = StepDecisions(np.empty(steps, dtype=np.int64), np.empty((steps, n), dtype=bool),
-                            np.empty(steps, dtype=bool), np.empty(steps, dtype=bool))
+        out = StepDecisions(
+            np.empty(steps, dtype=np.int64),
+            np.empty((steps, n), dtype=bool),
+            np.empty(steps, dtype=bool),
+            np.empty(steps, dtype=bool),
+        )
         kernel = _step_kernel(n, m, self.all_to_all, keys is not None)
         flat, accepted = r.reshape(-1), out.accepted.reshape(-1)
         extra = () if keys is None else (keys.reshape(-1),)
@@ -131,9 +137,23 @@ class StepKernel:
 
         def run(s: slice) -> int:
             a, b = s.start, s.stop
-            return kernel(flat[a * n * m:b * n * m], self.coef, self.scale, self.shared, rule.center == "raw",
-                          _SPREADS.index(rule.spread), rule.rank_by_margin, self.tau, self.eps, MARGIN,
-                          accepted[a * n:b * n], out.chosen[s], out.fallback[s], out.redo[s], *(e[a * n:b * n] for e in extra))
+            return kernel(
+                flat[a * n * m : b * n * m],
+                self.coef,
+                self.scale,
+                self.shared,
+                rule.center == "raw",
+                _SPREADS.index(rule.spread),
+                rule.rank_by_margin,
+                self.tau,
+                self.eps,
+                MARGIN,
+                accepted[a * n : b * n],
+                out.chosen[s],
+                out.fallback[s],
+                out.redo[s],
+                *(e[a * n : b * n] for e in extra),
+            )
 
         threads = threads_for(steps * n)
         pieces = iter(_pieces(steps, n) if threads > 1 else [slice(0, steps)])  # shared: each thread takes the next
@@ -178,7 +198,7 @@ def _pieces(steps: int, n: int) -> list[slice]:
     return [slice(a, b) for a, b in zip(bounds[:-1], bounds[1:])]
 
 
-@lru_cache(maxsize=None)
+@cache
 def _pool(threads: int) -> ThreadPoolExecutor:
     return ThreadPoolExecutor(threads, thread_name_prefix="accord-fused")
 
@@ -204,19 +224,25 @@ def _step_source(n: int, m: int, all_to_all: bool, keys: bool) -> str:
     block (indices provably >= 0, so no wrap-around selects that stop the vectoriser)."""
     nm, block = n * m, block_steps(n, m)
     mean = lambda terms: f"({' + '.join(terms)}) / {len(terms)}"  # noqa: E731
-    lines = ["def kernel(r, coef, scale, shared, center_raw, spread, rank_by_margin, tau, eps, margin,",
-             "           accepted, chosen, fallback, redo" + (", keys):" if keys else "):")]
+    lines = [
+        "def kernel(r, coef, scale, shared, center_raw, spread, rank_by_margin, tau, eps, margin,",
+        "           accepted, chosen, fallback, redo" + (", keys):" if keys else "):"),
+    ]
     if all_to_all:
         lines += [f"    c{j} = coef[0, {j}]; a{j} = scale[{j}]; b{j} = shared[{j}]" for j in range(m)]
     else:
         lines += [f"    M{k}_{j} = coef[{k}, {j}]" for k in range(m) for j in range(m)]
-    lines += ["    steps = chosen.shape[0]", f"    buf = np.empty({nm * block})",
-              f"    for base in range(0, steps, {block}):",
-              f"        size = min({block}, steps - base)",
-              f"        src = r[base * {nm}:(base + size) * {nm}]",
-              f"        acc_out = accepted[base * {n}:(base + size) * {n}]",
-              "        ch_out = chosen[base:base + size]", "        fb_out = fallback[base:base + size]",
-              "        rd_out = redo[base:base + size]"]
+    lines += [
+        "    steps = chosen.shape[0]",
+        f"    buf = np.empty({nm * block})",
+        f"    for base in range(0, steps, {block}):",
+        f"        size = min({block}, steps - base)",
+        f"        src = r[base * {nm}:(base + size) * {nm}]",
+        f"        acc_out = accepted[base * {n}:(base + size) * {n}]",
+        "        ch_out = chosen[base:base + size]",
+        "        fb_out = fallback[base:base + size]",
+        "        rd_out = redo[base:base + size]",
+    ]
     lines += [f"        ks_out = keys[base * {n}:(base + size) * {n}]"] if keys else []
     # Copy the block judge-major. The range check ends the pass at the first score outside [0, 1]
     # (the caller then raises); this exit also keeps the compiler from vectorising these strided
@@ -239,35 +265,50 @@ def _step_source(n: int, m: int, all_to_all: bool, keys: bool) -> str:
             body += [f"{s[k]} = a{k} * {x[k]} + b{k} * S{i}" for k in range(m)]
         else:
             body += [f"{s[k]} = " + " + ".join(f"M{k}_{j} * {x[j]}" for j in range(m)) for k in range(m)]
-        body += [f"cm{i} = {mean(s)}", f"rm{i} = {mean(x)}",
-                 f"u{i} = rm{i} if center_raw else cm{i}",
-                 f"dc{i} = {mean([f'abs({e} - cm{i})' for e in s])}",
-                 f"dr{i} = {mean([f'abs({e} - rm{i})' for e in x])}",
-                 f"v{i} = dc{i} if spread == 1 else (dr{i} if spread == 2 else 0.0)",
-                 f"o{i} = (u{i} > tau) & (v{i} < eps)", f"acc_out[{n} * t + {i}] = o{i}",
-                 f"near{i} = (abs(u{i} - tau) <= margin) | (abs(v{i} - eps) <= margin) | (u{i} != u{i}) | (v{i} != v{i})"]
+        body += [
+            f"cm{i} = {mean(s)}",
+            f"rm{i} = {mean(x)}",
+            f"u{i} = rm{i} if center_raw else cm{i}",
+            f"dc{i} = {mean([f'abs({e} - cm{i})' for e in s])}",
+            f"dr{i} = {mean([f'abs({e} - rm{i})' for e in x])}",
+            f"v{i} = dc{i} if spread == 1 else (dr{i} if spread == 2 else 0.0)",
+            f"o{i} = (u{i} > tau) & (v{i} < eps)",
+            f"acc_out[{n} * t + {i}] = o{i}",
+            f"near{i} = (abs(u{i} - tau) <= margin) | (abs(v{i} - eps) <= margin) | (u{i} != u{i}) | (v{i} != v{i})",
+        ]
     body.append("any_acc = " + " | ".join(f"o{i}" for i in range(n)))
     for i in range(n):  # accepted: their key, the others -inf; nobody accepted: mean - spread
-        body += [f"g{i} = u{i} - v{i} if rank_by_margin else u{i}",
-                 f"k{i} = (g{i} if o{i} else -np.inf) if any_acc else u{i} - v{i}"]
+        body += [
+            f"g{i} = u{i} - v{i} if rank_by_margin else u{i}",
+            f"k{i} = (g{i} if o{i} else -np.inf) if any_acc else u{i} - v{i}",
+        ]
     body += [f"ks_out[{n} * t + {i}] = k{i}" for i in range(n)] if keys else []
     body += ["pick = 0", "best = k0", "second = -np.inf"]
     for i in range(1, n):  # strict '>': ties go to the lowest index, as in the reference
-        body += [f"up{i} = k{i} > best", f"second = best if up{i} else (k{i} if k{i} > second else second)",
-                 f"pick = {i} if up{i} else pick", f"best = k{i} if up{i} else best"]
-    body += ["ch_out[t] = pick", "fb_out[t] = not any_acc",
-             "rd_out[t] = " + " | ".join(f"near{i}" for i in range(n)) + " | (second >= best - margin)"]
+        body += [
+            f"up{i} = k{i} > best",
+            f"second = best if up{i} else (k{i} if k{i} > second else second)",
+            f"pick = {i} if up{i} else pick",
+            f"best = k{i} if up{i} else best",
+        ]
+    body += [
+        "ch_out[t] = pick",
+        "fb_out[t] = not any_acc",
+        "rd_out[t] = " + " | ".join(f"near{i}" for i in range(n)) + " | (second >= best - margin)",
+    ]
     lines += ["            " + b for b in body]
     lines.append("    return 0")
     return "\n".join(lines)
 
 
 # no 'nnan'/'ninf': NaN marks a failed judge and must propagate; rounding is guarded by MARGIN
-_HEADER = ("import numba\nimport numpy as np\n\n\n@numba.njit(cache=CACHE, nogil=True, boundscheck=False, "
-           "error_model='numpy', fastmath={'afn', 'arcp', 'contract', 'nsz', 'reassoc'})\n")
+_HEADER = (
+    "import numba\nimport numpy as np\n\n\n@numba.njit(cache=CACHE, nogil=True, boundscheck=False, "
+    "error_model='numpy', fastmath={'afn', 'arcp', 'contract', 'nsz', 'reassoc'})\n"
+)
 
 
-@lru_cache(maxsize=None)
+@cache
 def _step_kernel(n: int, m: int, all_to_all: bool, keys: bool):
     """The compiled pass, from numba's disk cache when a cache folder can be written."""
     import numba  # heavy optional dependency: imported only when a kernel is built

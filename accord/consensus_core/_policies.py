@@ -3,7 +3,8 @@
 A policy maps raw scores of shape (..., n, m) (n candidates, m judges; NaN = failed judge) and the
 panel's :class:`~accord.consensus_core._spec.ConsensusSpec` (λ and W) to a :class:`Decision`:
 ``get_policy("verdict", tau=0.6, eps=0.1).decide(raw, ConsensusSpec((1.5, 1.0, 0.8)))``; without a
-spec, λ = 1 for every judge. A policy holds only its own parameters, never λ or W. Every rule ranks candidates by a key; rules with an acceptance test choose the
+spec, λ = 1 for every judge. A policy holds only its own parameters, never λ or W. Every rule ranks candidates by a
+key; rules with an acceptance test choose the
 best accepted candidate and otherwise fall back to a second key. Ties go to the lowest candidate
 index. A candidate scored by fewer than two judges is never accepted and ranks below every valid
 one; a candidate nobody scored is never chosen (``chosen = -1`` when no candidate has a score).
@@ -28,8 +29,9 @@ single_judge        one judge alone: rank by column ``judge``'s raw score (a can
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, fields
-from typing import Callable, ClassVar
+from typing import ClassVar
 
 import numpy as np
 
@@ -60,9 +62,16 @@ class Decision:
     are redone by the reference) or "reference" (numpy).
     """
 
-    def __init__(self, policy: str, chosen: np.ndarray, accepted: np.ndarray, fallback: np.ndarray,
-                 rank_key: np.ndarray | Callable[[], np.ndarray], stats: ConsensusStats | Callable[[], ConsensusStats],
-                 path: str = "reference"):
+    def __init__(
+        self,
+        policy: str,
+        chosen: np.ndarray,
+        accepted: np.ndarray,
+        fallback: np.ndarray,
+        rank_key: np.ndarray | Callable[[], np.ndarray],
+        stats: ConsensusStats | Callable[[], ConsensusStats],
+        path: str = "reference",
+    ):
         self.policy = policy
         self.chosen = chosen  # (...) int; -1 when no candidate has any score
         self.accepted = accepted  # (..., n) bool
@@ -109,11 +118,11 @@ def choose(accepted: np.ndarray, key: np.ndarray, fallback_key: np.ndarray, stat
     return chosen, accepted, ~any_acc, final
 
 
-_REGISTRY: dict[str, type["Policy"]] = {}
+_REGISTRY: dict[str, type[Policy]] = {}
 
 
-def register(name: str) -> Callable[[type["Policy"]], type["Policy"]]:
-    def deco(cls: type["Policy"]) -> type["Policy"]:
+def register(name: str) -> Callable[[type[Policy]], type[Policy]]:
+    def deco(cls: type[Policy]) -> type[Policy]:
         cls.name = name
         _REGISTRY[name] = cls
         return cls
@@ -195,7 +204,9 @@ class Policy:
         steps = r.reshape(-1, n, m)
         out = kernel.decide(steps)
         redo = np.flatnonzero(out.redo)
-        ref = self.decide_reference(steps[redo], spec) if redo.size else None  # near a threshold, tied or a failed judge
+        ref = (
+            self.decide_reference(steps[redo], spec) if redo.size else None
+        )  # near a threshold, tied or a failed judge
         if ref is not None:
             out.chosen[redo], out.accepted[redo], out.fallback[redo] = ref.chosen, ref.accepted, ref.fallback
         batch = r.shape[:-2]
@@ -206,8 +217,15 @@ class Policy:
                 key[redo] = ref.rank_key
             return key.reshape(batch + (n,))
 
-        return Decision(self.name, out.chosen.reshape(batch), out.accepted.reshape(batch + (n,)),
-                        out.fallback.reshape(batch), rank_key, lambda: self.stats(r, spec), path="fused")
+        return Decision(
+            self.name,
+            out.chosen.reshape(batch),
+            out.accepted.reshape(batch + (n,)),
+            out.fallback.reshape(batch),
+            rank_key,
+            lambda: self.stats(r, spec),
+            path="fused",
+        )
 
     def kernel_thresholds(self) -> tuple[float, float]:
         """(tau, eps) for the kernel: a candidate is accepted iff mean > tau and spread < eps."""
@@ -370,7 +388,12 @@ class SingleJudge(Policy):
 
     def __post_init__(self):
         j = self.judge
-        if isinstance(j, bool) or not isinstance(j, (int, float, np.integer, np.floating)) or not float(j).is_integer() or j < 0:
+        if (
+            isinstance(j, bool)
+            or not isinstance(j, (int, float, np.integer, np.floating))
+            or not float(j).is_integer()
+            or j < 0
+        ):
             raise ValueError(f"judge must be a column index >= 0, got {j!r}")
         object.__setattr__(self, "judge", int(j))
 
@@ -396,8 +419,10 @@ def get_policy(name: str, **params) -> Policy:
     allowed = {f.name for f in fields(cls)}
     panel = sorted(set(params) & {"lambdas", "influence"})
     if panel:
-        raise ValueError(f"policy {key!r} takes no {' or '.join(panel)}: λ and W belong to the panel; "
-                         f"pass ConsensusSpec(lambdas, influence) to decide()")
+        raise ValueError(
+            f"policy {key!r} takes no {' or '.join(panel)}: λ and W belong to the panel; "
+            f"pass ConsensusSpec(lambdas, influence) to decide()"
+        )
     unknown = set(params) - allowed
     if unknown:
         raise ValueError(f"policy {key!r} takes no parameter(s) {sorted(unknown)}; it takes {sorted(allowed)}")

@@ -65,7 +65,9 @@ class StubbornnessEstimate:
                     "lambda": float(lam),
                     "lambda_ci": [float(x) for x in lc],
                 }
-                for n, r, rc, lam, lc in zip(names, self.reliability, self.reliability_ci, self.lambdas, self.lambdas_ci)
+                for n, r, rc, lam, lc in zip(
+                    names, self.reliability, self.reliability_ci, self.lambdas, self.lambdas_ci
+                )
             },
         }
 
@@ -76,7 +78,9 @@ def _rows(raw) -> np.ndarray:
     keep = (~np.isnan(r)).sum(axis=1) >= 2
     r = r[keep]
     if r.shape[0] < 5:
-        raise ValueError(f"estimating judge reliability needs at least 5 rows scored by two or more judges, got {r.shape[0]}")
+        raise ValueError(
+            f"estimating judge reliability needs at least 5 rows scored by two or more judges, got {r.shape[0]}"
+        )
     return r
 
 
@@ -164,8 +168,9 @@ def reliability_to_lambda(reliability) -> np.ndarray:
     return np.clip(lam, LAMBDA_MIN, LAMBDA_MAX)
 
 
-def estimate_stubbornness(raw, method: str = "factor", n_boot: int = 200, level: float = 0.95, seed: int = 0,
-                          groups=None) -> StubbornnessEstimate:
+def estimate_stubbornness(
+    raw, method: str = "factor", n_boot: int = 200, level: float = 0.95, seed: int = 0, groups=None
+) -> StubbornnessEstimate:
     """λ per judge from a batch of scored steps (..., m), with bootstrap intervals over rows;
     ``groups`` as in :func:`judge_reliability`."""
     r = _rows(raw)
@@ -197,7 +202,10 @@ class Thresholds:
     paper_acceptance_rate: float = float("nan")
 
     def as_dict(self) -> dict:
-        return {k: getattr(self, k) for k in ("tau", "eps", "method", "acceptance_rate", "paper_tau", "paper_eps", "paper_acceptance_rate")}
+        return {
+            k: getattr(self, k)
+            for k in ("tau", "eps", "method", "acceptance_rate", "paper_tau", "paper_eps", "paper_acceptance_rate")
+        }
 
 
 def calibrate_thresholds(
@@ -214,7 +222,9 @@ def calibrate_thresholds(
     ok = st.valid
     mean, disp = st.mean[ok], st.dispersion[ok]
     if mean.size < 5:
-        raise ValueError(f"threshold calibration needs at least 5 candidates scored by two or more judges, got {mean.size}")
+        raise ValueError(
+            f"threshold calibration needs at least 5 candidates scored by two or more judges, got {mean.size}"
+        )
     for name, q in (("target_rate", target_rate), ("eps_quantile", eps_quantile), ("tau_quantile", tau_quantile)):
         if not (0.0 < q <= 1.0):
             raise ValueError(f"{name} must lie in (0, 1], got {q}")

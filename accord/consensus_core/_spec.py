@@ -64,5 +64,4 @@ class ConsensusSpec:
         return summarize(r, s, lam)
 
     def as_dict(self) -> dict:
-        return {"lambdas": list(self.lambdas),
-                "influence": None if self.influence is None else self.influence.tolist()}
+        return {"lambdas": list(self.lambdas), "influence": None if self.influence is None else self.influence.tolist()}

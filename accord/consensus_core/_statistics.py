@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Iterable, Sequence
 
 import numpy as np
 
@@ -22,7 +22,9 @@ class ConsensusStats:
     raw: np.ndarray  # (..., m)
     consensus: np.ndarray  # (..., m): s*
     mean: np.ndarray  # consensus mean s̄*
-    weighted_mean: np.ndarray  # sum(lambda s*)/sum(lambda); equals the raw one when W is doubly stochastic (e.g. all-to-all)
+    weighted_mean: (
+        np.ndarray
+    )  # sum(lambda s*)/sum(lambda); equals the raw one when W is doubly stochastic (e.g. all-to-all)
     dispersion: np.ndarray  # Δ* = mean |s*_i - s̄*|
     raw_mean: np.ndarray
     raw_mad: np.ndarray  # mean |r_i - r̄|
@@ -85,7 +87,9 @@ def bootstrap_ci(x: Sequence[float], n_boot: int = 2000, level: float = 0.95, se
     return bootstrap_cis([x], n_boot, level, seed)[0]
 
 
-def bootstrap_cis(samples: Iterable[Sequence[float]], n_boot: int = 2000, level: float = 0.95, seed: int = 0) -> list[tuple[float, float]]:
+def bootstrap_cis(
+    samples: Iterable[Sequence[float]], n_boot: int = 2000, level: float = 0.95, seed: int = 0
+) -> list[tuple[float, float]]:
     """``bootstrap_ci`` of each sample, the same numbers, computed together: thousands of small samples
     cost a few array passes instead of thousands of calls. Samples are taken from the iterable a
     batch of at most ``BOOTSTRAP_BATCH`` values at a time (a larger one alone), so a generator keeps
@@ -126,4 +130,3 @@ def _bootstrap_batch(arrays: list[np.ndarray], n_boot: int, level: float, seed: 
             for k, i in enumerate(which):
                 out[i] = (float(lo[k]), float(hi[k]))
     return out
-

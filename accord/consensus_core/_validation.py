@@ -47,7 +47,8 @@ def parse_lambdas(value, m: int | None = None) -> tuple[float, ...]:
     elif isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, bool):
         values = [float(value)]
     elif isinstance(value, (list, tuple, np.ndarray)) and all(
-            isinstance(x, (int, float, np.integer, np.floating)) and not isinstance(x, bool) for x in value):
+        isinstance(x, (int, float, np.integer, np.floating)) and not isinstance(x, bool) for x in value
+    ):
         values = [float(x) for x in value]
     else:
         raise lambda_error(value, m)
@@ -55,9 +56,11 @@ def parse_lambdas(value, m: int | None = None) -> tuple[float, ...]:
         raise lambda_error(value, m)
     too_large = [v for v in values if v > MAX_LAMBDA]
     if too_large:
-        raise ValueError(f"λ = {too_large[0]:g} is above {MAX_LAMBDA:g}, the largest λ the consensus computes "
-                         f"without overflow (a judge with λ = {MAX_LAMBDA:g} already keeps its own score); "
-                         f"got {value!r}")
+        raise ValueError(
+            f"λ = {too_large[0]:g} is above {MAX_LAMBDA:g}, the largest λ the consensus computes "
+            f"without overflow (a judge with λ = {MAX_LAMBDA:g} already keeps its own score); "
+            f"got {value!r}"
+        )
     return tuple(values)
 
 

@@ -112,7 +112,9 @@ def _verdict(raw, lam, W, tau, eps, general=False):
     accepted = (st["mean"] > tau) & (st["dispersion"] < eps) & valid
     any_acc = accepted.any(axis=-1)
     one = st["n_scored"] == 1
-    fb = jnp.where(valid, st["mean"] - st["dispersion"], jnp.where(one, _LAST + jnp.nan_to_num(st["raw_mean"]), -jnp.inf))
+    fb = jnp.where(
+        valid, st["mean"] - st["dispersion"], jnp.where(one, _LAST + jnp.nan_to_num(st["raw_mean"]), -jnp.inf)
+    )
     key = jnp.where(any_acc[..., None], jnp.where(accepted, st["mean"], -jnp.inf), fb)
     key = jnp.where(jnp.isnan(key), -jnp.inf, key)
     chosen = jnp.argmax(key, axis=-1)

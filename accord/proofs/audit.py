@@ -8,8 +8,8 @@ check collects numbers and yes/no statements and turns them into one :class:`Res
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 from accord.proofs.registry import PROVED, REFUTED, Erratum, Result
 
@@ -33,7 +33,13 @@ class Number:
         return f"{self.where}: {self.quantity} stated {self.stated:g}, computed {self.value:.6g} [{mark}]"
 
     def as_dict(self) -> dict:
-        return {"where": self.where, "quantity": self.quantity, "stated": self.stated, "computed": self.value, "ok": self.ok}
+        return {
+            "where": self.where,
+            "quantity": self.quantity,
+            "stated": self.stated,
+            "computed": self.value,
+            "ok": self.ok,
+        }
 
 
 def stated(
@@ -68,6 +74,12 @@ def audit_result(
     payload = {"numbers": [n.as_dict() for n in numbers], **(data or {})}
     if wrong or bad_facts:
         msgs = [f"{n.where}: {n.quantity} is {n.value:.4g}, not {n.stated:g}" for n in wrong] + bad_facts
-        return Result(REFUTED, "; ".join(msgs), ev, counterexample=[n.as_dict() for n in wrong] or bad_facts,
-                      errata=errata_for_wrong(wrong), data=payload)
+        return Result(
+            REFUTED,
+            "; ".join(msgs),
+            ev,
+            counterexample=[n.as_dict() for n in wrong] or bad_facts,
+            errata=errata_for_wrong(wrong),
+            data=payload,
+        )
     return Result(status_ok, f"all {len(numbers)} numbers and {len(booleans)} statements correct", ev, data=payload)

@@ -63,10 +63,14 @@ def equilibrium_foc() -> Result:
             grads.append(sp.expand(sp.diff(ui, svec[i])))
         A, b = sp.linear_eq_to_matrix(grads, svec)
         want = -2 * sym.system_matrix(lam, W)
-        if not sym.matrix_is_zero(A - want) or not sym.matrix_is_zero(b + 2 * sp.Matrix([lam[i] * r[i] for i in range(m)])):
+        if not sym.matrix_is_zero(A - want) or not sym.matrix_is_zero(
+            b + 2 * sp.Matrix([lam[i] * r[i] for i in range(m)])
+        ):
             return _fail(f"first-order conditions differ from (I+Λ−W)s = Λr at m = {m}")
     ev.append("m = 2..8 with a symbolic influence matrix: ∇ of the objectives = −2[(I+Λ−W)s − Λr]")
-    ev.append("strict concavity in each own score + the unique solution of the linear system (claim 2) = a unique equilibrium")
+    ev.append(
+        "strict concavity in each own score + the unique solution of the linear system (claim 2) = a unique equilibrium"
+    )
     return Result(PROVED, "first-order conditions and strict concavity, general m", ev)
 
 
@@ -246,7 +250,9 @@ def convex_hull() -> Result:
     ev.append(f"library cross-check, 200 random panels (m = 2..8, random W): worst hull violation {worst:.1e}")
     if worst > 1e-12:
         return _fail(f"library consensus leaves the convex hull by {worst}")
-    return Result(PROVED, "row sums for every m; non-negativity by the Neumann series (any W) and closed form (all-to-all)", ev)
+    return Result(
+        PROVED, "row sums for every m; non-negativity by the Neumann series (any W) and closed form (all-to-all)", ev
+    )
 
 
 # ----------------------------------------------------------------------------------- claim 6
@@ -287,8 +293,14 @@ def weighted_invariant_any_w() -> Result:
     lhs, rhs = sum(li * si for li, si in zip(lam, s)), sum(li * ri for li, ri in zip(lam, r))
     if lhs == rhs:
         return _fail("counterexample did not break the invariant")
-    ce = {"W": [[str(x) for x in W.row(i)] for i in range(3)], "lambdas": [1, 1, 1], "raw": [1, 0, 0],
-          "consensus": [str(x) for x in s], "sum_lambda_s": str(lhs), "sum_lambda_r": str(rhs)}
+    ce = {
+        "W": [[str(x) for x in W.row(i)] for i in range(3)],
+        "lambdas": [1, 1, 1],
+        "raw": [1, 0, 0],
+        "consensus": [str(x) for x in s],
+        "sum_lambda_s": str(lhs),
+        "sum_lambda_r": str(rhs),
+    }
     return Result(
         REFUTED,
         f"W row-stochastic but not column-stochastic: Σλs* = {lhs} ≠ Σλr = {rhs}",
@@ -325,8 +337,10 @@ def mean_any_lambda() -> Result:
     e = Erratum(
         "§4: the mean consensus score equals the mean raw score, for any {λ_i} ('by construction, s̄* equals the raw "
         "mean'); §11.3/§11.4 rely on it",
-        f"Only the stubbornness-weighted sum is preserved: Σλ_i s*_i = Σλ_i r_i. The unweighted mean is preserved iff all "
-        f"λ_i are equal; with λ = (1.5, 1.0, 0.8) and r = (0.9, 0.2, 0.9), r̄ = 0.6667 but s̄* = {float(st['mean']):.4f}.",
+        "Only the stubbornness-weighted sum is preserved: Σλ_i s*_i = Σλ_i r_i. The unweighted mean is preserved iff "
+        "all "
+        "λ_i are equal; with λ = (1.5, 1.0, 0.8) and r = (0.9, 0.2, 0.9), r̄ = 0.6667 but s̄* = "
+        f"{float(st['mean']):.4f}.",
         PAPER,
         "mean-preserved-any-lambda",
     )
@@ -334,7 +348,12 @@ def mean_any_lambda() -> Result:
         REFUTED,
         f"shift s̄* − r̄ = {shift} ≈ {float(shift):+.4f}",
         ev,
-        counterexample={"lambdas": [1.5, 1.0, 0.8], "raw": [0.9, 0.2, 0.9], "raw_mean": st["raw_mean"], "mean": st["mean"]},
+        counterexample={
+            "lambdas": [1.5, 1.0, 0.8],
+            "raw": [0.9, 0.2, 0.9],
+            "raw_mean": st["raw_mean"],
+            "mean": st["mean"],
+        },
         errata=[e],
     )
 
@@ -410,7 +429,9 @@ def mean_shift_bound() -> Result:
     tight = (PAPER_LAMBDAS[0] - PAPER_LAMBDAS[2]) / (PAPER_LAMBDAS[0] + PAPER_LAMBDAS[2])
     if att != tight:
         return _fail(f"m = 3 attainment gives {att}, expected {tight}")
-    ev.append(f"m = 3, λ = (1.5, 1, 0.8), r = (1, {xs[0]}, 0): the ratio is {att} = 0.7/2.3 exactly (paper's factor: 0.875)")
+    ev.append(
+        f"m = 3, λ = (1.5, 1, 0.8), r = (1, {xs[0]}, 0): the ratio is {att} = 0.7/2.3 exactly (paper's factor: 0.875)"
+    )
     rng = np.random.default_rng(1)
     worst = 0.0
     for _ in range(500):
@@ -428,12 +449,18 @@ def mean_shift_bound() -> Result:
         return _fail("library violates the tight bound")
     e = Erratum(
         "§13.4 Eq. (20): |s̄* − r̄| ≤ (max λ − min λ)/min λ · (1/m)Σ|s*_i − r_i| (factor 0.875 for λ = (1.5, 1.0, 0.8))",
-        "True but loose: the factor (max λ − min λ)/(max λ + min λ) also holds and is attained (0.304 for the paper's λ).",
+        "True but loose: the factor (max λ − min λ)/(max λ + min λ) also holds and is attained (0.304 for the paper's "
+        "λ).",
         PAPER,
         "mean-shift-bound",
     )
-    return Result(PROVED, "both factors hold for every m; the tight one is attained", ev, errata=[e],
-                  data={"paper_factor": 0.875, "tight_factor": float(tight)})
+    return Result(
+        PROVED,
+        "both factors hold for every m; the tight one is attained",
+        ev,
+        errata=[e],
+        data={"paper_factor": 0.875, "tight_factor": float(tight)},
+    )
 
 
 # ----------------------------------------------------------------------------------- claim 9
@@ -454,7 +481,8 @@ def equal_lambda_dispersion() -> Result:
     if not sym.is_identity((s_i - s_bar) - factor * (r_ - rbar)):
         return _fail("deviation identity")
     ev = [
-        "equal λ: s*_i = wS + (m−1)λw r_i with the same w, so s*_i − s̄* = (m−1)λw (r_i − r̄) = (m−1)λ/((m−1)λ+m)(r_i − r̄)",
+        "equal λ: s*_i = wS + (m−1)λw r_i with the same w, so s*_i − s̄* = (m−1)λw (r_i − r̄) = (m−1)λ/((m−1)λ+m)(r_i "
+        "− r̄)",
         "hence Δ* = (m−1)λ/((m−1)λ+m) · raw MAD",
     ]
     rng = np.random.default_rng(2)
@@ -463,7 +491,9 @@ def equal_lambda_dispersion() -> Result:
         r = rng.uniform(0, 1, (50, m))
         s = consensus(r, np.full(m, lam))
         c = (m - 1) * lam / ((m - 1) * lam + m)
-        if not np.allclose(np.abs(s - s.mean(-1, keepdims=True)).mean(-1), c * np.abs(r - r.mean(-1, keepdims=True)).mean(-1)):
+        if not np.allclose(
+            np.abs(s - s.mean(-1, keepdims=True)).mean(-1), c * np.abs(r - r.mean(-1, keepdims=True)).mean(-1)
+        ):
             return _fail(f"library Δ* is not c·MAD at m = {m}")
     ev.append("library cross-check m = 2..8: Δ* = c·MAD to rounding")
     return Result(PROVED, "general m", ev)
@@ -483,8 +513,15 @@ def _rectangle(fn, i: int, j: int, a, b, c, d, base) -> sp.Expr:
     return sp.nsimplify(g(a, c) + g(b, d) - g(a, d) - g(b, c))
 
 
-_RECT = dict(i=0, j=1, a=sp.Rational(9, 10), b=sp.Rational(2, 10), c=sp.Rational(9, 10), d=sp.Rational(2, 10),
-             base=[sp.Rational(9, 10)] * 3)
+_RECT = dict(
+    i=0,
+    j=1,
+    a=sp.Rational(9, 10),
+    b=sp.Rational(2, 10),
+    c=sp.Rational(9, 10),
+    d=sp.Rational(2, 10),
+    base=[sp.Rational(9, 10)] * 3,
+)
 
 
 @claim(
@@ -500,7 +537,12 @@ def dispersion_not_separable() -> Result:
         "a separable g satisfies g(a,c) + g(b,d) = g(a,d) + g(b,c) in any two coordinates (others fixed)",
         f"Δ*, judges 1 and 2, values {{0.9, 0.2}}, judge 3 at 0.9: the rectangle sum is {val} ≈ {float(val):.4f} ≠ 0",
     ]
-    return Result(PROVED, "rectangle counterexample", ev, counterexample={"rectangle_sum": val, **{k: str(v) for k, v in _RECT.items()}})
+    return Result(
+        PROVED,
+        "rectangle counterexample",
+        ev,
+        counterexample={"rectangle_sum": val, **{k: str(v) for k, v in _RECT.items()}},
+    )
 
 
 @claim(
@@ -523,10 +565,16 @@ def raw_dispersion_separable() -> Result:
     e = Erratum(
         "§16 / Proposition 1: raw variance is 'a separable function over raw scores', so non-separability is what "
         "distinguishes Δ* from raw dispersion ('a distinction no separable measure can replicate')",
-        f"Raw variance and raw MAD are not separable either (rectangle sums {var} and {mad}); with equal λ, Δ* is exactly "
-        "(m−1)λ/((m−1)λ+m) × raw MAD. Non-separability does not set Δ* apart; only unequal λ (or a non-uniform W) does.",
+        f"Raw variance and raw MAD are not separable either (rectangle sums {var} and {mad}); with equal λ, Δ* is "
+        "exactly (m−1)λ/((m−1)λ+m) × raw MAD. Non-separability does not set Δ* apart; only unequal λ (or a "
+        "non-uniform W) does.",
         PAPER,
         "raw-dispersion-separable",
     )
-    return Result(REFUTED, "variance and MAD are not separable", ev,
-                  counterexample={"variance_rectangle": var, "mad_rectangle": mad}, errata=[e])
+    return Result(
+        REFUTED,
+        "variance and MAD are not separable",
+        ev,
+        counterexample={"variance_rectangle": var, "mad_rectangle": mad},
+        errata=[e],
+    )

@@ -32,7 +32,7 @@ def beta_moment_identity() -> Result:
     p = sp.Symbol("p", positive=True)
     ratio = sp.beta(a, b + M) / sp.beta(a, b)
     product = sp.rf(b, M) / sp.rf(a + b, M)
-    diff = sp.gammasimp((ratio.rewrite(sp.gamma) - product.rewrite(sp.gamma)))
+    diff = sp.gammasimp(ratio.rewrite(sp.gamma) - product.rewrite(sp.gamma))
     if diff != 0:
         return Result("FAILED", f"B(α, β+M)/B(α, β) − (β)_M/(α+β)_M simplified to {diff}, not 0")
     ev = ["B(α, β+M)/B(α, β) = Γ(β+M)Γ(α+β) / (Γ(β)Γ(α+β+M)) = (β)_M / (α+β)_M, M symbolic (gammasimp)"]
@@ -68,7 +68,11 @@ def correlation_parameter() -> Result:
     return Result(
         PROVED,
         "mean a and error correlation ρ, a and ρ symbolic",
-        ["E[p] = ak/(ak + (1−a)k) = a", "Cov(1−x_i, 1−x_j) = Var(p) = a(1−a)/(k+1)", "corr = 1/(k+1) = ρ for k = 1/ρ − 1"],
+        [
+            "E[p] = ak/(ak + (1−a)k) = a",
+            "Cov(1−x_i, 1−x_j) = Var(p) = a(1−a)/(k+1)",
+            "corr = 1/(k+1) = ρ for k = 1/ρ − 1",
+        ],
     )
 
 
@@ -138,7 +142,10 @@ def closed_forms_vs_enumeration() -> Result:
         p = predict(float(a), float(rho), tuple(float(x) for x in s), M)
         dev = max(abs(p.accuracy - float(acc)), abs(p.floor - float(fl)), abs(p.unanimous_accuracy - float(ua)))
         worst = max(worst, dev)
-        ev.append(f"a={a}, ρ={rho}, s={[str(x) for x in s]}, M={M}: exact accuracy {float(acc):.10f}, closed form {p.accuracy:.10f}")
+        ev.append(
+            f"a={a}, ρ={rho}, s={[str(x) for x in s]}, M={M}: exact accuracy {float(acc):.10f}, closed form "
+            f"{p.accuracy:.10f}"
+        )
     if worst > 1e-12:
         return Result("FAILED", f"closed forms differ from enumeration by {worst:.3g}", ev)
     ev.append(f"largest difference over {len(cases)} cases: {worst:.2e} (floating point)")

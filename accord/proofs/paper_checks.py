@@ -11,12 +11,15 @@ with a wrong number is REFUTED and yields an erratum.
 from __future__ import annotations
 
 import itertools
+
 import numpy as np
 import sympy as sp
 
 from accord.consensus_core import PAPER_LAMBDA, ConsensusSpec, consensus_stats, get_policy
 from accord.proofs import symbolic as sym
-from accord.proofs.audit import Number, audit_result as _result, stated as _n
+from accord.proofs.audit import Number
+from accord.proofs.audit import audit_result as _result
+from accord.proofs.audit import stated as _n
 from accord.proofs.registry import CHECKED_NUMERICALLY, PROVED, REFUTED, Erratum, Result, claim
 
 PAPER = "VERDICT paper (seeds/002)"
@@ -35,7 +38,10 @@ def _verdict(r, tau=0.6, eps=0.1) -> bool:
 
 
 def _consistent(lib, exact) -> bool:
-    return abs(float(lib.dispersion) - float(exact["dispersion"])) < 1e-12 and abs(float(lib.mean) - float(exact["mean"])) < 1e-12
+    return (
+        abs(float(lib.dispersion) - float(exact["dispersion"])) < 1e-12
+        and abs(float(lib.mean) - float(exact["mean"])) < 1e-12
+    )
 
 
 # --------------------------------------------------------------------------------------- §4
@@ -76,7 +82,8 @@ def s4_illustration() -> Result:
             Erratum(
                 f"§4 numerical illustration: {n.quantity} ≈ {n.stated:g} for r = (0.9, 0.3, 0.9)",
                 f"{n.quantity} = {n.value:.4f}, which rounds to {round(n.value, 2):.2f} (a minor slip: {n.stated:g} is "
-                f"{n.value:.4f} rounded twice, via {round(n.value, 3):.3f}); every other number of the illustration is right",
+                f"{n.value:.4f} rounded twice, via {round(n.value, 3):.3f}); every other number of the illustration is "
+                "right",
                 PAPER,
                 "paper-s4-illustration",
             )
@@ -103,14 +110,18 @@ def s4_proposition1() -> Result:
     ]
     facts = [
         ("both raw means are exactly 2/3", ea["raw_mean"] == eb["raw_mean"] == sp.Rational(2, 3)),
-        ("opposite decisions: (0.9, 0.2, 0.9) rejected, (0.7, 0.6, 0.7) accepted", not _verdict((0.9, 0.2, 0.9)) and _verdict((0.7, 0.6, 0.7))),
+        (
+            "opposite decisions: (0.9, 0.2, 0.9) rejected, (0.7, 0.6, 0.7) accepted",
+            not _verdict((0.9, 0.2, 0.9)) and _verdict((0.7, 0.6, 0.7)),
+        ),
     ]
 
     def errata(wrong):
         return [
             Erratum(
                 f"§4 Proposition 1 proof: {n.quantity} ≈ {n.stated:g}",
-                f"{n.quantity} = {n.value:.3f} (s* = ({', '.join(f'{x:.3f}' for x in b.consensus)})), as §15.3 and Table 14 "
+                f"{n.quantity} = {n.value:.3f} (s* = ({', '.join(f'{x:.3f}' for x in b.consensus)})), as §15.3 and "
+                "Table 14 "
                 "state; §15.1's note calls a main-text number '.21' a typo, but the main text prints 0.04",
                 PAPER,
                 "paper-s4-proposition1-numbers",
@@ -135,8 +146,10 @@ def s11_quote() -> Result:
     def errata(wrong):
         return [
             Erratum(
-                f"§11.10: the main paper's example r = (0.9, 0.3, 0.9) yields {n.quantity.split('(')[0]} = {n.stated:g}",
-                f"{n.quantity} = {n.value:.3f} (≈ 0.11, as §4 itself says); 0.13 is Δ* of the other example, (0.9, 0.2, 0.9)",
+                f"§11.10: the main paper's example r = (0.9, 0.3, 0.9) yields "
+                f"{n.quantity.split('(')[0]} = {n.stated:g}",
+                f"{n.quantity} = {n.value:.3f} (≈ 0.11, as §4 itself says); 0.13 is Δ* of the other example, (0.9, "
+                "0.2, 0.9)",
                 PAPER,
                 "paper-s11-10-quoted-example",
             )
@@ -169,7 +182,8 @@ def s11_ranking() -> Result:
         "mean_chooses": int(mean.chosen[0]),
     }
     e = Erratum(
-        "§11.3/§11.4: 'since s̄* equals the raw mean by construction, the ranking among accepted candidates is identical "
+        "§11.3/§11.4: 'since s̄* equals the raw mean by construction, the ranking among accepted candidates is "
+        "identical "
         "to what the Mean baseline would produce'",
         "Not for unequal λ: with λ = (1.5, 1.0, 0.8), τ = 1e-4, ε = 0.1 both (0.5, 0.6, 0.8) and (0.8, 0.5, 0.5) are "
         "accepted; Mean picks the first (raw means 0.633 > 0.600) but s̄* picks the second (0.620 > 0.616). A "
@@ -219,10 +233,17 @@ def s13_2_numbers() -> Result:
     nums.append(_n("§13.2", "κ at λ_i = 10⁻³ ('≈ 1500')", 1500, tiny.max() / tiny.min(), tol=15))
     facts = [
         ("all 125 matrices positive definite", pd),
-        ("symmetric λ: λ_min(A) = λ (Gershgorin bound tight)", all(
-            abs(np.linalg.eigvalsh(np.array(sym.system_matrix([sp.Rational(x)] * 3).tolist(), dtype=float)).min() - float(sp.Rational(x))) < 1e-12
-            for x in ("1/100", "1/10", "1", "10")
-        )),
+        (
+            "symmetric λ: λ_min(A) = λ (Gershgorin bound tight)",
+            all(
+                abs(
+                    np.linalg.eigvalsh(np.array(sym.system_matrix([sp.Rational(x)] * 3).tolist(), dtype=float)).min()
+                    - float(sp.Rational(x))
+                )
+                < 1e-12
+                for x in ("1/100", "1/10", "1", "10")
+            ),
+        ),
     ]
     return _result(nums, facts, lambda w: [], status_ok=CHECKED_NUMERICALLY)
 
@@ -241,7 +262,9 @@ def s13_2_conditioning() -> Result:
     if not (sp.expand(det_one_zero - (sp.Rational(3, 4) * (a + b) + a * b)) == 0 and det_one_zero.is_positive):
         return Result("FAILED", f"det with λ_C = 0 is {det_one_zero}")
     det_all_zero = sym.system_matrix([0, 0, 0]).det()
-    one_small = np.linalg.eigvalsh(np.array(sym.system_matrix([sp.Rational(3, 2), 1, sp.Rational(1, 1000)]).tolist(), dtype=float))
+    one_small = np.linalg.eigvalsh(
+        np.array(sym.system_matrix([sp.Rational(3, 2), 1, sp.Rational(1, 1000)]).tolist(), dtype=float)
+    )
     kappa_one = float(one_small.max() / one_small.min())
     lam_ = sp.Symbol("lamda", positive=True)
     kappa_equal = (sp.Rational(3, 2) + lam_) / lam_  # equal λ: eigenvalues λ and λ + 3/2
@@ -259,8 +282,13 @@ def s13_2_conditioning() -> Result:
         PAPER,
         "paper-s13-2-conditioning",
     )
-    return Result(REFUTED, f"one λ_i → 0: κ stays {kappa_one:.2f}; singular only when all λ_i = 0", ev,
-                  counterexample={"lambdas": [1.5, 1.0, 0.001], "condition_number": kappa_one}, errata=[e])
+    return Result(
+        REFUTED,
+        f"one λ_i → 0: κ stays {kappa_one:.2f}; singular only when all λ_i = 0",
+        ev,
+        counterexample={"lambdas": [1.5, 1.0, 0.001], "condition_number": kappa_one},
+        errata=[e],
+    )
 
 
 @claim(
@@ -285,8 +313,17 @@ def s13_4_numbers() -> Result:
         f"'mean shift empirically below 0.01' is a statement about the benchmarks' scores and is not checkable here; "
         f"over [0, 1]³ the shift can reach {float(worst):.4f} (r = (1, 0, 0))"
     )
-    res = _result(nums, [("exact invariant Σλs* = Σλr", sp.nsimplify(sum(l * s for l, s in zip(LAM_EXACT, ex["consensus"])) - sp.Rational(227, 100)) == 0)], lambda w: [],
-                  data={"max_possible_mean_shift": float(worst)})
+    res = _result(
+        nums,
+        [
+            (
+                "exact invariant Σλs* = Σλr",
+                sp.nsimplify(sum(l * s for l, s in zip(LAM_EXACT, ex["consensus"])) - sp.Rational(227, 100)) == 0,
+            )
+        ],
+        lambda w: [],
+        data={"max_possible_mean_shift": float(worst)},
+    )
     res.evidence.append(ev_note)
     return res
 
@@ -307,10 +344,30 @@ def s15_worked() -> Result:
     nums += [_n("§15.2 step 2", f"w_{k}", v, wv) for k, v, wv in zip("VLC", ("0.1667", "0.2000", "0.2174"), w)]
     nums.append(_n("§15.2 step 2", "Σ w_i", 0.5841, sum(w)))
     ex = {
-        (0.9, 0.2, 0.9): dict(b=("1.35", "0.20", "0.72"), terms=("0.2250", "0.0400", "0.1565"), tsum="0.4215", S="2.027",
-                              s=("0.788", "0.485", "0.754"), mean="0.676", res=("0.112", "0.190", "0.078"), disp="0.127", shift="0.009", maxshift="0.29"),
-        (0.7, 0.6, 0.7): dict(b=("1.05", "0.60", "0.56"), terms=("0.1750", "0.1200", "0.1217"), tsum="0.4167", S="2.004",
-                              s=("0.684", "0.641", "0.679"), mean="0.668", res=("0.016", "0.027", "0.011"), disp="0.018", shift="0.001", maxshift="0.04"),
+        (0.9, 0.2, 0.9): dict(
+            b=("1.35", "0.20", "0.72"),
+            terms=("0.2250", "0.0400", "0.1565"),
+            tsum="0.4215",
+            S="2.027",
+            s=("0.788", "0.485", "0.754"),
+            mean="0.676",
+            res=("0.112", "0.190", "0.078"),
+            disp="0.127",
+            shift="0.009",
+            maxshift="0.29",
+        ),
+        (0.7, 0.6, 0.7): dict(
+            b=("1.05", "0.60", "0.56"),
+            terms=("0.1750", "0.1200", "0.1217"),
+            tsum="0.4167",
+            S="2.004",
+            s=("0.684", "0.641", "0.679"),
+            mean="0.668",
+            res=("0.016", "0.027", "0.011"),
+            disp="0.018",
+            shift="0.001",
+            maxshift="0.04",
+        ),
     }
     facts = []
     for r, st in ex.items():
@@ -337,13 +394,24 @@ def s15_worked() -> Result:
         _n("§15.4", "V shift in r'", -0.02, b.consensus[0] - 0.7),
         _n("§15.4", "C shift in r", -0.15, a.consensus[2] - 0.9),
         _n("§15.4", "C shift in r'", -0.02, b.consensus[2] - 0.7),
-        _n("§15.4", "L residual ratio ('factor of seven')", 7, abs(a.consensus[1] - a.mean) / abs(b.consensus[1] - b.mean), tol=0.5),
+        _n(
+            "§15.4",
+            "L residual ratio ('factor of seven')",
+            7,
+            abs(a.consensus[1] - a.mean) / abs(b.consensus[1] - b.mean),
+            tol=0.5,
+        ),
     ]
-    facts.append(("Table 14 decisions: REJECT r, ACCEPT r'", not _verdict((0.9, 0.2, 0.9)) and _verdict((0.7, 0.6, 0.7))))
+    facts.append(
+        ("Table 14 decisions: REJECT r, ACCEPT r'", not _verdict((0.9, 0.2, 0.9)) and _verdict((0.7, 0.6, 0.7)))
+    )
     Mx = sym.system_matrix(LAM_EXACT).inv() * sp.diag(*LAM_EXACT)
     we = [1 / (3 + 2 * x) for x in LAM_EXACT]
     eq26 = all(
-        sp.nsimplify(Mx[i, j] - 2 * LAM_EXACT[j] * we[i] * we[j] / (1 - sum(we))) == 0 for i in range(3) for j in range(3) if i != j
+        sp.nsimplify(Mx[i, j] - 2 * LAM_EXACT[j] * we[i] * we[j] / (1 - sum(we))) == 0
+        for i in range(3)
+        for j in range(3)
+        if i != j
     )
     facts.append(("Eq. (26): ∂s*_i/∂r_j = 2λ_j w_i w_j/(1 − Σw) for i ≠ j (exact)", eq26))
     return _result(nums, facts, lambda w: [])
@@ -376,18 +444,24 @@ def s16_table() -> Result:
         facts.append((f"Table 15 {r}: VERDICT {'accept' if verdict else 'reject'}", _verdict(r) == verdict))
     log_dissent, _ = _stats((0.95, 0.05, 0.95))
     ctx_dissent, _ = _stats((0.95, 0.95, 0.05))
-    facts.append((
-        f"contextual dissent (0.95, 0.95, 0.05): Δ* = {float(ctx_dissent.dispersion):.3f} < logical dissent "
-        f"{float(log_dissent.dispersion):.3f}, same raw variance",
-        float(ctx_dissent.dispersion) < float(log_dissent.dispersion) and abs(float(ctx_dissent.raw_var) - float(log_dissent.raw_var)) < 1e-12,
-    ))
+    facts.append(
+        (
+            f"contextual dissent (0.95, 0.95, 0.05): Δ* = {float(ctx_dissent.dispersion):.3f} < logical dissent "
+            f"{float(log_dissent.dispersion):.3f}, same raw variance",
+            float(ctx_dissent.dispersion) < float(log_dissent.dispersion)
+            and abs(float(ctx_dissent.raw_var) - float(log_dissent.raw_var)) < 1e-12,
+        )
+    )
     res = _result(nums, facts, lambda w: [])
     if res.status == PROVED:
-        res.errata.append(Erratum(
-            "§16 Setup: 'We consider four canonical score configurations'",
-            "Table 15 lists five scenarios (unanimous confidence, cross-modal conflict, modest consensus, extreme visual "
-            "conflict, collective doubt); its numbers are correct.",
-            PAPER,
-            "paper-s16-table15",
-        ))
+        res.errata.append(
+            Erratum(
+                "§16 Setup: 'We consider four canonical score configurations'",
+                "Table 15 lists five scenarios (unanimous confidence, cross-modal conflict, modest consensus, extreme "
+                "visual "
+                "conflict, collective doubt); its numbers are correct.",
+                PAPER,
+                "paper-s16-table15",
+            )
+        )
     return res

@@ -19,8 +19,9 @@ import importlib
 import pkgutil
 import time
 import traceback
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 from accord.timelimit import CheckError, CheckTimeout, call_with_limit
 
@@ -184,8 +185,12 @@ def run_check(check: Check, timeout: float | None = None) -> Outcome:
     return Outcome(check, result, time.perf_counter() - t0)
 
 
-def run_all(names: list[str] | None = None, group: str | None = None, timeout: float | None = None,
-            progress: Callable[[int, int], None] | None = None) -> list[Outcome]:
+def run_all(
+    names: list[str] | None = None,
+    group: str | None = None,
+    timeout: float | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> list[Outcome]:
     """Run the selected checks in order; ``progress(done, total)`` after each."""
     selected = checks(names, group)
     out = []

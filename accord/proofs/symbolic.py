@@ -7,8 +7,8 @@ every value, or compare a paper's rounded number with the exact one.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from fractions import Fraction
-from typing import Sequence
 
 import sympy as sp
 

@@ -15,9 +15,10 @@ import os
 import subprocess
 import sys
 import threading
-from multiprocessing.connection import Connection
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from multiprocessing.connection import Connection
+from typing import Any
 
 _MAX_IDLE = 8  # kept warm between calls (a panel may run several limited judges at once)
 _STARTUP_S = 120.0
@@ -42,7 +43,7 @@ class _Worker:
     preload: tuple[str, ...] = ()
 
     @classmethod
-    def start(cls, preload: tuple[str, ...]) -> "_Worker":
+    def start(cls, preload: tuple[str, ...]) -> _Worker:
         """A fresh worker, returned once it has imported ``preload`` (start-up is not timed)."""
         to_child_r, to_child_w = os.pipe()
         to_parent_r, to_parent_w = os.pipe()

@@ -45,14 +45,16 @@ def items(n: int = 40, seed: int = 0) -> list[dict]:
         order = rng.permutation(len(answers))
         for k in order:
             v = answers[k]
-            out.append({
-                "prompt_id": f"p{i + 1}",
-                "response_id": f"r{k + 1}",
-                "prompt": prompt,
-                "response": f"{a} {op} {b} = {v}. The answer is {v}.",
-                "reference": str(value),
-                "solution": reference,
-            })
+            out.append(
+                {
+                    "prompt_id": f"p{i + 1}",
+                    "response_id": f"r{k + 1}",
+                    "prompt": prompt,
+                    "response": f"{a} {op} {b} = {v}. The answer is {v}.",
+                    "reference": str(value),
+                    "solution": reference,
+                }
+            )
     return out
 
 
@@ -61,7 +63,9 @@ def similarity_only() -> None:
     data = {(d["prompt_id"], d["response_id"]): d for d in items()}
     rows = [json.loads(x) for x in (HERE / "rewards.jsonl").read_text().splitlines()]
     ds = [data[(r["prompt_id"], r["response_id"])] for r in rows]
-    sim = SimilarityReward(load_minilm()).rewards([d["prompt"] for d in ds], [d["response"] for d in ds], [d["solution"] for d in ds])
+    sim = SimilarityReward(load_minilm()).rewards(
+        [d["prompt"] for d in ds], [d["response"] for d in ds], [d["solution"] for d in ds]
+    )
     for r, s in zip(rows, sim):
         r["similarity"] = float(s)
     write(rows)
@@ -87,12 +91,19 @@ def write(rows: list[dict]) -> None:
 def main() -> None:
     lm, tok = load_causal_lm("smollm2")
     data = items()
-    labels = CorrectnessReward().rewards([d["prompt"] for d in data], [d["response"] for d in data], [d["reference"] for d in data])
+    labels = CorrectnessReward().rewards(
+        [d["prompt"] for d in data], [d["response"] for d in data], [d["reference"] for d in data]
+    )
     for d, y in zip(data, labels):
         d["label"] = int(y)
-    sources = [LikelihoodReward(lm, tok, name="loglik"), JudgeReward(LLMJudge("logic", lm=lm, tokenizer=tok), name="judge")]
+    sources = [
+        LikelihoodReward(lm, tok, name="loglik"),
+        JudgeReward(LLMJudge("logic", lm=lm, tokenizer=tok), name="judge"),
+    ]
     rows = reward_rows(sources, data)
-    sim = SimilarityReward(load_minilm()).rewards([d["prompt"] for d in data], [d["response"] for d in data], [d["solution"] for d in data])
+    sim = SimilarityReward(load_minilm()).rewards(
+        [d["prompt"] for d in data], [d["response"] for d in data], [d["solution"] for d in data]
+    )
     for r, s in zip(rows, sim):
         r["similarity"] = float(s)
     write(rows)

@@ -42,10 +42,19 @@ def main() -> None:
     for i in range(6):
         colour, shape = rng.choice(sorted(COLOURS)), rng.choice(SHAPES)
         k = rng.randint(1, 4)
-        others = [(rng.choice([c for c in COLOURS if c != colour]), rng.choice(SHAPES)) for _ in range(rng.randint(1, 3))]
+        others = [
+            (rng.choice([c for c in COLOURS if c != colour]), rng.choice(SHAPES)) for _ in range(rng.randint(1, 3))
+        ]
         name = f"shapes_{i}.png"
         draw([(colour, shape)] * k + others, seed=i).save(HERE / name, optimize=True)
-        lines.append({"id": f"shapes/{i}", "image": name, "question": f"How many {colour} {shape}s are in the image?", "answer": k})
+        lines.append(
+            {
+                "id": f"shapes/{i}",
+                "image": name,
+                "question": f"How many {colour} {shape}s are in the image?",
+                "answer": k,
+            }
+        )
     (HERE / "questions.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines))
 
 

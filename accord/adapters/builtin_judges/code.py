@@ -89,7 +89,10 @@ def _code_llm(spec: CodeLLMSpec, models: dict) -> Built:
     from accord.adapters.code import DEFAULT_CODE_LAMBDA, LLMCodeJudges
 
     lm, tok = models.get(spec.model, (None, None))
-    kwargs = {k: list(v) if isinstance(v, tuple) else v for k in ("roles", "mode", "names", "device", "dtype")
-              if (v := getattr(spec, k)) is not None}
+    kwargs = {
+        k: list(v) if isinstance(v, tuple) else v
+        for k in ("roles", "mode", "names", "device", "dtype")
+        if (v := getattr(spec, k)) is not None
+    }
     judge = LLMCodeJudges(model=spec.model, lm=lm, tokenizer=tok, **kwargs)
     return Built(judge, tuple(DEFAULT_CODE_LAMBDA[r] for r in judge.roles))

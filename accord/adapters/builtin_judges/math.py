@@ -41,7 +41,11 @@ class FinalAnswerSpec(JudgeSpec):
 def _options(spec: JudgeSpec) -> dict:
     """The entry's own options (the judge's defaults for those not given)."""
     common = {f.name for f in fields(JudgeSpec)} - {"name"}
-    return {f.name: getattr(spec, f.name) for f in fields(spec) if f.name not in common and getattr(spec, f.name) is not None}
+    return {
+        f.name: getattr(spec, f.name)
+        for f in fields(spec)
+        if f.name not in common and getattr(spec, f.name) is not None
+    }
 
 
 @register_judge("arithmetic", ArithmeticSpec, columns={"arithmetic": 1.0})

@@ -8,8 +8,8 @@ anywhere in the step (``^``/``$`` anchor it), case-insensitive unless ``case_sen
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 from accord.adapters._registry import Built, JudgeSpec, register_judge
 from accord.protocols import JudgeScore, StepContext

@@ -14,8 +14,18 @@ from accord.adapters._registry import Built, register_judge
 from accord.adapters.local import LLM_LAMBDA, LLM_ROLES, VLM_LAMBDA, VLM_ROLES
 from accord.adapters.served import ServedSpec, judge_group_key
 
-_SERVED = ("base_url", "api_key_env", "max_concurrency", "timeout_s", "max_retries", "cache", "max_tokens", "top_logprobs",
-           "batch", "prompt")
+_SERVED = (
+    "base_url",
+    "api_key_env",
+    "max_concurrency",
+    "timeout_s",
+    "max_retries",
+    "cache",
+    "max_tokens",
+    "top_logprobs",
+    "batch",
+    "prompt",
+)
 
 
 @dataclass(frozen=True)
@@ -24,7 +34,9 @@ class _PromptedSpec(ServedSpec):
     mode: str | None = None  # yes_no (default) or digits
     top_logprobs: int | None = None  # served only, like the endpoint's keys
     batch: Any = None  # served only: "auto" (one completions request per step where the server allows) or false
-    prompt: str | None = None  # served only: "question" (the check asked in the user's turn) or "local" (the local judge's)
+    prompt: str | None = (
+        None  # served only: "question" (the check asked in the user's turn) or "local" (the local judge's)
+    )
 
     def served_options(self) -> dict[str, Any]:
         return {k: getattr(self, k) for k in ("model", "mode", *_SERVED) if getattr(self, k) is not None}
@@ -68,8 +80,12 @@ def _names(specs, kind: str) -> tuple[list[str], list[str]]:
     return [s.role for s in specs], [s.name or f"{kind}_{s.role}" for s in specs]
 
 
-@register_judge("llm", LLMSpec, group_by=lambda s: _key(s, "llm", LLM_ROLES),
-                columns={**{f"llm_{r}": v for r, v in LLM_LAMBDA.items()}, **LLM_LAMBDA})
+@register_judge(
+    "llm",
+    LLMSpec,
+    group_by=lambda s: _key(s, "llm", LLM_ROLES),
+    columns={**{f"llm_{r}": v for r, v in LLM_LAMBDA.items()}, **LLM_LAMBDA},
+)
 def _llm(specs: list[LLMSpec], models: dict) -> Built:
     key = _key(specs[0], "llm", LLM_ROLES)
     roles, names = _names(specs, "llm")
@@ -85,8 +101,12 @@ def _llm(specs: list[LLMSpec], models: dict) -> Built:
     return Built(LLMJudges(roles, model=model, mode=mode, names=names, lm=lm, tokenizer=tok), lam)
 
 
-@register_judge("vlm", VLMSpec, group_by=lambda s: _key(s, "vlm", VLM_ROLES),
-                columns={**{f"vlm_{r}": v for r, v in VLM_LAMBDA.items()}, **VLM_LAMBDA})
+@register_judge(
+    "vlm",
+    VLMSpec,
+    group_by=lambda s: _key(s, "vlm", VLM_ROLES),
+    columns={**{f"vlm_{r}": v for r, v in VLM_LAMBDA.items()}, **VLM_LAMBDA},
+)
 def _vlm(specs: list[VLMSpec], models: dict) -> Built:
     key = _key(specs[0], "vlm", VLM_ROLES)
     roles, names = _names(specs, "vlm")

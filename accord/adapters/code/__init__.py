@@ -23,7 +23,6 @@ from accord.adapters.code._sandbox import RunResult, Sandbox
 from accord.adapters.code._spec import CodeSpec, CodeTest, visible_tests
 from accord.adapters.code._static import StaticJudge
 
-
 __all__ = [
     "DEFAULT_CODE_LAMBDA",
     "CodeGenerator",
@@ -47,4 +46,3 @@ __all__ = [
     "shared_runner",
     "visible_tests",
 ]
-

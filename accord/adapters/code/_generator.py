@@ -10,12 +10,11 @@ n candidates are sampled together from one computation of the prompt.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 from accord.adapters.local import CausalLMGenerator, chat_prompt
 from accord.protocols import StepContext
-
 
 INDENT = "    "
 
@@ -85,4 +84,3 @@ class CodeGenerator(CausalLMGenerator):
     def is_final(self, step: str) -> bool:
         """Whole-function mode: every body is a complete answer."""
         return True
-

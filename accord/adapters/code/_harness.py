@@ -23,7 +23,7 @@ alarm are reset before each item; ``BaseException`` of any kind, ``SystemExit`` 
 per item.
 """
 
-SOURCE = r'''
+SOURCE = r"""
 import builtins, math, os, sys
 import _signal as signal  # the C module: the enum-based wrapper costs more start-up than a test
 from builtins import (type, list, tuple, set, frozenset, dict, int, float, bool, str, bytes, complex, len, all,
@@ -216,4 +216,4 @@ def main():
 
 
 main()
-'''
+"""

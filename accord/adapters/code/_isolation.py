@@ -100,7 +100,15 @@ class Isolation:
             root = workdir / "root"
             root.mkdir()
             owner = 0 if uid is None else uid  # of the work folder and home
-            launcher = [interpreter()[0], "-I", "-S", private_root.__file__, str(root), str(owner), str(int(tmpfs_bytes))]
+            launcher = [
+                interpreter()[0],
+                "-I",
+                "-S",
+                private_root.__file__,
+                str(root),
+                str(owner),
+                str(int(tmpfs_bytes)),
+            ]
             return ns + launcher + _private_root_spec() + ["--"] + _drop_privileges(uid) + [self.python], SANDBOX_WORK
         return (_drop_privileges(uid) if self.drops_privileges else []) + [self.python], str(workdir)
 
@@ -117,7 +125,14 @@ def _is_root() -> bool:
 def _drop_privileges(uid: int | None) -> list[str]:
     """setpriv: to ``uid`` (if given), with no capabilities and no way to gain privileges."""
     ids = [] if uid is None else [f"--reuid={uid}", f"--regid={uid}", "--clear-groups"]
-    return [shutil.which("setpriv") or "setpriv", *ids, "--inh-caps=-all", "--bounding-set=-all", "--no-new-privs", "--"]
+    return [
+        shutil.which("setpriv") or "setpriv",
+        *ids,
+        "--inh-caps=-all",
+        "--bounding-set=-all",
+        "--no-new-privs",
+        "--",
+    ]
 
 
 def interpreter() -> tuple[str, str]:
@@ -159,8 +174,11 @@ def _bwrap_prefix(tmpfs_bytes: int, user_ns: bool) -> list[str]:
     if user_ns:
         ns = ["--unshare-user"] + ns
     size = str(int(tmpfs_bytes))
-    fresh = [a for d in (SANDBOX_WORK, SANDBOX_HOME) + private_root.SHARED_TMP
-             for a in ("--size", size, "--perms", "1777", "--tmpfs", d)]
+    fresh = [
+        a
+        for d in (SANDBOX_WORK, SANDBOX_HOME) + private_root.SHARED_TMP
+        for a in ("--size", size, "--perms", "1777", "--tmpfs", d)
+    ]
     return (
         [shutil.which("bwrap") or "bwrap"]
         + ns
@@ -243,16 +261,27 @@ def candidates() -> list[Isolation]:
     py = _python_for(root and setpriv)
     drop = bool(py) and root and setpriv
     user = "an unprivileged uid per run" if drop else "the calling user"
-    out.append(Isolation("rlimits", py or exe, drop, f"resource limits only, as {user}; no namespaces; {SHARED_FS}; network reachable"))
+    out.append(
+        Isolation(
+            "rlimits",
+            py or exe,
+            drop,
+            f"resource limits only, as {user}; no namespaces; {SHARED_FS}; network reachable",
+        )
+    )
     return out
 
 
 def _missing_tools() -> list[str]:
-    need = {"bwrap": "bwrap (Debian package bubblewrap)", "unshare": "unshare (util-linux)", "setpriv": "setpriv (util-linux)"}
+    need = {
+        "bwrap": "bwrap (Debian package bubblewrap)",
+        "unshare": "unshare (util-linux)",
+        "setpriv": "setpriv (util-linux)",
+    }
     return [f"{why}: not installed" for tool, why in need.items() if shutil.which(tool) is None]
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def detect(preferred: str = "auto") -> Isolation:
     """The strongest working level with a private filesystem (or exactly ``preferred``).
 
@@ -273,6 +302,9 @@ def detect(preferred: str = "auto") -> Isolation:
         raise RuntimeError(
             "no sandbox with a private filesystem works on this machine ("
             + "; ".join(problems)
-            + "); isolation 'rlimits' would run untrusted code on the shared host filesystem: ask for it by name to accept that"
+            + "); isolation 'rlimits' would run untrusted code on the shared host filesystem: ask for it by name to "
+            "accept that"
         )
-    raise RuntimeError(f"isolation {preferred} does not work on this machine: " + ("; ".join(problems) or "not available"))
+    raise RuntimeError(
+        f"isolation {preferred} does not work on this machine: " + ("; ".join(problems) or "not available")
+    )

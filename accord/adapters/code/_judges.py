@@ -9,7 +9,7 @@ judge (no visible tests, a single candidate to agree with, no probe inputs).
 from __future__ import annotations
 
 from collections import Counter
-from typing import Sequence
+from collections.abc import Sequence
 
 from accord.adapters.code._runner import CodeRunner, Evaluation
 from accord.adapters.code._spec import CodeSpec

@@ -8,7 +8,7 @@ with the shared prompt prefix (instructions + problem) computed once.
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 from accord.adapters.code._spec import CodeSpec
 from accord.adapters.local import LLMJudge, LLMJudges, chat_prompt
@@ -33,13 +33,16 @@ CODE_ROLES: dict[str, str] = {
 DEFAULT_CODE_LAMBDA = dict(zip(CODE_ROLES, PAPER_LAMBDA))  # the code roles as the paper's V, L, C
 _CODE_CLOSING = {
     "yes_no": "Is the proposed code acceptable under this check? Answer yes or no.",
-    "digits": "Rate the proposed code under this check from 0 (unacceptable) to 9 (fully acceptable). Answer with one digit.",
+    "digits": "Rate the proposed code under this check from 0 (unacceptable) to 9 (fully acceptable). Answer with one "
+    "digit.",
 }
 _SYSTEM = "You are a strict reviewer of Python code. You answer only as instructed."
 _SENTINEL = "\x00CANDIDATE\x00"
 
 
-def code_judge_items(tokenizer, role: str, mode: str, ctx: StepContext, candidates: Sequence[str]) -> list[tuple[str, str]]:
+def code_judge_items(
+    tokenizer, role: str, mode: str, ctx: StepContext, candidates: Sequence[str]
+) -> list[tuple[str, str]]:
     """(prefix, suffix) per candidate: the prefix (role, problem, accepted code) is shared."""
     earlier = "".join(ctx.steps)
     body = f"{CODE_ROLES[role]}\n\nProblem:\n```python\n{ctx.question.rstrip()}\n{earlier}```\n\n{_SENTINEL}"
@@ -58,8 +61,14 @@ class LLMCodeJudges(LLMJudges):
     judge_tag = "accord-code-judge"
     kind = "code judge"
 
-    def __init__(self, roles: Sequence[str] = ("spec", "correctness", "focus"), model: str = "smollm2",
-                 mode: str = "yes_no", name_prefix: str = "llm_code_", **kwargs):
+    def __init__(
+        self,
+        roles: Sequence[str] = ("spec", "correctness", "focus"),
+        model: str = "smollm2",
+        mode: str = "yes_no",
+        name_prefix: str = "llm_code_",
+        **kwargs,
+    ):
         super().__init__(roles, model, mode, name_prefix, **kwargs)
 
     def items(self, role: str, ctx: StepContext, candidates: Sequence[str]) -> list[tuple[str, str]]:

@@ -10,14 +10,13 @@ order is also shuffled per problem, so the canonical solution has no fixed posit
 from __future__ import annotations
 
 import random
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
-from typing import Callable, Sequence
 
 import numpy as np
 
 from accord.adapters.code._mutants import mutate
-from accord.consensus_core import ConsensusSpec, get_policy
-from accord.consensus_core import bootstrap_ci
+from accord.consensus_core import ConsensusSpec, bootstrap_ci, get_policy
 
 TIE_TOL = 1e-9
 
@@ -146,7 +145,9 @@ def pool_from_json(data: dict) -> tuple[list[PoolProblem], list[str]]:
             scores = [[np.nan if x is None else float(x) for x in row] for row in d["scores"]]
             if len(scores) != len(d["correct"]) or any(len(r) != len(judges) for r in scores):
                 raise ValueError(f"problem {i} ({d.get('id')}): score table does not match candidates x judges")
-            pool.append(PoolProblem(d["id"], d["kinds"], d["programs"], scores, d["reasons"], [bool(c) for c in d["correct"]]))
+            pool.append(
+                PoolProblem(d["id"], d["kinds"], d["programs"], scores, d["reasons"], [bool(c) for c in d["correct"]])
+            )
     except (KeyError, TypeError) as exc:
         raise ValueError(f"not a saved code pool: missing or malformed field {exc}") from None
     return pool, judges

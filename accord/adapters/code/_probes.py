@@ -36,7 +36,9 @@ def example_args(spec: CodeSpec) -> list[tuple]:
     for test in spec.tests:
         try:
             node = pyast.parse(test.expr, mode="eval").body
-            if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == spec.entry_point):
+            if not (
+                isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == spec.entry_point
+            ):
                 continue
             args = [pyast.literal_eval(a) for a in node.args]
             kw = {k.arg: pyast.literal_eval(k.value) for k in node.keywords}

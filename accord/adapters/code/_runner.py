@@ -9,13 +9,12 @@ point) are never executed.
 from __future__ import annotations
 
 import functools
-
 import hashlib
 import json
 import threading
 from collections import OrderedDict
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 from accord.adapters.code._probes import probe_inputs
 from accord.adapters.code._sandbox import ItemResult, RunResult, Sandbox
@@ -100,7 +99,7 @@ def _key(program: str, items: list[dict], entry: str) -> str:
     return h.hexdigest()
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def shared_runner(isolation: str = "auto", workers: int | None = None, probes: int | None = None) -> CodeRunner:
     """One runner per (isolation, workers, probes) and process, so the execution and agreement judges
     share each candidate's run."""

@@ -20,10 +20,11 @@ import subprocess
 import tempfile
 import threading
 import time
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 from accord.adapters.code import _pyast as pyast
 from accord.adapters.code._harness import SOURCE as HARNESS
@@ -109,8 +110,14 @@ class Sandbox:
             argv, cwd = iso.command(workdir, lim.file_mb << 20, uid)
             r_fd, w_fd = os.pipe()
             job = repr(
-                {"program": program, "items": list(items), "entry_point": entry_point, "nonce": nonce,
-                 "item_timeout": float(lim.item_s), "fd": w_fd}
+                {
+                    "program": program,
+                    "items": list(items),
+                    "entry_point": entry_point,
+                    "nonce": nonce,
+                    "item_timeout": float(lim.item_s),
+                    "fd": w_fd,
+                }
             ).encode()
             try:
                 proc = subprocess.Popen(
@@ -185,8 +192,18 @@ def _kill_uid(python: str, uid: int) -> None:
     """Kill every process left running under a run's own uid (kill(-1) as that uid reaches no other)."""
     import shutil
 
-    cmd = [shutil.which("setpriv") or "setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups", "--",
-           python, "-I", "-S", "-c", "import os, signal\ntry:\n os.kill(-1, signal.SIGKILL)\nexcept OSError:\n pass"]
+    cmd = [
+        shutil.which("setpriv") or "setpriv",
+        f"--reuid={uid}",
+        f"--regid={uid}",
+        "--clear-groups",
+        "--",
+        python,
+        "-I",
+        "-S",
+        "-c",
+        "import os, signal\ntry:\n os.kill(-1, signal.SIGKILL)\nexcept OSError:\n pass",
+    ]
     try:
         subprocess.run(cmd, timeout=10, capture_output=True)
     except (OSError, subprocess.TimeoutExpired):

@@ -11,8 +11,8 @@ import ast
 import builtins
 import doctest
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Sequence
 
 from accord.adapters.code import _pyast as pyast
 from accord.protocols import StepContext
@@ -36,7 +36,7 @@ class CodeTest:
         return {"kind": "expr", "expr": self.expr, "expected": self.expected}
 
     @classmethod
-    def from_assert(cls, src: str) -> "CodeTest":
+    def from_assert(cls, src: str) -> CodeTest:
         """``assert f(x) == y`` becomes an expression test; any other statement runs as it is."""
         try:
             tree = pyast.parse(src.strip())
@@ -54,7 +54,7 @@ class CodeTest:
         return cls(src.strip(), None)
 
     @classmethod
-    def from_io(cls, entry_point: str, args: tuple, expected) -> "CodeTest":
+    def from_io(cls, entry_point: str, args: tuple, expected) -> CodeTest:
         """An input/output pair: ``entry_point(*args)`` must return ``expected`` (plain values)."""
         call = f"{entry_point}({', '.join(repr(a) for a in args)})"
         if not _literal(repr(expected)):
@@ -91,7 +91,7 @@ class CodeSpec:
         return self.prompt + body
 
     @classmethod
-    def from_context(cls, ctx: StepContext) -> "CodeSpec":
+    def from_context(cls, ctx: StepContext) -> CodeSpec:
         spec = ctx.metadata.get("code") if ctx.metadata else None
         if not isinstance(spec, CodeSpec):
             raise ValueError("code judges need StepContext.metadata['code'] to be a CodeSpec (use a code task)")

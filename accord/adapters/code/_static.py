@@ -13,8 +13,8 @@ wrong, were clean).
 from __future__ import annotations
 
 import ast
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 from accord.adapters.code import _pyast as pyast
 from accord.adapters.code._spec import CodeSpec
@@ -71,9 +71,7 @@ def analyse(program: str, entry_point: str) -> StaticReport:
         msg = getattr(exc, "msg", str(exc))
         line = getattr(exc, "lineno", None)
         return StaticReport(False, False, (), (), (), f"{msg} (line {line})" if line else msg)
-    defines = any(
-        isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == entry_point for n in tree.body
-    )
+    defines = any(isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == entry_point for n in tree.body)
     forbidden: list[str] = []
     risky: list[str] = []
     for node in ast.walk(tree):
@@ -85,8 +83,17 @@ def analyse(program: str, entry_point: str) -> StaticReport:
             forbidden.append(f"call {node.func.id}()")
         elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in RISKY_CALLS:
             risky.append(f"line {node.lineno}: calls {node.func.id}()")
-        elif isinstance(node, ast.Attribute) and node.attr.startswith("__") and node.attr in (
-            "__subclasses__", "__globals__", "__builtins__", "__code__", "__closure__",
+        elif (
+            isinstance(node, ast.Attribute)
+            and node.attr.startswith("__")
+            and node.attr
+            in (
+                "__subclasses__",
+                "__globals__",
+                "__builtins__",
+                "__code__",
+                "__closure__",
+            )
         ):
             forbidden.append(f"attribute {node.attr}")
     undefined, warnings = _pyflakes(tree)

@@ -17,11 +17,11 @@ torch and transformers are imported inside the functions that need them.
 
 from accord.adapters.local._embedding import EmbeddingRelevanceJudge
 from accord.adapters.local._kv_prefix import Prefix, PrefixStore, shared_opening
-from accord.adapters.local._llm import CLOSING, DEFAULT_EXAMPLE, DEFAULT_SYSTEM, FINAL_PATTERN
-from accord.adapters.local._llm import DEFAULT_LAMBDA as LLM_LAMBDA
-from accord.adapters.local._llm import JUDGE_SYSTEM as LLM_JUDGE_SYSTEM
-from accord.adapters.local._llm import ROLES as LLM_ROLES
 from accord.adapters.local._llm import (
+    CLOSING,
+    DEFAULT_EXAMPLE,
+    DEFAULT_SYSTEM,
+    FINAL_PATTERN,
     CausalLMGenerator,
     LLMJudge,
     LLMJudges,
@@ -33,6 +33,9 @@ from accord.adapters.local._llm import (
     role_label,
     steps_text,
 )
+from accord.adapters.local._llm import DEFAULT_LAMBDA as LLM_LAMBDA
+from accord.adapters.local._llm import JUDGE_SYSTEM as LLM_JUDGE_SYSTEM
+from accord.adapters.local._llm import ROLES as LLM_ROLES
 from accord.adapters.local._models import load_causal_lm, load_minilm, quiet_model_loading, smollm2_location
 from accord.adapters.local._reward import (
     CorrectnessReward,
@@ -108,6 +111,7 @@ __all__ = [
     "check_sampling",
     "judge_body",
     "judge_items",
+    "judge_user_text",
     "load_causal_lm",
     "load_image",
     "load_minilm",
@@ -118,6 +122,7 @@ __all__ = [
     "random_vlm",
     "reward_rows",
     "role_label",
+    "shared_vlm",
     "shared_opening",
     "small_tokenizer",
     "smollm2_location",

@@ -8,7 +8,7 @@ empty step cannot be embedded meaningfully and is recorded as a failure, not sco
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -35,7 +35,9 @@ class EmbeddingRelevanceJudge:
         out = [JudgeScore.failed("empty step: nothing to embed")] * len(candidates)
         if not live:
             return list(out)
-        emb = self.model.encode([anchor] + [candidates[i] for i in live], convert_to_numpy=True, normalize_embeddings=True)
+        emb = self.model.encode(
+            [anchor] + [candidates[i] for i in live], convert_to_numpy=True, normalize_embeddings=True
+        )
         sims = np.clip(emb[1:] @ emb[0], 0.0, 1.0)
         out = list(out)
         for i, s in zip(live, sims):

@@ -7,8 +7,9 @@ from __future__ import annotations
 
 import inspect
 from collections import OrderedDict
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any, Iterator
+from typing import Any
 
 
 @dataclass

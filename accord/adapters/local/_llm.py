@@ -14,8 +14,9 @@ from __future__ import annotations
 
 import re
 import threading
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Callable, Sequence
+from typing import Any
 
 from accord.consensus_core import PAPER_LAMBDA
 from accord.protocols import JudgeScore, StepContext
@@ -39,7 +40,9 @@ def model_lock(model) -> threading.Lock:
         return _MODEL_LOCKS.setdefault(id(model), threading.Lock())
 
 
-def chat_prompt(tokenizer, system: str, user: str, assistant_prefix: str = "", example: tuple[str, str] | None = None) -> str:
+def chat_prompt(
+    tokenizer, system: str, user: str, assistant_prefix: str = "", example: tuple[str, str] | None = None
+) -> str:
     """The model's chat template (with an optional worked example exchange first) and a
     generation prompt, followed by an assistant prefix."""
     messages = [{"role": "system", "content": system}]
@@ -133,8 +136,12 @@ class CausalLMGenerator:
         with model_lock(self.lm):
             out = self.sampler.sample(prompt, n, seed, self.temperature, self.top_p, self.max_new_tokens, done, first)
         per = [max(1, len(r)) for r in out.rows]
-        self.last_stats = {"generated": sum(per), "prompt": out.prompt_computed, "prompt_reused": out.prompt_reused,
-                           "per_candidate": per}
+        self.last_stats = {
+            "generated": sum(per),
+            "prompt": out.prompt_computed,
+            "prompt_reused": out.prompt_reused,
+            "per_candidate": per,
+        }
         return out.rows
 
 
@@ -184,7 +191,8 @@ ROLES: dict[str, str] = {
 DEFAULT_LAMBDA = dict(zip(("grounding", "logic", "relevance"), PAPER_LAMBDA))  # the paper's V, L, C stubbornness
 CLOSING = {  # one check's closing question (judges that ask about one role per prompt)
     "yes_no": "Is the proposed step acceptable under this check? Answer yes or no.",
-    "digits": "Rate the proposed step under this check from 0 (unacceptable) to 9 (fully acceptable). Answer with one digit.",
+    "digits": "Rate the proposed step under this check from 0 (unacceptable) to 9 (fully acceptable). Answer with one "
+    "digit.",
 }
 JUDGE_SYSTEM = "You are a strict grader of reasoning steps. You answer only as instructed."
 _ANSWER_FORMAT = {
@@ -222,7 +230,9 @@ def judge_items(tokenizer, role: str, mode: str, ctx: StepContext, candidates: S
     The suffix is only the role's label ("LOGICAL VALIDITY:"), after which the yes/no (or digit)
     token is read.
     """
-    return [(chat_prompt(tokenizer, JUDGE_SYSTEM, judge_body(mode, ctx, c)), f"{role_label(role)}:") for c in candidates]
+    return [
+        (chat_prompt(tokenizer, JUDGE_SYSTEM, judge_body(mode, ctx, c)), f"{role_label(role)}:") for c in candidates
+    ]
 
 
 class LLMJudges:
@@ -255,7 +265,9 @@ class LLMJudges:
 
         unknown = [r for r in roles if r not in self.role_prompts]
         if unknown or not roles:
-            raise ValueError(f"unknown {self.kind} role(s) {unknown or list(roles)}; choose from {sorted(self.role_prompts)}")
+            raise ValueError(
+                f"unknown {self.kind} role(s) {unknown or list(roles)}; choose from {sorted(self.role_prompts)}"
+            )
         if mode not in MODES:
             raise ValueError(f"LLM judge mode must be one of {MODES}, got {mode!r}")
         if lm is None:
@@ -268,7 +280,9 @@ class LLMJudges:
         if len(self.names) != len(self.roles):
             raise ValueError(f"{len(self.names)} names given for {len(self.roles)} roles")
         self.lm, self.tokenizer = lm, tokenizer
-        self.scorer = NextTokenScorer(lm, tokenizer, mode=mode, model_id=model, cache=cache, judge=f"{self.judge_tag}/{mode}")
+        self.scorer = NextTokenScorer(
+            lm, tokenizer, mode=mode, model_id=model, cache=cache, judge=f"{self.judge_tag}/{mode}"
+        )
         self.last_tokens = 0
 
     def describe(self) -> dict:

@@ -18,7 +18,8 @@ Reward sources (each has ``name`` and ``rewards(prompts, responses, references=N
 
 from __future__ import annotations
 
-from typing import Protocol, Sequence
+from collections.abc import Sequence
+from typing import Protocol
 
 import numpy as np
 
@@ -31,7 +32,9 @@ _DTYPES = ("float32", "bfloat16", "float16")
 class RewardSource(Protocol):
     name: str
 
-    def rewards(self, prompts: Sequence[str], responses: Sequence[str], references: Sequence[str | None] | None = None) -> np.ndarray: ...
+    def rewards(
+        self, prompts: Sequence[str], responses: Sequence[str], references: Sequence[str | None] | None = None
+    ) -> np.ndarray: ...
 
 
 def _check_pairs(prompts: Sequence[str], responses: Sequence[str]) -> None:
@@ -101,7 +104,11 @@ class RewardModel:
         self.name = name or (str(name_or_path).rstrip("/").split("/")[-1] if name_or_path else type(model).__name__)
 
     def describe(self) -> dict:
-        return {"reward": "sequence-classification logit", "labels": int(self.model.config.num_labels), "label": self.label}
+        return {
+            "reward": "sequence-classification logit",
+            "labels": int(self.model.config.num_labels),
+            "label": self.label,
+        }
 
     def rewards(self, prompts, responses, references=None) -> np.ndarray:
         import torch
@@ -111,7 +118,9 @@ class RewardModel:
         out = np.empty(len(texts))
         for start in range(0, len(texts), self.batch_size):
             chunk = texts[start : start + self.batch_size]
-            enc = self.tokenizer(chunk, return_tensors="pt", padding=True, truncation=True, max_length=self.max_length).to(self.device)
+            enc = self.tokenizer(
+                chunk, return_tensors="pt", padding=True, truncation=True, max_length=self.max_length
+            ).to(self.device)
             with torch.no_grad():
                 logits = self.model(**enc).logits.float()
             if logits.shape[-1] == 1:
@@ -165,7 +174,9 @@ class LikelihoodReward:
 
 def _render_prefix(tokenizer, prompt: str) -> str:
     if getattr(tokenizer, "chat_template", None):
-        return tokenizer.apply_chat_template([{"role": "user", "content": prompt}], tokenize=False, add_generation_prompt=True)
+        return tokenizer.apply_chat_template(
+            [{"role": "user", "content": prompt}], tokenize=False, add_generation_prompt=True
+        )
     return prompt + "\n"
 
 
@@ -247,7 +258,10 @@ class RewardJudge:
         except ValueError as exc:
             return [JudgeScore.failed(str(exc))] * len(candidates)
         cal = self.calibrator.apply(raw)
-        return [JudgeScore.failed("reward model gave no finite reward") if np.isnan(v) else JudgeScore(float(v)) for v in cal]
+        return [
+            JudgeScore.failed("reward model gave no finite reward") if np.isnan(v) else JudgeScore(float(v))
+            for v in cal
+        ]
 
 
 def reward_rows(sources: Sequence[RewardSource], items: Sequence[dict]) -> list[dict]:

@@ -15,8 +15,8 @@ full one candidate by candidate.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 from accord.adapters.local._kv_prefix import Prefix, PrefixStore, cache_layers, forward_kwarg_names, make_cache
 

@@ -29,8 +29,9 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any
 
 from accord.adapters.local._kv_prefix import (
     Prefix,
@@ -148,7 +149,9 @@ class NextTokenScorer:
         self.tokenizer = tokenizer
         self.mode = mode
         self.groups = answer_token_groups(tokenizer, mode)
-        self.model_id = model_id or str(getattr(getattr(model, "config", None), "_name_or_path", "") or type(model).__name__)
+        self.model_id = model_id or str(
+            getattr(getattr(model, "config", None), "_name_or_path", "") or type(model).__name__
+        )
         self.judge = judge or f"next-token/{mode}"
         self.cache = cache
         self.batch_size = batch_size
@@ -171,7 +174,11 @@ class NextTokenScorer:
             "model": self.model_id,
             "answer_tokens": [[self.tokenizer.decode([t]) for t in g] for g in self.groups],
             "prefix_kv_reuse": True,
-            "suffix_layout": {None: "unchecked", True: "tree (new prefixes: one token tree per pass; cached ones: a row each)", False: "one row per suffix"}[self._tree_ok],
+            "suffix_layout": {
+                None: "unchecked",
+                True: "tree (new prefixes: one token tree per pass; cached ones: a row each)",
+                False: "one row per suffix",
+            }[self._tree_ok],
             "batch_size": self.batch_size,
         }
 
@@ -294,8 +301,13 @@ class NextTokenScorer:
         pos = torch.arange(common, common + lmax, device=dev)[None].expand(b, -1)
         past = None
         if base is not None and common:
-            past = [(k[:, :, :common].expand(b, -1, -1, -1).contiguous(), v[:, :, :common].expand(b, -1, -1, -1).contiguous())
-                    for k, v in base.kv]
+            past = [
+                (
+                    k[:, :, :common].expand(b, -1, -1, -1).contiguous(),
+                    v[:, :, :common].expand(b, -1, -1, -1).contiguous(),
+                )
+                for k, v in base.kv
+            ]
         last = torch.tensor([len(t) - 1 for t in tails], device=dev)
         keep = torch.unique(last)
         with torch.no_grad():
@@ -306,7 +318,9 @@ class NextTokenScorer:
         if b == 1:
             rows_logits = logits[:, -1]
         else:
-            col = torch.searchsorted(keep, last) if logits.shape[1] == keep.numel() and self._has_logits_to_keep else last
+            col = (
+                torch.searchsorted(keep, last) if logits.shape[1] == keep.numel() and self._has_logits_to_keep else last
+            )
             rows_logits = logits[torch.arange(b, device=dev), col]
         entries = []
         for r, ids in enumerate(all_ids):
@@ -350,7 +364,9 @@ class NextTokenScorer:
         items = [(p1, s1), (p1, s2), (p2, s1), (p2, s2)]
         saved, kept = ScorerStats(**vars(self.stats)), {p.ids for p in self._prefixes}
         with torch.no_grad():
-            ref = torch.stack([self.model(input_ids=torch.tensor([p + s], device=self._device())).logits[0, -1] for p, s in items])
+            ref = torch.stack(
+                [self.model(input_ids=torch.tensor([p + s], device=self._device())).logits[0, -1] for p, s in items]
+            )
         got = [self._trie_pass(items), self._tree_pass(self._extend(None, 0, [p1, p2]), [[s1, s2], [s1, s2]])]
         for p in list(self._prefixes):
             if p.ids not in kept:
@@ -424,8 +440,13 @@ class NextTokenScorer:
         past = [(k[:, :, :common], v[:, :, :common]) for k, v in base.kv] if common else None
         keep = sorted(set(ends) | {path[-1] for path in paths.values()})
         with torch.no_grad():
-            out = self._forward(torch.tensor([tokens], dtype=torch.long, device=dev), mask, pos, past,
-                                logits_to_keep=torch.tensor(keep, device=dev))
+            out = self._forward(
+                torch.tensor([tokens], dtype=torch.long, device=dev),
+                mask,
+                pos,
+                past,
+                logits_to_keep=torch.tensor(keep, device=dev),
+            )
         logits = out.logits[0]
         col = {node: (k if logits.shape[0] == len(keep) else node) for k, node in enumerate(keep)}
         layers = cache_layers(getattr(out, "cache", None) or getattr(out, "past_key_values", None))
@@ -494,12 +515,16 @@ class NextTokenScorer:
             for suf in group:
                 n = len(suf)
                 pos[r, start : start + n] = torch.arange(pl, pl + n, device=dev)
-                allowed[r, start : start + n, pmax + start : pmax + start + n] = torch.ones((n, n), dtype=torch.bool, device=dev).tril()
+                allowed[r, start : start + n, pmax + start : pmax + start + n] = torch.ones(
+                    (n, n), dtype=torch.bool, device=dev
+                ).tril()
                 row_of.append(r)
                 col_of.append(start + n - 1)
                 start += n
         dtype = next(self.model.parameters()).dtype
-        mask = torch.zeros(allowed.shape, dtype=dtype, device=dev).masked_fill(~allowed, torch.finfo(dtype).min)[:, None]
+        mask = torch.zeros(allowed.shape, dtype=dtype, device=dev).masked_fill(~allowed, torch.finfo(dtype).min)[
+            :, None
+        ]
         kv = self._padded_kv(prefixes, pmax)
         with torch.no_grad():
             out = self._forward(input_ids, mask, pos, kv)
@@ -540,7 +565,9 @@ class NextTokenScorer:
             pos[r] = torch.arange(pl, pl + smax, device=dev)
         same = all(p is prefixes[0] for p in prefixes)
         if same:
-            kv = [(k.expand(b, -1, -1, -1).contiguous(), v.expand(b, -1, -1, -1).contiguous()) for k, v in prefixes[0].kv]
+            kv = [
+                (k.expand(b, -1, -1, -1).contiguous(), v.expand(b, -1, -1, -1).contiguous()) for k, v in prefixes[0].kv
+            ]
         else:
             kv = self._padded_kv(prefixes, pmax)
         last = torch.tensor([n - 1 for n in slen], device=dev)
@@ -567,4 +594,3 @@ def plain_scores(model, tokenizer, items: Sequence[tuple[str, str]], mode: str =
             logits = model(input_ids=torch.tensor([ids], device=ref._device())).logits[0, -1]
         out.append(ref.score_from_logits(logits))
     return out
-

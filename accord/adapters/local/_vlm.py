@@ -22,10 +22,11 @@ from __future__ import annotations
 import hashlib
 import inspect
 import threading
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 from accord.adapters.local._llm import (
     CLOSING,
@@ -164,8 +165,11 @@ class VLM:
         else:
             thw = out["image_grid_thw"]
             merge = int(getattr(self.image_processor, "merge_size", 2))
-            res = {"pixel_values": out["pixel_values"], "image_grid_thw": thw,
-                   "counts": [int(torch.prod(t)) // (merge * merge) for t in thw]}
+            res = {
+                "pixel_values": out["pixel_values"],
+                "image_grid_thw": thw,
+                "counts": [int(torch.prod(t)) // (merge * merge) for t in thw],
+            }
         if len(self._pixels) > 32:
             self._pixels.clear()
         self._pixels[key] = res
@@ -221,7 +225,9 @@ def load_vlm(
     try:
         config = AutoConfig.from_pretrained(name_or_path, local_files_only=True)
     except (OSError, ValueError) as exc:
-        raise ValueError(f"VLM {name_or_path!r} not found locally (give a local folder or a cached name): {exc}") from None
+        raise ValueError(
+            f"VLM {name_or_path!r} not found locally (give a local folder or a cached name): {exc}"
+        ) from None
     family_of(config)
     kwargs: dict[str, Any] = {"dtype": torch_dtype, "local_files_only": True}
     if device_map is not None:
@@ -254,7 +260,9 @@ def judge_user_text(role: str, mode: str, ctx: StepContext, candidate: str) -> s
     )
 
 
-def judge_prompts(vlm: VLM, role: str, mode: str, ctx: StepContext, candidates: Sequence[str], n_images: int) -> list[str]:
+def judge_prompts(
+    vlm: VLM, role: str, mode: str, ctx: StepContext, candidates: Sequence[str], n_images: int
+) -> list[str]:
     """One prompt per candidate for one role (:func:`judge_user_text` in the model's chat layout)."""
     return [vlm.chat(JUDGE_SYSTEM, judge_user_text(role, mode, ctx, c), n_images) for c in candidates]
 
@@ -393,7 +401,9 @@ class VLMGenerator:
         plen = inp["input_ids"].shape[1]
         tok = self.vlm.tokenizer
         sample = self.temperature > 0
-        kwargs = dict(do_sample=True, temperature=self.temperature, top_p=self.top_p) if sample else dict(do_sample=False)
+        kwargs = (
+            dict(do_sample=True, temperature=self.temperature, top_p=self.top_p) if sample else dict(do_sample=False)
+        )
         with model_lock(self.vlm.model), torch.no_grad():
             torch.manual_seed(seed % (2**63))
             out = self.vlm.model.generate(
@@ -420,7 +430,16 @@ class VLMGenerator:
 
 
 # ------------------------------------------------------- random models
-_SPECIAL = ["<|endoftext|>", "<|im_start|>", "<|im_end|>", "<|vision_start|>", "<|vision_end|>", "<|image_pad|>", "<|video_pad|>", "<image>"]
+_SPECIAL = [
+    "<|endoftext|>",
+    "<|im_start|>",
+    "<|im_end|>",
+    "<|vision_start|>",
+    "<|vision_end|>",
+    "<|image_pad|>",
+    "<|video_pad|>",
+    "<image>",
+]
 _CORPUS = (
     "yes no Yes No YES NO 0 1 2 3 4 5 6 7 8 9 yes no yes no",
     "Question: How many red circles are in the image? Earlier steps: none yet. The answer is 3.",
@@ -443,7 +462,10 @@ def small_tokenizer(vocab_size: int = 600):
     tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
     tok.decoder = decoders.ByteLevel()
     trainer = trainers.BpeTrainer(
-        vocab_size=vocab_size, special_tokens=_SPECIAL, initial_alphabet=pre_tokenizers.ByteLevel.alphabet(), show_progress=False
+        vocab_size=vocab_size,
+        special_tokens=_SPECIAL,
+        initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
+        show_progress=False,
     )
     tok.train_from_iterator(list(_CORPUS) * 20, trainer)
     return PreTrainedTokenizerFast(tokenizer_object=tok, eos_token="<|im_end|>", pad_token="<|endoftext|>")
@@ -475,9 +497,16 @@ def random_vlm(
     tok = small_tokenizer(vocab_size)
     ids = {t: tok.convert_tokens_to_ids(t) for t in _SPECIAL}
     text = dict(
-        vocab_size=len(tok), hidden_size=hidden, intermediate_size=hidden * 2 if hidden < 512 else int(hidden * 8 / 3) // 64 * 64,
-        num_hidden_layers=layers, num_attention_heads=heads, num_key_value_heads=kv_heads, max_position_embeddings=4096,
-        eos_token_id=ids["<|im_end|>"], pad_token_id=ids["<|endoftext|>"], bos_token_id=None,
+        vocab_size=len(tok),
+        hidden_size=hidden,
+        intermediate_size=hidden * 2 if hidden < 512 else int(hidden * 8 / 3) // 64 * 64,
+        num_hidden_layers=layers,
+        num_attention_heads=heads,
+        num_key_value_heads=kv_heads,
+        max_position_embeddings=4096,
+        eos_token_id=ids["<|im_end|>"],
+        pad_token_id=ids["<|endoftext|>"],
+        bos_token_id=None,
     )
     torch.manual_seed(seed)
     with torch.device(device):  # initialise the weights where they will live (fast for ~1B on a GPU)
@@ -493,40 +522,73 @@ def _random_model(family, text, ids, hidden, heads, vision_hidden, vision_layers
         side = max(14, image_size // 14 * 14)
         proc = CLIPImageProcessor(size={"shortest_edge": side}, crop_size={"height": side, "width": side})
         cfg = LlavaConfig(
-            vision_config=dict(model_type="clip_vision_model", hidden_size=vision_hidden, intermediate_size=vision_hidden * 2,
-                               num_hidden_layers=vision_layers + 1, num_attention_heads=2, image_size=side, patch_size=14),
+            vision_config=dict(
+                model_type="clip_vision_model",
+                hidden_size=vision_hidden,
+                intermediate_size=vision_hidden * 2,
+                num_hidden_layers=vision_layers + 1,
+                num_attention_heads=2,
+                image_size=side,
+                patch_size=14,
+            ),
             text_config=dict(model_type="llama", **text),
-            image_token_index=ids["<image>"], image_seq_length=(side // 14) ** 2,
+            image_token_index=ids["<image>"],
+            image_seq_length=(side // 14) ** 2,
         )
         model = LlavaForConditionalGeneration(cfg)
     else:
         from transformers import Qwen2VLImageProcessor
 
-        proc = Qwen2VLImageProcessor(min_pixels=28 * 28, max_pixels=image_size * image_size, patch_size=14, merge_size=2, temporal_patch_size=2)
+        proc = Qwen2VLImageProcessor(
+            min_pixels=28 * 28, max_pixels=image_size * image_size, patch_size=14, merge_size=2, temporal_patch_size=2
+        )
         head_dim = hidden // heads
         section = [head_dim // 8, (head_dim // 2 - head_dim // 8) // 2]
         section.append(head_dim // 2 - sum(section))
         text["rope_scaling"] = {"type": "mrope", "mrope_section": section}
-        special = dict(image_token_id=ids["<|image_pad|>"], video_token_id=ids["<|video_pad|>"],
-                       vision_start_token_id=ids["<|vision_start|>"], vision_end_token_id=ids["<|vision_end|>"])
+        special = dict(
+            image_token_id=ids["<|image_pad|>"],
+            video_token_id=ids["<|video_pad|>"],
+            vision_start_token_id=ids["<|vision_start|>"],
+            vision_end_token_id=ids["<|vision_end|>"],
+        )
         if family == "qwen2_vl":
             from transformers import Qwen2VLConfig, Qwen2VLForConditionalGeneration
 
             cfg = Qwen2VLConfig(
-                text_config=text, **special,
-                vision_config=dict(depth=vision_layers, embed_dim=vision_hidden, hidden_size=hidden, num_heads=2, mlp_ratio=2,
-                                   patch_size=14, spatial_merge_size=2, temporal_patch_size=2, in_channels=3),
+                text_config=text,
+                **special,
+                vision_config=dict(
+                    depth=vision_layers,
+                    embed_dim=vision_hidden,
+                    hidden_size=hidden,
+                    num_heads=2,
+                    mlp_ratio=2,
+                    patch_size=14,
+                    spatial_merge_size=2,
+                    temporal_patch_size=2,
+                    in_channels=3,
+                ),
             )
             model = Qwen2VLForConditionalGeneration(cfg)
         else:
             from transformers import Qwen2_5_VLConfig, Qwen2_5_VLForConditionalGeneration
 
             cfg = Qwen2_5_VLConfig(
-                text_config=text, **special,
-                vision_config=dict(depth=vision_layers, hidden_size=vision_hidden, intermediate_size=vision_hidden * 2,
-                                   num_heads=2 if vision_hidden < 512 else vision_hidden // 64, out_hidden_size=hidden, patch_size=14,
-                                   spatial_merge_size=2, temporal_patch_size=2, window_size=56,
-                                   fullatt_block_indexes=[vision_layers - 1]),
+                text_config=text,
+                **special,
+                vision_config=dict(
+                    depth=vision_layers,
+                    hidden_size=vision_hidden,
+                    intermediate_size=vision_hidden * 2,
+                    num_heads=2 if vision_hidden < 512 else vision_hidden // 64,
+                    out_hidden_size=hidden,
+                    patch_size=14,
+                    spatial_merge_size=2,
+                    temporal_patch_size=2,
+                    window_size=56,
+                    fullatt_block_indexes=[vision_layers - 1],
+                ),
             )
             model = Qwen2_5_VLForConditionalGeneration(cfg)
     return model, proc

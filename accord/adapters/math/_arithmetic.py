@@ -15,8 +15,8 @@ import re
 from dataclasses import dataclass
 from fractions import Fraction
 
-from accord.adapters.math._notation import without_remainders
 from accord.adapters.math._cues import moduli_in, speaks_of_contradiction
+from accord.adapters.math._notation import without_remainders
 
 _WORDS = [
     (r"\bmultiplied\s+by\b", "*"),
@@ -44,7 +44,16 @@ def normalize(text: str) -> str:
     s = re.sub(r"<<[^<>]*>>", "", text)  # calculator annotations: 48/2 = <<48/2=24>>24
     s = re.sub(r"^\s*(?:\d+[.)]|[-*+•])\s+", "", s)  # a list marker is not a number
     s = re.sub(r"\\[()\[\]]|\*\*|__", " ", s)  # \( \) \[ \] and Markdown bold
-    for a, b in (("−", "-"), ("–", "-"), ("×", "*"), ("·", "*"), ("÷", "/"), ("∗", "*"), ("\\times", "*"), ("\\cdot", "*")):
+    for a, b in (
+        ("−", "-"),
+        ("–", "-"),
+        ("×", "*"),
+        ("·", "*"),
+        ("÷", "/"),
+        ("∗", "*"),
+        ("\\times", "*"),
+        ("\\cdot", "*"),
+    ):
         s = s.replace(a, b)
     s = re.sub(r"\\?\$|€|£|¥", " ", s)
     for pat, rep in _WORDS:
@@ -211,8 +220,11 @@ def find_equations(text: str) -> list[Equation]:
 def _congruent(e: Equation, moduli: frozenset[int]) -> bool:
     """Every side equal modulo one modulus the text mentions ("10 = 2 modulo 8")."""
     vals = e.values
-    return bool(vals) and all(v.denominator == 1 for v in vals) and any(
-        all((a - b) % m == 0 for a, b in zip(vals, vals[1:])) for m in moduli)
+    return (
+        bool(vals)
+        and all(v.denominator == 1 for v in vals)
+        and any(all((a - b) % m == 0 for a, b in zip(vals, vals[1:])) for m in moduli)
+    )
 
 
 def _fmt(v: Fraction) -> str:
@@ -232,8 +244,10 @@ def check_arithmetic(text: str) -> tuple[float | None, str]:
     if not wrong:
         read = sum(len(e.claimed) - 1 for e in eqs if not e.text.startswith("calculator annotation"))
         if normalize(_ANNOTATION.sub(" ", text)).count("=") > read:
-            return None, (f"{len(eqs)} equation(s) correct ({'; '.join(e.text for e in eqs)}), but the step has "
-                          "formulas that are not plain arithmetic: not judged valid on part of it")
+            return None, (
+                f"{len(eqs)} equation(s) correct ({'; '.join(e.text for e in eqs)}), but the step has "
+                "formulas that are not plain arithmetic: not judged valid on part of it"
+            )
         return 1.0, f"{len(eqs)} equation(s) correct: " + "; ".join(e.text for e in eqs)
     e = wrong[0]
     if not e.values:

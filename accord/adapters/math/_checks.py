@@ -11,15 +11,15 @@ solution (:mod:`accord.adapters.math._claims`): its formulas are found and check
 from __future__ import annotations
 
 import random
-from functools import lru_cache
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 import numpy as np
 import sympy as sp
 
 from accord.adapters.math._claims import solution_check
-from accord.adapters.math._sympy_text import MathParseError, parse_sympy
 from accord.adapters.math._steps import classify, is_equation
+from accord.adapters.math._sympy_text import MathParseError, parse_sympy
 
 Result = tuple[float | None, str]
 
@@ -98,9 +98,11 @@ def _points(symbols, rng: random.Random, n: int) -> list[dict]:
 
 
 def _is_rational_function(e: sp.Expr) -> bool:
-    return all(a.is_Symbol or a.is_Rational for a in e.atoms()) and not any(
-        isinstance(p, sp.Pow) and not p.exp.is_Integer for p in e.atoms(sp.Pow)
-    ) and not e.atoms(sp.Function)
+    return (
+        all(a.is_Symbol or a.is_Rational for a in e.atoms())
+        and not any(isinstance(p, sp.Pow) and not p.exp.is_Integer for p in e.atoms(sp.Pow))
+        and not e.atoms(sp.Function)
+    )
 
 
 def is_zero(expr: sp.Expr, rng: random.Random) -> tuple[bool | None, dict | None]:
@@ -223,7 +225,11 @@ def symbolic_check(step: str, context: list[str], seed: int = 0) -> Result:
         if ok is True:
             continue
         if ok is False and not (a - b).free_symbols and premise is None:  # numbers: show the values
-            return 0.0, f"equality {i + 1} ({line.sides[i]} = {line.sides[i + 1]}) is false: the left side is {_show(a)}, the right side {_show(b)}"
+            return (
+                0.0,
+                f"equality {i + 1} ({line.sides[i]} = {line.sides[i + 1]}) is false: the left side is {_show(a)}, the "
+                f"right side {_show(b)}",
+            )
         implied, why = _follows_from(a - b, ctx, premise, rng)
         if implied is True:
             reasons.append(why)
@@ -303,7 +309,11 @@ def numeric_check(step: str, context: list[str], seed: int = 0, n_points: int = 
                 return f2, ("holds " if f2 == 1.0 else "fails ") + label
             return f2, f"agrees at {round(f2 * u2)} of {u2} random points {label}"
     if frac is None:
-        return None, f"domain problem: a side is undefined (e.g. division by zero) at {n_points - usable} of {n_points} sample points"
+        return (
+            None,
+            f"domain problem: a side is undefined (e.g. division by zero) at {n_points - usable} of {n_points} sample "
+            "points",
+        )
     return frac, f"both sides agree at {round(frac * usable)} of {usable} random points"
 
 

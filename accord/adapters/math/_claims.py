@@ -32,10 +32,8 @@ from fractions import Fraction
 
 import mpmath
 
-from accord.adapters.math._consequences import inequality_follows
-from accord.adapters.math._sequence_words import word_claims
-from accord.adapters.math._notation import imaginary_link, makes_imaginary, remainder_statements, without_remainders
 from accord.adapters.math._arithmetic import calculator_annotations
+from accord.adapters.math._consequences import inequality_follows
 from accord.adapters.math._context import (
     Facts,
     closed_value,
@@ -62,13 +60,15 @@ from accord.adapters.math._identities import (
     small_counterexample,
 )
 from accord.adapters.math._inequalities import check_inequality, conditional, domain_of
+from accord.adapters.math._notation import imaginary_link, makes_imaginary, remainder_statements, without_remainders
 from accord.adapters.math._numberfacts import number_facts
 from accord.adapters.math._parser import MathParseError, names, parse, to_text
 from accord.adapters.math._precision import compare, show, value_of
 from accord.adapters.math._quantifiers import always_claims, quantified, residue_check, residue_claims, universal_check
 from accord.adapters.math._reader import Chain, read_chains
-from accord.adapters.math._sequences import sequence_claims
 from accord.adapters.math._rewrites import first_link_rewrites, rewrite_context, written_as
+from accord.adapters.math._sequence_words import word_claims
+from accord.adapters.math._sequences import sequence_claims
 from accord.adapters.math._transforms import does_not_follow, follows, transforms
 
 
@@ -88,10 +88,13 @@ class Link:
         return f"{self.left} {self.relation} {self.right}"
 
 
-def _symbolic_link(ta, tb, facts: Facts, rewriting: bool, real: bool, text: str) -> tuple[bool | None, str, float | None]:
+def _symbolic_link(
+    ta, tb, facts: Facts, rewriting: bool, real: bool, text: str
+) -> tuple[bool | None, str, float | None]:
     seed = seed_of(text)
-    good, defined, _ = holds_at_points(ta, tb, facts, seed, real, definitions=False,
-                                        n=N_FLOAT_POINTS if real else N_POINTS, stop=not real)
+    good, defined, _ = holds_at_points(
+        ta, tb, facts, seed, real, definitions=False, n=N_FLOAT_POINTS if real else N_POINTS, stop=not real
+    )
     if defined < 3 and good == defined:
         return None, "undefined at most points (a domain problem)", None
     if good == defined:
@@ -116,13 +119,23 @@ def _symbolic_link(ta, tb, facts: Facts, rewriting: bool, real: bool, text: str)
     given = on_the_problem(ta, tb, facts, plain)  # a point on the problem's own condition, when it has one
     small = given[:3] if given else small_counterexample(ta, tb, facts, plain)
     if small is None:
-        return None, "not an identity, but it holds at small positive integers (it may depend on the domain): not checked", None
+        return (
+            None,
+            "not an identity, but it holds at small positive integers (it may depend on the domain): not checked",
+            None,
+        )
     pt, a, b = small
     at = ", ".join(f"{k} = {show(v)}" for k, v in sorted(pt.items())) + (f" (where {given[3]})" if given else "")
     if share is None:
         share = 0.0
-    return False, (f"{to_text(ta)} = {to_text(tb)} is not an identity: at {at} the left side is {show(a)}, the right "
-                   f"side {show(b)}" + (" (nor does it follow from the equations before it)" if facts.equations else "")), share
+    return (
+        False,
+        (
+            f"{to_text(ta)} = {to_text(tb)} is not an identity: at {at} the left side is {show(a)}, the right "
+            f"side {show(b)}" + (" (nor does it follow from the equations before it)" if facts.equations else "")
+        ),
+        share,
+    )
 
 
 def _closed(tree, facts: Facts, values: bool = True):
@@ -163,12 +176,19 @@ def _closed_link(rel, ta, tb, va, vb, used, facts, modulus_tree, alternative) ->
             return None, f"the modulus has no value: {exc}"
     ok = compare(rel, va, vb, ta, tb, modulus, facts.value)
     if ok is None:
-        return None, "the two sides are too close to tell apart at 50 digits" if rel != "≡" else "a congruence of non-integers"
+        return (
+            None,
+            "the two sides are too close to tell apart at 50 digits" if rel != "≡" else "a congruence of non-integers",
+        )
     if ok:
         if rel != "=":
             return True, "holds"
-        return True, f"holds: both sides are {show(va)}" if va == vb else \
-            f"holds at the precision written ({show(va)} and {show(vb)})"
+        return (
+            True,
+            f"holds: both sides are {show(va)}"
+            if va == vb
+            else f"holds at the precision written ({show(va)} and {show(vb)})",
+        )
     if alternative is not None and alternative():
         return True, "holds when read the other way (1/2x as 1/(2x), x^1/3 as x^(1/3), log as log base 10)"
     lhs, rhs = to_text(ta), to_text(tb)
@@ -184,8 +204,9 @@ def _closed_link(rel, ta, tb, va, vb, used, facts, modulus_tree, alternative) ->
     return False, f"{lhs} {rel} {rhs}{what} is false: {detail}{_with_values(used, facts)}"
 
 
-def _alternative(side_texts, rel, facts, modulus_tree) -> "callable":
+def _alternative(side_texts, rel, facts, modulus_tree) -> callable:
     """The other reading of ambiguous notation, evaluated on demand."""
+
     def holds() -> bool:
         try:
             ta = parse(side_texts[0], facts.functions, implicit_first=True)[0]
@@ -199,11 +220,13 @@ def _alternative(side_texts, rel, facts, modulus_tree) -> "callable":
         except (EvaluationError, MathParseError, ArithmeticError, ValueError):
             return False
         return False
+
     return holds
 
 
-def check_chain(chain: Chain, facts: Facts, real: bool = False,
-                cues=(frozenset(), False, False, "", None)) -> list[Link]:
+def check_chain(
+    chain: Chain, facts: Facts, real: bool = False, cues=(frozenset(), False, False, "", None)
+) -> list[Link]:
     """Verdicts on every link of one chain (a side with ``±`` is read in both branches, :func:`_both_branches`)."""
     if sum("±" in side for side in chain.sides) == 1 and not chain.continues:
         return _both_branches(chain, facts, real, cues)
@@ -225,22 +248,32 @@ def _both_branches(chain: Chain, facts: Facts, real: bool, cues) -> list[Link]:
             good = plus if plus.holds else minus
             links.append(Link(left, plus.relation, right, True, f"holds in one branch of ±: {good.reason}", 1.0))
         elif plus.holds is False and minus.holds is False:
-            links.append(Link(left, plus.relation, right, False, f"false in both branches of ±: {plus.reason}; "
-                                                                   f"{minus.reason}", 0.0))
+            links.append(
+                Link(
+                    left,
+                    plus.relation,
+                    right,
+                    False,
+                    f"false in both branches of ±: {plus.reason}; {minus.reason}",
+                    0.0,
+                )
+            )
         else:
             links.append(Link(left, plus.relation, right, None, plus.reason if plus.holds is None else minus.reason))
     record(chain, side_trees(chain, facts)[0], facts)
     return links
 
 
-def _check_chain(chain: Chain, facts: Facts, real: bool = False,
-                 cues=(frozenset(), False, False, "", None)) -> list[Link]:
+def _check_chain(
+    chain: Chain, facts: Facts, real: bool = False, cues=(frozenset(), False, False, "", None)
+) -> list[Link]:
     """Verdicts on every link of one chain; records what the chain establishes into ``facts``.
 
     ``cues``: the moduli the step mentions, whether it speaks of a contradiction, whether it
     assumes or defines (then a rewriting that is not an identity is a supposition, not checked),
     how the step presents its formulas (an aligned row, a rewrite, an equation: whether an opening
-    link between expressions with the same names is a rewrite, :mod:`accord.adapters.math._rewrites`), and the domain of the problem's names
+    link between expressions with the same names is a rewrite, :mod:`accord.adapters.math._rewrites`), and the domain
+    of the problem's names
     for inequalities with free names (None: not checked; :mod:`accord.adapters.math._inequalities`)."""
     trees, why = side_trees(chain, facts)
     texts = (["(previous)"] if chain.continues else []) + list(chain.sides)
@@ -271,9 +304,21 @@ def _check_chain(chain: Chain, facts: Facts, real: bool = False,
         opening = False
         if not rewriting and rel == "=" and not cues[2] and not chain.continues:
             rewriting = opening = first_link_rewrites(ta, tb, facts, cues[3], seed_of(chain.text))
-        link = _check_link(rel, ta, tb, left, right, facts, rewriting, real, modulus_tree,
-                           i == 0 and subject is not None,
-                           ({i, i + 1} & ambiguous or uses_bare_log(ta) or uses_bare_log(tb)), chain.text, cues)
+        link = _check_link(
+            rel,
+            ta,
+            tb,
+            left,
+            right,
+            facts,
+            rewriting,
+            real,
+            modulus_tree,
+            i == 0 and subject is not None,
+            ({i, i + 1} & ambiguous or uses_bare_log(ta) or uses_bare_log(tb)),
+            chain.text,
+            cues,
+        )
         if opening and link.holds is False:
             link = Link(link.left, rel, link.right, False, f"read as a rewrite: {link.reason}", link.score)
         links.append(link)
@@ -281,8 +326,9 @@ def _check_chain(chain: Chain, facts: Facts, real: bool = False,
     return links
 
 
-def _check_link(rel, ta, tb, left, right, facts, rewriting, real, modulus_tree, is_subject, ambiguous, text,
-                cues) -> Link:
+def _check_link(
+    rel, ta, tb, left, right, facts, rewriting, real, modulus_tree, is_subject, ambiguous, text, cues
+) -> Link:
     if modulus_tree is None and rel == "≡" and len(cues[0]) == 1:  # "(mod 8)" written outside the formula
         modulus_tree = ("num", Fraction(next(iter(cues[0]))), 0)
     if len(cues) > 7 and cues[7] and "i" in names(ta) | names(tb):  # i is the imaginary unit here
@@ -338,7 +384,9 @@ def _check_link(rel, ta, tb, left, right, facts, rewriting, real, modulus_tree, 
         if rel == "=" and all(isinstance(v, Fraction) and v.denominator == 1 for v in (va, vb)):
             for m in sorted(moduli):
                 if (va - vb) % m == 0:
-                    return Link(left, rel, right, None, f"equal modulo {m} (the step works modulo {m}): read as a congruence")
+                    return Link(
+                        left, rel, right, None, f"equal modulo {m} (the step works modulo {m}): read as a congruence"
+                    )
         if contradiction and (rel in ("<", "≤", ">", "≥") or not _computation(ta, tb, used_a + used_b)):
             return Link(left, rel, right, None, f"false as the step itself says (a contradiction): {reason}")
     return Link(left, rel, right, holds, reason, None if holds is None else float(holds))
@@ -347,6 +395,7 @@ def _check_link(rel, ta, tb, left, right, facts, rewriting, real, modulus_tree, 
 def _computation(ta, tb, used) -> bool:
     """``7·8 = 54``: a number worked out from numbers alone. Such a slip is never the contradiction
     a solution derives on purpose, whatever the next step says."""
+
     def literal(t) -> bool:
         return t[0] == "num" or t[0] == "neg" and t[1][0] == "num"
 
@@ -372,18 +421,34 @@ def check_step(question: str, steps: tuple[str, ...], step: str, real: bool = Fa
     facts.step = len(steps)
     links: list[Link] = []
     domain = None if conditional(step) else domain_of(question, tuple(steps), functions)
-    cues = (moduli_in(step), speaks_of_contradiction(step + "\n" + following), assumes(step),
-            rewrite_context(step, steps[-1] if steps and is_lead_in(steps[-1]) else ""),
-            domain, quantified(step), transforms(step, steps[-1] if steps and is_lead_in(steps[-1]) else ""),
-            makes_imaginary(question, tuple(steps)),
-            (_operated_on(steps), [question, *steps, step], step))
+    cues = (
+        moduli_in(step),
+        speaks_of_contradiction(step + "\n" + following),
+        assumes(step),
+        rewrite_context(step, steps[-1] if steps and is_lead_in(steps[-1]) else ""),
+        domain,
+        quantified(step),
+        transforms(step, steps[-1] if steps and is_lead_in(steps[-1]) else ""),
+        makes_imaginary(question, tuple(steps)),
+        (_operated_on(steps), [question, *steps, step], step),
+    )
     for rem in remainder_statements(step):  # "100 ÷ 7 = 14 remainder 2": a = b·q + r, never a ÷ b = q
         links.append(Link(rem.text, "", "", rem.holds, rem.reason, float(rem.holds)))
     step_read = without_remainders(step)
     for eq in calculator_annotations(step):  # <<expr=value>>: checked exactly, never "at the precision written"
-        links.append(Link(eq.claimed[0], "=", eq.claimed[1], eq.correct,
-                          "calculator annotation holds" if eq.correct else f"{eq.text} is wrong: {eq.claimed[0]} = "
-                          f"{show(eq.values[0]) if eq.values else 'undefined'}, not {eq.claimed[1]}", float(eq.correct)))
+        links.append(
+            Link(
+                eq.claimed[0],
+                "=",
+                eq.claimed[1],
+                eq.correct,
+                "calculator annotation holds"
+                if eq.correct
+                else f"{eq.text} is wrong: {eq.claimed[0]} = "
+                f"{show(eq.values[0]) if eq.values else 'undefined'}, not {eq.claimed[1]}",
+                float(eq.correct),
+            )
+        )
     for fact in number_facts(step):  # "1977 is not divisible by 3": numbers alone, never excused
         links.append(Link(fact.text, "", "", fact.holds, fact.reason, float(fact.holds)))
     for claim in sequence_claims(question, step) + word_claims(question, step):  # "a_5 = 31", "a_n is increasing"
@@ -393,7 +458,9 @@ def check_step(question: str, steps: tuple[str, ...], step: str, real: bool = Fa
     digits = "digit" in f"{question} {' '.join(steps)} {step}".lower()
     for chain in read_chains(step_read):
         if digits and _digit_string(chain.text):
-            links.append(Link(chain.text, "", "", None, "a number written by its digits (abcd), not a product: not read"))
+            links.append(
+                Link(chain.text, "", "", None, "a number written by its digits (abcd), not a product: not read")
+            )
             continue
         links.extend(check_chain(chain, facts, real, cues))
     end_of_step(step, facts)
@@ -401,8 +468,33 @@ def check_step(question: str, steps: tuple[str, ...], step: str, real: bool = Fa
 
 
 _DIGIT_STRING = re.compile(r"(?<![A-Za-z0-9_\\.^])(?=[a-z][a-z0-9]*[a-z])[a-z][a-z0-9]{2,}(?![A-Za-z0-9_(])")
-_WORDS = frozenset({"sqrt", "sin", "cos", "tan", "log", "exp", "mod", "gcd", "lcm", "binom", "floor", "ceil", "max",
-                    "min", "frac", "cdot", "times", "pmod", "bmod", "choose", "and", "for", "the"})
+_WORDS = frozenset(
+    {
+        "sqrt",
+        "sin",
+        "cos",
+        "tan",
+        "log",
+        "exp",
+        "mod",
+        "gcd",
+        "lcm",
+        "binom",
+        "floor",
+        "ceil",
+        "max",
+        "min",
+        "frac",
+        "cdot",
+        "times",
+        "pmod",
+        "bmod",
+        "choose",
+        "and",
+        "for",
+        "the",
+    }
+)
 
 
 def _digit_string(text: str) -> bool:
@@ -412,7 +504,7 @@ def _digit_string(text: str) -> bool:
 
 
 def _written_as(step: str, facts: Facts, real: bool, cues) -> list[Link]:
-    """"We can rewrite 2^(641-1) as (2^6)^(106) * 2^5": checked as an identity when both formulas
+    """ "We can rewrite 2^(641-1) as (2^6)^(106) * 2^5": checked as an identity when both formulas
     have the same free names (exactly when they have none); left alone otherwise."""
     out = []
     for a, b in written_as(step):
@@ -422,7 +514,9 @@ def _written_as(step: str, facts: Facts, real: bool, cues) -> list[Link]:
             continue
         if free_names(ta, facts) != free_names(tb, facts):
             continue
-        link = _check_link("=", ta, tb, a, b, facts, True, real, None, False, False, step, cues[:2] + (False,) + cues[3:])
+        link = _check_link(
+            "=", ta, tb, a, b, facts, True, real, None, False, False, step, cues[:2] + (False,) + cues[3:]
+        )
         if link.holds is not None:
             reason = link.reason if link.holds else f"written as: {link.reason}"
             out.append(Link(f"{a} written as {b}", "", "", link.holds, reason, link.score))
@@ -430,7 +524,7 @@ def _written_as(step: str, facts: Facts, real: bool, cues) -> list[Link]:
 
 
 def _always(step: str, facts: Facts) -> list[Link]:
-    """"n^2 is always even": checked on the smallest cases (:mod:`accord.adapters.math._quantifiers`)."""
+    """ "n^2 is always even": checked on the smallest cases (:mod:`accord.adapters.math._quantifiers`)."""
     out = []
     for claim in always_claims(step):
         try:
@@ -441,8 +535,9 @@ def _always(step: str, facts: Facts) -> list[Link]:
         if any(name.endswith("()") for name in free):
             continue
         domains = claim.domains or dict.fromkeys(free, "positive")
-        verdict = universal_check("≡", tree, ("num", Fraction(claim.residue), 0), ("num", Fraction(claim.modulus), 0),
-                                  facts, domains)
+        verdict = universal_check(
+            "≡", tree, ("num", Fraction(claim.residue), 0), ("num", Fraction(claim.modulus), 0), facts, domains
+        )
         if verdict is not None:
             out.append(Link(claim.text, "", "", verdict[0], f"{claim.text}: {verdict[1]}", float(verdict[0])))
     for res in residue_claims(step):
@@ -473,18 +568,24 @@ def step_verdict(links: list[Link], real: bool = False) -> tuple[float | None, s
         return 0.0, false[0].reason
     if checked and links[-1].holds is None and not links[-1].reason.startswith(_EXCUSED):
         last = links[-1]
-        return None, (f"the step's conclusion {last.text} was not checked ({last.reason}); only side relations hold: "
-                      + "; ".join(ln.text for ln in checked[:3]) + (" ..." if len(checked) > 3 else ""))
+        return None, (
+            f"the step's conclusion {last.text} was not checked ({last.reason}); only side relations hold: "
+            + "; ".join(ln.text for ln in checked[:3])
+            + (" ..." if len(checked) > 3 else "")
+        )
     if checked:
         return 1.0, f"{len(checked)} relation(s) hold: " + "; ".join(
-            f"{ln.text} ({ln.reason})" for ln in checked[:3]) + (" ..." if len(checked) > 3 else "")
+            f"{ln.text} ({ln.reason})" for ln in checked[:3]
+        ) + (" ..." if len(checked) > 3 else "")
     if not links:
         return None, "no checkable claim (no relation found)"
     reasons = list(dict.fromkeys(f"{ln.text}: {ln.reason}" for ln in links))
     return None, "no checkable claim: " + "; ".join(reasons[:3]) + (" ..." if len(reasons) > 3 else "")
 
 
-def solution_check(question: str, steps: list[str], step: str, real: bool = False, following: str = "") -> tuple[float | None, str]:
+def solution_check(
+    question: str, steps: list[str], step: str, real: bool = False, following: str = ""
+) -> tuple[float | None, str]:
     """The judge-facing entry point (runs in a time-limited worker).
 
     A lead-in (a step ending in ":") and the display after it are one claim, attributed to the
@@ -508,6 +609,5 @@ def _operated_on(steps: tuple[str, ...]) -> list[str]:
 
 
 def is_lead_in(step: str) -> bool:
-    """"We can simplify the expression as follows:" — its claim is the formula on the next line."""
+    """ "We can simplify the expression as follows:" — its claim is the formula on the next line."""
     return step.rstrip().endswith(":")
-

@@ -38,7 +38,9 @@ class AnswerConfig:
 @dataclass(frozen=True)
 class GradeConfig:
     computed_rel_tol: float = 1e-25  # two irrationals evaluated to 40 digits
-    min_rounded_digits: int = 3  # a written decimal matches a value it rounds or truncates only with this many significant digits
+    min_rounded_digits: int = (
+        3  # a written decimal matches a value it rounds or truncates only with this many significant digits
+    )
     singleton_matches_element: bool = True  # {3} and "3 is the only value" equal 3
     timeout_s: float = 5.0  # math-verify's verify, used only when sample points cannot decide
 

@@ -40,8 +40,9 @@ def numeric_point(left, right, x: str, free: list[str], facts: Facts, rng: rando
 
     def f(v):
         point = dict(fixed, **{x: v})
-        return approx(left, lambda n: point[n] if n in point else facts.value(n)) - \
-            approx(right, lambda n: point[n] if n in point else facts.value(n))
+        return approx(left, lambda n: point[n] if n in point else facts.value(n)) - approx(
+            right, lambda n: point[n] if n in point else facts.value(n)
+        )
 
     with mpmath.workdps(60):
         for start in (1, 2, 5, 0.5):
@@ -70,7 +71,7 @@ def holds_at(ta, tb, point: dict, facts: Facts) -> tuple[bool | None, object, ob
 
 
 def _sign_facts(texts: list[str], functions: frozenset[str]) -> list[tuple[str, str]]:
-    """"a > 0", "b ≠ 0", "0 < c" in the problem and the steps: (name, relation to 0)."""
+    """ "a > 0", "b ≠ 0", "0 < c" in the problem and the steps: (name, relation to 0)."""
     out = []
     flip = {"<": ">", ">": "<", "≤": "≥", "≥": "≤", "≠": "≠"}
     for text in texts:
@@ -100,8 +101,9 @@ def _draw(rng: random.Random, domain) -> Fraction:
     return -v if domain.sign == "real" and rng.random() < 0.5 else v
 
 
-def inequality_follows(rel: str, ta, tb, facts: Facts, domain, before: list[str], context: list[str],
-                       step: str, seed: int) -> tuple[bool, str] | None:
+def inequality_follows(
+    rel: str, ta, tb, facts: Facts, domain, before: list[str], context: list[str], step: str, seed: int
+) -> tuple[bool, str] | None:
     """(False, the evidence) when ``ta REL tb`` fails at an admissible point where the inequality of
     ``before`` (the step before) in the same names holds; (True, why) when it holds at every such
     point; None when not checked (see the module docstring)."""
@@ -146,11 +148,15 @@ def inequality_follows(rel: str, ta, tb, facts: Facts, domain, before: list[str]
         if admissible < MIN_ADMISSIBLE:
             return None
         if found is None:
-            return True, (f"follows from the inequality before it, {to_text(a0)} {r0} {to_text(b0)} (holds at "
-                          f"{admissible} {domain.sign} points where it holds)")
+            return True, (
+                f"follows from the inequality before it, {to_text(a0)} {r0} {to_text(b0)} (holds at "
+                f"{admissible} {domain.sign} points where it holds)"
+            )
         point, a, b = found
         at = ", ".join(f"{k} = {show(v)}" for k, v in sorted(point.items()))
-        return False, (f"{to_text(ta)} {rel} {to_text(tb)} does not follow from the inequality before it, {to_text(a0)} "
-                       f"{r0} {to_text(b0)}: at {at} ({domain.sign}{' integers' if domain.integers else ''}), where that "
-                       f"inequality holds, the left side is {show(a)}, the right side {show(b)}")
+        return False, (
+            f"{to_text(ta)} {rel} {to_text(tb)} does not follow from the inequality before it, {to_text(a0)} "
+            f"{r0} {to_text(b0)}: at {at} ({domain.sign}{' integers' if domain.integers else ''}), where that "
+            f"inequality holds, the left side is {show(a)}, the right side {show(b)}"
+        )
     return None

@@ -23,8 +23,8 @@ from fractions import Fraction
 from functools import lru_cache
 from itertools import takewhile
 
-from accord.adapters.math._notation import expand_ellipsis
 from accord.adapters.math._evaluate import EvaluationError, NotExact, Unknown, approx, exact, key
+from accord.adapters.math._notation import expand_ellipsis
 from accord.adapters.math._parser import MathParseError, names, parse
 from accord.adapters.math._reader import Chain, applied_names, ends_with_formula, read_chains
 
@@ -44,9 +44,16 @@ class Facts:
     last_subject: str | None = None
     step: int = -1  # index of the step being read (-1: the problem)
 
-    def copy(self) -> "Facts":
-        return Facts(self.functions, {k: list(v) for k, v in self.values.items()}, dict(self.definitions),
-                     list(self.equations), self.last_side, self.last_subject, self.step)
+    def copy(self) -> Facts:
+        return Facts(
+            self.functions,
+            {k: list(v) for k, v in self.values.items()},
+            dict(self.definitions),
+            list(self.equations),
+            self.last_side,
+            self.last_subject,
+            self.step,
+        )
 
     def value(self, name: str):
         """The value of a name or applied function usable in the current step (Unknown if none)."""
@@ -112,7 +119,9 @@ def record(chain: Chain, trees: list, facts: Facts) -> None:
         subject = subject_key(trees[0], facts)
     if subject is not None:
         value = None
-        run = list(takewhile(lambda t: t is not _STOP, (t if r == "=" else _STOP for t, r in zip(trees[1:], chain.relations))))
+        run = list(
+            takewhile(lambda t: t is not _STOP, (t if r == "=" else _STOP for t, r in zip(trees[1:], chain.relations)))
+        )
         for t in reversed(run):
             if t is None:
                 continue

@@ -15,7 +15,8 @@ _MODULI = re.compile(r"(?:\b(?:mod(?:ulo)?|pmod|bmod)\b|\\pmod)\s*[{(]?\s*(\d+)"
 _CONTRADICTION = re.compile(
     r"contradict|impossible|not possible|absurd|cannot be|can't be|is not true|not hold|false|"
     r"not an integer|no (?:integer |positive |real )?solutions?|not (?:divisible|congruent|equal)|≢|\\not\\equiv|\\neq",
-    re.IGNORECASE)
+    re.IGNORECASE,
+)
 
 
 _ASSUMING = re.compile(r"\b(?:let|suppose|assume|assuming|define|denote|substitut\w*)\b", re.IGNORECASE)

@@ -4,7 +4,8 @@ Letters-only words of up to four letters that are not listed here (``ab``, ``xyz
 read as products of variables; these are not.
 """
 
-COMMON_WORDS = frozenset("""
+COMMON_WORDS = frozenset(
+    """
 a an the is are was be been am do does did we us our you i he she it its they them their this that
 these those so to of in on at by or and as if then than for from with into onto not no yes all any
 each some one two six ten can has have had get got let may must will shall would could should also
@@ -16,4 +17,5 @@ same term terms part what else next last first end ends done good know kind once
 root roots base line side sides zero four five nine one's area half time times plus minus over
 into upon onto via like unit units days day year week hour sort item list pair pairs mean must
 order prime primes both sign open well left right top bottom seat seats ball balls box boxes cell
-""".split())
+""".split()
+)

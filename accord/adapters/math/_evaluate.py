@@ -13,8 +13,8 @@ value), :class:`TooLarge` or :class:`Undefined` (division by zero, ``sqrt(-1)``,
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Mapping
 from fractions import Fraction
-from typing import Callable, Mapping
 
 import mpmath
 
@@ -62,8 +62,7 @@ def _digits(nbits: int | float) -> str:
 def _refuse(tree, nbits: int | float) -> TooLarge:
     text = to_text(tree)
     text = text if len(text) <= 40 else text[:37] + "..."
-    return TooLarge(f"refused to evaluate {text}: its value would have {_digits(nbits)} "
-                    f"(limit {_digits(MAX_BITS)})")
+    return TooLarge(f"refused to evaluate {text}: its value would have {_digits(nbits)} (limit {_digits(MAX_BITS)})")
 
 
 def key(name: str, args: tuple) -> str:
@@ -157,6 +156,7 @@ def env_lookup(env: Mapping[str, object]) -> Lookup:
             return env[k]
         except KeyError:
             raise Unknown(k) from None
+
     return look
 
 
@@ -234,7 +234,9 @@ def _exact_call(tree, look: Lookup) -> Fraction:
         ints = [_integer(v, fn) for v in vals]
         return Fraction(math.gcd(*ints) if fn == "gcd" else math.lcm(*ints))
     if fn == "binom":
-        return Fraction(_binom(tree, _integer(vals[0], "binomial coefficient"), _integer(vals[1], "binomial coefficient")))
+        return Fraction(
+            _binom(tree, _integer(vals[0], "binomial coefficient"), _integer(vals[1], "binomial coefficient"))
+        )
     if fn == "factorial":
         return Fraction(_factorial(tree, _integer(vals[0], "factorial")))
     if fn == "log":
@@ -251,8 +253,16 @@ def _exact_call(tree, look: Lookup) -> Fraction:
     raise Undefined(f"unknown function {fn}")
 
 
-_MP_FUNCS = {"exp": mpmath.exp, "ln": mpmath.log, "sin": mpmath.sin, "cos": mpmath.cos, "tan": mpmath.tan,
-             "cot": mpmath.cot, "sec": mpmath.sec, "csc": mpmath.csc}
+_MP_FUNCS = {
+    "exp": mpmath.exp,
+    "ln": mpmath.log,
+    "sin": mpmath.sin,
+    "cos": mpmath.cos,
+    "tan": mpmath.tan,
+    "cot": mpmath.cot,
+    "sec": mpmath.sec,
+    "csc": mpmath.csc,
+}
 
 
 def _mp(v) -> mpmath.mpf:

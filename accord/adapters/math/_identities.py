@@ -28,8 +28,16 @@ N_FLOAT_POINTS = 16
 class RandomPoint:
     """A random point: free names and unknown applied values get random numbers, memoised."""
 
-    def __init__(self, facts: Facts, rng: random.Random, real: bool, fixed: dict | None = None,
-                 definitions: bool = False, depth: int = 0, integers: bool = False):
+    def __init__(
+        self,
+        facts: Facts,
+        rng: random.Random,
+        real: bool,
+        fixed: dict | None = None,
+        definitions: bool = False,
+        depth: int = 0,
+        integers: bool = False,
+    ):
         self.facts, self.rng, self.real = facts, rng, real
         self.assigned: dict[str, object] = dict(fixed or {})
         self.definitions = definitions
@@ -94,8 +102,9 @@ def integer_only(tree) -> bool:
     return any(integer_only(c) for c in children(tree))
 
 
-def holds_at_points(ta, tb, facts: Facts, seed: int, real: bool, definitions: bool, solve=None, n=N_POINTS,
-                     stop: bool = False):
+def holds_at_points(
+    ta, tb, facts: Facts, seed: int, real: bool, definitions: bool, solve=None, n=N_POINTS, stop: bool = False
+):
     """(agreeing points, defined points, first disagreeing point) of ``a = b`` at random points
     (random positive integers when a side needs integers); with ``stop``, it returns at the first
     disagreement."""

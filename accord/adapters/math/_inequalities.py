@@ -36,7 +36,9 @@ _INTEGER = re.compile(r"\bintegers?\b|\bnatural numbers?\b|\\mathbb\{[NZ]\}", re
 _CONDITIONAL = re.compile(
     r"\b(?:if|when|whenever|suppose|assume|assuming|let|case|wlog|without loss|either|whether|need|want|goal|"
     r"suffices?|show|prove|claim|would|must|should|try|otherwise|unless|equality|maximi[sz]\w*|minimi[sz]\w*|"
-    r"contradict\w*|impossible|false|not)\b|\?", re.IGNORECASE)
+    r"contradict\w*|impossible|false|not)\b|\?",
+    re.IGNORECASE,
+)
 
 
 @dataclass(frozen=True)
@@ -62,8 +64,9 @@ def _constrained(texts: list[str], functions: frozenset[str]) -> set[str]:
                 trees = [parse_side(s, functions)[0] for s in chain.sides]
             except MathParseError:
                 continue
-            for (a, b), rel in zip(zip(trees, trees[1:]), chain.relations[-len(trees) + 1:] if chain.continues
-                                   else chain.relations):
+            for (a, b), rel in zip(
+                zip(trees, trees[1:]), chain.relations[-len(trees) + 1 :] if chain.continues else chain.relations
+            ):
                 if rel == "=" or rel in _ORDER and _simple(a) and _simple(b) and not _zero(a) and not _zero(b):
                     out |= names(a) | names(b)
     return out
@@ -89,8 +92,11 @@ def domain_of(question: str, steps: tuple[str, ...], functions: frozenset[str]) 
 
 
 _INLINE = re.compile(r"\$([^$]+)\$|\\\((.+?)\\\)")
-_LISTED = re.compile(r"\b(?:let|if|where|numbers|reals|integers)\s+((?:[a-z]\s*,\s*)*[a-z](?:\s*,?\s*and\s+[a-z])?)\s+"
-                     r"(?:be|are|is|satisfy|such)\b", re.IGNORECASE)
+_LISTED = re.compile(
+    r"\b(?:let|if|where|numbers|reals|integers)\s+((?:[a-z]\s*,\s*)*[a-z](?:\s*,?\s*and\s+[a-z])?)\s+"
+    r"(?:be|are|is|satisfy|such)\b",
+    re.IGNORECASE,
+)
 _SUBSCRIPTED = re.compile(r"(?<![A-Za-z\\])[A-Za-z]_\{?[A-Za-z0-9]+\}?")
 
 
@@ -161,9 +167,11 @@ def check_inequality(rel: str, ta, tb, facts: Facts, domain: Domain | None, seed
         tried += 1
         if ok is False:
             at = ", ".join(f"{k} = {show(v)}" for k, v in sorted(point.items()))
-            return False, (f"the inequality {to_text(ta)} {rel} {to_text(tb)} fails at {at} ({domain.sign}"
-                           f"{' integers' if domain.integers else ''}): the left side is {show(a)}, the right side "
-                           f"{show(b)}")
+            return False, (
+                f"the inequality {to_text(ta)} {rel} {to_text(tb)} fails at {at} ({domain.sign}"
+                f"{' integers' if domain.integers else ''}): the left side is {show(a)}, the right side "
+                f"{show(b)}"
+            )
     if tried < 6:
         return None, "an inequality accord could evaluate at too few admissible points: not checked"
     return True, f"holds at {tried} random {domain.sign} points"

@@ -21,13 +21,13 @@ The symbolic and numeric judges read steps two ways (``mode``):
 from __future__ import annotations
 
 import re
-from typing import Sequence
+from collections.abc import Sequence
 
 from accord.adapters.math import _checks as checks
 from accord.adapters.math._arithmetic import check_arithmetic
 from accord.adapters.math._claims import solution_check
-from accord.adapters.math._reader import formulas
 from accord.adapters.math._limited import run
+from accord.adapters.math._reader import formulas
 from accord.adapters.math._sympy_text import extract, same
 from accord.protocols import JudgeScore, StepContext
 
@@ -61,8 +61,9 @@ def _check_mode(mode: str) -> str:
 
 def _solution_scores(ctx: StepContext, candidates: Sequence[str], real: bool, timeout: float) -> list[JudgeScore]:
     following = str(ctx.metadata.get("next_step", "") or "")
-    return [_limited(solution_check, ctx.question, list(ctx.steps), c, real, following, timeout=timeout)
-            for c in candidates]
+    return [
+        _limited(solution_check, ctx.question, list(ctx.steps), c, real, following, timeout=timeout) for c in candidates
+    ]
 
 
 class ArithmeticJudge:
@@ -79,8 +80,9 @@ class SymbolicEquivalenceJudge:
     """The step's relations hold (exactly, or as identities, or as consequences of what came
     before): 1.0, or 0.0 with the failing relation and its evaluation or counterexample."""
 
-    def __init__(self, name: str = "symbolic", timeout: float = DEFAULT_TIMEOUT_S, seed: int = 0,
-                 mode: str = "derivation"):
+    def __init__(
+        self, name: str = "symbolic", timeout: float = DEFAULT_TIMEOUT_S, seed: int = 0, mode: str = "derivation"
+    ):
         self.name = name
         self.timeout = _check_timeout(timeout)
         self.seed = seed
@@ -100,8 +102,14 @@ class NumericSamplingJudge:
     """Fraction of random points where both sides agree; undefined points (division by zero)
     are reported as a domain problem, not as a wrong step."""
 
-    def __init__(self, name: str = "numeric", timeout: float = DEFAULT_TIMEOUT_S, seed: int = 0, n_points: int = 24,
-                 mode: str = "derivation"):
+    def __init__(
+        self,
+        name: str = "numeric",
+        timeout: float = DEFAULT_TIMEOUT_S,
+        seed: int = 0,
+        n_points: int = 24,
+        mode: str = "derivation",
+    ):
         if n_points < 2:
             raise ValueError(f"n_points must be >= 2, got {n_points}")
         self.name = name
@@ -142,7 +150,11 @@ def final_answer_check(candidate: str, reference: str) -> tuple[float | None, st
         if not pred:
             return None, "no answer found in the step"
         ok = same(gold, pred)
-        return (1.0, f"answer {pred[-1]} matches {gold[-1]}") if ok else (0.0, f"answer {pred[-1]} differs from {gold[-1]}")
+        return (
+            (1.0, f"answer {pred[-1]} matches {gold[-1]}")
+            if ok
+            else (0.0, f"answer {pred[-1]} differs from {gold[-1]}")
+        )
     numbers = list(dict.fromkeys(_NUMBER.findall(candidate)))
     pieces = list(dict.fromkeys(numbers + [f for f in formulas(candidate) if not _NUMBER.fullmatch(f.strip())]))
     whole = extract(candidate)
@@ -156,7 +168,10 @@ def final_answer_check(candidate: str, reference: str) -> tuple[float | None, st
             return 1.0, f"the step states {piece.strip()}, which matches {gold[-1]}"
     if len(numbers) == 1 and len(pieces) == 1:
         return 0.0, f"answer {numbers[0]} differs from {gold[-1]}"
-    return None, f"no number or formula in the step equals {gold[-1]} (it states {', '.join(p.strip() for p in pieces[:4])})"
+    return (
+        None,
+        f"no number or formula in the step equals {gold[-1]} (it states {', '.join(p.strip() for p in pieces[:4])})",
+    )
 
 
 class FinalAnswerJudge:
@@ -165,8 +180,13 @@ class FinalAnswerJudge:
     (``ctx.metadata["final"]``) or a step with a ``\\boxed{}`` answer: a number in an
     intermediate step is not an answer."""
 
-    def __init__(self, reference: str | None = None, name: str = "final_answer", timeout: float = DEFAULT_TIMEOUT_S,
-                 scope: str = "any"):
+    def __init__(
+        self,
+        reference: str | None = None,
+        name: str = "final_answer",
+        timeout: float = DEFAULT_TIMEOUT_S,
+        scope: str = "any",
+    ):
         if scope not in FINAL_SCOPES:
             raise ValueError(f"scope must be one of {', '.join(FINAL_SCOPES)}, got {scope!r}")
         self.name = name

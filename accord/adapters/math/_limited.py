@@ -8,8 +8,9 @@ outcome, not an exception: the step judges report ``why``, answer parsing falls 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 from accord.timelimit import CheckError, CheckTimeout, call_with_limit
 

@@ -52,11 +52,21 @@ def remainder_statements(step: str) -> list[Remainder]:
         if a == b * q + r and 0 <= r < b:
             out.append(Remainder(text, True, f"{text} holds: {a} = {b}·{q} + {r}"))
         elif a != b * q + r:
-            out.append(Remainder(text, False, f"{text} is false: {b}·{q} + {r} = {b * q + r}, not {a} "
-                                              f"({a} ÷ {b} = {a // b} remainder {a % b})"))
+            out.append(
+                Remainder(
+                    text,
+                    False,
+                    f"{text} is false: {b}·{q} + {r} = {b * q + r}, not {a} ({a} ÷ {b} = {a // b} remainder {a % b})",
+                )
+            )
         else:
-            out.append(Remainder(text, False, f"{text} is false: a remainder is less than {b} "
-                                              f"({a} ÷ {b} = {a // b} remainder {a % b})"))
+            out.append(
+                Remainder(
+                    text,
+                    False,
+                    f"{text} is false: a remainder is less than {b} ({a} ÷ {b} = {a // b} remainder {a % b})",
+                )
+            )
     return out
 
 
@@ -179,7 +189,7 @@ def expand_ellipsis(text: str) -> str | None:
                 run = _pattern(before[first:], last)
                 if run is not None:
                     joined = ops[0] if ops == "+" else "*"
-                    kept = [t.strip() for t in terms[:first]] + run + [t.strip() for t in terms[k + 2:]]
+                    kept = [t.strip() for t in terms[:first]] + run + [t.strip() for t in terms[k + 2 :]]
                     expanded = "(" + f" {joined} ".join(kept) + ")"
                     break
             if expanded is not None:
@@ -224,4 +234,7 @@ def imaginary_link(rel: str, ta, tb) -> tuple[bool | None, str]:
     what = f"{to_text(ta)} {rel} {to_text(tb)}"
     if rel == "≠":
         return False, f"{what} is false with i the imaginary unit: both sides are {sp.nsimplify(a)}"
-    return False, f"{what} is false with i the imaginary unit: the left side is {sp.expand(a)}, the right side {sp.expand(b)}"
+    return (
+        False,
+        f"{what} is false with i the imaginary unit: the left side is {sp.expand(a)}, the right side {sp.expand(b)}",
+    )

@@ -25,10 +25,21 @@ _FACTS = [
     ("divisible", re.compile(r"(?:is|are)\s+" + _NOT + r"(?:a|an)\s+(?:integer\s+)?multiple\s+of\s+" + _NUM, re.I)),
     ("divides", re.compile(r"(?:is|are)\s+" + _NOT + r"(?:a|an)\s+(?:factor|divisor)\s+of\s+" + _NUM, re.I)),
     ("divides", re.compile(r"(does\s+not\s+|doesn't\s+)?divides?\s+" + _NUM, re.I)),
-    ("prime", re.compile(r"(?:is|are)\s+" + _NOT + r"(?:a\s+|an\s+)?(prime|composite|even|odd)\b(?!\s+(?:factor|divisor|power))",
-                         re.I)),
-    ("compare", re.compile(r"(?:which\s+)?is\s+" + _NOT + r"(greater|larger|bigger|more|less|smaller|fewer)\s+than\s+"
-                           r"(or\s+equal\s+to\s+)?(-?\d{1,40}(?:/\d{1,40}|\.\d+)?)(?![\d^*/+\-(])", re.I)),
+    (
+        "prime",
+        re.compile(
+            r"(?:is|are)\s+" + _NOT + r"(?:a\s+|an\s+)?(prime|composite|even|odd)\b(?!\s+(?:factor|divisor|power))",
+            re.I,
+        ),
+    ),
+    (
+        "compare",
+        re.compile(
+            r"(?:which\s+)?is\s+" + _NOT + r"(greater|larger|bigger|more|less|smaller|fewer)\s+than\s+"
+            r"(or\s+equal\s+to\s+)?(-?\d{1,40}(?:/\d{1,40}|\.\d+)?)(?![\d^*/+\-(])",
+            re.I,
+        ),
+    ),
     ("coprime", re.compile(r"are\s+" + _NOT + r"(?:co-?prime|relatively\s+prime)\b", re.I)),
 ]
 _SUBJECT = re.compile(r"(?:(?<![\w.])([A-Za-z](?:_\w+)?)\s*=\s*)?(?<![\w.^,])" + r"(\d{1,40})\s+$")
@@ -36,7 +47,9 @@ _PAIR = re.compile(r"(?<![\w.^,])(\d{1,40})\s+and\s+(\d{1,40})\s+$")
 _OPERATOR = re.compile(r"[-+*/^·×=({\[|\\_!<>≤≥]\s*$")
 _HYPOTHESIS = re.compile(
     r"\b(?:if|whether|suppose|supposing|assume|assuming|let|check|test|need|want|would|could|might|should|"
-    r"unless|when|whenever|iff|only if)\b|\?", re.I)
+    r"unless|when|whenever|iff|only if)\b|\?",
+    re.I,
+)
 _SENTENCE = re.compile(r"(?<=[.;!?])\s+|\n")
 MAX_PRIME = 10**30
 
@@ -55,19 +68,21 @@ def _subject(before: str, pair_wanted: bool) -> list[int] | None:
     if end:
         return [int(end.group(1))]
     pair = _PAIR.search(before) if pair_wanted else None
-    if pair and not _OPERATOR.search(before[:pair.start()]):
+    if pair and not _OPERATOR.search(before[: pair.start()]):
         return [int(pair.group(1)), int(pair.group(2))]
     m = _SUBJECT.search(before)
     if not m:
         return None
-    if _OPERATOR.search(before[:m.start()]) and not m.group(1):
+    if _OPERATOR.search(before[: m.start()]) and not m.group(1):
         return None
-    if m.group(1) and _OPERATOR.search(before[:m.start()]):
+    if m.group(1) and _OPERATOR.search(before[: m.start()]):
         return None
     return [int(m.group(2))]
 
 
-def _judge(kind: str, negated: bool, word: str, subject: list[int], other, strict_not: bool = False) -> tuple[bool, str] | None:
+def _judge(
+    kind: str, negated: bool, word: str, subject: list[int], other, strict_not: bool = False
+) -> tuple[bool, str] | None:
     if kind == "coprime":
         if len(subject) != 2:
             return None
@@ -99,8 +114,13 @@ def _judge(kind: str, negated: bool, word: str, subject: list[int], other, stric
             prime = sympy.isprime(n)
             claim = prime if word == "prime" else (not prime and n > 1)
             f = sympy.factorint(n) if not prime and n > 1 else {}
-            why = (f"{n} is prime" if prime else
-                   f"{n} = " + "·".join(f"{p}^{e}" if e > 1 else str(p) for p, e in sorted(f.items())) if f else f"{n} is not prime")
+            why = (
+                f"{n} is prime"
+                if prime
+                else f"{n} = " + "·".join(f"{p}^{e}" if e > 1 else str(p) for p, e in sorted(f.items()))
+                if f
+                else f"{n} is not prime"
+            )
     return claim != negated, why
 
 
@@ -111,7 +131,7 @@ def number_facts(step: str) -> list[NumberFact]:
     for sentence in _SENTENCE.split(text):
         for kind, pat in _FACTS:
             for m in pat.finditer(sentence):
-                before = sentence[:m.start()]
+                before = sentence[: m.start()]
                 if _HYPOTHESIS.search(before):
                     continue
                 subject = _subject(before, kind == "coprime")
@@ -123,14 +143,18 @@ def number_facts(step: str) -> list[NumberFact]:
                 word = groups[1] if kind in ("prime", "compare") else ""
                 if kind == "compare":
                     other = Fraction(groups[3])
-                if other is not None and re.match(r"\s*[-+*/^·×!(]|\s*\d", sentence[m.end():]):
+                if other is not None and re.match(r"\s*[-+*/^·×!(]|\s*\d", sentence[m.end() :]):
                     continue  # "divisible by 2^3", "a multiple of 3 + 1": an expression, not a number
                 if m.group(0).lower().startswith("are") and len(subject) == 1:
                     continue  # "2, 4, 7 are even": a list, read only as a pair
                 verdict = _judge(kind, negated, word, subject, other, kind == "compare" and bool(groups[2]))
                 if verdict is None:
                     continue
-                said = " and ".join(map(str, subject)) + (", " if m.group(0).startswith("which") else " ") + m.group(0).strip()
+                said = (
+                    " and ".join(map(str, subject))
+                    + (", " if m.group(0).startswith("which") else " ")
+                    + m.group(0).strip()
+                )
                 holds, why = verdict
                 out.append(NumberFact(said, holds, f"{said} is {'true' if holds else 'false'}: {why}"))
     return out

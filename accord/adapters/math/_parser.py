@@ -25,27 +25,112 @@ from accord.adapters.math._latex import ELLIPSIS, LatexError, from_latex
 
 MAX_LENGTH = 2000
 CALLS = {  # known functions and their number of arguments (None: any number >= 1)
-    "sqrt": 1, "root": 2, "exp": 1, "ln": 1, "log": 1, "sin": 1, "cos": 1, "tan": 1, "cot": 1, "sec": 1,
-    "csc": 1, "abs": 1, "floor": 1, "ceil": 1, "gcd": None, "lcm": None, "max": None, "min": None,
-    "binom": 2, "factorial": 1,
+    "sqrt": 1,
+    "root": 2,
+    "exp": 1,
+    "ln": 1,
+    "log": 1,
+    "sin": 1,
+    "cos": 1,
+    "tan": 1,
+    "cot": 1,
+    "sec": 1,
+    "csc": 1,
+    "abs": 1,
+    "floor": 1,
+    "ceil": 1,
+    "gcd": None,
+    "lcm": None,
+    "max": None,
+    "min": None,
+    "binom": 2,
+    "factorial": 1,
 }
 CONSTANTS = ("pi",)
 GREEK = {
-    "alpha", "beta", "gamma", "delta", "epsilon", "varepsilon", "zeta", "eta", "theta", "vartheta", "iota",
-    "kappa", "lamda", "mu", "nu", "xi", "rho", "sigma", "tau", "upsilon", "phi", "varphi", "chi", "psi",
-    "omega", "Gamma", "Delta", "Theta", "Lambda", "Xi", "Pi", "Sigma", "Phi", "Psi", "Omega",
+    "alpha",
+    "beta",
+    "gamma",
+    "delta",
+    "epsilon",
+    "varepsilon",
+    "zeta",
+    "eta",
+    "theta",
+    "vartheta",
+    "iota",
+    "kappa",
+    "lamda",
+    "mu",
+    "nu",
+    "xi",
+    "rho",
+    "sigma",
+    "tau",
+    "upsilon",
+    "phi",
+    "varphi",
+    "chi",
+    "psi",
+    "omega",
+    "Gamma",
+    "Delta",
+    "Theta",
+    "Lambda",
+    "Xi",
+    "Pi",
+    "Sigma",
+    "Phi",
+    "Psi",
+    "Omega",
 }
 _UNICODE = {
-    "−": "-", "–": "-", "—": "-", "×": "*", "·": "*", "⋅": "*", "∗": "*", "÷": "/", "²": "^2", "³": "^3",
-    "⁴": "^4", "√": " sqrt", "π": " pi ", "∞": "¿infinity", "±": "¿plus-or-minus", "∓": "¿minus-or-plus",
-    "∑": "¿sum", "∏": "¿product", "∫": "¿integral", "…": ELLIPSIS, "′": "¿prime", "'": "¿prime",
-    "α": " alpha ", "β": " beta ", "γ": " gamma ", "δ": " delta ", "θ": " theta ", "λ": " lamda ",
-    "μ": " mu ", "σ": " sigma ", "φ": " phi ", "ω": " omega ", "Δ": " Delta ",
+    "−": "-",
+    "–": "-",
+    "—": "-",
+    "×": "*",
+    "·": "*",
+    "⋅": "*",
+    "∗": "*",
+    "÷": "/",
+    "²": "^2",
+    "³": "^3",
+    "⁴": "^4",
+    "√": " sqrt",
+    "π": " pi ",
+    "∞": "¿infinity",
+    "±": "¿plus-or-minus",
+    "∓": "¿minus-or-plus",
+    "∑": "¿sum",
+    "∏": "¿product",
+    "∫": "¿integral",
+    "…": ELLIPSIS,
+    "′": "¿prime",
+    "'": "¿prime",
+    "α": " alpha ",
+    "β": " beta ",
+    "γ": " gamma ",
+    "δ": " delta ",
+    "θ": " theta ",
+    "λ": " lamda ",
+    "μ": " mu ",
+    "σ": " sigma ",
+    "φ": " phi ",
+    "ω": " omega ",
+    "Δ": " Delta ",
 }
 _UNREAD_WORDS = {
-    "infinity": "infinity", "sum": "a sum", "product": "a product sign", "integral": "an integral",
-    "prime": "a prime (derivative) mark", "plus-or-minus": "±", "minus-or-plus": "∓", "lim": "a limit",
-    "set": "a set", "mid": "divisibility", "percent": "a percentage",
+    "infinity": "infinity",
+    "sum": "a sum",
+    "product": "a product sign",
+    "integral": "an integral",
+    "prime": "a prime (derivative) mark",
+    "plus-or-minus": "±",
+    "minus-or-plus": "∓",
+    "lim": "a limit",
+    "set": "a set",
+    "mid": "divisibility",
+    "percent": "a percentage",
 }
 _SUBSCRIPT_WORDS = re.compile(r"min|max|odd|even|total|new|old|sum|avg|mean|final|init|start|end|opt")
 _TOKEN = re.compile(
@@ -86,7 +171,7 @@ def tokens(s: str) -> list[tuple[str, str]]:
     while pos < len(s):
         m = _TOKEN.match(s, pos)
         if not m:
-            raise MathParseError(f"cannot read {s[pos:pos + 12]!r}")
+            raise MathParseError(f"cannot read {s[pos : pos + 12]!r}")
         pos = m.end()
         kind = m.lastgroup
         if kind == "space":
@@ -430,7 +515,11 @@ def to_text(tree) -> str:
 
 def _wrap(tree, ctx: str) -> str:
     text = to_text(tree)
-    tight = {"add": ("add", "mod"), "mul": ("add", "neg", "mod", "div"), "pow": ("add", "mul", "div", "neg", "pow", "mod", "fact")}
+    tight = {
+        "add": ("add", "mod"),
+        "mul": ("add", "neg", "mod", "div"),
+        "pow": ("add", "mul", "div", "neg", "pow", "mod", "fact"),
+    }
     if tree[0] in tight[ctx] or (tree[0] == "num" and ctx == "pow" and tree[1].denominator != 1 and not tree[2]):
         return f"({text})"
     return text

@@ -161,5 +161,3 @@ def compare(rel: str, a, b, ta, tb, modulus, look=None) -> bool | None:
         return None  # an inequality between (nearly) equal approximations: not decided
     fa, fb = (a, b) if exact_pair else (as_mp(a), as_mp(b))
     return {"<": fa < fb, "≤": fa <= fb, ">": fa > fb, "≥": fa >= fb}[rel]
-
-

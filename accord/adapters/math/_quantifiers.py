@@ -25,14 +25,17 @@ from accord.adapters.math._precision import show
 _KINDS = r"(?:(?:positive|natural|odd|even|prime|nonnegative|non-negative)\s+)*"
 _NOUNS = r"(?:(?:integers?|natural\s+numbers?|numbers?|primes?|prime\s+numbers?|values?\s+of)\s+)?"
 _ONE = _KINDS + _NOUNS + r"(?<!\w)([A-Za-z](?:_\w+)?)(?![\w(])"
-_QUANTIFIER = re.compile(r"\bfor\s+(?:all|any|every|each)\s+(" + _ONE + r"(?:\s*(?:,|and)\s*" + _ONE + r")*)",
-                         re.IGNORECASE)
+_QUANTIFIER = re.compile(
+    r"\bfor\s+(?:all|any|every|each)\s+(" + _ONE + r"(?:\s*(?:,|and)\s*" + _ONE + r")*)", re.IGNORECASE
+)
 _PART = re.compile(r"(" + _KINDS + _NOUNS + r")(?<!\w)([A-Za-z](?:_\w+)?)(?![\w(])", re.IGNORECASE)
 # words after the names that restrict the domain further: the claim is then left alone
 _RESTRICTED = re.compile(
     r"^\s*(?:not\b|such\b|with\b|where\b|satisfying\b|that\b|which\b|in\b|from\b|between\b|greater\b|less\b|"
     r"larger\b|smaller\b|at\b|up\b|dividing\b|divisible\b|coprime\b|relatively\b|except\b|other\b|[<>≤≥≠=|∣]|"
-    r"\\(?:ge|le|geq|leq|ne|neq|nmid|mid|in)\b)", re.IGNORECASE)
+    r"\\(?:ge|le|geq|leq|ne|neq|nmid|mid|in)\b)",
+    re.IGNORECASE,
+)
 _MATH = re.compile(r"\$|\\\(|\\\)")
 N_SMALL = 12
 _PRIMES = [2, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37]
@@ -43,7 +46,7 @@ def quantified(step: str) -> dict[str, str]:
     text = _MATH.sub("", step)
     out: dict[str, str] = {}
     for m in _QUANTIFIER.finditer(text):
-        if _RESTRICTED.match(text[m.end():]):
+        if _RESTRICTED.match(text[m.end() :]):
             continue
         for part in _PART.finditer(m.group(1)):
             words, name = part.group(1).lower(), part.group(2)
@@ -85,7 +88,11 @@ def universal_check(rel: str, ta, tb, modulus_tree, facts: Facts, domains: dict[
         tried += 1
         if (a - b) % m if m is not None else a != b:
             at = ", ".join(f"{x} = {v}" for x, v in zip(names, combo))
-            shown = f"{show(a)} ≢ {show(b)} (mod {show(m)})" if m is not None else f"the left side is {show(a)}, the right side {show(b)}"
+            shown = (
+                f"{show(a)} ≢ {show(b)} (mod {show(m)})"
+                if m is not None
+                else f"the left side is {show(a)}, the right side {show(b)}"
+            )
             what = ", ".join(f"{domains[x]} {x}" if domains[x] != "positive" else x for x in names)
             return False, f"claimed for all {what}, it fails at {at}: {shown}"
     if tried < 3:
@@ -95,16 +102,21 @@ def universal_check(rel: str, ta, tb, modulus_tree, facts: Facts, domains: dict[
 
 _PREDICATE = re.compile(
     r"\bis\s+(always\s+)?(?:(even|odd)\b|(?:divisible\s+by|an?\s+multiple\s+of)\s+(\d{1,6})(?![\d^*/+\-(])|"
-    r"(?:congruent\s+to\s+)?(\d{1,6})\s+(?:mod(?:ulo)?|\(mod)\s+(\d{1,6})(?![\d^*/+\-(]))", re.IGNORECASE)
+    r"(?:congruent\s+to\s+)?(\d{1,6})\s+(?:mod(?:ulo)?|\(mod)\s+(\d{1,6})(?![\d^*/+\-(]))",
+    re.IGNORECASE,
+)
 # the formula a predicate is about: single letters, digits and operators, read backwards from it
 _SUBJECT = re.compile(r"(?:(?<![A-Za-z\\])[A-Za-z](?![A-Za-z])|\d|[\^*+\-/()·×{}_ ]|\\cdot)+$")
-_HEDGED = re.compile(r"\b(?:if|when|whenever|where|suppose|assume|let|whether|case|odd|even|prime|divisible|"
-                     r"multiple|need|want|would|must|should|not)\b|\?", re.IGNORECASE)
+_HEDGED = re.compile(
+    r"\b(?:if|when|whenever|where|suppose|assume|let|whether|case|odd|even|prime|divisible|"
+    r"multiple|need|want|would|must|should|not)\b|\?",
+    re.IGNORECASE,
+)
 
 
 @dataclass(frozen=True)
 class Always:
-    """"n^2 is always even": the formula, the residue and modulus it claims, the names' domains."""
+    """ "n^2 is always even": the formula, the residue and modulus it claims, the names' domains."""
 
     text: str
     subject: str
@@ -121,7 +133,7 @@ def always_claims(step: str) -> list[Always]:
     text = _MATH.sub("", step).replace("\\cdot", "·")
     for sentence in re.split(r"(?<=[.;!?])\s+|\n|,\s+(?:and|so|while|but)\s+", text):
         for m in _PREDICATE.finditer(sentence):
-            before = sentence[:m.start()].rstrip()
+            before = sentence[: m.start()].rstrip()
             sub = _SUBJECT.search(before)
             if not sub:
                 continue
@@ -130,9 +142,9 @@ def always_claims(step: str) -> list[Always]:
                 subject = subject[1:].lstrip()
             if not re.search(r"[A-Za-z]", subject) or not re.search(r"[\^*+\-/·×\d]", subject):
                 continue  # a bare name ("n is even") depends on what the solution says of n
-            if _HEDGED.search(before[:sub.start()].rsplit("(", 1)[-1]):
+            if _HEDGED.search(before[: sub.start()].rsplit("(", 1)[-1]):
                 continue
-            domains = quantified(sentence[m.end():])
+            domains = quantified(sentence[m.end() :])
             if not m.group(1) and not domains:
                 continue  # neither "always" nor "for all n": a statement about the names
             parity, mult, res, mod = m.group(2), m.group(3), m.group(4), m.group(5)
@@ -148,22 +160,36 @@ def always_claims(step: str) -> list[Always]:
     return out
 
 
-_LIST = r"(-?\d{1,6}(?:\s*(?:,\s*(?:and\s+|or\s+)?|\s+or\s+|\s+and\s+)-?\d{1,6})*)(?![\d^*/+(])(?!\s*(?:mod|\(mod|modulo)\b)"
+_LIST = (
+    r"(-?\d{1,6}(?:\s*(?:,\s*(?:and\s+|or\s+)?|\s+or\s+|\s+and\s+)-?\d{1,6})*)"
+    r"(?![\d^*/+(])(?!\s*(?:mod|\(mod|modulo)\b)"
+)
 _FORMULA = r"((?:(?<![A-Za-z\\])[A-Za-z](?![A-Za-z])|[0-9^*+\-()·×{}_ ])+?)"
 _MOD = r"\s*\(?\s*(?:mod(?:ulo)?|\\mod|\\pmod|\\bmod)\s*\{?\s*(\d{1,4})\s*\}?\s*\)?"
 _RESIDUE_SETS = [
-    re.compile(r"(?<![\w^])" + _FORMULA + _MOD + r"\s*(?:can\s+(?:only\s+)?(?:take\s+(?:on\s+)?(?:the\s+)?values?\s+(?:of\s+)?|be\s+"
-               r"(?:either\s+)?)|is\s+(?:either\s+)?|are\s+(?:either\s+)?)" + _LIST, re.IGNORECASE),
-    re.compile(r"\bpossible\s+(?:values|remainders|residues)\s+of\s+" + _FORMULA + _MOD + r"\s+are\s+(?:either\s+)?" + _LIST,
-               re.IGNORECASE),
+    re.compile(
+        r"(?<![\w^])"
+        + _FORMULA
+        + _MOD
+        + r"\s*(?:can\s+(?:only\s+)?(?:take\s+(?:on\s+)?(?:the\s+)?values?\s+(?:of\s+)?|be\s+"
+        r"(?:either\s+)?)|is\s+(?:either\s+)?|are\s+(?:either\s+)?)" + _LIST,
+        re.IGNORECASE,
+    ),
+    re.compile(
+        r"\bpossible\s+(?:values|remainders|residues)\s+of\s+" + _FORMULA + _MOD + r"\s+are\s+(?:either\s+)?" + _LIST,
+        re.IGNORECASE,
+    ),
 ]
-_SET_HEDGED = re.compile(r"\b(?:if|when|whenever|where|suppose|assume|let|whether|case|odd|even|prime|primes|divisible|not|"
-                         r"need|want|would|must|should)\b|[<>≤≥?]|\\(?:ge|le|geq|leq|ne|neq|nmid)\b", re.IGNORECASE)
+_SET_HEDGED = re.compile(
+    r"\b(?:if|when|whenever|where|suppose|assume|let|whether|case|odd|even|prime|primes|divisible|not|"
+    r"need|want|would|must|should)\b|[<>≤≥?]|\\(?:ge|le|geq|leq|ne|neq|nmid)\b",
+    re.IGNORECASE,
+)
 
 
 @dataclass(frozen=True)
 class Residues:
-    """"x^2 modulo 9 can take values of 0, 1, 4, and 7": the formula, the modulus, the residues claimed."""
+    """ "x^2 modulo 9 can take values of 0, 1, 4, and 7": the formula, the modulus, the residues claimed."""
 
     text: str
     subject: str
@@ -184,9 +210,9 @@ def residue_claims(step: str) -> list[Residues]:
                     subject = subject[1:].lstrip()
                 if not re.search(r"[A-Za-z]", subject) or not re.search(r"[\^*+\-/·×\d]", subject):
                     continue  # a bare name ("n mod 5 can be ...") depends on what the solution says of n
-                if modulus < 2 or _SET_HEDGED.search(sentence[:m.start()]):
+                if modulus < 2 or _SET_HEDGED.search(sentence[: m.start()]):
                     continue
-                if _SET_HEDGED.search(sentence[m.end():]):
+                if _SET_HEDGED.search(sentence[m.end() :]):
                     continue
                 claimed = frozenset(int(v) % modulus for v in re.findall(r"-?\d+", m.group(3)))
                 if not any((r.subject, r.modulus, r.claimed) == (subject, modulus, claimed) for r in out):

@@ -20,8 +20,23 @@ from functools import lru_cache
 from accord.adapters.math._english import COMMON_WORDS
 from accord.adapters.math._latex import BREAK, LatexError, from_latex
 
-RELATIONS = {"=": "=", "==": "=", "≠": "≠", "!=": "≠", "<": "<", ">": ">", "≤": "≤", "<=": "≤", "≥": "≥",
-             ">=": "≥", "≈": "≈", "≡": "≡", "=<": "≤", "≃": "≈", "≅": "≈"}
+RELATIONS = {
+    "=": "=",
+    "==": "=",
+    "≠": "≠",
+    "!=": "≠",
+    "<": "<",
+    ">": ">",
+    "≤": "≤",
+    "<=": "≤",
+    "≥": "≥",
+    ">=": "≥",
+    "≈": "≈",
+    "≡": "≡",
+    "=<": "≤",
+    "≃": "≈",
+    "≅": "≈",
+}
 _RELATION = re.compile(r"==|!=|<=|>=|=<|[=≠<>≤≥≈≡≃≅]")
 _DELIMITED = re.compile(
     r"\$\$(?P<dd>.+?)\$\$|(?<!\\)\$(?P<d>[^$]+?)(?<!\\)\$|\\\[(?P<br>.+?)\\\]|\\\((?P<pa>.+?)\\\)"
@@ -38,8 +53,24 @@ _MOD_SUFFIX = re.compile(r"\(\s*mod\s+([^()]+(?:\([^()]*\)[^()]*)*)\)|\bmod(?:ul
 _MATH_CHARS = re.compile(r"[\d+\-*/^()\[\]|!_=<>≤≥≠≈≡√π∑∏∞·×÷−²³\\{}]")
 _PROSE_HYPHEN = re.compile(r"^[A-Za-z]{2,}(?:-[A-Za-z]+)+$")
 _ORDINAL = re.compile(r"^\d+(?:st|nd|rd|th|s)$")
-_FUNCTION_WORDS = {"sqrt", "gcd", "lcm", "mod", "log", "ln", "sin", "cos", "tan", "exp", "max", "min", "choose",
-                   "floor", "ceil", "pi"}
+_FUNCTION_WORDS = {
+    "sqrt",
+    "gcd",
+    "lcm",
+    "mod",
+    "log",
+    "ln",
+    "sin",
+    "cos",
+    "tan",
+    "exp",
+    "max",
+    "min",
+    "choose",
+    "floor",
+    "ceil",
+    "pi",
+}
 _PUNCT_END = ",.;:!?\"'"
 _ENV_LINE = re.compile(r"\\\\")
 
@@ -167,8 +198,11 @@ def _is_prose_word(w: str) -> bool | None:
     letters = re.sub(r"[^A-Za-z]", "", core)
     if _MATH_CHARS.search(w) or not letters:
         inner = re.findall(r"[A-Za-z]{2,}", core)
-        if any(x.lower() in COMMON_WORDS or len(x) > 4 and x not in _FUNCTION_WORDS for x in inner
-               if x not in _FUNCTION_WORDS):
+        if any(
+            x.lower() in COMMON_WORDS or len(x) > 4 and x not in _FUNCTION_WORDS
+            for x in inner
+            if x not in _FUNCTION_WORDS
+        ):
             return True if not _RELATION.search(w) else False
         return False
     if core in _FUNCTION_WORDS:
@@ -218,8 +252,11 @@ def _located_formulas(text: str, expressions: bool) -> list[tuple[bool, str]]:
     pieces = []
     for m in _DELIMITED.finditer(s):
         pieces.append((last, s[last : m.start()]))
-        body = next(g for g in (m.group("dd"), m.group("d"), m.group("br"), m.group("pa"), m.group("body"),
-                                m.group("code")) if g is not None)
+        body = next(
+            g
+            for g in (m.group("dd"), m.group("d"), m.group("br"), m.group("pa"), m.group("body"), m.group("code"))
+            if g is not None
+        )
         if m.group("body") is not None:
             body = _ENV_LINE.sub(BREAK, body)
         found.append((m.start(), body))

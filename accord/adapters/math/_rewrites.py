@@ -28,10 +28,16 @@ from accord.adapters.math._precision import value_of
 
 ALIGNED, REWRITE, EQUATION, PLAIN = "aligned", "rewrite", "equation", ""
 _ALIGNED = re.compile(r"&\s*=")
-_REWRITE = re.compile(r"\b(?:simplif\w*|rewrit\w*|re-writ\w*|expand\w*|factori[sz]\w*|factor(?:s|ed|ing)?|"
-                      r"as follows|written as|write \S+ as|expression)\b", re.IGNORECASE)
-_SOLVING = re.compile(r"\bboth sides\b|\bsolv\w*|\bsubstitut\w*|\bplug\w*|\bas an equation\b|\bequations\b|"
-                      r"\b(?:even|odd|if|when|whenever|unless|assum\w*|suppos\w*)\b", re.IGNORECASE)
+_REWRITE = re.compile(
+    r"\b(?:simplif\w*|rewrit\w*|re-writ\w*|expand\w*|factori[sz]\w*|factor(?:s|ed|ing)?|"
+    r"as follows|written as|write \S+ as|expression)\b",
+    re.IGNORECASE,
+)
+_SOLVING = re.compile(
+    r"\bboth sides\b|\bsolv\w*|\bsubstitut\w*|\bplug\w*|\bas an equation\b|\bequations\b|"
+    r"\b(?:even|odd|if|when|whenever|unless|assum\w*|suppos\w*)\b",
+    re.IGNORECASE,
+)
 _EQUATION = re.compile(r"\bequation\b", re.IGNORECASE)
 SCALE = 10**6
 N_SCALED = 3
@@ -94,11 +100,35 @@ def first_link_rewrites(ta, tb, facts: Facts, context: str, seed: int) -> bool:
 
 
 _MATH_MARKS = re.compile(r"\$|\\\(|\\\)")
-_WRITTEN_AS = re.compile(r"\b(?:re-?write|write|express)\s+(?P<a>[^.:;]{1,80}?)\s+as\s+(?P<b>[^.:;]{1,120}?)"
-                         r"(?=\s*(?:[.:;]\s|[.:;]?$|,|\s+and\s|\s+where\b|\s+which\b|\s+to\b|\s+by\b|\s+for\b|\s+with\b|"
-                         r"\s+using\b|\s+in\b|\s+then\b|\s+so\b|\s+since\b|\s+because\b))", re.IGNORECASE)
-_FUNCTION_WORDS = {"sqrt", "sin", "cos", "tan", "log", "ln", "exp", "mod", "binom", "gcd", "lcm", "frac", "cdot",
-                   "times", "left", "right", "dfrac", "tfrac", "pmod", "bmod", "choose"}
+_WRITTEN_AS = re.compile(
+    r"\b(?:re-?write|write|express)\s+(?P<a>[^.:;]{1,80}?)\s+as\s+(?P<b>[^.:;]{1,120}?)"
+    r"(?=\s*(?:[.:;]\s|[.:;]?$|,|\s+and\s|\s+where\b|\s+which\b|\s+to\b|\s+by\b|\s+for\b|\s+with\b|"
+    r"\s+using\b|\s+in\b|\s+then\b|\s+so\b|\s+since\b|\s+because\b))",
+    re.IGNORECASE,
+)
+_FUNCTION_WORDS = {
+    "sqrt",
+    "sin",
+    "cos",
+    "tan",
+    "log",
+    "ln",
+    "exp",
+    "mod",
+    "binom",
+    "gcd",
+    "lcm",
+    "frac",
+    "cdot",
+    "times",
+    "left",
+    "right",
+    "dfrac",
+    "tfrac",
+    "pmod",
+    "bmod",
+    "choose",
+}
 
 
 def _formula(text: str) -> bool:
@@ -107,7 +137,7 @@ def _formula(text: str) -> bool:
 
 
 def written_as(step: str) -> list[tuple[str, str]]:
-    """"We can rewrite 2^(641-1) as (2^6)^(106) * 2^5": the two formulas a prose rewrite equates.
+    """ "We can rewrite 2^(641-1) as (2^6)^(106) * 2^5": the two formulas a prose rewrite equates.
     The first must be a computation (a digit or an operator, not a bare name: "write x as 3v + b"
     introduces a form), and both must be formulas, not words ("write it as a single fraction")."""
     out = []

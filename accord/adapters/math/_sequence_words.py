@@ -20,16 +20,25 @@ from accord.adapters.math._sequences import Claim, sequences_of
 
 N_TERMS = 12
 _SUBJECT = r"(?:the\s+sequence(?:\s+\$?\(?\{?(?P<s>[A-Za-z])_?\{?n\}?\)?\}?\$?)?|\$?\(?(?P<l>[A-Za-z])_\{?n\}?\)?\$?)"
-_MONOTONE = re.compile(_SUBJECT + r"\s+(?:is|are)\s+(?:always\s+)?(?P<strict>strictly\s+)?"
-                       r"(?P<way>increasing|decreasing|non-?decreasing|non-?increasing)\b", re.IGNORECASE)
-_PERIOD = re.compile(_SUBJECT + r"\s+(?:repeats|is\s+periodic)\s+(?:every|with\s+(?:a\s+)?period(?:\s+of)?)\s+"
-                     r"\$?(?P<p>\d+)\$?", re.IGNORECASE)
-_BOUND = re.compile(_SUBJECT + r"\s+is\s+always\s+(?P<rel>greater\s+than|less\s+than|positive|negative|at\s+least|"
-                    r"at\s+most)\s*\$?(?P<k>-?\d+(?:/\d+)?)?\$?", re.IGNORECASE)
-_HEDGE = re.compile(r"\b(?:if|suppose|assume|prove|show|need|want|whether|would|might|may|conjecture|guess|seems?)\b|\?",
-                    re.IGNORECASE)
-_RELATIONS = {"greater than": ">", "less than": "<", "positive": ">", "negative": "<", "at least": "≥",
-              "at most": "≤"}
+_MONOTONE = re.compile(
+    _SUBJECT + r"\s+(?:is|are)\s+(?:always\s+)?(?P<strict>strictly\s+)?"
+    r"(?P<way>increasing|decreasing|non-?decreasing|non-?increasing)\b",
+    re.IGNORECASE,
+)
+_PERIOD = re.compile(
+    _SUBJECT + r"\s+(?:repeats|is\s+periodic)\s+(?:every|with\s+(?:a\s+)?period(?:\s+of)?)\s+"
+    r"\$?(?P<p>\d+)\$?",
+    re.IGNORECASE,
+)
+_BOUND = re.compile(
+    _SUBJECT + r"\s+is\s+always\s+(?P<rel>greater\s+than|less\s+than|positive|negative|at\s+least|"
+    r"at\s+most)\s*\$?(?P<k>-?\d+(?:/\d+)?)?\$?",
+    re.IGNORECASE,
+)
+_HEDGE = re.compile(
+    r"\b(?:if|suppose|assume|prove|show|need|want|whether|would|might|may|conjecture|guess|seems?)\b|\?", re.IGNORECASE
+)
+_RELATIONS = {"greater than": ">", "less than": "<", "positive": ">", "negative": "<", "at least": "≥", "at most": "≤"}
 
 
 def _letter(m: re.Match, seqs: dict) -> str | None:
@@ -62,15 +71,26 @@ def word_claims(question: str, step: str) -> list[Claim]:
             continue
         way, strict = m.group("way").lower().replace("-", ""), bool(m.group("strict"))
         up = way in ("increasing", "nondecreasing")
-        bad = next(((i, a, j, b) for (i, a), (j, b) in zip(terms, terms[1:])
-                    if (b < a if up else b > a) or (strict and a == b)), None)
+        bad = next(
+            (
+                (i, a, j, b)
+                for (i, a), (j, b) in zip(terms, terms[1:])
+                if (b < a if up else b > a) or (strict and a == b)
+            ),
+            None,
+        )
         text = m.group(0).strip()
         if bad is None:
             out.append(Claim(text, True, f"{text}: holds for the first {len(terms)} terms by the problem's definition"))
         else:
             i, a, j, b = bad
-            out.append(Claim(text, False, f"{text} is false for the problem's sequence: {letter}_{i} = {show(a)}, "
-                                          f"{letter}_{j} = {show(b)}"))
+            out.append(
+                Claim(
+                    text,
+                    False,
+                    f"{text} is false for the problem's sequence: {letter}_{i} = {show(a)}, {letter}_{j} = {show(b)}",
+                )
+            )
     for m in _PERIOD.finditer(step):
         letter, p = _letter(m, seqs), int(m.group("p"))
         terms = _terms(seqs[letter], 3 * p + 1) if letter and 0 < p <= 100 else None
@@ -82,13 +102,24 @@ def word_claims(question: str, step: str) -> list[Claim]:
             out.append(Claim(text, True, f"{text}: holds for the first {len(terms)} terms by the problem's definition"))
         else:
             i, a, b = bad
-            out.append(Claim(text, False, f"{text} is false for the problem's sequence: {letter}_{i} = {show(a)}, "
-                                          f"{letter}_{i + p} = {show(b)}"))
+            out.append(
+                Claim(
+                    text,
+                    False,
+                    f"{text} is false for the problem's sequence: {letter}_{i} = {show(a)}, "
+                    f"{letter}_{i + p} = {show(b)}",
+                )
+            )
     for m in _BOUND.finditer(step):
         letter = _letter(m, seqs)
         rel = _RELATIONS[re.sub(r"\s+", " ", m.group("rel").lower())]
-        k = Fraction(m.group("k")) if m.group("k") else Fraction(0) if m.group("rel").lower() in ("positive", "negative") \
+        k = (
+            Fraction(m.group("k"))
+            if m.group("k")
+            else Fraction(0)
+            if m.group("rel").lower() in ("positive", "negative")
             else None
+        )
         terms = _terms(seqs[letter], N_TERMS) if letter and k is not None else None
         if not terms:
             continue
@@ -98,5 +129,7 @@ def word_claims(question: str, step: str) -> list[Claim]:
         if bad is None:
             out.append(Claim(text, True, f"{text}: holds for the first {len(terms)} terms by the problem's definition"))
         else:
-            out.append(Claim(text, False, f"{text} is false for the problem's sequence: {letter}_{bad[0]} = {show(bad[1])}"))
+            out.append(
+                Claim(text, False, f"{text} is false for the problem's sequence: {letter}_{bad[0]} = {show(bad[1])}")
+            )
     return out

@@ -37,12 +37,17 @@ MAX_INDEX = 400  # terms computed on demand up to this index
 SMALL_INDICES = range(0, 13)  # where an equation in the index name is evaluated
 _TERM = re.compile(r"^([A-Za-z])_\{?([^{}]+?)\}?$")
 _APPLIED_VALUE = re.compile(r"^([A-Za-z])\((-?\d+)\)$")  # how the evaluator names f(3)
-_PIECEWISE = re.compile(r"\b(?:odd|even|otherwise|unless|divisible|multiple|prime|mod|pmod)\b|"
-                        r"\b(?:if|when)\s+[a-z]\s*(?:is\b|≡|\\equiv)", re.IGNORECASE)
+_PIECEWISE = re.compile(
+    r"\b(?:odd|even|otherwise|unless|divisible|multiple|prime|mod|pmod)\b|"
+    r"\b(?:if|when)\s+[a-z]\s*(?:is\b|≡|\\equiv)",
+    re.IGNORECASE,
+)
 _CLAIMED = re.compile(r"\b(?:prove|show|verify)\b", re.IGNORECASE)
-_CONDITION = re.compile(r"\b(?:if|when|whenever|such that|so that|need|want|solve|solving|solution|find|for which|"
-                        r"whether|suppose|assume|must|should|set|setting|equation|roots?|zeros?|fixed|intersect\w*)\b",
-                        re.IGNORECASE)
+_CONDITION = re.compile(
+    r"\b(?:if|when|whenever|such that|so that|need|want|solve|solving|solution|find|for which|"
+    r"whether|suppose|assume|must|should|set|setting|equation|roots?|zeros?|fixed|intersect\w*)\b",
+    re.IGNORECASE,
+)
 _SENTENCES = re.compile(r"(?<=[.;?!])\s+|\n+")
 
 
@@ -175,8 +180,9 @@ class Sequence:
         return self.text
 
 
-def _definitions(sentence: str, functions: frozenset[str]) -> tuple[dict[str, dict[int, Fraction]], dict[str, list],
-                                                                   set[str]]:
+def _definitions(
+    sentence: str, functions: frozenset[str]
+) -> tuple[dict[str, dict[int, Fraction]], dict[str, list], set[str]]:
     """Given terms, rules and letters used in a way not read (so not defined) in one sentence."""
     given: dict[str, dict[int, Fraction]] = {}
     rules: dict[str, list] = {}
@@ -256,13 +262,17 @@ def _lookup(seqs: dict[str, Sequence], env: dict[str, Fraction], used: list[str]
         if name in env:
             return env[name]
         letter = name[0]
-        i = _term_value(name, letter, lambda t: exact(t, lambda x: env[x] if x in env else _unknown(x))) \
-            if letter in seqs else None
+        i = (
+            _term_value(name, letter, lambda t: exact(t, lambda x: env[x] if x in env else _unknown(x)))
+            if letter in seqs
+            else None
+        )
         if i is None:
             raise Unknown(name)
         v = seqs[letter].term(i)
         used.append((f"{letter}({i})" if _APPLIED_VALUE.match(name) else f"{letter}_{i}", show(v), letter))
         return v
+
     return look
 
 
@@ -280,8 +290,10 @@ def _fixed_link(ta, tb, seqs) -> tuple[bool, str] | None:
         return None
     if va == vb:
         return True, f"holds with the problem's terms ({_shown(used)}): both sides are {show(va)}"
-    return False, (f"{to_text(ta)} = {to_text(tb)} is false with the problem's definition "
-                   f"({seqs[used[0][2]].describe()}): {_shown(used)}; the left side is {show(va)}, the right side {show(vb)}")
+    return False, (
+        f"{to_text(ta)} = {to_text(tb)} is false with the problem's definition "
+        f"({seqs[used[0][2]].describe()}): {_shown(used)}; the left side is {show(va)}, the right side {show(vb)}"
+    )
 
 
 def _shown(used: list[tuple[str, str, str]]) -> str:
@@ -308,9 +320,11 @@ def _general_link(ta, tb, var: str, seqs) -> tuple[bool, str] | None:
         return None
     n, va, vb, used = next(c for c in checked if c[1] != c[2])
     letter = used[0][2] if used else next(iter(parts(ta, set(seqs))[1] + parts(tb, set(seqs))[1]))[0]
-    return False, (f"{to_text(ta)} = {to_text(tb)} does not hold for the problem's sequence "
-                   f"({seqs[letter].describe()}): at {var} = {n}"
-                   f"{' (' + _shown(used) + ')' if used else ''} the left side is {show(va)}, the right side {show(vb)}")
+    return False, (
+        f"{to_text(ta)} = {to_text(tb)} does not hold for the problem's sequence "
+        f"({seqs[letter].describe()}): at {var} = {n}"
+        f"{' (' + _shown(used) + ')' if used else ''} the left side is {show(va)}, the right side {show(vb)}"
+    )
 
 
 def _solved(chains: list[list]) -> set[str]:

@@ -24,12 +24,14 @@ from __future__ import annotations
 
 import logging
 import re
+from collections.abc import Sequence
 from fractions import Fraction
 from functools import lru_cache
-from typing import Sequence
 
 import sympy as sp
-from math_verify import ExprExtractionConfig, LatexExtractionConfig, parse as mv_parse, verify as mv_verify
+from math_verify import ExprExtractionConfig, LatexExtractionConfig
+from math_verify import parse as mv_parse
+from math_verify import verify as mv_verify
 from sympy.parsing.sympy_parser import (
     convert_xor,
     factorial_notation,
@@ -38,7 +40,7 @@ from sympy.parsing.sympy_parser import (
     standard_transformations,
 )
 
-from accord.adapters.math._config import AnswerConfig, StepConfig, STEP
+from accord.adapters.math._config import STEP, AnswerConfig, StepConfig
 from accord.adapters.math._evaluate import NotExact, TooLarge, Undefined, Unknown, env_lookup, exact
 from accord.adapters.math._parser import MathParseError, parse
 
@@ -52,11 +54,16 @@ LATEX_OR_EXPRESSION = (LatexExtractionConfig(), ExprExtractionConfig())  # math-
 
 # The names a final answer may use (sympy's parser sees nothing else).
 ANSWER_FUNCTIONS = frozenset(
-    "sqrt cbrt factorial binomial choose C floor ceil ceiling log ln lg exp sin cos tan cot sec csc arcsin arccos arctan "
-    "asin acos atan sinh cosh tanh abs Abs gcd lcm max min Max Min mod Mod Sum sum harmonic fibonacci catalan sign".split()
+    (
+        "sqrt cbrt factorial binomial choose C floor ceil ceiling log ln lg exp sin cos tan cot sec csc arcsin arccos "
+        "arctan asin acos atan sinh cosh tanh abs Abs gcd lcm max min Max Min mod Mod Sum sum harmonic fibonacci "
+        "catalan sign"
+    ).split()
 )
 ANSWER_CONSTANTS = frozenset("pi oo inf infinity".split())
-ANSWER_GREEK = frozenset("alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu xi rho sigma tau phi chi psi omega".split())
+ANSWER_GREEK = frozenset(
+    "alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu xi rho sigma tau phi chi psi omega".split()
+)
 ANSWER_STOPWORDS = frozenset("is or of to in an as at be by if it on so we no do up us me my he am go".split())
 
 
@@ -81,9 +88,22 @@ def same(gold, answer) -> bool:
 # ---------------------------------------------------------------- steps: accord's own parser
 _SCREEN = re.compile(r"__|[\"`;@]|(?<!\.)\.(?!\.)\s*[A-Za-z_]|\blambda\s*:|\bimport\b")
 _FUNCS = {
-    "sqrt": sp.sqrt, "exp": sp.exp, "ln": sp.log, "sin": sp.sin, "cos": sp.cos, "tan": sp.tan, "cot": sp.cot,
-    "sec": sp.sec, "csc": sp.csc, "abs": sp.Abs, "floor": sp.floor, "ceil": sp.ceiling, "binom": sp.binomial,
-    "factorial": sp.factorial, "max": sp.Max, "min": sp.Min,
+    "sqrt": sp.sqrt,
+    "exp": sp.exp,
+    "ln": sp.log,
+    "sin": sp.sin,
+    "cos": sp.cos,
+    "tan": sp.tan,
+    "cot": sp.cot,
+    "sec": sp.sec,
+    "csc": sp.csc,
+    "abs": sp.Abs,
+    "floor": sp.floor,
+    "ceil": sp.ceiling,
+    "binom": sp.binomial,
+    "factorial": sp.factorial,
+    "max": sp.Max,
+    "min": sp.Min,
 }
 _NO_VALUES = env_lookup({})
 
@@ -156,13 +176,57 @@ TRANSFORMS = standard_transformations + (implicit_multiplication, convert_xor, f
 _LOCALS: dict = {c: sp.Symbol(c) for c in "abcdefghijklmnopqrstuvwxyzABCDFGHJKLMNOPQRSTUVWXYZ"}
 _LOCALS.update({g: sp.Symbol(g) for g in ANSWER_GREEK})
 _LOCALS.update(
-    e=sp.E, E=sp.E, I=sp.I, pi=sp.pi, oo=sp.oo, inf=sp.oo, infinity=sp.oo, C=sp.binomial, choose=sp.binomial,
-    binomial=sp.binomial, factorial=sp.factorial, floor=sp.floor, ceil=sp.ceiling, ceiling=sp.ceiling, sqrt=sp.sqrt,
-    cbrt=sp.cbrt, log=sp.log, ln=sp.log, lg=lambda x: sp.log(x, 10), exp=sp.exp, sin=sp.sin, cos=sp.cos, tan=sp.tan,
-    cot=sp.cot, sec=sp.sec, csc=sp.csc, arcsin=sp.asin, arccos=sp.acos, arctan=sp.atan, asin=sp.asin, acos=sp.acos,
-    atan=sp.atan, sinh=sp.sinh, cosh=sp.cosh, tanh=sp.tanh, abs=sp.Abs, Abs=sp.Abs, gcd=sp.gcd, lcm=sp.lcm,
-    max=sp.Max, min=sp.Min, Max=sp.Max, Min=sp.Min, mod=sp.Mod, Mod=sp.Mod, Sum=sp.Sum, sum=sp.Sum,
-    harmonic=sp.harmonic, fibonacci=sp.fibonacci, catalan=sp.catalan, sign=sp.sign,
+    e=sp.E,
+    E=sp.E,
+    I=sp.I,
+    pi=sp.pi,
+    oo=sp.oo,
+    inf=sp.oo,
+    infinity=sp.oo,
+    C=sp.binomial,
+    choose=sp.binomial,
+    binomial=sp.binomial,
+    factorial=sp.factorial,
+    floor=sp.floor,
+    ceil=sp.ceiling,
+    ceiling=sp.ceiling,
+    sqrt=sp.sqrt,
+    cbrt=sp.cbrt,
+    log=sp.log,
+    ln=sp.log,
+    lg=lambda x: sp.log(x, 10),
+    exp=sp.exp,
+    sin=sp.sin,
+    cos=sp.cos,
+    tan=sp.tan,
+    cot=sp.cot,
+    sec=sp.sec,
+    csc=sp.csc,
+    arcsin=sp.asin,
+    arccos=sp.acos,
+    arctan=sp.atan,
+    asin=sp.asin,
+    acos=sp.acos,
+    atan=sp.atan,
+    sinh=sp.sinh,
+    cosh=sp.cosh,
+    tanh=sp.tanh,
+    abs=sp.Abs,
+    Abs=sp.Abs,
+    gcd=sp.gcd,
+    lcm=sp.lcm,
+    max=sp.Max,
+    min=sp.Min,
+    Max=sp.Max,
+    Min=sp.Min,
+    mod=sp.Mod,
+    Mod=sp.Mod,
+    Sum=sp.Sum,
+    sum=sp.Sum,
+    harmonic=sp.harmonic,
+    fibonacci=sp.fibonacci,
+    catalan=sp.catalan,
+    sign=sp.sign,
 )
 
 _SUM = re.compile(r"\b[sS]um_\(?\{?\s*([A-Za-z])\s*=\s*([^)}]+?)\s*\)?\}?\s*\^\s*\(?\{?([^\s)}]+)\)?\}?\s+(.+)$")
@@ -180,7 +244,9 @@ def preprocess(text: str) -> str:
     t = _BRACED_SUB.sub(r"_\1", t)
     t = _ABS.sub(r"Abs(\1)", t)
     t = _JUXTAPOSED.sub("*", t)  # sympy's implicit product would otherwise bind tighter than ^
-    return _WORD.sub(lambda m: m.group() if m.group() in _LOCALS or m.group().lower() in ANSWER_STOPWORDS else " ".join(m.group()), t)
+    return _WORD.sub(
+        lambda m: m.group() if m.group() in _LOCALS or m.group().lower() in ANSWER_STOPWORDS else " ".join(m.group()), t
+    )
 
 
 def _parse_answer(text: str):

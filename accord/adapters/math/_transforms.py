@@ -22,11 +22,17 @@ from accord.adapters.math._identities import RandomPoint, free_names, is_identit
 from accord.adapters.math._parser import names, to_text
 from accord.adapters.math._precision import show
 
-_TRANSFORM = re.compile(r"\b(?:rearrang\w*|subtract\w*|adding|add|mov(?:e|es|ing)|expand\w*|simplif\w*|collect\w*|"
-                        r"combin\w*|bring\w*|divid\w*|multiply\w*|multiplied|cancel\w*|both sides|"
-                        r"cross[- ]?multipl\w*|solv\w*|isolat\w*|squar\w*|raising)\b", re.IGNORECASE)
-_OTHER = re.compile(r"\b(?:set|sets|setting|substitut\w*|plug\w*|insert\w*|replac\w*|equations|system|first equation|second equation|"
-                    r"other equation|into|using|mod\w*|if|when|case|assum\w*|suppos\w*|let)\b|\(\d\)|≡", re.IGNORECASE)
+_TRANSFORM = re.compile(
+    r"\b(?:rearrang\w*|subtract\w*|adding|add|mov(?:e|es|ing)|expand\w*|simplif\w*|collect\w*|"
+    r"combin\w*|bring\w*|divid\w*|multiply\w*|multiplied|cancel\w*|both sides|"
+    r"cross[- ]?multipl\w*|solv\w*|isolat\w*|squar\w*|raising)\b",
+    re.IGNORECASE,
+)
+_OTHER = re.compile(
+    r"\b(?:set|sets|setting|substitut\w*|plug\w*|insert\w*|replac\w*|equations|system|first equation|second equation|"
+    r"other equation|into|using|mod\w*|if|when|case|assum\w*|suppos\w*|let)\b|\(\d\)|≡",
+    re.IGNORECASE,
+)
 N_TRIES = 8
 
 
@@ -54,8 +60,10 @@ def _solve_point(left, right, x: str, free: list[str], facts: Facts, rng: random
 
 def _case(left, right) -> bool:
     """``b = 1``: a name given a value (a case, or a conclusion), not an equation to operate on."""
-    return any(a[0] == "name" and (b[0] == "num" or b[0] == "neg" and b[1][0] == "num")
-               for a, b in ((left, right), (right, left)))
+    return any(
+        a[0] == "name" and (b[0] == "num" or b[0] == "neg" and b[1][0] == "num")
+        for a, b in ((left, right), (right, left))
+    )
 
 
 def _candidates(ta, tb, free: set[str], facts: Facts, seed: int) -> list[tuple]:
@@ -63,9 +71,14 @@ def _candidates(ta, tb, free: set[str], facts: Facts, seed: int) -> list[tuple]:
     equation may come from: not an identity (it constrains nothing), not a case such as ``b = 0``."""
     if _case(ta, tb):
         return []
-    return [(l, r) for l, r, at in facts.equations if facts.step - 2 <= at < facts.step
-            and (free_names(l, facts) | free_names(r, facts)) == free and not _case(l, r)
-            and not _identity(l, r, facts, seed)]
+    return [
+        (l, r)
+        for l, r, at in facts.equations
+        if facts.step - 2 <= at < facts.step
+        and (free_names(l, facts) | free_names(r, facts)) == free
+        and not _case(l, r)
+        and not _identity(l, r, facts, seed)
+    ]
 
 
 def _identity(left, right, facts: Facts, seed: int) -> bool:
@@ -124,8 +137,10 @@ def does_not_follow(ta, tb, facts: Facts, seed: int) -> str | None:
         if evidence is None:
             pt, a, b = found
             at = ", ".join(f"{k} = {show(v)}" for k, v in sorted(pt.items()))
-            evidence = (f"does not follow from the equation before it, {to_text(left)} = {to_text(right)}: at {at}, "
-                        f"where that equation holds, the left side is {show(a)}, the right side {show(b)}")
+            evidence = (
+                f"does not follow from the equation before it, {to_text(left)} = {to_text(right)}: at {at}, "
+                f"where that equation holds, the left side is {show(a)}, the right side {show(b)}"
+            )
     return evidence
 
 
@@ -154,5 +169,8 @@ def follows(ta, tb, facts: Facts, seed: int) -> str | None:
                     break
                 good += 1
             if good == 4:
-                return f"follows from the equation before it, {to_text(left)} = {to_text(right)} (holds at 4 points where it holds)"
+                return (
+                    f"follows from the equation before it, {to_text(left)} = {to_text(right)} "
+                    "(holds at 4 points where it holds)"
+                )
     return None

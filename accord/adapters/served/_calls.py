@@ -8,8 +8,9 @@ and model, never an API key.
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 Sink = Callable[[dict[str, Any]], None]
 
@@ -109,7 +110,7 @@ class Recorder:
             if self._listen in _SINKS:
                 _SINKS.remove(self._listen)
 
-    def __enter__(self) -> "Recorder":
+    def __enter__(self) -> Recorder:
         return self
 
     def __exit__(self, *exc) -> None:

@@ -23,7 +23,8 @@ from __future__ import annotations
 
 import asyncio
 import re
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from accord.adapters.served._client import Reply, ServedClient
 from accord.adapters.served._runner import run
@@ -35,9 +36,11 @@ _FENCE = re.compile(r"```(?:python|py)?[ \t]*\n(.*?)(?:```|$)", re.DOTALL | re.I
 _BOXED = re.compile(r"\\boxed\{\s*(-?\d+)\s*\}")
 _LAST_INT = re.compile(r"(-?\d+)\s*\.?\s*$")
 
-CODE_SYSTEM = ("You check one step of a math solution by writing a short Python program. Use only the Python "
-               "standard library (fractions, math, itertools). The program must compute what the step claims "
-               "and print PASS if the claim is right, FAIL if it is wrong, as its last line.")
+CODE_SYSTEM = (
+    "You check one step of a math solution by writing a short Python program. Use only the Python "
+    "standard library (fractions, math, itertools). The program must compute what the step claims "
+    "and print PASS if the claim is right, FAIL if it is wrong, as its last line."
+)
 CRITIC_SYSTEM = "You are a careful grader of math solutions."
 
 
@@ -47,18 +50,22 @@ def _paragraphs(steps: Sequence[str]) -> str:
 
 def code_messages(ctx: StepContext, step: str) -> list[dict[str, str]]:
     before = "\n".join(f"{i}. {s}" for i, s in enumerate(ctx.steps)) or "(none)"
-    user = (f"Problem:\n{ctx.question}\n\nEarlier steps:\n{before}\n\nStep to check:\n{step}\n\n"
-            "Write a Python program (in a ```python block) that checks this step's claim and prints PASS or FAIL.")
+    user = (
+        f"Problem:\n{ctx.question}\n\nEarlier steps:\n{before}\n\nStep to check:\n{step}\n\n"
+        "Write a Python program (in a ```python block) that checks this step's claim and prints PASS or FAIL."
+    )
     return [{"role": "system", "content": CODE_SYSTEM}, {"role": "user", "content": user}]
 
 
 def critic_messages(ctx: StepContext, step: str) -> list[dict[str, str]]:
-    user = ("The following is a math problem and a solution (split into paragraphs, enclosed with tags and indexed "
-            f"from 0):\n\n[Math Problem]\n\n{ctx.question}\n\n[Solution]\n\n{_paragraphs([*ctx.steps, step])}\n\n"
-            "Your task is to review and critique the solution paragraph by paragraph. Once you identify an error in "
-            "a paragraph, return the index of the paragraph where the earliest error occurs. Otherwise, return the "
-            "index of -1 (which typically denotes \"not found\").\n\n"
-            "Please put your final answer (i.e., the index) in \\boxed{}.")
+    user = (
+        "The following is a math problem and a solution (split into paragraphs, enclosed with tags and indexed "
+        f"from 0):\n\n[Math Problem]\n\n{ctx.question}\n\n[Solution]\n\n{_paragraphs([*ctx.steps, step])}\n\n"
+        "Your task is to review and critique the solution paragraph by paragraph. Once you identify an error in "
+        "a paragraph, return the index of the paragraph where the earliest error occurs. Otherwise, return the "
+        'index of -1 (which typically denotes "not found").\n\n'
+        "Please put your final answer (i.e., the index) in \\boxed{}."
+    )
     return [{"role": "system", "content": CRITIC_SYSTEM}, {"role": "user", "content": user}]
 
 
@@ -156,8 +163,7 @@ class CodeCheckJudge(_ServedChecker):
     @property
     def sandbox(self):
         if self._sandbox is None:
-            from accord.adapters.code import Limits
-            from accord.adapters.code import Sandbox
+            from accord.adapters.code import Limits, Sandbox
 
             self._sandbox = Sandbox(Limits(wall_s=self.wall_s, item_s=self.wall_s, cpu_s=max(1, int(self.wall_s))))
         return self._sandbox

@@ -51,8 +51,11 @@ class Endpoint:
             raise ValueError(f"a served model needs a 'model' name (as the server knows it), got {self.model!r}")
         if self.api_key_env is not None and (not isinstance(self.api_key_env, str) or not self.api_key_env):
             raise ValueError(f"api_key_env must name an environment variable, got {self.api_key_env!r}")
-        if self.max_concurrency != "auto" and (isinstance(self.max_concurrency, bool) or not isinstance(self.max_concurrency, int)
-                                               or self.max_concurrency < 1):
+        if self.max_concurrency != "auto" and (
+            isinstance(self.max_concurrency, bool)
+            or not isinstance(self.max_concurrency, int)
+            or self.max_concurrency < 1
+        ):
             raise ValueError(f"max_concurrency must be an integer >= 1 or 'auto', got {self.max_concurrency!r}")
         if isinstance(self.timeout_s, bool) or not isinstance(self.timeout_s, (int, float)) or not self.timeout_s > 0:
             raise ValueError(f"timeout_s must be a number > 0, got {self.timeout_s!r}")
@@ -72,8 +75,14 @@ class Endpoint:
 
     def describe(self) -> dict[str, Any]:
         """The endpoint as recorded in a run (the key's variable name, never its value)."""
-        return {"base_url": self.base_url, "model": self.model, "api_key_env": self.api_key_env,
-                "max_concurrency": self.max_concurrency, "timeout_s": self.timeout_s, "max_retries": self.max_retries}
+        return {
+            "base_url": self.base_url,
+            "model": self.model,
+            "api_key_env": self.api_key_env,
+            "max_concurrency": self.max_concurrency,
+            "timeout_s": self.timeout_s,
+            "max_retries": self.max_retries,
+        }
 
 
 @dataclass
@@ -101,8 +110,11 @@ class Reply:
         reused = details.get("cached_tokens") if isinstance(details, dict) else None
         if reused is None:
             reused = (r.get("timings") or {}).get("cache_n")
-        return {"prompt_tokens": int(u.get("prompt_tokens") or 0), "completion_tokens": int(u.get("completion_tokens") or 0),
-                "prompt_cached_tokens": int(reused or 0)}
+        return {
+            "prompt_tokens": int(u.get("prompt_tokens") or 0),
+            "completion_tokens": int(u.get("completion_tokens") or 0),
+            "prompt_cached_tokens": int(reused or 0),
+        }
 
 
 # One semaphore per (loop, endpoint URL, bound): every client of one endpoint with the same bound shares it.
@@ -143,8 +155,15 @@ class ServedClient:
 
         here = asyncio.get_running_loop()
         if self._client is None or self._client[0] is not here:
-            self._client = (here, openai.AsyncOpenAI(base_url=self.endpoint.base_url, api_key=self._key,
-                                                     timeout=float(self.endpoint.timeout_s), max_retries=self.endpoint.max_retries))
+            self._client = (
+                here,
+                openai.AsyncOpenAI(
+                    base_url=self.endpoint.base_url,
+                    api_key=self._key,
+                    timeout=float(self.endpoint.timeout_s),
+                    max_retries=self.endpoint.max_retries,
+                ),
+            )
         return self._client[1]
 
     async def bound(self) -> int:
@@ -169,24 +188,34 @@ class ServedClient:
             t0 = time.perf_counter()
             try:
                 raw = await client.chat.completions.with_raw_response.create(
-                    model=self.endpoint.model, messages=messages, **params)
+                    model=self.endpoint.model, messages=messages, **params
+                )
                 response = raw.parse().model_dump(mode="json", exclude_none=True)
                 attempts = int(getattr(raw, "retries_taken", 0) or 0) + 1
             except (openai.APIConnectionError, openai.RateLimitError, openai.InternalServerError) as exc:
-                return Reply(None, latency_s=time.perf_counter() - t0, attempts=self.endpoint.max_retries + 1,
-                             error=f"{UNAVAILABLE} ({self.endpoint.base_url}): {_error_text(exc)}")
+                return Reply(
+                    None,
+                    latency_s=time.perf_counter() - t0,
+                    attempts=self.endpoint.max_retries + 1,
+                    error=f"{UNAVAILABLE} ({self.endpoint.base_url}): {_error_text(exc)}",
+                )
             except openai.APIStatusError as exc:
                 retried = exc.status_code in (408, 409)
                 why = UNAVAILABLE if retried else REFUSED
-                return Reply(None, latency_s=time.perf_counter() - t0, attempts=self.endpoint.max_retries + 1 if retried else 1,
-                             error=f"{why} ({self.endpoint.base_url}): HTTP {exc.status_code}: {_error_text(exc)}")
+                return Reply(
+                    None,
+                    latency_s=time.perf_counter() - t0,
+                    attempts=self.endpoint.max_retries + 1 if retried else 1,
+                    error=f"{why} ({self.endpoint.base_url}): HTTP {exc.status_code}: {_error_text(exc)}",
+                )
             latency = time.perf_counter() - t0
         if cache is not None:
             cache.put(key, response)
         return Reply(response, latency_s=latency, attempts=attempts)
 
-    async def chat_many(self, messages_list: list[list[dict[str, Any]]], params: dict[str, Any],
-                        openings: list[str] | None = None) -> list[Reply] | None:
+    async def chat_many(
+        self, messages_list: list[list[dict[str, Any]]], params: dict[str, Any], openings: list[str] | None = None
+    ) -> list[Reply] | None:
         """Several chat requests answered by one completions request (the prompts the server's own
         chat template makes of them, one choice each), each reply shaped and cached as the chat
         request's own; None when the server renders no template, so the caller sends them as chats.
@@ -198,8 +227,15 @@ class ServedClient:
 
         cache = self.cache
         openings = openings or [""] * len(messages_list)
-        keys = [request_key(self.endpoint.base_url, self.endpoint.model, [*m, {"role": "assistant", "opening": o}] if o else m, params)
-                for m, o in zip(messages_list, openings)]
+        keys = [
+            request_key(
+                self.endpoint.base_url,
+                self.endpoint.model,
+                [*m, {"role": "assistant", "opening": o}] if o else m,
+                params,
+            )
+            for m, o in zip(messages_list, openings)
+        ]
         replies: list[Reply | None] = [None] * len(messages_list)
         if cache is not None:
             for i, key in enumerate(keys):
@@ -209,7 +245,9 @@ class ServedClient:
         todo = [i for i, r in enumerate(replies) if r is None]
         if not todo:
             return replies  # type: ignore[return-value]
-        texts = await rendered_prompts(self.endpoint.base_url, [messages_list[i] for i in todo], self._key, self.endpoint.timeout_s)
+        texts = await rendered_prompts(
+            self.endpoint.base_url, [messages_list[i] for i in todo], self._key, self.endpoint.timeout_s
+        )
         if texts is None:
             return None
         texts = [t + openings[i] for t, i in zip(texts, todo)]
@@ -230,7 +268,10 @@ class ServedClient:
                     return None
                 retried = exc.status_code in (408, 409)
                 response, attempts = None, self.endpoint.max_retries + 1 if retried else 1
-                error = f"{UNAVAILABLE if retried else REFUSED} ({self.endpoint.base_url}): HTTP {exc.status_code}: {_error_text(exc)}"
+                error = (
+                    f"{UNAVAILABLE if retried else REFUSED} ({self.endpoint.base_url}): HTTP {exc.status_code}: "
+                    f"{_error_text(exc)}"
+                )
             latency = time.perf_counter() - t0
         shaped = _per_prompt(response, len(todo)) if response is not None else None
         if response is not None and shaped is None:
@@ -238,20 +279,40 @@ class ServedClient:
         for n, i in enumerate(todo):
             lead = n == 0
             if shaped is None:
-                replies[i] = Reply(None, latency_s=latency if lead else 0.0, attempts=attempts if lead else 0, error=error)
+                replies[i] = Reply(
+                    None, latency_s=latency if lead else 0.0, attempts=attempts if lead else 0, error=error
+                )
                 continue
-            one = shaped[n] if not lead else {**shaped[n], "usage": response.get("usage"), "timings": response.get("timings")}
+            one = (
+                shaped[n]
+                if not lead
+                else {**shaped[n], "usage": response.get("usage"), "timings": response.get("timings")}
+            )
             if cache is not None:
                 cache.put(keys[i], {"choices": shaped[n]["choices"]})
-            replies[i] = Reply(one, latency_s=latency if lead else 0.0, attempts=attempts if lead else 0, batched=len(todo))
+            replies[i] = Reply(
+                one, latency_s=latency if lead else 0.0, attempts=attempts if lead else 0, batched=len(todo)
+            )
         return replies  # type: ignore[return-value]
 
     def record(self, reply: Reply, purpose: str, label: str, **extra: Any) -> None:
         """Reports one call's cost to whoever is recording (see :mod:`accord.adapters.served._calls`)."""
         if reply.batched:
             extra = {**extra, "batched": reply.batched}
-        emit(CallRecord(self.endpoint.base_url, self.endpoint.model, purpose, label, reply.cached,
-                        latency_s=reply.latency_s, attempts=reply.attempts, error=reply.error, extra=extra, **reply.usage))
+        emit(
+            CallRecord(
+                self.endpoint.base_url,
+                self.endpoint.model,
+                purpose,
+                label,
+                reply.cached,
+                latency_s=reply.latency_s,
+                attempts=reply.attempts,
+                error=reply.error,
+                extra=extra,
+                **reply.usage,
+            )
+        )
 
 
 def _completion_params(chat_params: dict[str, Any]) -> dict[str, Any]:
@@ -275,9 +336,16 @@ def _per_prompt(response: dict[str, Any], n: int) -> list[dict[str, Any]] | None
         content = logprobs.get("content") if isinstance(logprobs, dict) else None
         if content is None and isinstance(logprobs, dict) and logprobs.get("tokens"):
             content = _legacy_logprobs(logprobs)
-        by_index[i] = {"choices": [{"index": 0, "finish_reason": choice.get("finish_reason"),
-                                    "message": {"role": "assistant", "content": choice.get("text") or ""},
-                                    **({"logprobs": {"content": content}} if content else {})}]}
+        by_index[i] = {
+            "choices": [
+                {
+                    "index": 0,
+                    "finish_reason": choice.get("finish_reason"),
+                    "message": {"role": "assistant", "content": choice.get("text") or ""},
+                    **({"logprobs": {"content": content}} if content else {}),
+                }
+            ]
+        }
     return [by_index[i] for i in range(n)] if len(by_index) == n else None
 
 
@@ -287,5 +355,7 @@ def _legacy_logprobs(logprobs: dict[str, Any]) -> list[dict[str, Any]]:
     tokens = logprobs.get("tokens") or []
     chosen = logprobs.get("token_logprobs") or [None] * len(tokens)
     tops = logprobs.get("top_logprobs") or [None] * len(tokens)
-    return [{"token": t, "logprob": lp, "top_logprobs": [{"token": k, "logprob": v} for k, v in (top or {}).items()]}
-            for t, lp, top in zip(tokens, chosen, tops)]
+    return [
+        {"token": t, "logprob": lp, "top_logprobs": [{"token": k, "logprob": v} for k, v in (top or {}).items()]}
+        for t, lp, top in zip(tokens, chosen, tops)
+    ]

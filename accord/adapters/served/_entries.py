@@ -12,7 +12,8 @@ Endpoint keys: ``base_url``, ``model``, ``api_key_env`` (the environment variabl
 from __future__ import annotations
 
 import json
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from accord.adapters.served._client import Endpoint
 from accord.adapters.served._generator import ServedGenerator
@@ -59,7 +60,9 @@ def check_generator(entry: dict[str, Any]) -> None:
     """A ValueError naming the first problem of a served generator entry (nothing is contacted)."""
     unknown = set(entry) - set(ENDPOINT_KEYS) - set(GENERATOR_KEYS) - set(LOCAL_ONLY)
     if unknown:
-        raise ValueError(f"unknown served generator key(s) {sorted(unknown)}; known: {sorted(ENDPOINT_KEYS + GENERATOR_KEYS)}")
+        raise ValueError(
+            f"unknown served generator key(s) {sorted(unknown)}; known: {sorted(ENDPOINT_KEYS + GENERATOR_KEYS)}"
+        )
     endpoint_of(entry)
 
 

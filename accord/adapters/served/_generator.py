@@ -8,7 +8,8 @@ once and falls back for good when the server returns fewer choices (llama.cpp's 
 The chain so far is sent as the assistant's unfinished turn when the server can continue one
 (``continue_final_message: true``: vLLM), which is exactly the local generator's prompt; otherwise
 the steps so far go as an assistant turn followed by a request for the next step, which every
-chat server accepts. A task's images go with the question as data URLs (a served VLM proposes). Each candidate is the first line of its reply (``stop`` ends it early).
+chat server accepts. A task's images go with the question as data URLs (a served VLM proposes). Each candidate is the
+first line of its reply (``stop`` ends it early).
 A request that still fails after the retries stops the run with a one-line error: the trace keeps
 every step already decided, and ``--resume`` continues.
 """
@@ -17,7 +18,8 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from accord.adapters.local import DEFAULT_EXAMPLE, DEFAULT_SYSTEM, FINAL_PATTERN, check_sampling, steps_text
 from accord.adapters.served._client import Endpoint, Reply, ServedClient
@@ -42,10 +44,19 @@ def first_line(text: str) -> str:
 class ServedGenerator:
     """Proposes candidate next steps with a served chat model."""
 
-    def __init__(self, endpoint: Endpoint, temperature: float = 0.8, top_p: float = 0.6, max_new_tokens: int = 48,
-                 stop: Sequence[str] | None = ("\n",), n_param: str | bool = "auto", continue_final_message: bool = False,
-                 system_prompt: str = DEFAULT_SYSTEM, instruction: str = "Reason step by step.",
-                 example: tuple[str, str] | None = DEFAULT_EXAMPLE):
+    def __init__(
+        self,
+        endpoint: Endpoint,
+        temperature: float = 0.8,
+        top_p: float = 0.6,
+        max_new_tokens: int = 48,
+        stop: Sequence[str] | None = ("\n",),
+        n_param: str | bool = "auto",
+        continue_final_message: bool = False,
+        system_prompt: str = DEFAULT_SYSTEM,
+        instruction: str = "Reason step by step.",
+        example: tuple[str, str] | None = DEFAULT_EXAMPLE,
+    ):
         check_sampling(temperature, top_p, max_new_tokens)
         if n_param not in N_PARAM:
             raise ValueError(f"n_param must be auto, true or false, got {n_param!r}")
@@ -82,7 +93,12 @@ class ServedGenerator:
         return out + [{"role": "user", "content": NEXT_STEP}], {}
 
     def params(self, seed: int, n: int, extra: dict[str, Any]) -> dict[str, Any]:
-        p: dict[str, Any] = {"temperature": self.temperature, "top_p": self.top_p, "max_tokens": self.max_new_tokens, "seed": seed}
+        p: dict[str, Any] = {
+            "temperature": self.temperature,
+            "top_p": self.top_p,
+            "max_tokens": self.max_new_tokens,
+            "seed": seed,
+        }
         if self.stop:
             p["stop"] = self.stop
         if n > 1:
@@ -101,19 +117,24 @@ class ServedGenerator:
                 self._account([reply], split=texts)
                 return [first_line(t) for t in texts]
             if self.n_supported:
-                raise UserError(f"generator at {self.client.endpoint.base_url}: asked for n={n} choices, got "
-                                f"{len(reply.choices)}; set n_param: false to send one seeded request per candidate")
+                raise UserError(
+                    f"generator at {self.client.endpoint.base_url}: asked for n={n} choices, got "
+                    f"{len(reply.choices)}; set n_param: false to send one seeded request per candidate"
+                )
             self.n_supported = False  # the server ignores n: one seeded request per candidate from now on
 
         async def ask_all():
-            return await asyncio.gather(*(self.client.chat(messages, self.params(row_seed(seed, first + i), 1, extra))
-                                          for i in range(n)))
+            return await asyncio.gather(
+                *(self.client.chat(messages, self.params(row_seed(seed, first + i), 1, extra)) for i in range(n))
+            )
 
         replies = run(ask_all())
         for reply in replies:
             self._check(reply)
         self._account(replies)
-        return [first_line(((r.choices[0].get("message") or {}).get("content")) or "") if r.choices else "" for r in replies]
+        return [
+            first_line(((r.choices[0].get("message") or {}).get("content")) or "") if r.choices else "" for r in replies
+        ]
 
     def _check(self, reply: Reply) -> None:
         self.client.record(reply, "generate", "generator")
@@ -129,8 +150,11 @@ class ServedGenerator:
         if split is not None:
             total, chars = replies[0].usage["completion_tokens"], [max(1, len(t)) for t in split]
             per = [max(1, round(total * c / sum(chars))) for c in chars]
-        self.last_stats = {"generated": sum(r.usage["completion_tokens"] for r in made),
-                           "prompt": sum(r.usage["prompt_tokens"] for r in made), "per_candidate": per}
+        self.last_stats = {
+            "generated": sum(r.usage["completion_tokens"] for r in made),
+            "prompt": sum(r.usage["prompt_tokens"] for r in made),
+            "per_candidate": per,
+        }
 
     def is_final(self, step: str) -> bool:
         """A step ends the answer when it states the answer, or when the model wrote nothing more."""

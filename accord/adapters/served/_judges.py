@@ -24,9 +24,23 @@ import base64
 import io
 import math
 import re
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
-from accord.adapters.local import CLOSING, LLM_JUDGE_SYSTEM, LLM_ROLES, MODES, NO_VARIANTS, VLM_JUDGE_SYSTEM, VLM_ROLES, YES_VARIANTS, judge_body, judge_user_text, load_image, role_label
+from accord.adapters.local import (
+    CLOSING,
+    LLM_JUDGE_SYSTEM,
+    LLM_ROLES,
+    MODES,
+    NO_VARIANTS,
+    VLM_JUDGE_SYSTEM,
+    VLM_ROLES,
+    YES_VARIANTS,
+    judge_body,
+    judge_user_text,
+    load_image,
+    role_label,
+)
 from accord.adapters.served._client import Endpoint, Reply, ServedClient
 from accord.adapters.served._runner import run
 from accord.protocols import JudgeScore, StepContext
@@ -34,10 +48,17 @@ from accord.protocols import JudgeScore, StepContext
 _YES = {v.strip().lower() for v in YES_VARIANTS}
 _NO = {v.strip().lower() for v in NO_VARIANTS}
 _DIGITS = {str(d) for d in range(10)}
-PROMPTS = ("question", "local")  # the check asked in the user's turn; the local judge's prompt, read after the role label
-LOCAL_ALTERNATIVES = 200  # log-probabilities asked per token with the local prompt: the answer variants beyond the top 20
-NO_TEMPLATE = ("served judge: prompt 'local' needs a server that renders its chat template and answers a list of "
-               "prompts (llama.cpp's llama-server); {url} does not")
+PROMPTS = (
+    "question",
+    "local",
+)  # the check asked in the user's turn; the local judge's prompt, read after the role label
+LOCAL_ALTERNATIVES = (
+    200  # log-probabilities asked per token with the local prompt: the answer variants beyond the top 20
+)
+NO_TEMPLATE = (
+    "served judge: prompt 'local' needs a server that renders its chat template and answers a list of "
+    "prompts (llama.cpp's llama-server); {url} does not"
+)
 _WORD = re.compile(r"\b(yes|no)\b", re.IGNORECASE)
 _GRADE = re.compile(r"(?<![\d.])(\d+(?:\.\d+)?)\s*(/\s*10\b)?")
 
@@ -114,12 +135,22 @@ class ServedJudges:
 
     batchable = True  # text prompts: a step's requests can go out as one completions request
 
-    def __init__(self, endpoint: Endpoint, roles: Sequence[str] = ("grounding", "logic", "relevance"), mode: str = "yes_no",
-                 names: Sequence[str] | None = None, max_tokens: int = 8, top_logprobs: int = 20, batch: bool | str = "auto",
-                 prompt: str = "question"):
+    def __init__(
+        self,
+        endpoint: Endpoint,
+        roles: Sequence[str] = ("grounding", "logic", "relevance"),
+        mode: str = "yes_no",
+        names: Sequence[str] | None = None,
+        max_tokens: int = 8,
+        top_logprobs: int = 20,
+        batch: bool | str = "auto",
+        prompt: str = "question",
+    ):
         unknown = [r for r in roles if r not in self.roles_known]
         if unknown or not roles:
-            raise ValueError(f"unknown {self.kind} role(s) {unknown or list(roles)}; choose from {sorted(self.roles_known)}")
+            raise ValueError(
+                f"unknown {self.kind} role(s) {unknown or list(roles)}; choose from {sorted(self.roles_known)}"
+            )
         if mode not in MODES:
             raise ValueError(f"{self.kind} mode must be one of {MODES}, got {mode!r}")
         if isinstance(max_tokens, bool) or not isinstance(max_tokens, int) or max_tokens < 1:
@@ -127,7 +158,9 @@ class ServedJudges:
         if isinstance(top_logprobs, bool) or not isinstance(top_logprobs, int) or not 1 <= top_logprobs <= 20:
             raise ValueError(f"top_logprobs must be an integer in [1, 20], got {top_logprobs!r}")
         if not (batch == "auto" or batch is False):
-            raise ValueError(f"batch must be 'auto' (one request per step where the server allows) or false, got {batch!r}")
+            raise ValueError(
+                f"batch must be 'auto' (one request per step where the server allows) or false, got {batch!r}"
+            )
         self.batch = batch == "auto" and self.batchable
         if prompt not in PROMPTS:
             raise ValueError(f"prompt must be one of {PROMPTS}, got {prompt!r}")
@@ -150,23 +183,39 @@ class ServedJudges:
         """The chat request for one role and candidate: the local judge's system prompt and body,
         closed by the one check asked about."""
         closing = f"Answer for the check {role_label(role)} only. {CLOSING[self.mode]}"
-        return [{"role": "system", "content": LLM_JUDGE_SYSTEM},
-                {"role": "user", "content": f"{judge_body(self.mode, ctx, candidate)}\n\n{closing}"}]
+        return [
+            {"role": "system", "content": LLM_JUDGE_SYSTEM},
+            {"role": "user", "content": f"{judge_body(self.mode, ctx, candidate)}\n\n{closing}"},
+        ]
 
     def local_request(self, role: str, ctx: StepContext, candidate: str) -> tuple[list[dict[str, Any]], str]:
         """The local judge's prompt for one role and candidate: its chat (system prompt and body) and
         the assistant turn's opening, the role's label, after which the answer token is read."""
-        return ([{"role": "system", "content": LLM_JUDGE_SYSTEM},
-                 {"role": "user", "content": judge_body(self.mode, ctx, candidate)}], f"{role_label(role)}:")
+        return (
+            [
+                {"role": "system", "content": LLM_JUDGE_SYSTEM},
+                {"role": "user", "content": judge_body(self.mode, ctx, candidate)},
+            ],
+            f"{role_label(role)}:",
+        )
 
     def describe(self) -> dict[str, Any]:
         """How the scores are read (recorded in the run's trace header; no key)."""
-        read = ("top_logprobs of the token after the role's label in the assistant's turn" if self.prompt == "local" else
-                "top_logprobs at the reply's first token (further, up to max_tokens, where none ranks an answer), "
-                "else the parsed verdict")
-        return {"roles": dict(zip(self.names, self.roles)), "scoring": "served", "mode": self.mode, "read": read,
-                "batch": "auto" if self.batch else False, "prompt": self.prompt,
-                **self.client.endpoint.describe()}
+        read = (
+            "top_logprobs of the token after the role's label in the assistant's turn"
+            if self.prompt == "local"
+            else "top_logprobs at the reply's first token (further, up to max_tokens, where none ranks an answer), "
+            "else the parsed verdict"
+        )
+        return {
+            "roles": dict(zip(self.names, self.roles)),
+            "scoring": "served",
+            "mode": self.mode,
+            "read": read,
+            "batch": "auto" if self.batch else False,
+            "prompt": self.prompt,
+            **self.client.endpoint.describe(),
+        }
 
     def score_many(self, ctx: StepContext, candidates: Sequence[str]) -> list[list[JudgeScore]]:
         """Scores per role (outer) per candidate (inner); all requests of the step in flight together,
@@ -179,7 +228,9 @@ class ServedJudges:
                 local = [self.local_request(role, ctx, c) for _, _, role, c in jobs]
                 wide = {**self.params, "top_logprobs": LOCAL_ALTERNATIVES}
                 together = await self.client.chat_many([m for m, _ in local], wide, [o for _, o in local])
-                return together or [Reply(None, error=NO_TEMPLATE.format(url=self.client.endpoint.base_url))] * len(jobs)
+                return together or [Reply(None, error=NO_TEMPLATE.format(url=self.client.endpoint.base_url))] * len(
+                    jobs
+                )
             requests = [self.messages(role, ctx, c) for _, _, role, c in jobs]
             if self.batch:
                 together = await self.client.chat_many(requests, self.params)

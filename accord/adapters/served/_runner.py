@@ -10,7 +10,8 @@ from __future__ import annotations
 import asyncio
 import os
 import threading
-from typing import Any, Awaitable
+from collections.abc import Awaitable
+from typing import Any
 
 _LOCK = threading.Lock()
 _LOOP: tuple[int, asyncio.AbstractEventLoop] | None = None  # (owning process id, loop)

@@ -52,7 +52,9 @@ async def concurrency(base_url: str, api_key: str, timeout_s: float) -> int:
         found = None
         try:
             for path in ("/props", "/slots"):
-                body = await asyncio.to_thread(server_json, server_root(base_url) + path, api_key, min(5.0, float(timeout_s)))
+                body = await asyncio.to_thread(
+                    server_json, server_root(base_url) + path, api_key, min(5.0, float(timeout_s))
+                )
                 found = slots_from(body, None) if path == "/props" else slots_from(None, body)
                 if found:
                     break
@@ -66,7 +68,9 @@ def server_json(url: str, api_key: str, timeout_s: float, body: object = None) -
     """The JSON a server's own endpoint answers with: a GET, or a POST of ``body`` (None for an HTTP
     error or an answer that is not JSON; a server not answering raises OSError)."""
     data = None if body is None else json.dumps(body).encode("utf-8")
-    request = urllib.request.Request(url, data=data, headers={"Authorization": f"Bearer {api_key}", "Content-Type": "application/json"})
+    request = urllib.request.Request(
+        url, data=data, headers={"Authorization": f"Bearer {api_key}", "Content-Type": "application/json"}
+    )
     try:
         with urllib.request.urlopen(request, timeout=timeout_s) as r:  # noqa: S310 - the configured endpoint
             return json.loads(r.read())

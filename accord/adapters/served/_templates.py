@@ -44,8 +44,9 @@ def _split(messages: list[dict[str, Any]]) -> tuple[str, str] | None:
     return system, user
 
 
-async def prompts(base_url: str, messages_list: list[list[dict[str, Any]]], api_key: str,
-                  timeout_s: float) -> list[str] | None:
+async def prompts(
+    base_url: str, messages_list: list[list[dict[str, Any]]], api_key: str, timeout_s: float
+) -> list[str] | None:
     """Each request's prompt text as the server renders it; None when the server renders no template
     (or is not answering now: the caller falls back to chat requests for this step)."""
     root = server_root(base_url)
@@ -71,11 +72,15 @@ async def prompts(base_url: str, messages_list: list[list[dict[str, Any]]], api_
 async def _learn(root: str, parts: tuple[str, str], api_key: str, timeout_s: float) -> Any:
     """The (head, tail) around the user's text for one system message, checked against a real rendering."""
     system, user = parts
-    marked = await _render(root, [{"role": "system", "content": system}, {"role": "user", "content": MARKER}], api_key, timeout_s)
+    marked = await _render(
+        root, [{"role": "system", "content": system}, {"role": "user", "content": MARKER}], api_key, timeout_s
+    )
     if marked is None:
         shape: Any = _NONE
     else:
-        real = await _render(root, [{"role": "system", "content": system}, {"role": "user", "content": user}], api_key, timeout_s)
+        real = await _render(
+            root, [{"role": "system", "content": system}, {"role": "user", "content": user}], api_key, timeout_s
+        )
         head, found, tail = marked.partition(MARKER)
         shape = (head, tail) if found and real == head + user + tail else None
     with _LOCK:

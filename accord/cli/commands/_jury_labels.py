@@ -40,8 +40,9 @@ def parse_prior(text: str, members: list[str]) -> np.ndarray:
         except ValueError:
             raise UserError(f"--prior: accuracy of {name.strip()!r} is not a number: {value!r}") from None
         if not (math.isfinite(x) and 0 < x < 1):
-            raise UserError(f"--prior: accuracy of {name.strip()!r} must lie strictly between 0 and 1, "
-                            f"got {value.strip()}")
+            raise UserError(
+                f"--prior: accuracy of {name.strip()!r} must lie strictly between 0 and 1, got {value.strip()}"
+            )
         acc[members[j]] = x
     missing = [m for m in members if m not in acc]
     if missing:
@@ -56,7 +57,7 @@ def read_labels(path: str | Path) -> dict[str, str]:
     for no, obj in json_objects(text_lines(p), str(p), expect='expected an object with "id" and "reference"'):
         unknown = set(obj) - LABEL_FIELDS
         if unknown:
-            raise UserError(f"{p}:{no}: unknown field(s) {sorted(unknown)}; a label line is {{\"id\", \"reference\"}}")
+            raise UserError(f'{p}:{no}: unknown field(s) {sorted(unknown)}; a label line is {{"id", "reference"}}')
         if "id" not in obj:
             raise UserError(f"{p}:{no}: a label line needs the row's 'id'")
         ref = obj.get("reference")

@@ -14,8 +14,19 @@ import json
 import math
 from typing import Any
 
-FIXED_COLUMNS = ("id", "answer", "abstained", "reason", "agreement", "confidence", "tie", "members", "labeled",
-                 "reference", "correct")
+FIXED_COLUMNS = (
+    "id",
+    "answer",
+    "abstained",
+    "reason",
+    "agreement",
+    "confidence",
+    "tie",
+    "members",
+    "labeled",
+    "reference",
+    "correct",
+)
 
 
 def finite(obj: Any) -> Any:

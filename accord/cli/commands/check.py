@@ -24,16 +24,24 @@ def add_arguments(parser) -> None:
         default=",".join(JUDGES),
         help=f"comma-separated judges from {', '.join(JUDGES)}, final_answer (default: all but final_answer)",
     )
-    parser.add_argument("--lambdas", default=None, help="stubbornness per judge, comma-separated (default: each judge type's, 1 each)")
+    parser.add_argument(
+        "--lambdas", default=None, help="stubbornness per judge, comma-separated (default: each judge type's, 1 each)"
+    )
     parser.add_argument("--tau", type=unit_interval, default=None, help="confidence threshold (policies with tau)")
     parser.add_argument("--eps", type=unit_interval, default=None, help="dispersion tolerance (policies with eps)")
     parser.add_argument("--answer", default=None, help="reference final answer (adds the final_answer judge)")
-    parser.add_argument("--timeout", type=positive_float, default=10.0, help="seconds per symbolic/numeric check (default 10)")
+    parser.add_argument(
+        "--timeout", type=positive_float, default=10.0, help="seconds per symbolic/numeric check (default 10)"
+    )
     parser.add_argument("--seed", type=int, default=0, help="seed of the numeric judge's sample points")
     add_quiet(parser)
-    parser.add_argument("--mode", choices=("derivation", "solution"), default="derivation",
-                        help="derivation: every equation must hold or follow from the lines before (default); "
-                             "solution: read lines as a written solution, an equation may state a fact")
+    parser.add_argument(
+        "--mode",
+        choices=("derivation", "solution"),
+        default="derivation",
+        help="derivation: every equation must hold or follow from the lines before (default); "
+        "solution: read lines as a written solution, an equation may state a fact",
+    )
 
 
 def _judges(args):
@@ -68,7 +76,8 @@ def _fmt(v) -> str:
 
 
 def _print_table(report) -> None:
-    from accord.cli.display import Table, console as make_console
+    from accord.cli.display import Table
+    from accord.cli.display import console as make_console
 
     colour = {"valid": "green", "invalid": "bold red", "unchecked": "dim"}
     table = Table(title=f"{report.source} — policy {report.policy}")
@@ -93,7 +102,10 @@ def _print_table(report) -> None:
     elif fi is None:
         console.print("[green]no invalid step[/]")
     else:
-        console.print(f"[bold red]first invalid step: {report.steps.index(fi) + 1} (line {fi.line})[/] ({fi.text}) — {report.first_invalid_reason()}")
+        console.print(
+            f"[bold red]first invalid step: {report.steps.index(fi) + 1} (line {fi.line})[/] ({fi.text}) — "
+            f"{report.first_invalid_reason()}"
+        )
 
 
 def run(args) -> int:
@@ -105,8 +117,9 @@ def run(args) -> int:
     params = {k: v for k, v in (("tau", args.tau), ("eps", args.eps)) if v is not None}
     try:
         with progress_bar("checking lines", quiet=args.quiet) as update:
-            report = check_derivation(lines, judges, policy=args.policy, lambdas=lam, source=args.derivation,
-                                      progress=update, **params)
+            report = check_derivation(
+                lines, judges, policy=args.policy, lambdas=lam, source=args.derivation, progress=update, **params
+            )
     except ValueError as exc:
         raise UserError(str(exc)) from exc
     if args.json:

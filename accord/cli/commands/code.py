@@ -20,22 +20,42 @@ HELP = "Check your own code candidates (JSONL) against tests in the sandbox with
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("candidates", metavar="CANDIDATES", help='JSONL: {"task_id", "code", "id"?} per candidate')
-    p.add_argument("--tests", required=True, metavar="TESTS",
-                   help='JSONL, one line per task: {"task_id", "entry_point", "tests": pytest-style asserts or test_ '
-                        'functions, and/or "check": a HumanEval-style check(candidate), "prompt"?}')
+    p.add_argument(
+        "--tests",
+        required=True,
+        metavar="TESTS",
+        help='JSONL, one line per task: {"task_id", "entry_point", "tests": pytest-style asserts or test_ '
+        'functions, and/or "check": a HumanEval-style check(candidate), "prompt"?}',
+    )
     p.add_argument("--judges", default=",".join(JUDGES), help=f"panel, from {', '.join(JUDGES)} (default: all three)")
     p.add_argument("--policy", default="verdict", help=f"decision rule: {', '.join(list_policies())} (default verdict)")
     p.add_argument("--tau", type=unit_interval, default=None, help="confidence threshold (policies with tau)")
     p.add_argument("--eps", type=unit_interval, default=None, help="dispersion tolerance (policies with eps)")
-    p.add_argument("--lambdas", default=None, help="stubbornness per judge, in --judges order (default: each judge type's registered λ)")
-    p.add_argument("--probes", type=positive_int, default=12, help="probe inputs per task for the consistency judge (default 12)")
-    p.add_argument("--isolation", default="auto", help="sandbox: auto (bwrap or unshare, private filesystem), bwrap, unshare, "
-                   "or rlimits (shares the host filesystem)")
+    p.add_argument(
+        "--lambdas",
+        default=None,
+        help="stubbornness per judge, in --judges order (default: each judge type's registered λ)",
+    )
+    p.add_argument(
+        "--probes", type=positive_int, default=12, help="probe inputs per task for the consistency judge (default 12)"
+    )
+    p.add_argument(
+        "--isolation",
+        default="auto",
+        help="sandbox: auto (bwrap or unshare, private filesystem), bwrap, unshare, "
+        "or rlimits (shares the host filesystem)",
+    )
     p.add_argument("--workers", type=positive_int, default=None, help="candidates run in parallel (default: CPU count)")
-    p.add_argument("--out", default=None, help="write one JSON line per candidate (scores, reasons, verdict) to this file")
-    p.add_argument("--format", choices=("jsonl", "csv"), default="jsonl",
-                   help="format of --out: jsonl (default, nested) or csv (flat: one row per candidate, a score_ and "
-                        "reason_ column per judge); csv without --out prints the CSV instead of the table")
+    p.add_argument(
+        "--out", default=None, help="write one JSON line per candidate (scores, reasons, verdict) to this file"
+    )
+    p.add_argument(
+        "--format",
+        choices=("jsonl", "csv"),
+        default="jsonl",
+        help="format of --out: jsonl (default, nested) or csv (flat: one row per candidate, a score_ and "
+        "reason_ column per judge); csv without --out prints the CSV instead of the table",
+    )
     p.add_argument("--json", action="store_true", help="print one JSON document instead of a table")
     add_quiet(p)
 
@@ -59,15 +79,27 @@ def print_table(doc: dict) -> None:
     colour = {True: "green", False: "red"}
     for task in doc["tasks"]:
         for i, c in enumerate(task["candidates"]):
-            verdict = f"[{colour[c['accepted']]}]{'accepted' if c['accepted'] else 'rejected'}[/]" + (" ◀" if c["picked"] else "")
-            t.add_row(escape(task["task_id"]) if i == 0 else "", escape(c["id"]), *[_fmt(c["scores"][j]) for j in judges],
-                      _fmt(c["mean"]), _fmt(c["dispersion"]), verdict, end_section=i == len(task["candidates"]) - 1)
+            verdict = f"[{colour[c['accepted']]}]{'accepted' if c['accepted'] else 'rejected'}[/]" + (
+                " ◀" if c["picked"] else ""
+            )
+            t.add_row(
+                escape(task["task_id"]) if i == 0 else "",
+                escape(c["id"]),
+                *[_fmt(c["scores"][j]) for j in judges],
+                _fmt(c["mean"]),
+                _fmt(c["dispersion"]),
+                verdict,
+                end_section=i == len(task["candidates"]) - 1,
+            )
     con.print(t)
     con.print("◀ the task's pick (accepted, or when none is, the policy's fallback ranking)")
     n = len(doc["tasks"])
     fell = [t["task_id"] for t in doc["tasks"] if t["fallback"] or t["picked"] is None]
-    con.print(f"{n} tasks, {sum(len(t['candidates']) for t in doc['tasks'])} candidates: an accepted pick in "
-              f"{doc['accepted_picks']} of {n}" + (f"; no candidate accepted in {', '.join(fell)} (pick by fallback)" if fell else ""))
+    con.print(
+        f"{n} tasks, {sum(len(t['candidates']) for t in doc['tasks'])} candidates: an accepted pick in "
+        f"{doc['accepted_picks']} of {n}"
+        + (f"; no candidate accepted in {', '.join(fell)} (pick by fallback)" if fell else "")
+    )
 
 
 def candidates_csv(rows: list[dict], judges) -> str:
@@ -114,8 +146,11 @@ def run(args: argparse.Namespace) -> int:
         raise UserError(str(exc.args[0]) if exc.args else str(exc)) from None
     rows = [{"task_id": t["task_id"], **c, "fallback": t["fallback"]} for t in doc["tasks"] for c in t["candidates"]]
     if args.out:
-        text = (candidates_csv(rows, panel.names) if args.format == "csv"
-                else "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows))
+        text = (
+            candidates_csv(rows, panel.names)
+            if args.format == "csv"
+            else "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows)
+        )
         write_text_atomic(args.out, text, "--out")
     elif args.format == "csv":
         sys.stdout.write(candidates_csv(rows, panel.names))

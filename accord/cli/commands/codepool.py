@@ -28,11 +28,22 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--ids", default=None, help="comma-separated problem ids, e.g. HumanEval/0,HumanEval/5")
     p.add_argument("--mutants", type=positive_int, default=5, help="mutants per problem (default 5)")
     p.add_argument("--seed", type=int, default=0, help="seed of the mutant choice and candidate order")
-    p.add_argument("--judges", default=",".join(JUDGES), help=f"code judge types, comma-separated (default: {','.join(JUDGES)}; code_llm adds the LLM code judges)")
+    p.add_argument(
+        "--judges",
+        default=",".join(JUDGES),
+        help=f"code judge types, comma-separated (default: {','.join(JUDGES)}; code_llm adds the LLM code judges)",
+    )
     p.add_argument("--policies", default=None, help="comma-separated policies (default: all)")
-    p.add_argument("--lambdas", default=None, help="stubbornness per judge column, comma-separated (default: each judge type's)")
+    p.add_argument(
+        "--lambdas", default=None, help="stubbornness per judge column, comma-separated (default: each judge type's)"
+    )
     p.add_argument("--probes", type=positive_int, default=12, help="probe inputs per problem for the consistency judge")
-    p.add_argument("--isolation", default="auto", help="sandbox: auto (bwrap or unshare, private filesystem), bwrap, unshare, or rlimits (shares the host filesystem)")
+    p.add_argument(
+        "--isolation",
+        default="auto",
+        help="sandbox: auto (bwrap or unshare, private filesystem), bwrap, unshare, or rlimits (shares the host "
+        "filesystem)",
+    )
     p.add_argument("--workers", type=positive_int, default=None, help="candidates run in parallel (default: CPU count)")
     p.add_argument("--save", default=None, help="write the scored pool (every raw score and label) to this JSON file")
     p.add_argument("--load", default=None, help="replay the policies on a pool saved with --save (no execution)")
@@ -122,7 +133,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _print(doc: dict) -> None:
-    from accord.cli.display import Table, console as make_console
+    from accord.cli.display import Table
+    from accord.cli.display import console as make_console
 
     console = make_console(120)
     console.print(
@@ -135,7 +147,11 @@ def _print(doc: dict) -> None:
     for r in doc["results"]:
         ci = "-" if math.isnan(r["ci_low"]) else f"[{r['ci_low']:.3f}, {r['ci_high']:.3f}]"
         t.add_row(
-            r["policy"], f"{r['accuracy']:.3f}", ci, f"{r['first_index_accuracy']:.3f}",
-            f"{r['tie_rate']:.0%}", f"{r['mixed_tie_rate']:.0%}",
+            r["policy"],
+            f"{r['accuracy']:.3f}",
+            ci,
+            f"{r['first_index_accuracy']:.3f}",
+            f"{r['tie_rate']:.0%}",
+            f"{r['mixed_tie_rate']:.0%}",
         )
     console.print(t)

@@ -7,8 +7,8 @@ import json
 import math
 from dataclasses import fields
 
-from accord.cli.progress import add_quiet
 from accord.cli.options import lambda_note, nonnegative_float, table_lambdas, unit_interval
+from accord.cli.progress import add_quiet
 from accord.cli.streaming import add_streaming_arguments, run_streaming, wants_streaming
 from accord.consensus_core import ConsensusSpec, Decision, get_policy, list_policies
 from accord.errors import UserError
@@ -23,19 +23,43 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--policy", default="verdict", help=f"decision rule: {', '.join(list_policies())} (default verdict)")
     p.add_argument("--tau", type=unit_interval, default=None, help="confidence threshold (default 0.6)")
     p.add_argument("--eps", type=unit_interval, default=None, help="dispersion tolerance (default 0.1)")
-    p.add_argument("--max-var", type=nonnegative_float, default=None, help="variance policy: largest raw variance accepted (default 0.01)")
+    p.add_argument(
+        "--max-var",
+        type=nonnegative_float,
+        default=None,
+        help="variance policy: largest raw variance accepted (default 0.01)",
+    )
     p.add_argument("--seed", type=int, default=None, help="seed of the random and no_selection policies")
-    p.add_argument("--lambdas", default=None, help="stubbornness per judge in column order, e.g. 1.5,1.0,0.8 "
-                                                  "(default: by column name, a judge type's default, else 1.0)")
-    p.add_argument("--influence", default=None, help="CSV of an m x m row-stochastic influence matrix W (zero diagonal)")
-    p.add_argument("--nan", choices=NAN_MODES, default="error",
-                   help="a literal NaN score: error (default: one line naming file:line, exit 2) or failed "
-                        "(a failed judge, like an empty cell)")
-    p.add_argument("--calibration", metavar="MODE|FILE", default=None,
-                   help="put the judges on one scale first: quantile, agreement, standardize (fitted label-free on "
-                        "this table) or a saved calibration.json (see docs/step-loop.md)")
-    p.add_argument("--target-accept", type=unit_interval, default=None, metavar="RATE",
-                   help="with --calibration: tau, eps set on the scale so that this share of candidates is accepted")
+    p.add_argument(
+        "--lambdas",
+        default=None,
+        help="stubbornness per judge in column order, e.g. 1.5,1.0,0.8 "
+        "(default: by column name, a judge type's default, else 1.0)",
+    )
+    p.add_argument(
+        "--influence", default=None, help="CSV of an m x m row-stochastic influence matrix W (zero diagonal)"
+    )
+    p.add_argument(
+        "--nan",
+        choices=NAN_MODES,
+        default="error",
+        help="a literal NaN score: error (default: one line naming file:line, exit 2) or failed "
+        "(a failed judge, like an empty cell)",
+    )
+    p.add_argument(
+        "--calibration",
+        metavar="MODE|FILE",
+        default=None,
+        help="put the judges on one scale first: quantile, agreement, standardize (fitted label-free on "
+        "this table) or a saved calibration.json (see docs/step-loop.md)",
+    )
+    p.add_argument(
+        "--target-accept",
+        type=unit_interval,
+        default=None,
+        metavar="RATE",
+        help="with --calibration: tau, eps set on the scale so that this share of candidates is accepted",
+    )
     p.add_argument("--save-calibration", metavar="FILE", default=None, help="write the fitted judge scale here")
     p.add_argument("--json", action="store_true", help="print one JSON document instead of tables")
     add_quiet(p)
@@ -57,7 +81,9 @@ def build_policy(args: argparse.Namespace, table: ScoreTable):
         params = {k: v for k, v in given.items() if v is not None}
         unused = sorted(k for k in params if k not in accepted)
         if unused:
-            raise UserError(f"policy {args.policy!r} does not use {', '.join('--' + u.replace('_', '-') for u in unused)}")
+            raise UserError(
+                f"policy {args.policy!r} does not use {', '.join('--' + u.replace('_', '-') for u in unused)}"
+            )
         return get_policy(args.policy, **params), spec, lambda_note(defaulted)
     except ValueError as exc:
         raise UserError(str(exc)) from None
@@ -108,7 +134,8 @@ def to_document(table: ScoreTable, decision: Decision, policy, spec: ConsensusSp
 
 
 def print_tables(doc: dict) -> None:
-    from accord.cli.display import Table, console as make_console
+    from accord.cli.display import Table
+    from accord.cli.display import console as make_console
 
     console = make_console()
     judges = doc["judges"]
@@ -142,7 +169,7 @@ def print_tables(doc: dict) -> None:
 
 def judge_scale(args: argparse.Namespace, table: ScoreTable, spec: ConsensusSpec):
     """The judge scale asked for (None without --calibration): fitted on the table's scores or loaded."""
-    from accord.verify.loop import JudgeScale, LABEL_FREE, load_scale, save_scale
+    from accord.verify.loop import LABEL_FREE, JudgeScale, load_scale, save_scale
 
     if args.calibration is None:
         if args.target_accept is not None or args.save_calibration is not None:

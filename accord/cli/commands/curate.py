@@ -5,24 +5,52 @@ from __future__ import annotations
 import argparse
 import json
 
-from accord.errors import UserError
 from accord.cli.progress import add_quiet, progress_bar
+from accord.errors import UserError
 
 NAME = "curate"
-HELP = "Benchmark curation: ask a panel each question without its image (or a named field); drop what a quorum still gets right."
+HELP = (
+    "Benchmark curation: ask a panel each question without its image (or a named field); drop what a quorum still gets "
+    "right."
+)
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("file", help='JSONL benchmark: {"id"?, "question", "answer", "image"? or the field to drop} per line')
-    p.add_argument("--member", action="append", default=None, metavar="[NAME=]MODEL", help="a panel member: smollm2, a local path or a name (repeat; default one smollm2)")
-    p.add_argument("--drop", default="image", metavar="FIELD", help="the essential context to leave out: image (default) or a field name")
-    p.add_argument("--quorum", type=int, default=None, metavar="K", help="drop a question when K members answer it right (default: a majority)")
-    p.add_argument("--temperature", type=float, default=0.0, help="sampling temperature of the members (default 0: greedy)")
-    p.add_argument("--max-steps", type=int, default=2, help="lines a member may write before it must have answered (default 2)")
+    p.add_argument(
+        "file", help='JSONL benchmark: {"id"?, "question", "answer", "image"? or the field to drop} per line'
+    )
+    p.add_argument(
+        "--member",
+        action="append",
+        default=None,
+        metavar="[NAME=]MODEL",
+        help="a panel member: smollm2, a local path or a name (repeat; default one smollm2)",
+    )
+    p.add_argument(
+        "--drop",
+        default="image",
+        metavar="FIELD",
+        help="the essential context to leave out: image (default) or a field name",
+    )
+    p.add_argument(
+        "--quorum",
+        type=int,
+        default=None,
+        metavar="K",
+        help="drop a question when K members answer it right (default: a majority)",
+    )
+    p.add_argument(
+        "--temperature", type=float, default=0.0, help="sampling temperature of the members (default 0: greedy)"
+    )
+    p.add_argument(
+        "--max-steps", type=int, default=2, help="lines a member may write before it must have answered (default 2)"
+    )
     p.add_argument("--max-new-tokens", type=int, default=32, help="tokens per step (default 32)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--out", default=None, help="write the kept questions (as read) to this JSONL file")
-    p.add_argument("--report", default=None, help="write one JSON line per question: kept, every member's answer and grade")
+    p.add_argument(
+        "--report", default=None, help="write one JSON line per question: kept, every member's answer and grade"
+    )
     p.add_argument("--json", action="store_true", help="print one JSON document instead of a table")
     add_quiet(p)
 
@@ -60,8 +88,14 @@ def load_members(members: dict[str, str], args: argparse.Namespace) -> dict:
         except (OSError, ValueError) as exc:
             raise UserError(f"--member {name}: cannot load {model!r}: {str(exc).splitlines()[0]}") from None
         panel[name] = TransformersGenerator.from_loaded(
-            lm, tok, model=model, temperature=args.temperature, max_new_tokens=args.max_new_tokens,
-            system_prompt=ANSWER_SYSTEM, instruction="", example=ANSWER_EXAMPLE,
+            lm,
+            tok,
+            model=model,
+            temperature=args.temperature,
+            max_new_tokens=args.max_new_tokens,
+            system_prompt=ANSWER_SYSTEM,
+            instruction="",
+            example=ANSWER_EXAMPLE,
         )
     return panel
 
@@ -82,9 +116,16 @@ def run(args: argparse.Namespace) -> int:
     write_curation(items, verdicts, args.out, args.report)
     kept = sum(v.kept for v in verdicts)
     doc = {
-        "file": str(args.file), "dropped_field": args.drop, "members": members, "quorum": quorum,
-        "questions": len(items), "kept": kept, "dropped": len(items) - kept,
-        "right_without_context": {m: sum(a.correct for v in verdicts for a in v.answers if a.member == m) for m in members},
+        "file": str(args.file),
+        "dropped_field": args.drop,
+        "members": members,
+        "quorum": quorum,
+        "questions": len(items),
+        "kept": kept,
+        "dropped": len(items) - kept,
+        "right_without_context": {
+            m: sum(a.correct for v in verdicts for a in v.answers if a.member == m) for m in members
+        },
         "verdicts": [v.as_dict() for v in verdicts],
     }
     if args.json:
@@ -93,12 +134,19 @@ def run(args: argparse.Namespace) -> int:
     from accord.cli.display import Table, console
 
     con = console()
-    con.print(f"[bold]{len(items)}[/] questions without {args.drop!r}, panel of {len(members)}, quorum {quorum}: kept {kept}, dropped {len(items) - kept}")
+    con.print(
+        f"[bold]{len(items)}[/] questions without {args.drop!r}, panel of {len(members)}, quorum {quorum}: kept "
+        f"{kept}, dropped {len(items) - kept}"
+    )
     t = Table(title="per question", title_justify="left")
     for col in ("id", "kept", "right", *members):
         t.add_column(col)
     for v in verdicts:
-        t.add_row(v.id, "yes" if v.kept else "[red]dropped[/]", str(v.right_without_context),
-                  *[f"{a.answer!s}{' ✓' if a.correct else ''}" for a in v.answers])
+        t.add_row(
+            v.id,
+            "yes" if v.kept else "[red]dropped[/]",
+            str(v.right_without_context),
+            *[f"{a.answer!s}{' ✓' if a.correct else ''}" for a in v.answers],
+        )
     con.print(t)
     return 0

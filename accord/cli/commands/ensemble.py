@@ -13,8 +13,8 @@ from contextlib import nullcontext
 from pathlib import Path
 
 from accord.adapters import METHODS, fit_calibrators, save_calibrators
+from accord.cli.options import lambda_note, nonnegative_float, resamples, table_lambdas, unit_interval
 from accord.cli.progress import add_quiet, progress_bar
-from accord.cli.options import lambda_note, nonnegative_float, positive_int, resamples, table_lambdas, unit_interval
 from accord.cli.streaming import add_streaming_arguments, wants_streaming
 from accord.errors import UserError
 from accord.extras import require
@@ -22,37 +22,73 @@ from accord.verify.io import connect_ray, parse_json, read_text, table_format, w
 from accord.verify.tables import DEFAULT_CHUNK_SIZE, METADATA
 
 NAME = "ensemble"
-HELP = "Evaluate reward models and their ensembles (mean, min, mean-k*std, FJ consensus) on precomputed rewards (JSONL, CSV, Parquet)."
+HELP = (
+    "Evaluate reward models and their ensembles (mean, min, mean-k*std, FJ consensus) on precomputed rewards (JSONL, "
+    "CSV, Parquet)."
+)
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("file", help="JSONL: {prompt_id, response_id, label, <model>: reward...} or {chosen: {...}, rejected: {...}}; "
-                   "CSV/Parquet: columns prompt_id, response_id, label, <model>...")
-    p.add_argument("--models", default=None, help="comma-separated reward fields to use (default: every numeric field "
-                   "but ids, labels and metadata; the command says which it took)")
-    p.add_argument("--meta", default=None, help="comma-separated numeric fields that are metadata, not reward models "
-                   f"(added to the known names: {', '.join(sorted(METADATA))})")
-    p.add_argument("--calibration", choices=METHODS, default="standardize", help="map raw rewards to [0, 1] (default standardize; platt needs labels)")
+    p.add_argument(
+        "file",
+        help="JSONL: {prompt_id, response_id, label, <model>: reward...} or {chosen: {...}, rejected: {...}}; "
+        "CSV/Parquet: columns prompt_id, response_id, label, <model>...",
+    )
+    p.add_argument(
+        "--models",
+        default=None,
+        help="comma-separated reward fields to use (default: every numeric field "
+        "but ids, labels and metadata; the command says which it took)",
+    )
+    p.add_argument(
+        "--meta",
+        default=None,
+        help="comma-separated numeric fields that are metadata, not reward models "
+        f"(added to the known names: {', '.join(sorted(METADATA))})",
+    )
+    p.add_argument(
+        "--calibration",
+        choices=METHODS,
+        default="standardize",
+        help="map raw rewards to [0, 1] (default standardize; platt needs labels)",
+    )
     p.add_argument("--calibrate-on", default=None, help="fit the calibration on this reward file instead of FILE")
     p.add_argument("--load-calibration", default=None, help="reapply a saved calibration (JSON) instead of fitting")
     p.add_argument("--save-calibration", default=None, help="write the fitted calibration to this JSON file")
-    p.add_argument("--rules", default=None, help="comma-separated: mean, min, uwo, fj:<policy> (default mean,min,uwo,fj:verdict,fj:no_rejection)")
-    p.add_argument("--k", type=nonnegative_float, default=1.0, help="uncertainty penalty of the uwo rule: mean - k * std (default 1)")
-    p.add_argument("--lambdas", default=None, help="stubbornness per model for the FJ rules, comma-separated, in --models order "
-                                                  "(default: 1.0 each, or a judge type's default for a column named after one)")
+    p.add_argument(
+        "--rules",
+        default=None,
+        help="comma-separated: mean, min, uwo, fj:<policy> (default mean,min,uwo,fj:verdict,fj:no_rejection)",
+    )
+    p.add_argument(
+        "--k",
+        type=nonnegative_float,
+        default=1.0,
+        help="uncertainty penalty of the uwo rule: mean - k * std (default 1)",
+    )
+    p.add_argument(
+        "--lambdas",
+        default=None,
+        help="stubbornness per model for the FJ rules, comma-separated, in --models order "
+        "(default: 1.0 each, or a judge type's default for a column named after one)",
+    )
     p.add_argument("--tau", type=unit_interval, default=None, help="FJ verdict rule: confidence threshold")
     p.add_argument("--eps", type=unit_interval, default=None, help="FJ verdict rule: dispersion tolerance")
     p.add_argument("--n-boot", type=resamples, default=2000, help="bootstrap resamples for intervals (default 2000)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--json", action="store_true", help="print one JSON document instead of tables")
     add_quiet(p)
-    p.add_argument("--stream", action="store_true", help="stream the table in chunks (implied by --output, --chunk-size, --backend ray, Parquet input)")
+    p.add_argument(
+        "--stream",
+        action="store_true",
+        help="stream the table in chunks (implied by --output, --chunk-size, --backend ray, Parquet input)",
+    )
     add_streaming_arguments(p, item="response")
 
 
 def _calibrators(args, table, models=None, stream=None):
     """Loaded, or fitted on --calibrate-on or FILE; ``stream`` (a RewardSource) fits FILE in a streamed pass."""
-    from accord.verify.ensemble import fit_streamed, read_rewards, STREAMED_FITS
+    from accord.verify.ensemble import STREAMED_FITS, fit_streamed, read_rewards
     from accord.verify.tables import open_rewards
 
     models = models or table.models
@@ -70,7 +106,9 @@ def _calibrators(args, table, models=None, stream=None):
     if args.calibration == "platt" and labels is None:
         raise UserError(f"{args.calibrate_on or args.file}: platt calibration needs a 'label' on every row")
     try:
-        return fit_calibrators(source.flat_raw, models, args.calibration, labels if args.calibration == "platt" else None)
+        return fit_calibrators(
+            source.flat_raw, models, args.calibration, labels if args.calibration == "platt" else None
+        )
     except ValueError as exc:
         raise UserError(f"{args.calibrate_on or args.file}: calibration: {exc}") from None
 
@@ -106,14 +144,19 @@ def _print_picks(con, picks: list[dict]) -> None:
         t.add_row(row["prompt_id"], *[", ".join(row[r]) or "–" for r in rules])
     con.print(t)
     if len(picks) > PICKS_SHOWN:
-        con.print(f"… {len(picks) - PICKS_SHOWN} more prompts: all of them with --json, or one row per response with --output")
+        con.print(
+            f"… {len(picks) - PICKS_SHOWN} more prompts: all of them with --json, or one row per response with --output"
+        )
 
 
 def print_report(doc: dict) -> None:
     from accord.cli.display import Table, console
 
     con = console()
-    con.print(f"[bold]{doc['prompts']}[/] {'pairs' if doc['kind'] == 'pairs' else 'prompts'}, {doc['responses']} responses, models: {', '.join(doc['models'])}")
+    con.print(
+        f"[bold]{doc['prompts']}[/] {'pairs' if doc['kind'] == 'pairs' else 'prompts'}, {doc['responses']} responses, "
+        f"models: {', '.join(doc['models'])}"
+    )
     if "accuracy" in doc:
         what = "preference accuracy" if doc["kind"] == "pairs" else "best-of-n accuracy"
         t = Table(title=f"{what} (95% bootstrap CI)", title_justify="left")
@@ -129,17 +172,26 @@ def print_report(doc: dict) -> None:
     ag = doc["agreement"]
     con.print(f"Krippendorff's alpha (interval, calibrated): {ag['krippendorff_alpha']:.3f}")
     wide = "spearman_raw_vs_rest" in ag  # many models: each against the mean of the others, not every pair
-    t = Table(title="correlation with the mean of the other models" if wide else "pairwise correlations", title_justify="left")
+    t = Table(
+        title="correlation with the mean of the other models" if wide else "pairwise correlations", title_justify="left"
+    )
     sample = doc.get("spearman_sample", {"exact": True})
     spearman = "Spearman (raw)" if sample["exact"] else f"Spearman (raw, sample of {sample['rows']:,})"
     for col in ("model" if wide else "pair", spearman, "Pearson (calibrated)"):
         t.add_column(col)
-    sp, pe = (ag["spearman_raw_vs_rest"], ag["pearson_calibrated_vs_rest"]) if wide else (ag["spearman_raw"], ag["pearson_calibrated"])
+    sp, pe = (
+        (ag["spearman_raw_vs_rest"], ag["pearson_calibrated_vs_rest"])
+        if wide
+        else (ag["spearman_raw"], ag["pearson_calibrated"])
+    )
     for pair, r in sp.items():
         t.add_row(pair, f"{r:.3f}", f"{pe[pair]:.3f}")
     con.print(t)
     inf = doc["influence"]
-    con.print("FJ share of the consensus mean: " + ", ".join(f"{j} {s:.3f} (λ={lam:g})" for (j, s), lam in zip(inf["share_of_mean"].items(), inf["lambdas"])))
+    con.print(
+        "FJ share of the consensus mean: "
+        + ", ".join(f"{j} {s:.3f} (λ={lam:g})" for (j, s), lam in zip(inf["share_of_mean"].items(), inf["lambdas"]))
+    )
     if doc.get("lambda_note"):
         con.print(f"note: {doc['lambda_note']}", highlight=False)
 
@@ -153,13 +205,16 @@ def _say_columns(doc: dict) -> None:
     """One line on stderr when the models were inferred from the columns, not named by --models."""
     if doc["models_from"] != "--models":
         left = f"; left out as metadata: {', '.join(doc['metadata_columns'])}" if doc["metadata_columns"] else ""
-        print(f"accord {NAME}: note: reward models are the numeric columns {', '.join(doc['models'])}{left} "
-              f"(choose with --models, or name more metadata with --meta)", file=sys.stderr)
+        print(
+            f"accord {NAME}: note: reward models are the numeric columns {', '.join(doc['models'])}{left} "
+            f"(choose with --models, or name more metadata with --meta)",
+            file=sys.stderr,
+        )
 
 
 def _stream(args, models, rules, params) -> dict:
     """The streamed path: calibration from pass 1 (or loaded), then pass 2 locally or on Ray."""
-    from accord.verify.ensemble import check_rules, default_rules, evaluate_streaming, Scorer
+    from accord.verify.ensemble import Scorer, check_rules, default_rules, evaluate_streaming
     from accord.verify.tables import open_rewards
 
     src = open_rewards(args.file, models, _names(args.meta))
@@ -176,7 +231,9 @@ def _stream(args, models, rules, params) -> dict:
     cals = _calibrators(args, None, list(src.models), stream=src)
     if args.save_calibration:
         save_calibrators(args.save_calibration, {m: cals[m] for m in src.models})
-    scorer = Scorer(src.models, {m: cals[m] for m in src.models}, tuple(rules), args.k, lam, params, src.label is not None)
+    scorer = Scorer(
+        src.models, {m: cals[m] for m in src.models}, tuple(rules), args.k, lam, params, src.label is not None
+    )
     if args.backend == "ray":
         connect_ray(args.address)
     with progress_bar("scoring rows", quiet=args.quiet or args.json) as update:
@@ -221,7 +278,12 @@ def run(args: argparse.Namespace) -> int:
         st = doc["stream"]
         out = f" -> {st['output']}" if st["output"] else ""
         if "accuracy" not in doc:
-            out += (" (picks: the selected_<rule> columns)" if st["output"]
-                    else "; no labels: give --output FILE to keep what each rule picks")
-        print(f"streamed {doc['responses']} rows in {st['chunks']} chunks ({st['backend']}, {st['seconds']:.2f} s){out}")
+            out += (
+                " (picks: the selected_<rule> columns)"
+                if st["output"]
+                else "; no labels: give --output FILE to keep what each rule picks"
+            )
+        print(
+            f"streamed {doc['responses']} rows in {st['chunks']} chunks ({st['backend']}, {st['seconds']:.2f} s){out}"
+        )
     return 0

@@ -6,18 +6,24 @@ import argparse
 
 import numpy as np
 
-from accord.consensus_core.jury import MISSING, correctness, vote_codes
-from accord.consensus_core.jury import check_law, estimate_law
-from accord.consensus_core.jury import predict
-from accord.consensus_core.jury import MAX_CANDIDATES, plan_panel
 from accord.cli.commands._jury_collect import WORD as COLLECT
 from accord.cli.commands._jury_collect import add_collect_arguments, add_collect_help, run_collect
-from accord.cli.commands._jury_labels import apply_labels, ask_labels, parse_prior, member_index
+from accord.cli.commands._jury_labels import apply_labels, ask_labels, member_index, parse_prior
 from accord.cli.commands._jury_rows import strict_json, verdicts_csv
-from accord.cli.progress import add_quiet, progress_bar
 from accord.cli.options import nonnegative_int, positive_float, positive_int, resamples, unit_interval
-from accord.errors import UserError
+from accord.cli.progress import add_quiet, progress_bar
 from accord.consensus_core import bootstrap_ci
+from accord.consensus_core.jury import (
+    MAX_CANDIDATES,
+    MISSING,
+    check_law,
+    correctness,
+    estimate_law,
+    plan_panel,
+    predict,
+    vote_codes,
+)
+from accord.errors import UserError
 from accord.verify.io import PanelAnswers, read_panel_answers, writable_output, write_text_atomic
 
 
@@ -31,6 +37,7 @@ def open_unit(text: str) -> float:
         raise argparse.ArgumentTypeError(f"expected a number in (0, 1), got {text!r}")
     return x
 
+
 NAME = "jury"
 HELP = "Jury over a panel's answers (JSONL): answer classes, label-free or few-label decisions, accuracy, the jury law."
 # accord.verify.juries.METHODS, named here so that building the parser does not import the jury
@@ -40,27 +47,118 @@ MIN_ROWS = 20  # accord.verify.juries.MIN_ROWS: fewer rows get counts, not inter
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("file", help='JSONL: {"id", "answers": {member: answer}, "reference"?, "problem"?} per problem; or "collect" (below)')
-    p.add_argument("--equivalence", choices=("auto", "math", "text"), default="auto", help="answer classes: math where answers parse as math and textual forms otherwise (auto), math only, or normalised text (default auto)")
-    p.add_argument("--method", choices=METHODS, default="auto", help="auto: the label-free default, or the few-label jury when only some rows have a reference (default auto)")
-    p.add_argument("--label-budget", type=nonnegative_int, default=None, metavar="N", help="read the references of only N rows, learn from them, measure on the rest")
-    p.add_argument("--label-choice", choices=("active", "random"), default=None, help="which rows --label-budget reads (default active; random with --risk)")
-    p.add_argument("--risk", type=open_unit, default=None, metavar="ALPHA", help="answer only rows whose confidence clears a threshold certified on random labelled rows: error among answered rows <= ALPHA with probability >= 1 - DELTA")
-    p.add_argument("--delta", type=open_unit, default=0.1, help="with --risk: the chance the certified error rate is exceeded (default 0.1)")
-    p.add_argument("--min-agreement", type=unit_interval, default=0.0, help="abstain when the winning class has a smaller share of the votes (default 0)")
+    p.add_argument(
+        "file",
+        help='JSONL: {"id", "answers": {member: answer}, "reference"?, "problem"?} per problem; or "collect" (below)',
+    )
+    p.add_argument(
+        "--equivalence",
+        choices=("auto", "math", "text"),
+        default="auto",
+        help="answer classes: math where answers parse as math and textual forms otherwise (auto), math only, or "
+        "normalised text (default auto)",
+    )
+    p.add_argument(
+        "--method",
+        choices=METHODS,
+        default="auto",
+        help="auto: the label-free default, or the few-label jury when only some rows have a reference (default auto)",
+    )
+    p.add_argument(
+        "--label-budget",
+        type=nonnegative_int,
+        default=None,
+        metavar="N",
+        help="read the references of only N rows, learn from them, measure on the rest",
+    )
+    p.add_argument(
+        "--label-choice",
+        choices=("active", "random"),
+        default=None,
+        help="which rows --label-budget reads (default active; random with --risk)",
+    )
+    p.add_argument(
+        "--risk",
+        type=open_unit,
+        default=None,
+        metavar="ALPHA",
+        help="answer only rows whose confidence clears a threshold certified on random labelled rows: error among "
+        "answered rows <= ALPHA with probability >= 1 - DELTA",
+    )
+    p.add_argument(
+        "--delta",
+        type=open_unit,
+        default=0.1,
+        help="with --risk: the chance the certified error rate is exceeded (default 0.1)",
+    )
+    p.add_argument(
+        "--min-agreement",
+        type=unit_interval,
+        default=0.0,
+        help="abstain when the winning class has a smaller share of the votes (default 0)",
+    )
     p.add_argument("--seed", type=int, default=0, help="seed of the tie-break rule and the bootstraps (default 0)")
-    p.add_argument("--check-law", action="store_true", help="estimate (a, rho, s), compare the law with the panel and test its fit (needs references)")
-    p.add_argument("--attractors", type=positive_int, default=1, help="number of shared wrong-answer attractors in the law (default 1)")
-    p.add_argument("--plan", type=positive_float, default=None, metavar="BUDGET", help="choose the members that maximise predicted accuracy within BUDGET (needs references)")
+    p.add_argument(
+        "--check-law",
+        action="store_true",
+        help="estimate (a, rho, s), compare the law with the panel and test its fit (needs references)",
+    )
+    p.add_argument(
+        "--attractors",
+        type=positive_int,
+        default=1,
+        help="number of shared wrong-answer attractors in the law (default 1)",
+    )
+    p.add_argument(
+        "--plan",
+        type=positive_float,
+        default=None,
+        metavar="BUDGET",
+        help="choose the members that maximise predicted accuracy within BUDGET (needs references)",
+    )
     p.add_argument("--costs", default=None, help="member costs for --plan, e.g. model_a=3,model_b=1 (default 1 each)")
     p.add_argument("--n-boot", type=resamples, default=200, help="bootstrap resamples for intervals (default 200)")
-    p.add_argument("--prior", default=None, metavar="MEMBER=ACC,...", help="member accuracies you know (a leaderboard, earlier labels), every member named: without labels the jury is the accuracy-weighted vote with them")
-    p.add_argument("--trust", default=None, metavar="MEMBER", help="a member you trust: without labels the jury gives its answer (the majority where it gave none)")
-    p.add_argument("--ask-labels", type=positive_int, default=None, metavar="N", help="write the N rows whose labels are worth most (the active choice of --label-budget) to --ask-out for a person to fill in 'reference'")
+    p.add_argument(
+        "--prior",
+        default=None,
+        metavar="MEMBER=ACC,...",
+        help="member accuracies you know (a leaderboard, earlier labels), every member named: without labels the jury "
+        "is the accuracy-weighted vote with them",
+    )
+    p.add_argument(
+        "--trust",
+        default=None,
+        metavar="MEMBER",
+        help="a member you trust: without labels the jury gives its answer (the majority where it gave none)",
+    )
+    p.add_argument(
+        "--ask-labels",
+        type=positive_int,
+        default=None,
+        metavar="N",
+        help="write the N rows whose labels are worth most (the active choice of --label-budget) to --ask-out for a "
+        "person to fill in 'reference'",
+    )
     p.add_argument("--ask-out", default=None, metavar="FILE", help="with --ask-labels: the JSONL file of rows to label")
-    p.add_argument("--labels", default=None, metavar="FILE", help='JSONL of {"id", "reference"} (a filled --ask-out file): those rows\' references are read, and the few-label jury decides')
-    p.add_argument("--out", default=None, help="write one line per problem (answer, agreement, confidence, abstained, tie) to this file; with collect: the jury file to write (or resume)")
-    p.add_argument("--format", choices=("jsonl", "csv"), default="jsonl", help="--out as JSON lines or as a flat CSV, one row per problem (default jsonl)")
+    p.add_argument(
+        "--labels",
+        default=None,
+        metavar="FILE",
+        help='JSONL of {"id", "reference"} (a filled --ask-out file): those rows\' references are read, and the '
+        "few-label jury decides",
+    )
+    p.add_argument(
+        "--out",
+        default=None,
+        help="write one line per problem (answer, agreement, confidence, abstained, tie) to this file; with collect: "
+        "the jury file to write (or resume)",
+    )
+    p.add_argument(
+        "--format",
+        choices=("jsonl", "csv"),
+        default="jsonl",
+        help="--out as JSON lines or as a flat CSV, one row per problem (default jsonl)",
+    )
     p.add_argument("--json", action="store_true", help="print one JSON document instead of tables")
     add_quiet(p)
     add_collect_arguments(p)  # accord jury collect QUESTIONS.jsonl --member ... --out FILE
@@ -112,13 +210,22 @@ def error_correlations(correct: np.ndarray, present: np.ndarray) -> np.ndarray:
 
 
 def _stages(args) -> list[str]:
-    return ["comparing answers", "deciding", "accuracy"] + (["jury law"] if args.check_law else []) + (["plan"] if args.plan is not None else [])
+    return (
+        ["comparing answers", "deciding", "accuracy"]
+        + (["jury law"] if args.check_law else [])
+        + (["plan"] if args.plan is not None else [])
+    )
 
 
 def build_document(args: argparse.Namespace, panel: PanelAnswers, progress=None) -> dict:
     """The report; ``progress(done, total, stage)`` as each stage begins (see :func:`_stages`)."""
     from accord.verify.juries import (
-        agreement_share, chosen_members, decide, decide_with_risk, panel_classes, unlabeled_comparison,
+        agreement_share,
+        chosen_members,
+        decide,
+        decide_with_risk,
+        panel_classes,
+        unlabeled_comparison,
     )
 
     stages = _stages(args)
@@ -136,12 +243,30 @@ def build_document(args: argparse.Namespace, panel: PanelAnswers, progress=None)
     stage("deciding")
     try:
         if args.risk is not None:
-            dec = decide_with_risk(args.method, classes, panel.members, args.risk, args.delta, args.seed, min(args.n_boot, 40), args.label_budget)
+            dec = decide_with_risk(
+                args.method,
+                classes,
+                panel.members,
+                args.risk,
+                args.delta,
+                args.seed,
+                min(args.n_boot, 40),
+                args.label_budget,
+            )
         else:
             prior = parse_prior(args.prior, panel.members) if args.prior is not None else None
             trust = member_index(args.trust, panel.members, "--trust") if args.trust is not None else None
-            dec = decide(args.method, classes, panel.members, args.seed, min(args.n_boot, 40), args.label_budget,
-                         args.label_choice or "active", prior, trust)
+            dec = decide(
+                args.method,
+                classes,
+                panel.members,
+                args.seed,
+                min(args.n_boot, 40),
+                args.label_budget,
+                args.label_choice or "active",
+                prior,
+                trust,
+            )
     except ValueError as exc:
         raise UserError(f"{args.file}: {exc}") from None
     chosen, conf, tied = dec.chosen, dec.confidence, dec.tied
@@ -164,8 +289,10 @@ def build_document(args: argparse.Namespace, panel: PanelAnswers, progress=None)
         **dec.report,
     }
     if len(panel.ids) < MIN_ROWS:
-        doc["too_few_rows"] = (f"{len(panel.ids)} rows are too few for intervals or label-free estimates (at least {MIN_ROWS}): "
-                               "accuracies are plain counts")
+        doc["too_few_rows"] = (
+            f"{len(panel.ids)} rows are too few for intervals or label-free estimates (at least {MIN_ROWS}): "
+            "accuracies are plain counts"
+        )
     if "label_free" in doc and doc["label_free"].get("labels_needed"):
         rows = ask_labels(codes, doc["label_free"]["labels_needed"], classes, args.seed)
         doc["label_free"]["label_rows"] = [panel.ids[i] for i in rows]
@@ -176,10 +303,19 @@ def build_document(args: argparse.Namespace, panel: PanelAnswers, progress=None)
     for i, pid in enumerate(panel.ids):
         ans = None if abstain[i] else panel.answers[i][who[i][0]]
         prob = None if dec.probability is None or abstain[i] else float(dec.probability[i])
-        v = {"id": pid, "answer": ans, "agreement": float(share[i]), "confidence": prob, "score": float(conf[i]),
-             "abstained": bool(abstain[i]), "tie": bool(tied[i]),
-             "members": [] if abstain[i] else [panel.members[j] for j in who[i]], "labeled": bool(dec.labeled[i]),
-             "answers": dict(zip(panel.members, panel.answers[i])), "classes": _row_classes(codes[i], panel.members)}
+        v = {
+            "id": pid,
+            "answer": ans,
+            "agreement": float(share[i]),
+            "confidence": prob,
+            "score": float(conf[i]),
+            "abstained": bool(abstain[i]),
+            "tie": bool(tied[i]),
+            "members": [] if abstain[i] else [panel.members[j] for j in who[i]],
+            "labeled": bool(dec.labeled[i]),
+            "answers": dict(zip(panel.members, panel.answers[i])),
+            "classes": _row_classes(codes[i], panel.members),
+        }
         if abstain[i]:
             v["reason"] = abstain_reason(chosen[i], share[i], conf[i], args.min_agreement, dec.threshold)
         if classes.has_reference[i]:
@@ -195,7 +331,11 @@ def build_document(args: argparse.Namespace, panel: PanelAnswers, progress=None)
         ok = correctness(codes, truth)
         present = codes != MISSING
         hit = (chosen == truth) & ~abstain
-        doc["jury"] = _acc_entry(hit, args.n_boot, args.seed) if (~abstain).any() else {"accuracy": None, "ci": None, "n": len(hit), "note": "answered no row"}
+        doc["jury"] = (
+            _acc_entry(hit, args.n_boot, args.seed)
+            if (~abstain).any()
+            else {"accuracy": None, "ci": None, "n": len(hit), "note": "answered no row"}
+        )
         doc["jury_answered"] = _acc_entry(hit[~abstain], args.n_boot, args.seed)
         doc["member_accuracy"] = {m: _acc_entry(ok[:, j], args.n_boot, args.seed) for j, m in enumerate(panel.members)}
         best = max(doc["member_accuracy"].items(), key=lambda kv: kv[1]["accuracy"])
@@ -206,6 +346,7 @@ def build_document(args: argparse.Namespace, panel: PanelAnswers, progress=None)
         doc["vs_best_member"] = {"difference": float(diff.mean()), "ci": ci}
         if dec.probability is not None and (~abstain & ~dec.labeled).any():
             from accord.consensus_core.jury import calibration_error
+
             rest = ~abstain & ~dec.labeled
             doc["confidence"]["error_on_unlabeled"] = calibration_error(dec.probability[rest], hit[rest])
         if dec.labeled.any():
@@ -224,7 +365,11 @@ def abstain_reason(chosen: int, share: float, conf: float, min_agreement: float,
     if chosen == MISSING:
         return "no member answered"
     if conf < threshold:
-        return "no threshold certified" if not np.isfinite(threshold) else f"score {conf:.3f} below the certified threshold {threshold:.3f}"
+        return (
+            "no threshold certified"
+            if not np.isfinite(threshold)
+            else f"score {conf:.3f} below the certified threshold {threshold:.3f}"
+        )
     return f"agreement {share:.3f} below --min-agreement {min_agreement:g}"
 
 
@@ -232,19 +377,29 @@ def confidence_note(dec) -> dict:
     """What each row's numbers mean: ``agreement`` is always the vote share; ``confidence`` is a
     probability only when labels calibrated it."""
     if dec.probability is None:
-        return {"calibrated": False, "meaning": "no labels to calibrate on: 'confidence' is null; 'agreement' is the share of "
-                "the members that answered who gave the chosen answer, not a probability; 'score' is the method's own"}
+        return {
+            "calibrated": False,
+            "meaning": "no labels to calibrate on: 'confidence' is null; 'agreement' is the share of "
+            "the members that answered who gave the chosen answer, not a probability; 'score' is the method's own",
+        }
     cal = dec.report.get("calibration", {})
-    return {"calibrated": True, "rows": cal.get("rows"), "meaning": "probability that the answer is right, calibrated on "
-            "the labelled rows ('score' is the few-label jury's posterior before calibration)"}
+    return {
+        "calibrated": True,
+        "rows": cal.get("rows"),
+        "meaning": "probability that the answer is right, calibrated on "
+        "the labelled rows ('score' is the few-label jury's posterior before calibration)",
+    }
 
 
 def risk_outcome(classes, dec, abstain: np.ndarray) -> dict:
     """Coverage of the rows whose reference was not read, and the realised error where they have one."""
     rest = ~dec.labeled
     answered = rest & ~abstain
-    out = {"unlabeled_rows": int(rest.sum()), "answered_unlabeled": int(answered.sum()),
-           "coverage_unlabeled": float(answered.sum() / max(rest.sum(), 1))}
+    out = {
+        "unlabeled_rows": int(rest.sum()),
+        "answered_unlabeled": int(answered.sum()),
+        "coverage_unlabeled": float(answered.sum() / max(rest.sum(), 1)),
+    }
     measured = answered & classes.has_reference
     if answered.any() and measured.sum() == answered.sum():
         out["realised_error"] = float(np.mean(dec.chosen[answered] != classes.truth[answered]))
@@ -327,14 +482,17 @@ def print_report(doc: dict) -> None:
             con.print(f"jury - best member ({doc['best_member']['name']}): {vs['difference']:+.3f}{ci}")
         conf = doc.get("confidence", {})
         if "error_on_unlabeled" in conf:
-            con.print(f"confidence calibrated on {conf['rows']} labels; expected calibration error on the rows "
-                      f"whose reference was not read {conf['error_on_unlabeled']:.3f}")
+            con.print(
+                f"confidence calibrated on {conf['rows']} labels; expected calibration error on the rows "
+                f"whose reference was not read {conf['error_on_unlabeled']:.3f}"
+            )
     if "law" in doc:
         law = doc["law"]
         e = law["estimate"]
         con.print(
             f"[bold]law[/] a = {e['a']:.3f} [{e['a_ci'][0]:.3f}, {e['a_ci'][1]:.3f}], rho = {e['rho']:.3f} "
-            f"[{e['rho_ci'][0]:.3f}, {e['rho_ci'][1]:.3f}], s = " + ", ".join(f"{s:.3f} [{c[0]:.3f}, {c[1]:.3f}]" for s, c in zip(e["s"], e["s_ci"]))
+            f"[{e['rho_ci'][0]:.3f}, {e['rho_ci'][1]:.3f}], s = "
+            + ", ".join(f"{s:.3f} [{c[0]:.3f}, {c[1]:.3f}]" for s, c in zip(e["s"], e["s_ci"]))
         )
         if "predicted" in law:
             t = Table(title=f"law vs panel (M = {e['M']})", title_justify="left")
@@ -356,7 +514,9 @@ def print_report(doc: dict) -> None:
             t.add_column(col)
         for c in doc["plan"]["best_by_size"]:
             mark = " ◀" if c["members"] == doc["plan"]["best"]["members"] else ""
-            t.add_row(str(c["size"]), ", ".join(c["members"]) + mark, f"{c['cost']:g}", f"{c['predicted_accuracy']:.4f}")
+            t.add_row(
+                str(c["size"]), ", ".join(c["members"]) + mark, f"{c['cost']:g}", f"{c['predicted_accuracy']:.4f}"
+            )
         con.print(t)
 
 
@@ -374,53 +534,83 @@ def print_decision(con, doc: dict) -> None:
 
     lf = doc.get("label_free")
     if "prior" in doc:
-        con.print("decided by the accuracy-weighted vote with the accuracies given by --prior: "
-                  + ", ".join(f"{m} {a:g}" for m, a in doc["prior"].items()))
+        con.print(
+            "decided by the accuracy-weighted vote with the accuracies given by --prior: "
+            + ", ".join(f"{m} {a:g}" for m, a in doc["prior"].items())
+        )
     if "trust" in doc:
-        con.print(f"decided by the trusted member {doc['trust']['member']} (the majority on the "
-                  f"{doc['trust']['majority_rows']} rows it did not answer)")
+        con.print(
+            f"decided by the trusted member {doc['trust']['member']} (the majority on the "
+            f"{doc['trust']['majority_rows']} rows it did not answer)"
+        )
     if lf:
         e = lf["estimated_best_member"]
-        con.print(f"label-free: [bold yellow]cannot tell which member is best[/] without labels. The agreement model "
-                  f"estimates {e} best and the difficulty vote {lf['advantage']:+.3f} ahead of it, but "
-                  "weak members that share wrong answers agree like accurate ones, so these are not claims.")
+        con.print(
+            f"label-free: [bold yellow]cannot tell which member is best[/] without labels. The agreement model "
+            f"estimates {e} best and the difficulty vote {lf['advantage']:+.3f} ahead of it, but "
+            "weak members that share wrong answers agree like accurate ones, so these are not claims."
+        )
         for reason in lf["reasons"][1:]:
             con.print(f"  and {reason}")
         if lf.get("label_rows"):
             ids = ", ".join(map(str, lf["label_rows"][:5])) + (", ..." if len(lf["label_rows"]) > 5 else "")
-            con.print(f"about {lf['labels_needed']} labels would rank the members; the rows worth labelling first: {ids} "
-                      "(--ask-labels N --ask-out FILE writes them for you to fill in; --labels FILE reads them back)")
+            con.print(
+                f"about {lf['labels_needed']} labels would rank the members; the rows worth labelling first: {ids} "
+                "(--ask-labels N --ask-out FILE writes them for you to fill in; --labels FILE reads them back)"
+            )
     risk = doc.get("risk")
     if risk:
-        head = f"[bold]error <= {risk['alpha']:g}[/] with probability >= {1 - risk['delta']:g} ({risk['rule']}; calibrated on {risk['calibration']}): "
+        head = (
+            f"[bold]error <= {risk['alpha']:g}[/] with probability >= {1 - risk['delta']:g} ({risk['rule']}; "
+            f"calibrated on {risk['calibration']}): "
+        )
         if risk["threshold"] is None:
             con.print(head + f"[bold yellow]abstains on every row[/]: {risk['reason']}")
         else:
             con.print(
-                head + f"answers rows with confidence >= {risk['threshold']:.3f}; on the labelled rows {risk['calibration_errors']} errors "
+                head + f"answers rows with confidence >= {risk['threshold']:.3f}; on the labelled rows "
+                f"{risk['calibration_errors']} errors "
                 f"in {risk['calibration_answered']}, error bound {risk['bound']:.3f}"
             )
         if risk.get("unlabeled_rows"):
             real = f", realised error {risk['realised_error']:.3f}" if "realised_error" in risk else ""
-            con.print(f"answered {risk['answered_unlabeled']} of the {risk['unlabeled_rows']} unlabelled rows ({risk['coverage_unlabeled']:.1%}){real}")
+            con.print(
+                f"answered {risk['answered_unlabeled']} of the {risk['unlabeled_rows']} unlabelled rows "
+                f"({risk['coverage_unlabeled']:.1%}){real}"
+            )
     few = doc.get("few_label")
     if few:
-        t = Table(title=f"learned from {few['labeled']} labels (prior strength {few['kappa']:.3g}); largest patterns", title_justify="left")
+        t = Table(
+            title=f"learned from {few['labeled']} labels (prior strength {few['kappa']:.3g}); largest patterns",
+            title_justify="left",
+        )
         for col in ("classes", "problems", "labels per class", "trust"):
             t.add_column(col)
         for r in few["rules"][:8]:
-            t.add_row(" | ".join(",".join(b) for b in r["classes"]), str(r["problems"]), str(r["counts"]), ",".join(r["trust"]))
+            t.add_row(
+                " | ".join(",".join(b) for b in r["classes"]),
+                str(r["problems"]),
+                str(r["counts"]),
+                ",".join(r["trust"]),
+            )
         con.print(t)
     un = doc.get("unlabeled")
     if un and un["rows"]:
-        t = Table(title=f"on the {un['rows']} rows whose reference was not read (95% bootstrap CI)", title_justify="left")
+        t = Table(
+            title=f"on the {un['rows']} rows whose reference was not read (95% bootstrap CI)", title_justify="left"
+        )
         for col in ("rule", "accuracy", "CI"):
             t.add_column(col)
-        rows = [(f"jury ({doc['method']})", un["jury"]), (f"best member ({un['best_member']['name']}, by hindsight)", un["best_member"]),
-                ("difficulty-class vote (label-free)", un.get("difficulty")),
-                (f"best member on the labels ({un['best_member_on_labels']['name']})", un["best_member_on_labels"]),
-                ("modal", un["modal"]), ("accuracy-weighted (accuracies from the labels)", un["accuracy_weighted"]),
-                ("weighted (label-free)", un.get("weighted")), (f"label-free default ({un['label_free']['rule']})", un["label_free"])]
+        rows = [
+            (f"jury ({doc['method']})", un["jury"]),
+            (f"best member ({un['best_member']['name']}, by hindsight)", un["best_member"]),
+            ("difficulty-class vote (label-free)", un.get("difficulty")),
+            (f"best member on the labels ({un['best_member_on_labels']['name']})", un["best_member_on_labels"]),
+            ("modal", un["modal"]),
+            ("accuracy-weighted (accuracies from the labels)", un["accuracy_weighted"]),
+            ("weighted (label-free)", un.get("weighted")),
+            (f"label-free default ({un['label_free']['rule']})", un["label_free"]),
+        ]
         for name, e in rows:
             if e is None:
                 continue
@@ -432,11 +622,15 @@ def run(args: argparse.Namespace) -> int:
     if args.file == COLLECT:
         return run_collect(args)
     if args.questions or args.member:
-        raise UserError("a second file and --member belong to 'accord jury collect QUESTIONS.jsonl --member ... --out FILE'")
+        raise UserError(
+            "a second file and --member belong to 'accord jury collect QUESTIONS.jsonl --member ... --out FILE'"
+        )
     if args.out:
         writable_output(args.out, "--out", inputs=[args.file])
     if (args.ask_labels is None) != (args.ask_out is None):
-        raise UserError("--ask-labels N and --ask-out FILE go together: how many rows to ask about, and where to write them")
+        raise UserError(
+            "--ask-labels N and --ask-out FILE go together: how many rows to ask about, and where to write them"
+        )
     if args.ask_out:
         writable_output(args.ask_out, "--ask-out", inputs=[args.file])
     if args.prior is not None and args.trust is not None:
@@ -447,13 +641,18 @@ def run(args: argparse.Namespace) -> int:
     if args.labels:
         panel, _ = apply_labels(panel, args.labels)
     if args.risk is not None and args.label_choice == "active":
-        raise UserError("--risk needs labelled rows drawn at random (--label-choice random): actively chosen rows are not a random sample, so no error rate can be certified on them")
+        raise UserError(
+            "--risk needs labelled rows drawn at random (--label-choice random): actively chosen rows are not a random "
+            "sample, so no error rate can be certified on them"
+        )
     if args.label_budget is not None and args.label_budget > len(panel.ids):
         raise UserError(f"--label-budget {args.label_budget} exceeds the {len(panel.ids)} rows of {args.file}")
     if args.plan is not None:  # checked before any work: planning scores every subset of the members
         if len(panel.members) > MAX_CANDIDATES:
-            raise UserError(f"--plan: {args.file} has {len(panel.members)} members; planning scores every subset, "
-                            f"so it takes at most {MAX_CANDIDATES}")
+            raise UserError(
+                f"--plan: {args.file} has {len(panel.members)} members; planning scores every subset, "
+                f"so it takes at most {MAX_CANDIDATES}"
+            )
         _parse_costs(args.costs, panel.members)
     with progress_bar("jury", len(_stages(args)), args.quiet or args.json) as update:
         doc = build_document(args, panel, update)
@@ -466,7 +665,11 @@ def run(args: argparse.Namespace) -> int:
         write_ask_file(args.ask_out, panel, rows)
         doc["asked"] = {"file": str(args.ask_out), "rows": [panel.ids[i] for i in rows]}
     if args.out:
-        text = verdicts_csv(doc["verdicts"], panel.members) if args.format == "csv" else "".join(strict_json(v) + "\n" for v in doc["verdicts"])
+        text = (
+            verdicts_csv(doc["verdicts"], panel.members)
+            if args.format == "csv"
+            else "".join(strict_json(v) + "\n" for v in doc["verdicts"])
+        )
         write_text_atomic(args.out, text, "--out")
     if args.json:
         print(strict_json(doc, indent=1))

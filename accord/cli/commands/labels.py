@@ -6,9 +6,8 @@ import argparse
 import json
 from pathlib import Path
 
-from accord.cli.options import note_if_live
+from accord.cli.options import note_if_live, unit_interval
 from accord.errors import UserError
-from accord.cli.options import unit_interval
 from accord.verify.io import writable_output
 
 NAME = "labels"
@@ -24,18 +23,27 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     conv.add_argument("source", metavar="IN", help="labels file, or a run folder / trace.jsonl")
     conv.add_argument("dest", metavar="OUT", help="JSONL file to write")
     conv.add_argument("--from", dest="src_format", choices=FORMATS, help="format of IN (default: detected)")
-    conv.add_argument("--to", dest="dst_format", required=True, choices=[f for f in FORMATS if f not in ("accord", "verify")])
+    conv.add_argument(
+        "--to", dest="dst_format", required=True, choices=[f for f in FORMATS if f not in ("accord", "verify")]
+    )
     score = sub.add_parser("score", help="score predicted step labels against reference labels")
-    score.add_argument("pred", metavar="PRED", help="predicted labels, an accord verify --out file, or a run folder "
-                                                  "(its verifier's labels)")
+    score.add_argument(
+        "pred",
+        metavar="PRED",
+        help="predicted labels, an accord verify --out file, or a run folder (its verifier's labels)",
+    )
     score.add_argument("ref", metavar="REF", nargs="?", help="reference labels (omit to only summarise PRED)")
     score.add_argument("--pred-format", choices=FORMATS, help="format of PRED (default: detected)")
     score.add_argument("--ref-format", choices=FORMATS, help="format of REF (default: detected)")
     score.add_argument("--json", action="store_true", help="print JSON instead of a table")
     for p in (conv, score):
         p.add_argument("--chain", help="chain of a run to read (default: verdict, else the first verified chain)")
-        p.add_argument("--tau", type=unit_interval, help="confidence threshold for labelling a run's steps (default: the run's)")
-        p.add_argument("--eps", type=unit_interval, help="dispersion limit for labelling a run's steps (default: the run's)")
+        p.add_argument(
+            "--tau", type=unit_interval, help="confidence threshold for labelling a run's steps (default: the run's)"
+        )
+        p.add_argument(
+            "--eps", type=unit_interval, help="dispersion limit for labelling a run's steps (default: the run's)"
+        )
 
 
 def _read(path: str, fmt: str | None, args: argparse.Namespace):
@@ -59,9 +67,12 @@ def run(args: argparse.Namespace) -> int:
         return 0
     pred = _read(args.pred, args.pred_format, args)
     if args.ref is None:
-        result = {"solutions": len(pred), "steps": sum(len(s.steps) for s in pred),
-                  "mmreason_step_score": mmreason_step_score(pred),
-                  "with_error": sum(s.first_wrong() >= 0 for s in pred)}
+        result = {
+            "solutions": len(pred),
+            "steps": sum(len(s.steps) for s in pred),
+            "mmreason_step_score": mmreason_step_score(pred),
+            "with_error": sum(s.first_wrong() >= 0 for s in pred),
+        }
     else:
         result = score_labels(pred, _read(args.ref, args.ref_format, args))
         if result["matched"] == 0:
@@ -90,15 +101,19 @@ def _print(result: dict) -> None:
         con.print(t)
         return
     fw, st, mm = result["first_wrong"], result["steps"], result["mmreason_step_score"]
-    rows = [("solutions matched", str(result["matched"])),
-            ("skipped (not in reference / step count differs)",
-             f"{result['not_in_reference']} / {result['step_count_mismatch']}"),
-            ("first-wrong-step accuracy, erroneous solutions", f"{_f(fw['error_accuracy'])} (n={fw['n_error']})"),
-            ("first-wrong-step accuracy, correct solutions", f"{_f(fw['correct_accuracy'])} (n={fw['n_correct']})"),
-            ("first-wrong-step F1 (ProcessBench)", _f(fw["f1"])),
-            ("step label agreement", f"{_f(st['agreement'])} (n={st['steps']})"),
-            ("MMReason step score, predicted", _f(mm["predicted"])),
-            ("MMReason step score, reference", _f(mm["reference"]))]
+    rows = [
+        ("solutions matched", str(result["matched"])),
+        (
+            "skipped (not in reference / step count differs)",
+            f"{result['not_in_reference']} / {result['step_count_mismatch']}",
+        ),
+        ("first-wrong-step accuracy, erroneous solutions", f"{_f(fw['error_accuracy'])} (n={fw['n_error']})"),
+        ("first-wrong-step accuracy, correct solutions", f"{_f(fw['correct_accuracy'])} (n={fw['n_correct']})"),
+        ("first-wrong-step F1 (ProcessBench)", _f(fw["f1"])),
+        ("step label agreement", f"{_f(st['agreement'])} (n={st['steps']})"),
+        ("MMReason step score, predicted", _f(mm["predicted"])),
+        ("MMReason step score, reference", _f(mm["reference"])),
+    ]
     for k, v in rows:
         t.add_row(k, v)
     con.print(t)

@@ -5,10 +5,10 @@ from __future__ import annotations
 import json
 import sys
 
-from accord.errors import UserError
-from accord.proofs import checks, report, run_all
 from accord.cli.options import positive_float
 from accord.cli.progress import add_quiet, progress_bar
+from accord.errors import UserError
+from accord.proofs import checks, report, run_all
 
 NAME = "prove"
 HELP = "Prove the consensus core's properties symbolically and audit the VERDICT paper's claims"
@@ -16,13 +16,20 @@ HELP = "Prove the consensus core's properties symbolically and audit the VERDICT
 
 def add_arguments(parser) -> None:
     parser.add_argument("--json", action="store_true", help="print a JSON document instead of tables")
-    parser.add_argument("--check", action="append", default=None, metavar="NAME", help="run only this check (repeatable)")
-    parser.add_argument("--group", default=None, help="run only one group of checks (core, audit, or a group a *_checks module adds)")
+    parser.add_argument(
+        "--check", action="append", default=None, metavar="NAME", help="run only this check (repeatable)"
+    )
+    parser.add_argument(
+        "--group", default=None, help="run only one group of checks (core, audit, or a group a *_checks module adds)"
+    )
     parser.add_argument("--list", action="store_true", help="list the registered checks and exit")
     add_quiet(parser)
     parser.add_argument("--verbose", "-v", action="store_true", help="show each check's evidence")
     parser.add_argument(
-        "--timeout", type=positive_float, default=None, metavar="SECONDS",
+        "--timeout",
+        type=positive_float,
+        default=None,
+        metavar="SECONDS",
         help="run each check in a worker process killed after SECONDS (a check past it is FAILED)",
     )
 
@@ -58,7 +65,8 @@ def run(args) -> int:
 
 
 def _print(outcomes, doc, verbose: bool) -> None:
-    from accord.cli.display import Table, console as make_console
+    from accord.cli.display import Table
+    from accord.cli.display import console as make_console
 
     console = make_console()
     table = Table(title="accord prove — checks", show_lines=verbose)
@@ -85,6 +93,9 @@ def _print(outcomes, doc, verbose: bool) -> None:
         console.print(et)
     bad = [o for o in outcomes if not o.ok]
     if bad:
-        console.print(f"[bold red]{len(bad)} check(s) did not reach their expected status:[/] " + ", ".join(o.check.name for o in bad))
+        console.print(
+            f"[bold red]{len(bad)} check(s) did not reach their expected status:[/] "
+            + ", ".join(o.check.name for o in bad)
+        )
     else:
         console.print(f"[green]all {len(outcomes)} checks reached their expected status[/]")

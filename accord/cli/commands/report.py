@@ -54,19 +54,36 @@ def calibration_section(run_dir: Path, text: str, target_rate: float | None) -> 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("run_dir", metavar="RUN_DIR", help="run folder holding trace.jsonl (and summary.json)")
     parser.add_argument("--json", action="store_true", help="print the report as JSON instead of tables")
-    parser.add_argument("--bootstrap", type=_resamples, default=2000, metavar="B", help="bootstrap resamples, at least 100 (default 2000)")
+    parser.add_argument(
+        "--bootstrap",
+        type=_resamples,
+        default=2000,
+        metavar="B",
+        help="bootstrap resamples, at least 100 (default 2000)",
+    )
     parser.add_argument("--seed", type=int, default=0, help="seed of the bootstrap (default 0)")
-    parser.add_argument("--replay", action="append", default=[], metavar="POLICY",
-                        help="also replay this policy, e.g. verdict:tau=0.5,eps=0.2 or mean_preserving:lambdas=1,1,1 "
-                             "(repeatable)")
-    parser.add_argument("--calibration", metavar="MODE|FILE",
-                        help="also replay with the judges on one scale: quantile, agreement, standardize (fitted "
-                             "label-free on this run's recorded scores) or a saved calibration.json")
-    parser.add_argument("--target-accept", type=_rate, metavar="RATE",
-                        help="with --calibration: VERDICT's tau, eps set on the scale so that this share of "
-                             "candidates is accepted")
-    parser.add_argument("--out-dir", metavar="DIR",
-                        help="write report.json and the plots here instead of RUN_DIR (created if missing)")
+    parser.add_argument(
+        "--replay",
+        action="append",
+        default=[],
+        metavar="POLICY",
+        help="also replay this policy, e.g. verdict:tau=0.5,eps=0.2 or mean_preserving:lambdas=1,1,1 (repeatable)",
+    )
+    parser.add_argument(
+        "--calibration",
+        metavar="MODE|FILE",
+        help="also replay with the judges on one scale: quantile, agreement, standardize (fitted "
+        "label-free on this run's recorded scores) or a saved calibration.json",
+    )
+    parser.add_argument(
+        "--target-accept",
+        type=_rate,
+        metavar="RATE",
+        help="with --calibration: VERDICT's tau, eps set on the scale so that this share of candidates is accepted",
+    )
+    parser.add_argument(
+        "--out-dir", metavar="DIR", help="write report.json and the plots here instead of RUN_DIR (created if missing)"
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -80,8 +97,13 @@ def run(args: argparse.Namespace) -> int:
         extra = [parse_policy_spec(text) for text in args.replay]
     except ValueError as exc:
         raise UserError(f"--replay: {exc}") from None
-    out_dir = writable_folder(args.out_dir) if args.out_dir else \
-        writable_folder(run_dir, "RUN_DIR", hint="; pass --out-dir DIR to write report.json and the plots elsewhere")
+    out_dir = (
+        writable_folder(args.out_dir)
+        if args.out_dir
+        else writable_folder(
+            run_dir, "RUN_DIR", hint="; pass --out-dir DIR to write report.json and the plots elsewhere"
+        )
+    )
     live = note_if_live(run_dir, NAME)
     try:
         report = write_run_report(run_dir, n_boot=args.bootstrap, seed=args.seed, extra_specs=extra, out_dir=out_dir)
@@ -106,23 +128,38 @@ def print_calibration(cal: dict) -> None:
     from accord.cli.display import Table, console
 
     con = console(140)
-    t = Table(title=f"Replayed with judges on one scale ({cal['scale']['method']}; VERDICT tau = {cal['tau']:.3g}, "
-                    f"eps = {cal['eps']:.3g})")
+    t = Table(
+        title=f"Replayed with judges on one scale ({cal['scale']['method']}; VERDICT tau = {cal['tau']:.3g}, "
+        f"eps = {cal['eps']:.3g})"
+    )
     for col in ("policy", "scale", "exact", "accuracy", "accept rule fired", "acc. fired", "acc. fallback"):
         t.add_column(col, justify="left" if col == "policy" else "right")
     for key, r in cal["rows"].items():
         fired = f"{r['fired']}/{r['steps']}" if r["steps"] else "–"
-        t.add_row(key + (f" ({r['judge']})" if "judge" in r else ""), r["scale"] or "raw", str(r["exact"]),
-                  _f(r["accuracy"]), fired, _f(r["accuracy_fired"]), _f(r["accuracy_fallback"]))
+        t.add_row(
+            key + (f" ({r['judge']})" if "judge" in r else ""),
+            r["scale"] or "raw",
+            str(r["exact"]),
+            _f(r["accuracy"]),
+            fired,
+            _f(r["accuracy_fired"]),
+            _f(r["accuracy_fallback"]),
+        )
     con.print(t)
     t = Table(title="Paired over problems (difference first - second, 95% paired bootstrap interval, exact McNemar p)")
     for col in ("first", "second", "pairs", "difference", "95% CI", "McNemar b/c", "p"):
         t.add_column(col, justify="left" if col in ("first", "second") else "right")
     for c in cal["comparisons"]:
         mc = c.get("mcnemar") or {}
-        t.add_row(c["first"], c["second"], str(c["n_pairs"]), _f(c["difference"]), _ci(*(c["ci"] or (None, None))),
-                  f"{mc.get('only_first_correct', '–')}/{mc.get('only_second_correct', '–')}",
-                  _f(mc.get("p_value")))
+        t.add_row(
+            c["first"],
+            c["second"],
+            str(c["n_pairs"]),
+            _f(c["difference"]),
+            _ci(*(c["ci"] or (None, None))),
+            f"{mc.get('only_first_correct', '–')}/{mc.get('only_second_correct', '–')}",
+            _f(mc.get("p_value")),
+        )
     con.print(t)
     con.print(cal["consensus_vs_mean"])
 
@@ -138,7 +175,9 @@ def _ci(lo, hi) -> str:
 def _column(table, header: str, first: bool = False, wrap: bool = False) -> None:
     """A column that never breaks a word: numbers and names stay whole (headers are broken by hand
     with ``\\n``); only ``wrap`` columns (long names with spaces) wrap, between words."""
-    table.add_column(header, justify="left" if first else "right", no_wrap=not wrap, overflow="ellipsis" if not wrap else "fold")
+    table.add_column(
+        header, justify="left" if first else "right", no_wrap=not wrap, overflow="ellipsis" if not wrap else "fold"
+    )
 
 
 def _spaced(spec: str) -> str:
@@ -162,16 +201,21 @@ def print_report(report: dict, run_dir: Path, out_dir: Path | None = None) -> No
         missing = [f"{r.get(k, 0)}/{r['scores']}" if r else "–" for k in ("abstained_scores", "failed_scores")]
         acceptance = "–" if chain == BASE else _f(r.get("acceptance_rate"))  # the base chain verifies nothing
         fallback = "–" if chain == BASE else _f(r.get("fallback_rate"))
-        t.add_row(chain, str(a["n"]), _f(a["accuracy"]), _ci(a["ci_low"], a["ci_high"]), acceptance, fallback,
-                  *missing)
+        t.add_row(chain, str(a["n"]), _f(a["accuracy"]), _ci(a["ci_low"], a["ci_high"]), acceptance, fallback, *missing)
     con.print(t)
 
     t = Table(title="Replay on the recorded candidates (exact = chain stayed on recorded contexts)")
     for col in ("policy", "exact", "diverged", "accuracy\n(exact)", "95% CI", "bounds"):
         _column(t, col, first=col == "policy", wrap=col == "policy")
     for row in report["replay"]:
-        t.add_row(_spaced(row["policy"]), str(row["exact"]), str(row["diverged"]), _f(row["accuracy_exact"]),
-                  _ci(row["ci_low"], row["ci_high"]), _ci(row["accuracy_low"], row["accuracy_high"]))
+        t.add_row(
+            _spaced(row["policy"]),
+            str(row["exact"]),
+            str(row["diverged"]),
+            _f(row["accuracy_exact"]),
+            _ci(row["ci_low"], row["ci_high"]),
+            _ci(row["accuracy_low"], row["accuracy_high"]),
+        )
     con.print(t)
 
     rt = report["review_test"]
@@ -181,25 +225,52 @@ def print_report(report: dict, run_dir: Path, out_dir: Path | None = None) -> No
     for key in ("verdict_vs_mean_preserving", "verdict_vs_mean", "mean_preserving_vs_mean"):
         c = rt[key]
         mc = c.get("mcnemar") or {}
-        t.add_row(key.replace("_vs_", " vs "), str(c["n_pairs"]), _f(c["accuracy_first"]), _f(c["accuracy_second"]),
-                  _f(c["difference"]), _ci(*(c["ci"] or (None, None))),
-                  f"{mc.get('only_first_correct', '–')}/{mc.get('only_second_correct', '–')}", _f(mc.get("p_value")))
+        t.add_row(
+            key.replace("_vs_", " vs "),
+            str(c["n_pairs"]),
+            _f(c["accuracy_first"]),
+            _f(c["accuracy_second"]),
+            _f(c["difference"]),
+            _ci(*(c["ci"] or (None, None))),
+            f"{mc.get('only_first_correct', '–')}/{mc.get('only_second_correct', '–')}",
+            _f(mc.get("p_value")),
+        )
     con.print(t)
     rf = rt["rank_flips"]
-    con.print(f"Best candidate by consensus mean differs from best by raw mean in {rf['flips']} of "
-              f"{rf['contexts']} recorded contexts ({_f(rf['share'])}); where chains took both "
-              f"({rf['flips_with_both_outcomes']}), the consensus pick reached the better answer "
-              f"{rf['consensus_pick_better']} times, the raw-mean pick {rf['raw_pick_better']} times "
-              f"(sign test p = {_f(rf['sign_test_p'])}).")
+    con.print(
+        f"Best candidate by consensus mean differs from best by raw mean in {rf['flips']} of "
+        f"{rf['contexts']} recorded contexts ({_f(rf['share'])}); where chains took both "
+        f"({rf['flips_with_both_outcomes']}), the consensus pick reached the better answer "
+        f"{rf['consensus_pick_better']} times, the raw-mean pick {rf['raw_pick_better']} times "
+        f"(sign test p = {_f(rf['sign_test_p'])})."
+    )
 
-    t = Table(title=f"Δ* vs raw variance as predictors of a wrong answer (per candidate; τ = "
-                    f"{report['thresholds']['tau']:g}, ε = {report['thresholds']['eps']:g})")
-    for col in ("chain", "cands", "AUC\nΔ*", "AUC\nraw var", "gap", "gap 95% CI\n(tasks)", "wrong if\nrejected",
-                "wrong if\naccepted"):
+    t = Table(
+        title=f"Δ* vs raw variance as predictors of a wrong answer (per candidate; τ = "
+        f"{report['thresholds']['tau']:g}, ε = {report['thresholds']['eps']:g})"
+    )
+    for col in (
+        "chain",
+        "cands",
+        "AUC\nΔ*",
+        "AUC\nraw var",
+        "gap",
+        "gap 95% CI\n(tasks)",
+        "wrong if\nrejected",
+        "wrong if\naccepted",
+    ):
         _column(t, col, first=col == "chain")
     for chain, d in report["diagnostics"].items():
-        t.add_row(chain, str(d["candidates"]), _f(d["auc_dispersion"]), _f(d["auc_raw_variance"]), _f(d["auc_gap"]),
-                  _ci(*(d["auc_gap_ci"] or (None, None))), _f(d["wrong_rate_rejected"]), _f(d["wrong_rate_accepted"]))
+        t.add_row(
+            chain,
+            str(d["candidates"]),
+            _f(d["auc_dispersion"]),
+            _f(d["auc_raw_variance"]),
+            _f(d["auc_gap"]),
+            _ci(*(d["auc_gap_ci"] or (None, None))),
+            _f(d["wrong_rate_rejected"]),
+            _f(d["wrong_rate_accepted"]),
+        )
     con.print(t)
 
     fid = report["fidelity"]
@@ -208,7 +279,9 @@ def print_report(report: dict, run_dir: Path, out_dir: Path | None = None) -> No
         con.print("Recorded decisions reproduced by re-deciding: " + ", ".join(parts))
     tm = report["timing"]
     if tm["total_s"]:
-        con.print(f"Recorded time: generation {_f(tm['generate_share'])}, judging {_f(tm['judge_share'])}, "
-                  f"deciding {_f(tm['decide_share'])} of {tm['total_s']:.1f} s")
+        con.print(
+            f"Recorded time: generation {_f(tm['generate_share'])}, judging {_f(tm['judge_share'])}, "
+            f"deciding {_f(tm['decide_share'])} of {tm['total_s']:.1f} s"
+        )
     out_dir = out_dir or run_dir
     con.print(f"Wrote {out_dir / 'report.json'}" + (f" and {', '.join(report['plots'])}" if report["plots"] else ""))

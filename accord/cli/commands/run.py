@@ -18,13 +18,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
-from accord.cli.display import Table, console as make_console
 
 from accord.adapters.local import quiet_model_loading
+from accord.cli.display import Table
+from accord.cli.display import console as make_console
+from accord.cli.options import nonnegative_float, nonnegative_int, positive_float, positive_int, unit_interval
+from accord.cli.progress import enabled as progress_enabled
+from accord.cli.progress import new_progress
 from accord.errors import UserError
 from accord.verify.io import CONFIG_FILE, path_kind, text_lines, writer_lock
-from accord.cli.options import nonnegative_float, nonnegative_int, positive_float, positive_int, unit_interval
-from accord.cli.progress import enabled as progress_enabled, new_progress
 
 if TYPE_CHECKING:
     from accord.verify.run import RayOptions, RunConfig
@@ -76,24 +78,51 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--eps", type=unit_interval, help="acceptance threshold on the dispersion")
     p.add_argument("--baselines", help="comma-separated policies run as extra chains ('' for none)")
     p.add_argument("--no-base", action="store_true", help="do not run the unverified base chain")
-    p.add_argument("--stubbornness", choices=("hand-set", "estimated"),
-                   help="λ per judge: the judges' 'lambda' (default) or estimated from agreement after stubbornness.warmup candidates")
-    p.add_argument("--thresholds", choices=("paper", "calibrated"),
-                   help="VERDICT's tau, eps: the policy's (default) or set label-free after the warm-up (thresholds.target_rate)")
-    p.add_argument("--calibration", metavar="MODE|FILE",
-                   help="judges on one scale before the consensus: off (default), quantile, agreement, standardize "
-                        "(fitted label-free on the first calibration.warmup candidates) or a saved calibration.json")
-    p.add_argument("--target-accept", type=unit_interval, metavar="RATE",
-                   help="with --calibration: VERDICT's tau, eps set on the scale so that this share of "
-                        "candidates is accepted")
-    p.add_argument("--adaptive", action="store_true", help="adaptive verification (skip candidates once one is accepted with margin)")
-    p.add_argument("--adaptive-margin", choices=("fixed", "calibrated"), default=None,
-                   help="adaptive verification's margin: as configured, or learned label-free after adaptive.warmup_steps "
-                        "fully verified steps (implies --adaptive)")
+    p.add_argument(
+        "--stubbornness",
+        choices=("hand-set", "estimated"),
+        help="λ per judge: the judges' 'lambda' (default) or estimated from agreement after stubbornness.warmup "
+        "candidates",
+    )
+    p.add_argument(
+        "--thresholds",
+        choices=("paper", "calibrated"),
+        help="VERDICT's tau, eps: the policy's (default) or set label-free after the warm-up (thresholds.target_rate)",
+    )
+    p.add_argument(
+        "--calibration",
+        metavar="MODE|FILE",
+        help="judges on one scale before the consensus: off (default), quantile, agreement, standardize "
+        "(fitted label-free on the first calibration.warmup candidates) or a saved calibration.json",
+    )
+    p.add_argument(
+        "--target-accept",
+        type=unit_interval,
+        metavar="RATE",
+        help="with --calibration: VERDICT's tau, eps set on the scale so that this share of candidates is accepted",
+    )
+    p.add_argument(
+        "--adaptive",
+        action="store_true",
+        help="adaptive verification (skip candidates once one is accepted with margin)",
+    )
+    p.add_argument(
+        "--adaptive-margin",
+        choices=("fixed", "calibrated"),
+        default=None,
+        help="adaptive verification's margin: as configured, or learned label-free after adaptive.warmup_steps "
+        "fully verified steps (implies --adaptive)",
+    )
     p.add_argument("--seed", type=int, help="run seed (candidate sampling)")
     p.add_argument("--threads", type=positive_int, help="torch CPU threads")
     p.add_argument("--judge-timeout", type=positive_float, help="seconds per judge call")
-    p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="any config key, e.g. budgets.max_steps=6 (repeatable)")
+    p.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="any config key, e.g. budgets.max_steps=6 (repeatable)",
+    )
     p.add_argument("--no-report", action="store_true", help="skip report.json and plots")
     p.add_argument("--print-config", action="store_true", help="print the resolved config and exit")
     p.add_argument("--json", action="store_true", help="print summary.json instead of tables")
@@ -106,13 +135,27 @@ def add_ray_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--backend", choices=("local", "ray"), default="local", help="local (default) or ray")
     p.add_argument("--address", default=None, help="Ray cluster address (default: RAY_ADDRESS, else a local cluster)")
     p.add_argument("--workers", type=positive_int, default=2, help="ray: problems in flight at once (default 2)")
-    p.add_argument("--worker-cpus", type=positive_float, default=0.5, help="ray: CPUs reserved per worker (default 0.5)")
-    p.add_argument("--servers", type=positive_int, default=None, help="ray: model servers (default one per GPU, else 1)")
+    p.add_argument(
+        "--worker-cpus", type=positive_float, default=0.5, help="ray: CPUs reserved per worker (default 0.5)"
+    )
+    p.add_argument(
+        "--servers", type=positive_int, default=None, help="ray: model servers (default one per GPU, else 1)"
+    )
     p.add_argument("--server-cpus", type=positive_float, default=1.0, help="ray: CPUs per model server (default 1)")
-    p.add_argument("--server-gpus", type=nonnegative_float, default=None, help="ray: GPUs per model server (default 1 if the cluster has GPUs)")
+    p.add_argument(
+        "--server-gpus",
+        type=nonnegative_float,
+        default=None,
+        help="ray: GPUs per model server (default 1 if the cluster has GPUs)",
+    )
     p.add_argument("--separate-servers", action="store_true", help="ray: generator and judges in different servers")
     p.add_argument("--pack", action="store_true", help="ray: pack servers on few nodes instead of spreading them")
-    p.add_argument("--max-retries", type=nonnegative_int, default=2, help="ray: retries per problem when a worker or server dies (default 2)")
+    p.add_argument(
+        "--max-retries",
+        type=nonnegative_int,
+        default=2,
+        help="ray: retries per problem when a worker or server dies (default 2)",
+    )
 
 
 def ray_options(args: argparse.Namespace) -> RayOptions:
@@ -120,9 +163,15 @@ def ray_options(args: argparse.Namespace) -> RayOptions:
     from accord.verify.run import RayOptions
 
     return RayOptions(
-        address=args.address, workers=args.workers, worker_cpus=args.worker_cpus, servers=args.servers,
-        server_cpus=args.server_cpus, server_gpus=args.server_gpus, separate=args.separate_servers,
-        spread=not args.pack, max_retries=args.max_retries,
+        address=args.address,
+        workers=args.workers,
+        worker_cpus=args.worker_cpus,
+        servers=args.servers,
+        server_cpus=args.server_cpus,
+        server_gpus=args.server_gpus,
+        separate=args.separate_servers,
+        spread=not args.pack,
+        max_retries=args.max_retries,
     )
 
 
@@ -158,7 +207,14 @@ def config_from_args(args: argparse.Namespace) -> RunConfig:
     if args.adaptive:
         overrides.append({"adaptive": {"enabled": True}})
     if args.adaptive_margin is not None:
-        overrides.append({"adaptive": {"margin": args.adaptive_margin, **({"enabled": True} if args.adaptive_margin == "calibrated" else {})}})
+        overrides.append(
+            {
+                "adaptive": {
+                    "margin": args.adaptive_margin,
+                    **({"enabled": True} if args.adaptive_margin == "calibrated" else {}),
+                }
+            }
+        )
     if args.out:
         overrides.append({"output": {"dir": args.out}})
     if args.no_report:
@@ -169,8 +225,17 @@ def config_from_args(args: argparse.Namespace) -> RunConfig:
     return resolve(file_cfg, overrides)
 
 
-RESUME_FIXED_FLAGS = ("config", "set", "tasks_file", "baselines", "no_base", "adaptive", "adaptive_margin", "out",
-                      "calibration")
+RESUME_FIXED_FLAGS = (
+    "config",
+    "set",
+    "tasks_file",
+    "baselines",
+    "no_base",
+    "adaptive",
+    "adaptive_margin",
+    "out",
+    "calibration",
+)
 
 
 def resumed_config(args: argparse.Namespace) -> tuple[Path, RunConfig]:
@@ -218,28 +283,6 @@ def _task_run_defaults(file_cfg: dict, overrides: list[dict]) -> dict:
     if name != "humaneval":
         return file_cfg
     return with_run_defaults(file_cfg)
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
 
 
 class RichProgress:
@@ -331,14 +374,23 @@ def print_summary(summary: dict[str, Any], run_dir: Path, console) -> None:
     if summary.get("accept_rule"):
         console.print(accept_rule_table(summary["accept_rule"]))
     if summary.get("judge_counts"):
-        console.print("judges (candidates scored / abstained / failed): " + ", ".join(
-            f"{n} {c['scored']}/{c['abstained']}/{c['failed']}" for n, c in summary["judge_counts"].items()))
+        console.print(
+            "judges (candidates scored / abstained / failed): "
+            + ", ".join(f"{n} {c['scored']}/{c['abstained']}/{c['failed']}" for n, c in summary["judge_counts"].items())
+        )
     if summary.get("calibration"):
         cal = summary["calibration"]
         console.print(f"judge scale: {cal['method']} ({cal['source'] or 'not fitted: too few candidates scored'})")
     t = summary["timing"]
-    share = f" (generation {100 * t['generate_share']:.0f}% / judging {100 * t['judge_share']:.0f}%)" if t["generate_share"] is not None else ""
-    console.print(f"wall {t['wall_s']:.1f} s: load {t['load_s']:.1f} s, generate {t['generate_s']:.1f} s, judge {t['judge_s']:.1f} s{share}")
+    share = (
+        f" (generation {100 * t['generate_share']:.0f}% / judging {100 * t['judge_share']:.0f}%)"
+        if t["generate_share"] is not None
+        else ""
+    )
+    console.print(
+        f"wall {t['wall_s']:.1f} s: load {t['load_s']:.1f} s, generate {t['generate_s']:.1f} s, judge "
+        f"{t['judge_s']:.1f} s{share}"
+    )
     console.print(f"run folder: {run_dir}")
 
 
@@ -350,26 +402,42 @@ def accept_rule_table(rows: dict[str, Any]) -> Table:
     for chain, r in rows.items():
         f = lambda x: "–" if x is None else f"{x:.3f}"  # noqa: E731
         th = "–" if r.get("tau") is None else f"{r['tau']:.3g} / {r['eps']:.3g}"
-        table.add_row(chain, f"{r['fired']}/{r['steps']}", f(r["fired_share"]),
-                      f"{f(r['accuracy_fired'])} ({r['problems_fired']})",
-                      f"{f(r['accuracy_fallback'])} ({r['problems_fallback']})", th)
+        table.add_row(
+            chain,
+            f"{r['fired']}/{r['steps']}",
+            f(r["fired_share"]),
+            f"{f(r['accuracy_fired'])} ({r['problems_fired']})",
+            f"{f(r['accuracy_fallback'])} ({r['problems_fallback']})",
+            th,
+        )
     return table
 
 
 def paired_table(paired: dict[str, Any]) -> Table:
     """The paired comparisons as a table: difference, paired bootstrap interval, McNemar's p."""
-    table = Table(title="Paired over problems (difference first - second, 95% paired bootstrap interval, exact McNemar p)")
+    table = Table(
+        title="Paired over problems (difference first - second, 95% paired bootstrap interval, exact McNemar p)"
+    )
     for col in ("first vs second", "how", "problems", "accuracies", "difference", "95% CI", "McNemar p"):
         table.add_column(col)
     for c in paired["comparisons"]:
-        second = c["second"].replace("single_judge:", "") + (" alone" if c["second"].startswith("single_judge:") else "")
+        second = c["second"].replace("single_judge:", "") + (
+            " alone" if c["second"].startswith("single_judge:") else ""
+        )
         problems = f"{c['n_pairs']} of {c['n_pairs'] + c['excluded']}" if c["excluded"] else str(c["n_pairs"])
         if not c["n_pairs"]:
             table.add_row(f"{c['first']} vs {second}", c["source"], problems, "–", "–", "–", "–")
             continue
         lo, hi = c["ci"]
-        table.add_row(f"{c['first']} vs {second}", c["source"], problems, f"{c['accuracy_first']:.3f} / {c['accuracy_second']:.3f}",
-                      f"{c['difference']:+.3f}", f"[{lo:+.3f}, {hi:+.3f}]", f"{c['mcnemar']['p_value']:.3g}")
+        table.add_row(
+            f"{c['first']} vs {second}",
+            c["source"],
+            problems,
+            f"{c['accuracy_first']:.3f} / {c['accuracy_second']:.3f}",
+            f"{c['difference']:+.3f}",
+            f"[{lo:+.3f}, {hi:+.3f}]",
+            f"{c['mcnemar']['p_value']:.3g}",
+        )
     return table
 
 

@@ -41,13 +41,24 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("run_dir", metavar="RUN_DIR", help="run folder holding trace.jsonl")
     parser.add_argument("--tau", nargs="+", metavar="T", help="confidence thresholds (space or comma separated)")
     parser.add_argument("--eps", nargs="+", metavar="E", help="dispersion limits (space or comma separated)")
-    parser.add_argument("--lambdas", nargs="+", metavar="L1,L2,..",
-                        help="stubbornness vectors, one per argument, e.g. 1.5,1,0.8 1,1,1 "
-                             "(default: the recorded λ scaled by 0.25..4, and all ones)")
-    parser.add_argument("--policy", default="verdict", choices=("verdict", "mean_preserving"),
-                        help="the thresholded consensus policy to sweep (default verdict)")
-    parser.add_argument("--out-dir", metavar="DIR",
-                        help="write sweep.json and the heatmaps here instead of RUN_DIR (created if missing)")
+    parser.add_argument(
+        "--lambdas",
+        nargs="+",
+        metavar="L1,L2,..",
+        help="stubbornness vectors, one per argument, e.g. 1.5,1,0.8 1,1,1 "
+        "(default: the recorded λ scaled by 0.25..4, and all ones)",
+    )
+    parser.add_argument(
+        "--policy",
+        default="verdict",
+        choices=("verdict", "mean_preserving"),
+        help="the thresholded consensus policy to sweep (default verdict)",
+    )
+    parser.add_argument(
+        "--out-dir",
+        metavar="DIR",
+        help="write sweep.json and the heatmaps here instead of RUN_DIR (created if missing)",
+    )
     parser.add_argument("--json", action="store_true", help="print the results as JSON instead of tables")
 
 
@@ -60,8 +71,13 @@ def run(args: argparse.Namespace) -> int:
     taus = _floats(args.tau, "--tau") or list(DEFAULT_TAUS)
     epss = _floats(args.eps, "--eps") or list(DEFAULT_EPS)
     lams = [_lambdas(v) for v in args.lambdas] if args.lambdas else None
-    out_dir = writable_folder(args.out_dir) if args.out_dir else \
-        writable_folder(run_dir, "RUN_DIR", hint="; pass --out-dir DIR to write sweep.json and the heatmaps elsewhere")
+    out_dir = (
+        writable_folder(args.out_dir)
+        if args.out_dir
+        else writable_folder(
+            run_dir, "RUN_DIR", hint="; pass --out-dir DIR to write sweep.json and the heatmaps elsewhere"
+        )
+    )
     live = note_if_live(run_dir, NAME)
     try:
         res = write_sweep(run_dir, taus, epss, lams, args.policy, out_dir=out_dir)
@@ -75,10 +91,14 @@ def run(args: argparse.Namespace) -> int:
     con = console(140)
     for note in res["notes"]:
         con.print(f"[yellow]note:[/yellow] {note}")
-    for key, rows, title in (("thresholds", [f"τ={t:g}" for t in res["thresholds"]["tau"]], "τ × ε"),
-                             ("stubbornness", ["λ=(" + ",".join(f"{x:g}" for x in lam) + ")"
-                                               for lam in res["stubbornness"]["lambdas"]],
-                              f"stubbornness × ε at τ = {res['stubbornness']['tau']:g}")):
+    for key, rows, title in (
+        ("thresholds", [f"τ={t:g}" for t in res["thresholds"]["tau"]], "τ × ε"),
+        (
+            "stubbornness",
+            ["λ=(" + ",".join(f"{x:g}" for x in lam) + ")" for lam in res["stubbornness"]["lambdas"]],
+            f"stubbornness × ε at τ = {res['stubbornness']['tau']:g}",
+        ),
+    ):
         g = res[key]
         t = Table(title=f"{args.policy} {title}: accuracy among exact replays (exact/{g['n_tasks']})")
         t.add_column("")

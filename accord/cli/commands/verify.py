@@ -9,8 +9,8 @@ import sys
 from pathlib import Path
 
 from accord.cli.options import nonnegative_int, positive_float, positive_int, unit_interval
-from accord.errors import UserError
 from accord.cli.progress import add_quiet, progress_bar
+from accord.errors import UserError
 from accord.verify.io import cache_for_output, writable_output, writer_lock
 
 NAME = "verify"
@@ -25,27 +25,48 @@ FAIL_ON = ("invalid", "uncertain", "never")
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("solutions", metavar="SOLUTIONS", help="JSONL/JSON file, a .txt/.md solution, or a folder of them")
-    p.add_argument("--format", choices=FORMATS + OUTPUT_FORMATS,
-                   help="input format (default: detected), or csv: write the flat export, one row per step, "
-                        "to --out (else to stdout, instead of the tables)")
+    p.add_argument(
+        "--format",
+        choices=FORMATS + OUTPUT_FORMATS,
+        help="input format (default: detected), or csv: write the flat export, one row per step, "
+        "to --out (else to stdout, instead of the tables)",
+    )
     p.add_argument("--input-format", choices=FORMATS, help="input format, when --format names the output")
     p.add_argument("--config", metavar="FILE", help="YAML/TOML config: judges, influence, policy, judge_timeout_s")
-    p.add_argument("--judges", help="comma-separated judges by type or name (default: the config's, else the math panel)")
+    p.add_argument(
+        "--judges", help="comma-separated judges by type or name (default: the config's, else the math panel)"
+    )
     p.add_argument("--policy", choices=LABELLED_POLICIES, help="rule that labels the steps (default verdict)")
     p.add_argument("--tau", type=unit_interval, help="valid above tau, invalid below 1 - tau (default 0.6)")
     p.add_argument("--eps", type=unit_interval, help="dispersion below which the panel agrees (default 0.1)")
     p.add_argument("--out", metavar="PRED.jsonl", help="write one JSON line per solution (flushed as it goes)")
-    p.add_argument("--csv", metavar="PRED.csv", help="also write a flat CSV: one row per step (problem, step text, label, scores)")
-    p.add_argument("--fail-on", choices=FAIL_ON, default="invalid",
-                   help="exit 1 when a solution has an invalid step (default), an invalid or uncertain one, or never")
+    p.add_argument(
+        "--csv", metavar="PRED.csv", help="also write a flat CSV: one row per step (problem, step text, label, scores)"
+    )
+    p.add_argument(
+        "--fail-on",
+        choices=FAIL_ON,
+        default="invalid",
+        help="exit 1 when a solution has an invalid step (default), an invalid or uncertain one, or never",
+    )
     p.add_argument("--resume", action="store_true", help="continue an interrupted --out file")
-    p.add_argument("--cache", metavar="FILE", help="judge-call cache file (default: one per --out file in the user cache folder, "
-                        "$ACCORD_CACHE_DIR or ~/.cache/accord/verify/)")
+    p.add_argument(
+        "--cache",
+        metavar="FILE",
+        help="judge-call cache file (default: one per --out file in the user cache folder, "
+        "$ACCORD_CACHE_DIR or ~/.cache/accord/verify/)",
+    )
     p.add_argument("--workers", type=positive_int, default=2, help="solutions judged at once (default 2)")
     p.add_argument("--judge-timeout", type=positive_float, help="seconds per judge call (default 120)")
-    p.add_argument("--bootstrap", type=nonnegative_int, default=1000, help="bootstrap resamples for the intervals (default 1000)")
-    p.add_argument("--backend", choices=("local", "ray"), default="local",
-                   help="local threads, or Ray actors (each builds the panel once; --workers of them)")
+    p.add_argument(
+        "--bootstrap", type=nonnegative_int, default=1000, help="bootstrap resamples for the intervals (default 1000)"
+    )
+    p.add_argument(
+        "--backend",
+        choices=("local", "ray"),
+        default="local",
+        help="local threads, or Ray actors (each builds the panel once; --workers of them)",
+    )
     p.add_argument("--ray-address", help="Ray cluster to join (default: RAY_ADDRESS, else a local cluster)")
     p.add_argument("--json", action="store_true", help="print a JSON document instead of tables")
     add_quiet(p)
@@ -72,17 +93,35 @@ def run(args: argparse.Namespace) -> int:
         raise UserError(f"--csv {csv_path}: is the --out file too; choose another path")
     if csv_path is not None and csv_path.is_dir():
         raise UserError(f"--csv {csv_path}: is a folder; give a file path")  # refused before any judging
-    settings = resolve_settings(args.config, args.judges, args.policy, args.tau, args.eps,
-                                with_reference=any(s.reference for s in sols), judge_timeout_s=args.judge_timeout)
+    settings = resolve_settings(
+        args.config,
+        args.judges,
+        args.policy,
+        args.tau,
+        args.eps,
+        with_reference=any(s.reference for s in sols),
+        judge_timeout_s=args.judge_timeout,
+    )
     csv_out = Path(args.out) if as_csv and args.out else None
     out = Path(args.out) if args.out and not as_csv else None
     named = out or csv_out
     cache = Path(args.cache) if args.cache else (cache_for_output(named, "verify") if named else None)
-    with writer_lock(out) if out else contextlib.nullcontext(), \
-            progress_bar("judging steps", quiet=args.quiet or args.json) as update:  # one writer per --out file
-        result = verify_solutions(sols, settings, out=out, resume=args.resume, workers=args.workers, cache=cache,
-                                  progress=update, n_boot=args.bootstrap, backend=args.backend,
-                                  address=args.ray_address)
+    with (
+        writer_lock(out) if out else contextlib.nullcontext(),
+        progress_bar("judging steps", quiet=args.quiet or args.json) as update,
+    ):  # one writer per --out file
+        result = verify_solutions(
+            sols,
+            settings,
+            out=out,
+            resume=args.resume,
+            workers=args.workers,
+            cache=cache,
+            progress=update,
+            n_boot=args.bootstrap,
+            backend=args.backend,
+            address=args.ray_address,
+        )
     if csv_path is not None:
         write_csv(csv_path, result.records)
     if csv_out is not None:
@@ -145,38 +184,66 @@ def print_tables(result, doc: dict) -> None:
     from accord.cli.display import Table, console
 
     con = console(160)
-    t = Table(title=f"accord verify — {doc['solutions']} solutions, policy {doc['policy']} (tau {doc['tau']:g}, eps {doc['eps']:g})")
+    t = Table(
+        title=f"accord verify — {doc['solutions']} solutions, policy {doc['policy']} (tau {doc['tau']:g}, eps "
+        f"{doc['eps']:g})"
+    )
     for col in ("id", "steps", "first invalid step", "valid / invalid / uncertain", "evidence"):
         t.add_column(col, overflow="fold", max_width=70 if col == "evidence" else None)
     for r in result.records[:20]:
         labels = r["step_labels"]
         p = r["prediction"]
         ev = r["steps"][p].get("reason", "") if p >= 0 else ""
-        t.add_row(str(r["id"]), str(len(labels)), "–" if p < 0 else str(p + 1),  # numbered from 1, as everywhere
-                  f"{labels.count('valid')} / {labels.count('invalid')} / {labels.count('uncertain')}", ev)
+        t.add_row(
+            str(r["id"]),
+            str(len(labels)),
+            "–" if p < 0 else str(p + 1),  # numbered from 1, as everywhere
+            f"{labels.count('valid')} / {labels.count('invalid')} / {labels.count('uncertain')}",
+            ev,
+        )
     if len(result.records) > 20:
         t.caption = f"first 20 of {len(result.records)} solutions; all of them in --out / --json"
     con.print(t)
     m = result.metrics
     if m:
-        mt = Table(title=f"against the annotation: {m['n_solutions']} solutions ({m['n_erroneous']} with an error), "
-                         f"{m['n_steps_labelled']} labelled steps; 95% bootstrap intervals")
-        for col in ("rule", "acc. erroneous", "acc. correct", "F1", "step AUC", "invalid at/after error",
-                    "correct sol. with invalid", "invalid labels"):
+        mt = Table(
+            title=f"against the annotation: {m['n_solutions']} solutions ({m['n_erroneous']} with an error), "
+            f"{m['n_steps_labelled']} labelled steps; 95% bootstrap intervals"
+        )
+        for col in (
+            "rule",
+            "acc. erroneous",
+            "acc. correct",
+            "F1",
+            "step AUC",
+            "invalid at/after error",
+            "correct sol. with invalid",
+            "invalid labels",
+        ):
             mt.add_column(col, justify="right" if col != "rule" else "left")
         for rule, f in m["rules"].items():
             iv = f["intervals"]
-            mt.add_row(rule, _ci(f["error_accuracy"], iv["error_accuracy"]), _ci(f["correct_accuracy"], iv["correct_accuracy"]),
-                       _ci(f["f1"], iv["f1"]), _ci(f["step_auc"], iv["step_auc"]),
-                       _ci(f["invalid_at_or_after"], iv["invalid_at_or_after"]),
-                       _ci(f["correct_with_invalid"], iv["correct_with_invalid"]), str(f["n_invalid"]))
+            mt.add_row(
+                rule,
+                _ci(f["error_accuracy"], iv["error_accuracy"]),
+                _ci(f["correct_accuracy"], iv["correct_accuracy"]),
+                _ci(f["f1"], iv["f1"]),
+                _ci(f["step_auc"], iv["step_auc"]),
+                _ci(f["invalid_at_or_after"], iv["invalid_at_or_after"]),
+                _ci(f["correct_with_invalid"], iv["correct_with_invalid"]),
+                str(f["n_invalid"]),
+            )
         con.print(mt)
     if doc["steps"]:
         why = ", ".join(f"{k} {n}" for k, n in doc["uncertain_by_reason"].items())
-        con.print(f"decided: {doc['steps_decided']} of {doc['steps']} steps ({doc['decided_share']:.0%}) valid or invalid"
-                  + (f"; uncertain: {why}" if why else ""))
+        con.print(
+            f"decided: {doc['steps_decided']} of {doc['steps']} steps ({doc['decided_share']:.0%}) valid or invalid"
+            + (f"; uncertain: {why}" if why else "")
+        )
     rate = doc["steps_per_second"]
-    con.print(f"{doc['steps_judged']} steps judged in {doc['seconds']:.1f} s"
-              + (f" ({rate:.1f} steps/s)" if rate else "")
-              + (f"; {doc['resumed']} solutions kept from the --out file" if doc["resumed"] else "")
-              + f"; judge cache {doc['cache'].get('hits', 0)} hits, {doc['cache'].get('misses', 0)} misses")
+    con.print(
+        f"{doc['steps_judged']} steps judged in {doc['seconds']:.1f} s"
+        + (f" ({rate:.1f} steps/s)" if rate else "")
+        + (f"; {doc['resumed']} solutions kept from the --out file" if doc["resumed"] else "")
+        + f"; judge cache {doc['cache'].get('hits', 0)} hits, {doc['cache'].get('misses', 0)} misses"
+    )

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 
 from accord.cli.options import note_if_live
@@ -30,9 +29,15 @@ def _index(folder: Path, args: argparse.Namespace) -> int:
         write_text_atomic(out, page, "--out")
         print(f"Wrote {out} (index of {len(results)} results) and each result's page beside it")
     if args.serve:
-        serve(page, args.port, lambda url: print(f"Serving the index of {folder} at {url} (Ctrl-C stops)", flush=True),
-              extra)
+        serve(
+            page,
+            args.port,
+            lambda url: print(f"Serving the index of {folder} at {url} (Ctrl-C stops)", flush=True),
+            extra,
+        )
     return 0
+
+
 HELP = "Write one self-contained HTML page (opens from disk) of a run folder, a verify --out or a jury --out file."
 
 
@@ -47,11 +52,18 @@ def _port(text: str) -> int:
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("path", metavar="PATH", help="run folder (or its trace.jsonl), accord verify --out or accord jury --out file, "
-                                              "or a folder of them (an index page)")
-    p.add_argument("--out", metavar="FILE.html",
-                   help="where to write the page (default: RUN_DIR/view.html, or the file's name with .html; "
-                        "with --serve: nothing is written unless given)")
+    p.add_argument(
+        "path",
+        metavar="PATH",
+        help="run folder (or its trace.jsonl), accord verify --out or accord jury --out file, "
+        "or a folder of them (an index page)",
+    )
+    p.add_argument(
+        "--out",
+        metavar="FILE.html",
+        help="where to write the page (default: RUN_DIR/view.html, or the file's name with .html; "
+        "with --serve: nothing is written unless given)",
+    )
     p.add_argument("--serve", action="store_true", help="also serve the page on 127.0.0.1 until Ctrl-C")
     p.add_argument("--port", type=_port, default=8000, help="port for --serve (default 8000; 0: any free port)")
 
@@ -78,5 +90,7 @@ def run(args: argparse.Namespace) -> int:
         write_text_atomic(out, page, "--out")
         print(f"Wrote {out} ({kind} view)")
     if args.serve:
-        serve(page, args.port, lambda url: print(f"Serving the {kind} view of {path} at {url} (Ctrl-C stops)", flush=True))
+        serve(
+            page, args.port, lambda url: print(f"Serving the {kind} view of {path} at {url} (Ctrl-C stops)", flush=True)
+        )
     return 0

@@ -38,9 +38,14 @@ class Calibration:
         return expit(self.slope * logit(s) + self.intercept)
 
     def as_dict(self) -> dict:
-        return {"method": "Platt scaling of out-of-fold scores, shrunk toward the identity", "rows": self.rows,
-                "slope": self.slope, "intercept": self.intercept, "folds": FOLDS,
-                "error_before_on_labels": self.cross_fitted_error}
+        return {
+            "method": "Platt scaling of out-of-fold scores, shrunk toward the identity",
+            "rows": self.rows,
+            "slope": self.slope,
+            "intercept": self.intercept,
+            "folds": FOLDS,
+            "error_before_on_labels": self.cross_fitted_error,
+        }
 
 
 def platt(score, correct, prior_sd: float = PRIOR_SD) -> tuple[float, float]:

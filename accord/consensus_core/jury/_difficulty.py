@@ -124,7 +124,9 @@ def fit_difficulty(
     n, M = c.shape
     fixed = truth_slots(c, None if truth is None else np.asarray(truth), labeled)
     keys = pattern_keys(c)
-    distinct, inverse, counts = np.unique(np.concatenate([keys, fixed[:, None]], axis=1), axis=0, return_inverse=True, return_counts=True)
+    distinct, inverse, counts = np.unique(
+        np.concatenate([keys, fixed[:, None]], axis=1), axis=0, return_inverse=True, return_counts=True
+    )
     inverse = inverse.reshape(-1)
     u_codes, u_fixed = distinct[:, :M], distinct[:, M]
     h = hypotheses(u_codes)
@@ -170,7 +172,11 @@ def _em(h, clamp, weight, acc, w, s, max_iter: int, tol: float):
         right = np.einsum("ndj,nij->ndi", post[:, :, :-1], samef)  # P(class d and member i right)
         denom = np.einsum("nd,ni->di", by_class, present)
         new_acc = np.clip(right.sum(axis=0) / np.maximum(denom, 1e-12), A_MIN, A_MAX)
-        new_s = np.clip((post * att).sum(axis=(0, 2)) / np.maximum((post * n_wrong[:, None, :]).sum(axis=(0, 2)), 1e-12), G_MIN, 1 - G_MIN)
+        new_s = np.clip(
+            (post * att).sum(axis=(0, 2)) / np.maximum((post * n_wrong[:, None, :]).sum(axis=(0, 2)), 1e-12),
+            G_MIN,
+            1 - G_MIN,
+        )
         delta = max(np.max(np.abs(new_acc - acc)), np.max(np.abs(new_s - s)), np.max(np.abs(new_w - w)))
         gain = new_loglik - loglik
         acc, w, s, loglik = new_acc, new_w, new_s, new_loglik
@@ -259,8 +265,14 @@ class PatternFit:
 
     def as_dict(self) -> dict:
         return {
-            "chi2": self.chi2, "df": self.df, "p_value": self.p_value, "rmsea": self.rmsea, "p_close": self.p_close,
-            "rejects": self.rejects, "n_problems": self.n_problems, "worst": self.worst,
+            "chi2": self.chi2,
+            "df": self.df,
+            "p_value": self.p_value,
+            "rmsea": self.rmsea,
+            "p_close": self.p_close,
+            "rejects": self.rejects,
+            "n_problems": self.n_problems,
+            "worst": self.worst,
         }
 
 

@@ -25,8 +25,8 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy.special import comb as binom
 
-from accord.consensus_core.jury._vote import MISSING
 from accord.consensus_core.jury._law import correct_count_pmf, largest_wrong_class_pmf, law_params, simulate_panel
+from accord.consensus_core.jury._vote import MISSING
 
 
 @dataclass(frozen=True)
@@ -62,7 +62,9 @@ def _check(codes, correct) -> tuple[np.ndarray, np.ndarray]:
     c = np.asarray(codes)
     ok = np.asarray(correct, dtype=bool)
     if c.ndim != 2 or ok.shape != c.shape:
-        raise ValueError(f"codes and correctness must both have shape (problems, members); got {c.shape} and {ok.shape}")
+        raise ValueError(
+            f"codes and correctness must both have shape (problems, members); got {c.shape} and {ok.shape}"
+        )
     if c.shape[1] < 2:
         raise ValueError("estimating the law needs at least 2 members per problem")
     if c.shape[0] < 2:
@@ -131,7 +133,9 @@ def _point(codes: np.ndarray, correct: np.ndarray, K: int) -> np.ndarray:
     return np.concatenate([[a, rho], s])
 
 
-def estimate_law(codes, correct, n_attractors: int = 1, n_boot: int = 200, level: float = 0.95, seed: int = 0) -> LawEstimate:
+def estimate_law(
+    codes, correct, n_attractors: int = 1, n_boot: int = 200, level: float = 0.95, seed: int = 0
+) -> LawEstimate:
     """Estimate (a, rho, s_1..s_K) from class codes (n, M) and member correctness (n, M)."""
     c, ok = _check(codes, correct)
     K = int(n_attractors)

@@ -46,7 +46,8 @@ from accord.consensus_core.jury._weighted import check_codes, dawid_skene, weigh
 MIN_SHARE = 0.9
 MIN_GAP = 0.02
 # Share of the rows where the vote overrides the estimated best member whose outcome the model
-# may have wrong (0: trust the model; the interval never leaves the model-free bound). Calibrated on simulated panels with shared wrong
+# may have wrong (0: trust the model; the interval never leaves the model-free bound). Calibrated on simulated panels
+# with shared wrong
 # answers (benchmarks/jury_dependence.py, one settings family) and checked on others
 # (benchmarks/jury_loco.py); see docs/jury.md.
 DEPENDENCE_ALLOWANCE = 1.0
@@ -72,7 +73,7 @@ class LabelFreeJury:
 
     @property
     def claims(self) -> str | None:
-        """"ahead" or "behind" when the members can be ranked and the conservative interval
+        """ "ahead" or "behind" when the members can be ranked and the conservative interval
         excludes zero (a claim on the sign of the vote's advantage); None otherwise."""
         if not self.ranks_members:
             return None
@@ -113,7 +114,12 @@ def best_member_answers(codes: np.ndarray, ranking: np.ndarray) -> np.ndarray:
 
 
 def label_free_jury(
-    codes, n_boot: int = 40, seed: int = 0, n_classes: int = 2, level: float = 0.95, fallback: bool = False,
+    codes,
+    n_boot: int = 40,
+    seed: int = 0,
+    n_classes: int = 2,
+    level: float = 0.95,
+    fallback: bool = False,
     allowance: float = DEPENDENCE_ALLOWANCE,
 ) -> LabelFreeJury:
     """Fit, test, bootstrap; the vote, and the reasons it cannot rank the members if any
@@ -131,7 +137,7 @@ def label_free_jury(
         refit = fit_difficulty(c[idx], n_classes, seed=seed, start=fit, max_iter=100, tol=1e-4)
         boots.append(refit.expected_accuracy - float(refit.accuracy.max()))
         same += int(np.argmax(refit.accuracy)) == best
-    lo, hi = (np.percentile(boots, [(1 - level) / 2 * 100, (1 + level) / 2 * 100]) if boots else (advantage, advantage))
+    lo, hi = np.percentile(boots, [(1 - level) / 2 * 100, (1 + level) / 2 * 100]) if boots else (advantage, advantage)
     share = same / n_boot if n_boot else float("nan")
     fits = [dawid_skene(c, seed=seed)]
     others = {"dawid-skene": int(np.argmax(fits[0].accuracy))}
@@ -151,9 +157,14 @@ def label_free_jury(
     lo, hi = min(lo, hi), max(lo, hi)
     reasons = [SHARED_ERRORS]  # never a claim from agreement alone (accord.consensus_core.jury._trust)
     if test is not None and test.rejects:
-        reasons.append(f"the agreement-pattern fit test rejects the model (RMSEA {test.rmsea:.3f}, close-fit p {test.p_close:.3g})")
+        reasons.append(
+            f"the agreement-pattern fit test rejects the model (RMSEA {test.rmsea:.3f}, close-fit p {test.p_close:.3g})"
+        )
     if share < MIN_SHARE:
-        reasons.append(f"the label-free estimates are unstable: only {share:.0%} of {n_boot} bootstrap refits name the same best member")
+        reasons.append(
+            f"the label-free estimates are unstable: only {share:.0%} of {n_boot} bootstrap refits name the same best "
+            "member"
+        )
     if any(v != best for v in others.values()):
         reasons.append("the label-free estimators disagree on the best member")
     need = labels_to_rank(c, fit.accuracy) if reasons else None
@@ -162,8 +173,40 @@ def label_free_jury(
     if reasons and fallback:
         chosen = best_member_answers(c, np.argsort(-fit.accuracy))
         conf = np.where(chosen != MISSING, fit.accuracy[best], 0.0)
-        return LabelFreeJury("best-member", chosen, conf, np.zeros(c.shape[0], bool), fit, test, best, share, others, advantage, (float(lo), float(hi)), tuple(reasons), need, parting, overrides)
-    return LabelFreeJury("vote", fit.chosen, fit.confidence, fit.tied, fit, test, best, share, others, advantage, (float(lo), float(hi)), tuple(reasons), need, parting, overrides)
+        return LabelFreeJury(
+            "best-member",
+            chosen,
+            conf,
+            np.zeros(c.shape[0], bool),
+            fit,
+            test,
+            best,
+            share,
+            others,
+            advantage,
+            (float(lo), float(hi)),
+            tuple(reasons),
+            need,
+            parting,
+            overrides,
+        )
+    return LabelFreeJury(
+        "vote",
+        fit.chosen,
+        fit.confidence,
+        fit.tied,
+        fit,
+        test,
+        best,
+        share,
+        others,
+        advantage,
+        (float(lo), float(hi)),
+        tuple(reasons),
+        need,
+        parting,
+        overrides,
+    )
 
 
 def labels_to_rank(codes: np.ndarray, accuracy: np.ndarray, level: float = 0.95) -> int | None:

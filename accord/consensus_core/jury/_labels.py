@@ -11,7 +11,8 @@ The model, per pattern p with classes b (and "none is right"):
 where pi_p is the posterior of the difficulty-class jury (:mod:`accord.consensus_core.jury._difficulty`)
 fitted semi-supervised: its member accuracies start from the label-free estimate and the
 labelled problems pin their hypotheses. The + 1 (one uniform pseudo-count per class) keeps a
-model that is sure of a wrong class from making that class's labels look worthless. The strength kappa is not fixed: it is averaged over a
+model that is sure of a wrong class from making that class's labels look worthless. The strength kappa is not fixed:
+it is averaged over a
 log-spaced grid with weights from the marginal likelihood of the labels (Dirichlet-multinomial
 evidence, uniform prior on the grid). Labels that agree with the model favour a large kappa
 (trust the model), labels that contradict it a small one (trust the counts); with no labels
@@ -32,8 +33,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.special import gammaln, softmax
 
-from accord.consensus_core.jury._vote import MISSING
 from accord.consensus_core.jury._difficulty import DifficultyFit, fit_difficulty, pattern_key, truth_slots
+from accord.consensus_core.jury._vote import MISSING
 from accord.consensus_core.jury._weighted import check_codes
 
 KAPPA_GRID = np.array([2.0**k for k in range(-1, 11)])
@@ -160,7 +161,9 @@ def log_evidence(prior: np.ndarray, counts: np.ndarray, kappa: float) -> float:
 
 def kappa_weights(table) -> np.ndarray:
     """Posterior weights of the strengths in ``KAPPA_GRID`` given every pattern's label counts."""
-    evidence = np.array([sum(log_evidence(prior, counts, k) for _, prior, counts in table if counts.sum()) for k in KAPPA_GRID])
+    evidence = np.array(
+        [sum(log_evidence(prior, counts, k) for _, prior, counts in table if counts.sum()) for k in KAPPA_GRID]
+    )
     return softmax(evidence)
 
 
@@ -221,8 +224,11 @@ def fit_few_labels(
     return FewLabelJury(chosen, conf, tied, lab, weights, rules, model)
 
 
-def expected_regret(prior, counts, weights, decision: int, rng: np.random.Generator, draws: int = REGRET_DRAWS) -> float:
-    """E[max_b theta_b - theta_decision] over classes: kappa drawn by ``weights``, theta ~ Dirichlet(kappa prior + 1 + counts)."""
+def expected_regret(
+    prior, counts, weights, decision: int, rng: np.random.Generator, draws: int = REGRET_DRAWS
+) -> float:
+    """E[max_b theta_b - theta_decision] over classes: kappa drawn by ``weights``, theta ~ Dirichlet(kappa prior + 1 +
+    counts)."""
     ks = rng.choice(len(KAPPA_GRID), size=draws, p=weights)
     alpha = KAPPA_GRID[ks, None] * prior[None, :] + 1.0 + counts[None, :]
     g = rng.standard_gamma(alpha)

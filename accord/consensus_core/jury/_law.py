@@ -97,7 +97,10 @@ def correct_count_pmf(a: float, rho: float, M: int) -> np.ndarray:
         return lgamma(x) + lgamma(y) - lgamma(x + y)
 
     return np.array(
-        [np.exp(lgamma(M + 1) - lgamma(i + 1) - lgamma(M - i + 1) + lbeta(i + al, M - i + be) - lbeta(al, be)) for i in c]
+        [
+            np.exp(lgamma(M + 1) - lgamma(i + 1) - lgamma(M - i + 1) + lbeta(i + al, M - i + be) - lbeta(al, be))
+            for i in c
+        ]
     )
 
 
@@ -213,7 +216,9 @@ def predict(a: float, rho: float, s=0.0, M: int = 3) -> LawPrediction:
     else:
         unanimous = beta_moment(p.a, p.rho, M) + fl
         u_acc = beta_moment(p.a, p.rho, M) / unanimous if unanimous > 0 else float("nan")
-    return LawPrediction(M, min(acc, 1.0), fl, float(unanimous), float(u_acc), np.clip(coverage, 0, 1), np.clip(dial, 0, 1))
+    return LawPrediction(
+        M, min(acc, 1.0), fl, float(unanimous), float(u_acc), np.clip(coverage, 0, 1), np.clip(dial, 0, 1)
+    )
 
 
 def accuracy(a: float, rho: float, s=0.0, M: int = 3) -> float:
@@ -262,7 +267,9 @@ def simulate_panel(a: float, rho: float, s=0.0, M: int = 3, n: int = 10000, seed
     return SimulatedPanel(codes, diff, K)
 
 
-def simulate_unequal_panel(accuracies, correlation: float = 0.3, s=0.0, n: int = 10000, seed: int = 0) -> SimulatedPanel:
+def simulate_unequal_panel(
+    accuracies, correlation: float = 0.3, s=0.0, n: int = 10000, seed: int = 0
+) -> SimulatedPanel:
     """Members of unequal accuracy with correlated errors (Gaussian copula on a shared difficulty).
 
     Member i is right iff Phi(sqrt(c) z + sqrt(1 - c) e_i) < a_i with z, e_i standard normal, so
@@ -273,7 +280,9 @@ def simulate_unequal_panel(accuracies, correlation: float = 0.3, s=0.0, n: int =
 
     acc = np.asarray(accuracies, dtype=np.float64)
     if acc.ndim != 1 or acc.size < 1 or np.any((acc <= 0) | (acc >= 1)):
-        raise ValueError(f"member accuracies must be a vector of values in (0, 1), got {np.asarray(accuracies).tolist()}")
+        raise ValueError(
+            f"member accuracies must be a vector of values in (0, 1), got {np.asarray(accuracies).tolist()}"
+        )
     if not (0.0 <= correlation < 1.0):
         raise ValueError(f"latent correlation must lie in [0, 1), got {correlation}")
     p = law_params(float(acc.mean()), 0.0, s)
@@ -301,7 +310,9 @@ class SimulationResult:
     dial_accuracy: np.ndarray
 
 
-def simulate(a: float, rho: float, s=0.0, M: int = 3, n: int = 200000, seed: int = 0, chunk: int = 250000) -> SimulationResult:
+def simulate(
+    a: float, rho: float, s=0.0, M: int = 3, n: int = 200000, seed: int = 0, chunk: int = 250000
+) -> SimulationResult:
     """Monte Carlo estimates of everything :func:`predict` computes, using the real modal vote."""
     M = _check_m(M)
     hits = np.zeros(M + 1)  # hits[t]: correct and modal count == t

@@ -11,9 +11,9 @@ members differ a lot.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import combinations
-from typing import Sequence
 
 import numpy as np
 
@@ -71,7 +71,9 @@ def _corr_matrix(correlation, n: int) -> np.ndarray:
         raise ValueError(f"error correlation must be a number or a {n} x {n} matrix, got shape {r.shape}")
     off = R[~np.eye(n, dtype=bool)]
     if off.size and (np.any(off < 0) or np.any(off > 1) or not np.all(np.isfinite(off))):
-        raise ValueError("pairwise error correlations must lie in [0, 1] (the law's one-factor model has no negative correlation)")
+        raise ValueError(
+            "pairwise error correlations must lie in [0, 1] (the law's one-factor model has no negative correlation)"
+        )
     return R
 
 

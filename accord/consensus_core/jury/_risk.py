@@ -65,7 +65,8 @@ class RiskThreshold:
             "bound": self.bound,
             "tested": self.tested,
             "reason": self.reason,
-            "test": "Learn-then-Test, fixed-sequence over descending confidence, exact binomial (Clopper-Pearson) p-values",
+            "test": "Learn-then-Test, fixed-sequence over descending confidence, exact binomial (Clopper-Pearson) "
+            "p-values",
         }
 
 
@@ -100,7 +101,10 @@ def certify_threshold(confidence, wrong, calibration, alpha: float = 0.1, delta:
     cal = np.asarray(calibration, dtype=bool)
     err = np.asarray(wrong, dtype=bool)
     if conf.ndim != 1 or cal.shape != conf.shape or err.shape != conf.shape:
-        raise ValueError(f"confidence, wrong and calibration must have the same shape (n,), got {conf.shape}, {err.shape}, {cal.shape}")
+        raise ValueError(
+            f"confidence, wrong and calibration must have the same shape (n,), got {conf.shape}, {err.shape}, "
+            f"{cal.shape}"
+        )
     if not (0 < alpha < 1) or not (0 < delta < 1):
         raise ValueError(f"alpha and delta must lie in (0, 1), got {alpha} and {delta}")
     c_conf, c_err = conf[cal], err[cal]
@@ -120,9 +124,15 @@ def certify_threshold(confidence, wrong, calibration, alpha: float = 0.1, delta:
     n_cal = int(cal.sum())
     if best is None:
         if n_cal < need:
-            why = f"{n_cal} labelled rows cannot certify an error rate of {alpha:g} at delta {delta:g}: at least {need} are needed"
+            why = (
+                f"{n_cal} labelled rows cannot certify an error rate of {alpha:g} at delta {delta:g}: at least {need} "
+                "are needed"
+            )
         else:
-            why = f"no confidence threshold has an error rate certifiably <= {alpha:g} on the {n_cal} labelled rows (delta {delta:g})"
+            why = (
+                f"no confidence threshold has an error rate certifiably <= {alpha:g} on the {n_cal} labelled rows "
+                f"(delta {delta:g})"
+            )
             more = labels_needed(c_conf, c_err, conf, alpha, delta)
             if more is not None:
                 why += f"; at the error rate seen among the most confident rows, about {more} random labels would"
@@ -131,7 +141,9 @@ def certify_threshold(confidence, wrong, calibration, alpha: float = 0.1, delta:
     return RiskThreshold(alpha, delta, t, n_cal, n_t, e_t, clopper_pearson_upper(e_t, n_t, delta), tested, "")
 
 
-def labels_needed(c_conf: np.ndarray, c_err: np.ndarray, conf: np.ndarray, alpha: float, delta: float, cap: int = 100_000) -> int | None:
+def labels_needed(
+    c_conf: np.ndarray, c_err: np.ndarray, conf: np.ndarray, alpha: float, delta: float, cap: int = 100_000
+) -> int | None:
     """A rough planning figure, not a guarantee: random labels that would certify the first
     threshold tested, if its share of rows and its error rate on the labels stayed as seen."""
     need = min_rows(alpha, delta)

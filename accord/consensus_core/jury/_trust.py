@@ -18,8 +18,10 @@ import numpy as np
 from accord.consensus_core.jury import MISSING, vote_codes
 from accord.consensus_core.jury._weighted import WeightedVote, weighted_vote
 
-SHARED_ERRORS = ("agreement alone cannot rank the members: weak members that share wrong answers agree like "
-                 "accurate ones, so a ranking or advantage read from agreement can be confidently wrong")
+SHARED_ERRORS = (
+    "agreement alone cannot rank the members: weak members that share wrong answers agree like "
+    "accurate ones, so a ranking or advantage read from agreement can be confidently wrong"
+)
 
 
 def prior_vote(codes, accuracy, seed: int = 0) -> WeightedVote:

@@ -15,8 +15,8 @@ flagged in the result.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Callable, Sequence
 
 import numpy as np
 
@@ -89,7 +89,9 @@ def classify(answers: Sequence[str | None], equivalent: Equivalence | None = Non
     return out
 
 
-def class_of(truth: str | None, answers: Sequence[str | None], codes: np.ndarray, equivalent: Equivalence | None = None) -> int:
+def class_of(
+    truth: str | None, answers: Sequence[str | None], codes: np.ndarray, equivalent: Equivalence | None = None
+) -> int:
     """Code of the class equivalent to ``truth`` among one problem's answers; -2 if none is."""
     eq = equivalent or normalized_equal
     if truth is None:
@@ -115,7 +117,6 @@ class JuryResult:
     @property
     def agreement(self) -> np.ndarray:
         return self.vote.agreement
-
 
 
 def run_jury(

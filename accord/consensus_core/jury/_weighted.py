@@ -311,7 +311,17 @@ def dawid_skene(
         cand = (T >= top - 1e-9) & present.any(axis=1, keepdims=True)
         chosen = np.where(present.any(axis=1), np.argmax(np.where(cand, keys, -1.0), axis=1), MISSING)
         conf = np.where(chosen != MISSING, T.max(axis=1), 0.0)
-        vote = WeightedVote("dawid-skene", chosen.astype(np.int64), conf, cand.sum(axis=1) > 1, acc, np.full((M, 2), np.nan), float("nan"), np.log(acc / (1 - acc)), it)
+        vote = WeightedVote(
+            "dawid-skene",
+            chosen.astype(np.int64),
+            conf,
+            cand.sum(axis=1) > 1,
+            acc,
+            np.full((M, 2), np.nan),
+            float("nan"),
+            np.log(acc / (1 - acc)),
+            it,
+        )
     else:
         acc, g, it = _em_one_coin(c, max_iter, tol)
         v = weighted_vote(c, acc, g, seed, method="dawid-skene")
@@ -327,7 +337,17 @@ def dawid_skene(
                 boots[b] = _em_run(hypotheses(c[idx]), acc, g, max_iter, tol)[0]  # started at the fit
         lo, hi = (1 - level) / 2 * 100, (1 + level) / 2 * 100
         ci = np.stack([np.percentile(boots, lo, axis=0), np.percentile(boots, hi, axis=0)], axis=1)
-        vote = WeightedVote(vote.method, vote.chosen, vote.confidence, vote.tied, vote.accuracy, ci, vote.coincidence, vote.weights, vote.iterations)
+        vote = WeightedVote(
+            vote.method,
+            vote.chosen,
+            vote.confidence,
+            vote.tied,
+            vote.accuracy,
+            ci,
+            vote.coincidence,
+            vote.weights,
+            vote.iterations,
+        )
     return vote
 
 

@@ -12,11 +12,19 @@ never hidden.
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 ABSTAIN_PHRASES = (
-    "no arithmetic to check", "not checked", "no checkable claim", "not the final step", "no answer found",
-    "no reference answer", "nothing to embed", "could not decide", "cannot confirm", "abstain",
+    "no arithmetic to check",
+    "not checked",
+    "no checkable claim",
+    "not the final step",
+    "no answer found",
+    "no reference answer",
+    "nothing to embed",
+    "could not decide",
+    "cannot confirm",
+    "abstain",
 )
 
 
@@ -26,8 +34,9 @@ def is_abstention(reason: str | None) -> bool:
     return any(p in text for p in ABSTAIN_PHRASES)
 
 
-def missing_kinds(raw, failures: Sequence[Sequence[str | None]] | None,
-                  abstentions: Sequence[Sequence[str | None]] | None = None) -> list[list[str | None]]:
+def missing_kinds(
+    raw, failures: Sequence[Sequence[str | None]] | None, abstentions: Sequence[Sequence[str | None]] | None = None
+) -> list[list[str | None]]:
     """Per candidate and judge: ``None`` (scored), ``"abstained"`` or ``"failed"``. ``abstentions``:
     the recorded reasons of the judges that abstained (None where one did not)."""
     out = []

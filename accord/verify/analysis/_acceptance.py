@@ -42,11 +42,16 @@ def accept_rule(trace: Trace) -> dict[str, dict[str, Any]]:
         n_fired = sum(not r.fallback for r in recs)
         policy = recs[-1].policy
         out[chain] = {
-            "steps": len(recs), "fired": n_fired, "fired_share": n_fired / len(recs),
-            "problems_fired": len(fired), "accuracy_fired": _mean(fired),
-            "problems_fallback": len(fell), "accuracy_fallback": _mean(fell),
+            "steps": len(recs),
+            "fired": n_fired,
+            "fired_share": n_fired / len(recs),
+            "problems_fired": len(fired),
+            "accuracy_fired": _mean(fired),
+            "problems_fallback": len(fell),
+            "accuracy_fallback": _mean(fell),
             "scaled_steps": sum(r.scale is not None for r in recs),
-            "tau": policy.get("tau"), "eps": policy.get("eps"),
+            "tau": policy.get("tau"),
+            "eps": policy.get("eps"),
         }
     return out
 

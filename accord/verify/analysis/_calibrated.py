@@ -18,11 +18,11 @@ from typing import Any
 
 import numpy as np
 
+from accord.consensus_core import ConsensusSpec
 from accord.verify.analysis._evaluation import paired_difference
 from accord.verify.analysis._paired import with_task_scores
 from accord.verify.analysis._records import Trace
-from accord.verify.analysis._replay import ContextTree, make_spec, replay, ReplayResult
-from accord.consensus_core import ConsensusSpec
+from accord.verify.analysis._replay import ContextTree, ReplayResult, make_spec, replay
 from accord.verify.loop import BASE, JudgeScale
 
 
@@ -35,17 +35,28 @@ def _fired(result: ReplayResult, decisions) -> dict[str, Any]:
         fired += sum(flags)
         if o.correct is not None:
             (when_fired if flags and all(flags) else when_fell).append(o.correct)
-    return {"steps": steps, "fired": fired, "fired_share": fired / steps if steps else None,
-            "problems_fired": len(when_fired), "accuracy_fired": float(np.mean(when_fired)) if when_fired else None,
-            "problems_fallback": len(when_fell), "accuracy_fallback": float(np.mean(when_fell)) if when_fell else None}
+    return {
+        "steps": steps,
+        "fired": fired,
+        "fired_share": fired / steps if steps else None,
+        "problems_fired": len(when_fired),
+        "accuracy_fired": float(np.mean(when_fired)) if when_fired else None,
+        "problems_fallback": len(when_fell),
+        "accuracy_fallback": float(np.mean(when_fell)) if when_fell else None,
+    }
 
 
 def _row(trace: Trace, tree: ContextTree, spec, scale: JudgeScale | None) -> tuple[dict[str, float], dict[str, Any]]:
     r = replay(trace, spec, tree, scale=scale)
     c = r.correct_exact()
-    info = {"policy": spec.title, "scale": None if scale is None else scale.method, "exact": r.n_exact,
-            "n_tasks": r.n_tasks, "accuracy": float(np.mean(list(c.values()))) if c else None,
-            **_fired(r, tree.decide(spec, scale))}
+    info = {
+        "policy": spec.title,
+        "scale": None if scale is None else scale.method,
+        "exact": r.n_exact,
+        "n_tasks": r.n_tasks,
+        "accuracy": float(np.mean(list(c.values()))) if c else None,
+        **_fired(r, tree.decide(spec, scale)),
+    }
     return c, info
 
 
@@ -85,8 +96,9 @@ def _depths(tree: ContextTree) -> dict[tuple[str, str], tuple[str, ...]]:
     return found
 
 
-def fit_scale_on_trace(trace: Trace, method: str, tree: ContextTree | None = None, tasks=None,
-                       is_final=None) -> JudgeScale:
+def fit_scale_on_trace(
+    trace: Trace, method: str, tree: ContextTree | None = None, tasks=None, is_final=None
+) -> JudgeScale:
     """A judge scale fitted on every recorded context's scores (each context once); ``platt`` needs
     the run's ``tasks`` (by id) and ``is_final`` to label the candidates (:func:`candidate_labels`)."""
     tree = tree or ContextTree.from_trace(trace)
@@ -95,13 +107,26 @@ def fit_scale_on_trace(trace: Trace, method: str, tree: ContextTree | None = Non
         raise ValueError("the platt scale needs labelled steps: the run's tasks with their reference answers")
     labels = candidate_labels(tree, tasks, is_final) if method == "platt" else None
     scale = JudgeScale(method, trace.steps[0].judges).fit(rows, labels)
-    scale.source = (f"labelled: {int(np.isfinite(labels).sum())} candidates of this run, by their tasks' answers"
-                    if labels is not None else f"label-free: the {len(rows)} recorded candidates of this run")
+    scale.source = (
+        f"labelled: {int(np.isfinite(labels).sum())} candidates of this run, by their tasks' answers"
+        if labels is not None
+        else f"label-free: the {len(rows)} recorded candidates of this run"
+    )
     return scale
 
 
-def calibrated_replay(trace: Trace, scale: JudgeScale, *, target_rate: float | None = None, tau: float = 0.6,
-                      eps: float = 0.1, n_boot: int = 2000, seed: int = 0, tasks=None, is_final=None) -> dict[str, Any]:
+def calibrated_replay(
+    trace: Trace,
+    scale: JudgeScale,
+    *,
+    target_rate: float | None = None,
+    tau: float = 0.6,
+    eps: float = 0.1,
+    n_boot: int = 2000,
+    seed: int = 0,
+    tasks=None,
+    is_final=None,
+) -> dict[str, Any]:
     """The run re-decided on ``scale`` (see the module doc), JSON-ready. With the run's ``tasks`` (by id)
     and its generator's ``is_final``, a replayed chain ending on a candidate no recorded chain took is
     scored by its task (:func:`accord.verify.analysis.with_task_scores`)."""
@@ -119,8 +144,12 @@ def calibrated_replay(trace: Trace, scale: JudgeScale, *, target_rate: float | N
     raw_verdict = make_spec("verdict", **{k: v for k, v in _recorded_verdict(trace).items() if v is not None})
     rows: dict[str, dict[str, Any]] = {}
     correct: dict[str, dict[str, float]] = {}
-    for key, spec, sc in (("verdict_scaled", verdict, scale), ("mean_scaled", make_spec("mean"), scale),
-                          ("verdict_raw", raw_verdict, None), ("mean_raw", make_spec("mean"), None)):
+    for key, spec, sc in (
+        ("verdict_scaled", verdict, scale),
+        ("mean_scaled", make_spec("mean"), scale),
+        ("verdict_raw", raw_verdict, None),
+        ("mean_raw", make_spec("mean"), None),
+    ):
         correct[key], rows[key] = _row(trace, tree, spec, sc)
     singles = {}
     for j, name in enumerate(trace.steps[0].judges):
@@ -131,13 +160,28 @@ def calibrated_replay(trace: Trace, scale: JudgeScale, *, target_rate: float | N
     rows["best_single_judge"]["judge"] = best
     if BASE in trace.chains():
         correct[BASE] = {t: e.correct for t, e in trace.end_of(BASE).items()}
-    pairs = [("verdict_scaled", BASE), ("verdict_scaled", "verdict_raw"), ("verdict_scaled", "mean_raw"),
-             ("verdict_scaled", "mean_scaled"), ("verdict_scaled", "best_single_judge"), ("verdict_raw", "mean_raw"),
-             ("mean_raw", BASE)]
-    comparisons = [{"first": a, "second": b, **paired_difference(correct[a], correct[b], n_boot, seed)}
-                   for a, b in pairs if a in correct and b in correct]
-    return {"scale": scale.as_dict(), "tau": tau, "eps": eps, "rows": rows, "comparisons": comparisons,
-            "consensus_vs_mean": plain_verdict_vs_mean(comparisons)}
+    pairs = [
+        ("verdict_scaled", BASE),
+        ("verdict_scaled", "verdict_raw"),
+        ("verdict_scaled", "mean_raw"),
+        ("verdict_scaled", "mean_scaled"),
+        ("verdict_scaled", "best_single_judge"),
+        ("verdict_raw", "mean_raw"),
+        ("mean_raw", BASE),
+    ]
+    comparisons = [
+        {"first": a, "second": b, **paired_difference(correct[a], correct[b], n_boot, seed)}
+        for a, b in pairs
+        if a in correct and b in correct
+    ]
+    return {
+        "scale": scale.as_dict(),
+        "tau": tau,
+        "eps": eps,
+        "rows": rows,
+        "comparisons": comparisons,
+        "consensus_vs_mean": plain_verdict_vs_mean(comparisons),
+    }
 
 
 def _recorded_verdict(trace: Trace) -> dict[str, Any]:
@@ -153,8 +197,10 @@ def _says(c: dict[str, Any] | None, what: str) -> str:
         return f"VERDICT could not be compared with {what} on this run."
     lo, hi = c["ci"]
     mc = c["mcnemar"] or {}
-    tail = (f"(difference {c['difference']:+.3f}, paired 95% interval [{lo:+.3f}, {hi:+.3f}], McNemar p = "
-            f"{mc.get('p_value', float('nan')):.2g}, {c['n_pairs']} problems)")
+    tail = (
+        f"(difference {c['difference']:+.3f}, paired 95% interval [{lo:+.3f}, {hi:+.3f}], McNemar p = "
+        f"{mc.get('p_value', float('nan')):.2g}, {c['n_pairs']} problems)"
+    )
     if lo > 0:
         return f"VERDICT on the judge scale beats {what} on this run {tail}."
     if hi < 0:

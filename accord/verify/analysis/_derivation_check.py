@@ -9,9 +9,9 @@ lines that could not be read (with the reason) are not claims: they are reported
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Callable, Sequence
 
 import numpy as np
 

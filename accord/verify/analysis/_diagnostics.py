@@ -10,8 +10,9 @@ Statistics come from the consensus core (``consensus_stats``).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 from scipy.stats import binomtest, rankdata
@@ -128,8 +129,14 @@ def _clustered_auc_gap(t: CandidateTable, wrong: np.ndarray, n_boot: int, seed: 
     return float(np.quantile(gaps, 0.025)), float(np.quantile(gaps, 0.975))
 
 
-def dispersion_diagnostics(trace: Trace, chain: str | None, tau: float = DEFAULT_TAU, eps: float = DEFAULT_EPS,
-                           n_boot: int = 1000, seed: int = 0) -> dict[str, Any]:
+def dispersion_diagnostics(
+    trace: Trace,
+    chain: str | None,
+    tau: float = DEFAULT_TAU,
+    eps: float = DEFAULT_EPS,
+    n_boot: int = 1000,
+    seed: int = 0,
+) -> dict[str, Any]:
     """Δ* and raw variance as predictors of a wrong final answer, over one chain's candidates (None: all)."""
     t = candidate_table(trace, chain)
     wrong = t.correct < CORRECT_AT
@@ -149,16 +156,23 @@ def dispersion_diagnostics(trace: Trace, chain: str | None, tau: float = DEFAULT
     hi_conf = t.mean > tau
     low_disp = t.dispersion < eps
     quadrants = {}
-    for name, mask in (("accept", hi_conf & low_disp), ("reject_dispersion", hi_conf & ~low_disp),
-                       ("reject_confidence", ~hi_conf & low_disp), ("reject_both", ~hi_conf & ~low_disp)):
+    for name, mask in (
+        ("accept", hi_conf & low_disp),
+        ("reject_dispersion", hi_conf & ~low_disp),
+        ("reject_confidence", ~hi_conf & low_disp),
+        ("reject_both", ~hi_conf & ~low_disp),
+    ):
         mask = mask & valid
-        quadrants[name] = {"candidates": int(mask.sum()),
-                           "correct_chain_rate": float((~wrong[mask]).mean()) if mask.any() else None}
+        quadrants[name] = {
+            "candidates": int(mask.sum()),
+            "correct_chain_rate": float((~wrong[mask]).mean()) if mask.any() else None,
+        }
     return {
         "chain": t.chain,
         "candidates": int(valid.sum()),
         "wrong_chain_candidates": int((wrong & valid).sum()),
-        "tau": tau, "eps": eps,
+        "tau": tau,
+        "eps": eps,
         "auc_dispersion": auc_d,
         "auc_raw_variance": auc_v,
         "auc_gap": (auc_d - auc_v) if auc_d is not None and auc_v is not None else None,
@@ -207,6 +221,12 @@ def rank_flips(trace: Trace) -> dict[str, Any]:
             raw_better += int(np.mean(cb) > np.mean(ca))
     decided = consensus_better + raw_better
     p = float(binomtest(consensus_better, decided, 0.5).pvalue) if decided else None
-    return {"contexts": total, "flips": flips, "share": flips / total if total else None,
-            "flips_with_both_outcomes": known, "consensus_pick_better": consensus_better,
-            "raw_pick_better": raw_better, "sign_test_p": p}
+    return {
+        "contexts": total,
+        "flips": flips,
+        "share": flips / total if total else None,
+        "flips_with_both_outcomes": known,
+        "consensus_pick_better": consensus_better,
+        "raw_pick_better": raw_better,
+        "sign_test_p": p,
+    }

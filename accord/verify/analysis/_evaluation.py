@@ -12,13 +12,13 @@ the per-candidate diagnostics of Δ* are in :mod:`accord.verify.analysis`.
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 from scipy.stats import binomtest
 
-from accord.consensus_core import DEFAULT_EPS, DEFAULT_TAU
-from accord.consensus_core import bootstrap_ci
+from accord.consensus_core import DEFAULT_EPS, DEFAULT_TAU, bootstrap_ci
 from accord.verify.analysis._abstention import count_missing
 from accord.verify.analysis._diagnostics import CORRECT_AT, rank_flips
 from accord.verify.analysis._records import Trace
@@ -31,8 +31,12 @@ def accuracy_table(trace: Trace, n_boot: int = 2000, seed: int = 0) -> dict[str,
     for chain in trace.chains():
         c = [e.correct for e in trace.end_of(chain).values()]
         lo, hi = bootstrap_ci(c, n_boot, seed=seed)
-        out[chain] = {"n": len(c), "accuracy": float(np.mean(c)) if c else None,
-                      "ci_low": lo if c else None, "ci_high": hi if c else None}
+        out[chain] = {
+            "n": len(c),
+            "accuracy": float(np.mean(c)) if c else None,
+            "ci_low": lo if c else None,
+            "ci_high": hi if c else None,
+        }
     return out
 
 
@@ -47,11 +51,15 @@ def rates(trace: Trace) -> dict[str, dict[str, Any]]:
         cands = sum(r.n for r in recs)
         acc = sum(sum(r.accepted) for r in recs)
         fb = sum(r.fallback for r in recs)
-        out[chain] = {"steps": len(recs), "candidates": cands, "acceptance_rate": acc / cands,
-                      "fallback_rate": fb / len(recs),
-                      "failed_scores": sum(count_missing(r.raw, r.failures, r.abstentions)[1] for r in recs),
-                      "abstained_scores": sum(count_missing(r.raw, r.failures, r.abstentions)[0] for r in recs),
-                      "scores": int(sum(r.raw.size for r in recs))}
+        out[chain] = {
+            "steps": len(recs),
+            "candidates": cands,
+            "acceptance_rate": acc / cands,
+            "fallback_rate": fb / len(recs),
+            "failed_scores": sum(count_missing(r.raw, r.failures, r.abstentions)[1] for r in recs),
+            "abstained_scores": sum(count_missing(r.raw, r.failures, r.abstentions)[0] for r in recs),
+            "scores": int(sum(r.raw.size for r in recs)),
+        }
     return out
 
 
@@ -80,10 +88,19 @@ def timing_shares(trace: Trace) -> dict[str, Any]:
             has_wall = False
     judging = wall if has_wall else sum(judge.values())
     total = gen + dec + judging
-    share = (lambda v: v / total if total > 0 else None)
-    return {"generate_s": gen, "judge_s": judge, "judging_s": judging,
-            "judging_from": "judge_wall_s" if has_wall else "sum of judge_s", "decide_s": dec, "total_s": total,
-            "tokens": tokens, "generate_share": share(gen), "judge_share": share(judging), "decide_share": share(dec)}
+    share = lambda v: v / total if total > 0 else None
+    return {
+        "generate_s": gen,
+        "judge_s": judge,
+        "judging_s": judging,
+        "judging_from": "judge_wall_s" if has_wall else "sum of judge_s",
+        "decide_s": dec,
+        "total_s": total,
+        "tokens": tokens,
+        "generate_share": share(gen),
+        "judge_share": share(judging),
+        "decide_share": share(dec),
+    }
 
 
 def mcnemar(a: Sequence[float], b: Sequence[float]) -> dict[str, Any]:
@@ -102,18 +119,35 @@ def paired_difference(ca: dict[str, float], cb: dict[str, float], n_boot: int = 
     a = np.array([ca[t] for t in tasks], dtype=float)
     b = np.array([cb[t] for t in tasks], dtype=float)
     if not tasks:
-        return {"n_pairs": 0, "accuracy_first": None, "accuracy_second": None, "difference": None, "ci": None,
-                "mcnemar": None}
+        return {
+            "n_pairs": 0,
+            "accuracy_first": None,
+            "accuracy_second": None,
+            "difference": None,
+            "ci": None,
+            "mcnemar": None,
+        }
     lo, hi = bootstrap_ci(a - b, n_boot, seed=seed)
-    return {"n_pairs": len(tasks), "accuracy_first": float(a.mean()), "accuracy_second": float(b.mean()),
-            "difference": float((a - b).mean()), "ci": [lo, hi], "mcnemar": mcnemar(a, b)}
+    return {
+        "n_pairs": len(tasks),
+        "accuracy_first": float(a.mean()),
+        "accuracy_second": float(b.mean()),
+        "difference": float((a - b).mean()),
+        "ci": [lo, hi],
+        "mcnemar": mcnemar(a, b),
+    }
 
 
 def paired_comparison(first: ReplayResult, second: ReplayResult, n_boot: int = 2000, seed: int = 0) -> dict[str, Any]:
     """Accuracy gap first − second over tasks where both replayed chains are exact."""
     d = paired_difference(first.correct_exact(), second.correct_exact(), n_boot, seed)
-    return {"first": first.spec.title, "second": second.spec.title, "n_pairs": d["n_pairs"],
-            "excluded_diverged": first.n_tasks - d["n_pairs"], **d}
+    return {
+        "first": first.spec.title,
+        "second": second.spec.title,
+        "n_pairs": d["n_pairs"],
+        "excluded_diverged": first.n_tasks - d["n_pairs"],
+        **d,
+    }
 
 
 def verdict_params(trace: Trace, chain: str | None = None) -> dict[str, Any]:
@@ -128,8 +162,11 @@ def verdict_params(trace: Trace, chain: str | None = None) -> dict[str, Any]:
         spec = recorded_spec(pol) if pol else None
         if spec is not None and spec.name in ("verdict", "mean_preserving"):
             p = spec.kwargs
-            return {"tau": float(p.get("tau", DEFAULT_TAU)), "eps": float(p.get("eps", DEFAULT_EPS)),
-                    "lambdas": p.get("lambdas")}
+            return {
+                "tau": float(p.get("tau", DEFAULT_TAU)),
+                "eps": float(p.get("eps", DEFAULT_EPS)),
+                "lambdas": p.get("lambdas"),
+            }
     return {"tau": DEFAULT_TAU, "eps": DEFAULT_EPS, "lambdas": None}
 
 
@@ -149,8 +186,9 @@ def review_test(trace: Trace, n_boot: int = 2000, seed: int = 0, tree: ContextTr
     }
 
 
-def replay_table(trace: Trace, specs: Sequence[PolicySpec], n_boot: int = 2000, seed: int = 0,
-                 tree: ContextTree | None = None) -> list[dict[str, Any]]:
+def replay_table(
+    trace: Trace, specs: Sequence[PolicySpec], n_boot: int = 2000, seed: int = 0, tree: ContextTree | None = None
+) -> list[dict[str, Any]]:
     """Replay each policy; accuracy among exact chains with an interval, and divergence counts."""
     tree = tree or ContextTree.from_trace(trace)
     rows = []
@@ -164,6 +202,14 @@ def replay_table(trace: Trace, specs: Sequence[PolicySpec], n_boot: int = 2000, 
 
 
 __all__ = [
-    "accuracy_table", "bootstrap_ci", "mcnemar", "paired_comparison", "paired_difference", "rates", "replay_table", "review_test",
-    "timing_shares", "verdict_params",
+    "accuracy_table",
+    "bootstrap_ci",
+    "mcnemar",
+    "paired_comparison",
+    "paired_difference",
+    "rates",
+    "replay_table",
+    "review_test",
+    "timing_shares",
+    "verdict_params",
 ]

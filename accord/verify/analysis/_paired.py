@@ -20,16 +20,17 @@ favours it: a comparison against it is conservative for the panel.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, Callable, Mapping
+from typing import Any
 
-from accord.verify.loop import BASE
-from accord.verify.analysis._evaluation import paired_difference, verdict_params
 from accord.protocols import Task
+from accord.verify.analysis._evaluation import paired_difference, verdict_params
 from accord.verify.analysis._records import TaskEnd, Trace, read_trace
 from accord.verify.analysis._replay import ContextTree, PolicySpec, make_spec, replay
 from accord.verify.analysis._report import clean, primary_chain
+from accord.verify.loop import BASE
 
 
 class _EndsScoredByTask(dict):
@@ -46,8 +47,15 @@ class _EndsScoredByTask(dict):
         if task is None:
             return default
         steps = list(key[1])
-        self[key] = TaskEnd(key[0], "", key[1], task.extract_answer(steps), str(getattr(task, "reference", "") or ""),
-                            float(task.score(steps)), "replayed")
+        self[key] = TaskEnd(
+            key[0],
+            "",
+            key[1],
+            task.extract_answer(steps),
+            str(getattr(task, "reference", "") or ""),
+            float(task.score(steps)),
+            "replayed",
+        )
         return self[key]
 
 
@@ -72,8 +80,9 @@ def with_task_scores(tree: ContextTree, tasks: Mapping[str, Task], is_final: Cal
     """
     if tree.settings.max_steps is None:
         return tree
-    return replace(tree, final_by_text=_FinalByText(tree.final_by_text, is_final),
-                   ends=_EndsScoredByTask(tree.ends, tasks))
+    return replace(
+        tree, final_by_text=_FinalByText(tree.final_by_text, is_final), ends=_EndsScoredByTask(tree.ends, tasks)
+    )
 
 
 def recorded_correct(trace: Trace, chain: str) -> dict[str, float]:
@@ -91,8 +100,14 @@ def _recorded_chain_with_policy(trace: Trace, name: str) -> str | None:
     return next((c for c in trace.chains() if (trace.chain_policy(c) or {}).get("name") == name), None)
 
 
-def paired_summary(trace: Trace, n_boot: int = 2000, seed: int = 0, tree: ContextTree | None = None,
-                   tasks: Mapping[str, Task] | None = None, is_final: Callable[[str], bool] | None = None) -> dict[str, Any]:
+def paired_summary(
+    trace: Trace,
+    n_boot: int = 2000,
+    seed: int = 0,
+    tree: ContextTree | None = None,
+    tasks: Mapping[str, Task] | None = None,
+    is_final: Callable[[str], bool] | None = None,
+) -> dict[str, Any]:
     """The paired comparisons of a recorded run (see the module docstring), JSON-ready.
 
     ``tasks`` (by id) and ``is_final`` (the run's generator's): replays that end off recorded ground
@@ -107,16 +122,24 @@ def paired_summary(trace: Trace, n_boot: int = 2000, seed: int = 0, tree: Contex
 
     def add(first: str, second: str, a: dict[str, float], b: dict[str, float], source: str) -> None:
         d = paired_difference(a, b, n_boot, seed)
-        comparisons.append({"first": first, "second": second, "source": source,
-                            "excluded": max(len(a), len(b)) - d["n_pairs"], **d})
+        comparisons.append(
+            {"first": first, "second": second, "source": source, "excluded": max(len(a), len(b)) - d["n_pairs"], **d}
+        )
 
     if BASE in chains:
         base = recorded_correct(trace, BASE)
         for c in chains:
             if c != BASE:
                 add(c, BASE, recorded_correct(trace, c), base, "recorded")
-    out: dict[str, Any] = {"primary": primary, "base": BASE if BASE in chains else None, "n_boot": n_boot,
-                           "comparisons": comparisons, "replayed": {}, "single_judges": {}, "best_single_judge": None}
+    out: dict[str, Any] = {
+        "primary": primary,
+        "base": BASE if BASE in chains else None,
+        "n_boot": n_boot,
+        "comparisons": comparisons,
+        "replayed": {},
+        "single_judges": {},
+        "best_single_judge": None,
+    }
     if primary is None or primary == BASE or not trace.steps:
         return out
     mine = recorded_correct(trace, primary)

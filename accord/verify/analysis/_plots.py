@@ -8,8 +8,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 import matplotlib
 
@@ -33,9 +33,18 @@ def heatmap(values: np.ndarray, rows: Sequence[str], cols: Sequence[str], path: 
     return _save(heatmap_figure(values, rows, cols, **kwargs), path)
 
 
-def heatmap_figure(values: np.ndarray, rows: Sequence[str], cols: Sequence[str], *, title: str,
-                   xlabel: str, ylabel: str, annotations: np.ndarray | None = None, cbar: str = "accuracy",
-                   scale: tuple[float, float] = (0.0, 1.0)):
+def heatmap_figure(
+    values: np.ndarray,
+    rows: Sequence[str],
+    cols: Sequence[str],
+    *,
+    title: str,
+    xlabel: str,
+    ylabel: str,
+    annotations: np.ndarray | None = None,
+    cbar: str = "accuracy",
+    scale: tuple[float, float] = (0.0, 1.0),
+):
     """values[i, j] for row i, column j; NaN cells (nothing to show) are left blank.
 
     The colours span the fixed ``scale`` (all of [0, 1] for accuracies), not the values' own range:
@@ -74,12 +83,23 @@ def confidence_dispersion(table: CandidateTable, tau: float, eps: float, path: P
     hi = table.mean > tau
     lo = table.dispersion < eps
     xmax = max(float(np.nanmax(table.dispersion)) if ok.any() else eps, eps) * 1.05 + 1e-3
-    for name, mask, (x, y) in (("accept", hi & lo, (0.02, 0.97)), ("reject Δ*", hi & ~lo, (0.98, 0.97)),
-                               ("reject s̄*", ~hi & lo, (0.02, 0.03)), ("reject both", ~hi & ~lo, (0.98, 0.03))):
+    for name, mask, (x, y) in (
+        ("accept", hi & lo, (0.02, 0.97)),
+        ("reject Δ*", hi & ~lo, (0.98, 0.97)),
+        ("reject s̄*", ~hi & lo, (0.02, 0.03)),
+        ("reject both", ~hi & ~lo, (0.98, 0.03)),
+    ):
         mask = mask & ok
         rate = f"{(table.correct[mask] >= CORRECT_AT).mean():.0%}" if mask.any() else "–"
-        ax.text(x, y, f"{name}: {int(mask.sum())} ({rate} correct)", transform=ax.transAxes, fontsize=8,
-                ha="left" if x < 0.5 else "right", va="top" if y > 0.5 else "bottom")
+        ax.text(
+            x,
+            y,
+            f"{name}: {int(mask.sum())} ({rate} correct)",
+            transform=ax.transAxes,
+            fontsize=8,
+            ha="left" if x < 0.5 else "right",
+            va="top" if y > 0.5 else "bottom",
+        )
     ax.set_xlim(0, xmax)
     ax.set_ylim(0, 1.02)
     ax.set_xlabel("consensus dispersion Δ*")

@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from accord.errors import UserError
-from accord.verify.io import CONFIG_FILE, parse_json, parse_yaml, read_text, SUMMARY_FILE, TRACE_FILE
+from accord.verify.io import CONFIG_FILE, SUMMARY_FILE, TRACE_FILE, parse_json, parse_yaml, read_text
 from accord.verify.loop import one_writer_problem
 
 
@@ -187,7 +187,9 @@ def _parse_step(rec: _Line) -> StepRecord:
     if step < 0:
         raise rec.fail(f"'step' must be >= 0, got {step}")
     ctoks = rec.get("candidate_tokens", list, optional=True)
-    if ctoks is not None and (len(ctoks) != n or not all(isinstance(t, int) and not isinstance(t, bool) for t in ctoks)):
+    if ctoks is not None and (
+        len(ctoks) != n or not all(isinstance(t, int) and not isinstance(t, bool) for t in ctoks)
+    ):
         raise rec.fail(f"'candidate_tokens' must hold {n} integers (one per candidate)")
     failures, abstentions = _failures(rec, n, m), _reasons(rec, "abstentions", n, m)
     if abstentions is None and failures is not None:  # older traces: abstentions were recorded as failures
@@ -231,8 +233,10 @@ def _reasons(rec: _Line, key: str, n: int, m: int) -> tuple[tuple[str | None, ..
     failures = rec.get(key, (list, type(None)), optional=True)
     if failures is None:
         return None
-    if len(failures) != n or not all(isinstance(row, list) and len(row) == m and all(f is None or isinstance(f, str) for f in row)
-                                     for row in failures):
+    if len(failures) != n or not all(
+        isinstance(row, list) and len(row) == m and all(f is None or isinstance(f, str) for f in row)
+        for row in failures
+    ):
         raise rec.fail(f"{key!r} must be {n} rows of {m} reasons (text or null)")
     return tuple(tuple(row) for row in failures)
 
@@ -247,8 +251,11 @@ def _per_candidate(rec: _Line, key: str, n: int) -> tuple[float | None, ...] | N
 
 
 def _parse_task(rec: _Line) -> TaskInfo:
-    return TaskInfo(task_id=rec.get("task_id", str), question=rec.get("question", str),
-                    reference=rec.get("reference", (str, type(None)), optional=True))
+    return TaskInfo(
+        task_id=rec.get("task_id", str),
+        question=rec.get("question", str),
+        reference=rec.get("reference", (str, type(None)), optional=True),
+    )
 
 
 def _parse_end(rec: _Line) -> TaskEnd:

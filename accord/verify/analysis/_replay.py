@@ -13,14 +13,15 @@ over every recorded context with the same shape and stubbornness.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field, fields
-from typing import Any, Iterable
+from typing import Any
 
 import numpy as np
 
 from accord.consensus_core import ConsensusSpec, get_policy, list_policies, parse_lambdas
 from accord.verify.analysis._records import RunSettings, StepRecord, TaskEnd, Trace, read_settings
-from accord.verify.loop import context_id, JudgeScale
+from accord.verify.loop import JudgeScale, context_id
 
 EXACT, DIVERGED = "exact", "diverged"
 
@@ -47,7 +48,7 @@ class PolicySpec:
             return self.name
         return self.name + ":" + ",".join(f"{k}={_fmt(v)}" for k, v in self.params)
 
-    def with_params(self, **params) -> "PolicySpec":
+    def with_params(self, **params) -> PolicySpec:
         merged = {**self.kwargs, **{k: v for k, v in params.items() if v is not None}}
         return make_spec(self.name, **merged)
 
@@ -164,7 +165,7 @@ class ContextTree:
     max_recorded_step: int = -1
 
     @classmethod
-    def from_trace(cls, trace: Trace, settings: RunSettings | None = None) -> "ContextTree":
+    def from_trace(cls, trace: Trace, settings: RunSettings | None = None) -> ContextTree:
         """The tree of a trace; budgets and influence come from the run's config.yaml when not given."""
         settings = settings if settings is not None else read_settings(trace.path.parent)
         nodes: dict[tuple[str, str], Node] = {}
@@ -176,8 +177,10 @@ class ContextTree:
             if node is None or (len(r.candidates) > len(node.candidates) and _extends(r, node)):
                 nodes[key] = Node(r.task_id, r.context_id, r.candidates, r.lambdas, r.raw, r.candidate_tokens)
             elif not _extends(node, r):
-                bad.append(f"line {r.line}: context {r.context_id[:10]} of task {r.task_id!r} was recorded "
-                           f"with different candidates or scores; the first record is used")
+                bad.append(
+                    f"line {r.line}: context {r.context_id[:10]} of task {r.task_id!r} was recorded "
+                    f"with different candidates or scores; the first record is used"
+                )
             if r.chosen >= 0:
                 final_by_text.setdefault(r.candidates[r.chosen], r.final)
         ends: dict[tuple[str, tuple[str, ...]], TaskEnd] = {}
@@ -185,11 +188,20 @@ class ContextTree:
             ends.setdefault((e.task_id, e.steps), e)
         finished = {e.task_id for e in trace.ends}
         tasks = [t for t in trace.tasks() if t in finished]
-        return cls(nodes, ends, tasks, bad, [t for t in trace.tasks() if t not in finished], final_by_text, settings,
-                   max((r.step for r in trace.steps), default=-1))
+        return cls(
+            nodes,
+            ends,
+            tasks,
+            bad,
+            [t for t in trace.tasks() if t not in finished],
+            final_by_text,
+            settings,
+            max((r.step for r in trace.steps), default=-1),
+        )
 
-    def decide(self, spec: PolicySpec,
-               scale: JudgeScale | None = None) -> dict[tuple[str, str], tuple[int, np.ndarray, bool]]:
+    def decide(
+        self, spec: PolicySpec, scale: JudgeScale | None = None
+    ) -> dict[tuple[str, str], tuple[int, np.ndarray, bool]]:
         """(chosen, accepted mask, fallback) for every recorded context, batched per shape and λ;
         with a judge ``scale``, on every judge's mapped scores (None: the raw scores)."""
         groups: dict[tuple, list[tuple[str, str]]] = {}
@@ -236,8 +248,9 @@ def walk(tree: ContextTree, task_id: str, decisions, chains_by_end=None) -> Chai
         if status == EXACT and end is None:
             status, reason = DIVERGED, "the chain ends here but no recorded chain ended with these steps"
         same = tuple(chains_by_end.get((task_id, tuple(steps)), ())) if chains_by_end and end else ()
-        return ChainOutcome(task_id, status, tuple(steps), tuple(choices), end.correct if end else None, reason,
-                            same, tuple(contexts))
+        return ChainOutcome(
+            task_id, status, tuple(steps), tuple(choices), end.correct if end else None, reason, same, tuple(contexts)
+        )
 
     # without the run's config, no replayed chain can go past the deepest recorded step
     max_steps = st.max_steps if st.max_steps is not None else tree.max_recorded_step + 1
@@ -264,8 +277,10 @@ def walk(tree: ContextTree, task_id: str, decisions, chains_by_end=None) -> Chai
             steps.append(text)
         index += 1
         if final is None:
-            return out(DIVERGED, f"step {index - 1} took a candidate no recorded chain took: whether it ends "
-                                 "the answer is unknown")
+            return out(
+                DIVERGED,
+                f"step {index - 1} took a candidate no recorded chain took: whether it ends the answer is unknown",
+            )
         if final or (st.max_tokens is not None and tokens >= st.max_tokens):
             return out(EXACT)
 
@@ -309,13 +324,16 @@ class ReplayResult:
             "accuracy_exact": float(c.mean()) if c.size else None,
             "accuracy_low": float(c.sum() / n) if n else None,
             "accuracy_high": float((c.sum() + self.n_diverged) / n) if n else None,
-            "step_agreement": {ch: {"same": a, "steps": b, "share": (a / b if b else None)}
-                               for ch, (a, b) in self.step_agreement.items()},
+            "step_agreement": {
+                ch: {"same": a, "steps": b, "share": (a / b if b else None)}
+                for ch, (a, b) in self.step_agreement.items()
+            },
         }
 
 
-def replay(trace: Trace, spec: PolicySpec, tree: ContextTree | None = None,
-           scale: JudgeScale | None = None) -> ReplayResult:
+def replay(
+    trace: Trace, spec: PolicySpec, tree: ContextTree | None = None, scale: JudgeScale | None = None
+) -> ReplayResult:
     """Replay one policy over every task; also compare its step choices with each recorded chain's.
     ``scale``: decide on the judges' mapped scores (see :class:`accord.verify.loop.JudgeScale`)."""
     tree = tree or ContextTree.from_trace(trace)
@@ -353,8 +371,12 @@ def fidelity(trace: Trace, settings: RunSettings | None = None) -> dict[str, dic
         if spec is None or not recs:
             continue
         ok = _ok_mask(recs, spec, settings.influence, recorded_scale(trace))
-        out[chain] = {"policy": spec.title, "steps": len(recs), "reproduced": int(sum(ok)),
-                      "mismatched_lines": [r.line for r, good in zip(recs, ok) if not good][:20]}
+        out[chain] = {
+            "policy": spec.title,
+            "steps": len(recs),
+            "reproduced": int(sum(ok)),
+            "mismatched_lines": [r.line for r, good in zip(recs, ok) if not good][:20],
+        }
     return out
 
 
@@ -369,8 +391,9 @@ def _ok_mask(recs: list[StepRecord], spec: PolicySpec, influence=None, scale: Ju
     ok = [False] * len(recs)
     groups: dict[tuple, list[int]] = {}
     for i, r in enumerate(recs):
-        groups.setdefault((r.raw.shape, r.lambdas, r.scale is not None, r.policy.get("tau"), r.policy.get("eps")),
-                          []).append(i)
+        groups.setdefault(
+            (r.raw.shape, r.lambdas, r.scale is not None, r.policy.get("tau"), r.policy.get("eps")), []
+        ).append(i)
     for (_, lambdas, scaled, tau, eps), idx in groups.items():
         raw = np.stack([recs[i].raw for i in idx])
         if scaled and scale is not None:
@@ -382,6 +405,7 @@ def _ok_mask(recs: list[StepRecord], spec: PolicySpec, influence=None, scale: Ju
             chosen, fallback = int(d.chosen[j]), bool(d.fallback[j])
             if chosen < 0:
                 chosen, fallback = 0, True
-            ok[i] = (chosen == r.chosen and tuple(bool(x) for x in d.accepted[j]) == r.accepted
-                     and fallback == r.fallback)
+            ok[i] = (
+                chosen == r.chosen and tuple(bool(x) for x in d.accepted[j]) == r.accepted and fallback == r.fallback
+            )
     return ok

@@ -19,7 +19,14 @@ import numpy as np
 from accord.errors import UserError
 from accord.verify.analysis import _plots as plots
 from accord.verify.analysis._diagnostics import ALL_CHAINS, candidate_table, dispersion_diagnostics
-from accord.verify.analysis._evaluation import accuracy_table, rates, replay_table, review_test, timing_shares, verdict_params
+from accord.verify.analysis._evaluation import (
+    accuracy_table,
+    rates,
+    replay_table,
+    review_test,
+    timing_shares,
+    verdict_params,
+)
 from accord.verify.analysis._records import Trace, read_summary, read_trace, resolve_trace
 from accord.verify.analysis._replay import ContextTree, PolicySpec, fidelity, make_spec
 
@@ -30,9 +37,15 @@ ROC_FILE = "roc.png"
 
 def trace_notes(trace, tree) -> list[str]:
     """What a reader of this trace should know: skipped lines, inconsistent records, unfinished tasks."""
-    return list(trace.notes) + tree.inconsistent + (
-        [f"{len(tree.unfinished)} task(s) have steps but no task_end (an interrupted run); replays leave them out"]
-        if tree.unfinished else [])
+    return (
+        list(trace.notes)
+        + tree.inconsistent
+        + (
+            [f"{len(tree.unfinished)} task(s) have steps but no task_end (an interrupted run); replays leave them out"]
+            if tree.unfinished
+            else []
+        )
+    )
 
 
 def default_replay_specs(tau: float, eps: float, lambdas=None) -> list[PolicySpec]:
@@ -59,8 +72,15 @@ def primary_chain(trace: Trace) -> str | None:
     return next((c for c in chains if c != "base"), chains[0] if chains else None)
 
 
-def build_report(trace: Trace, summary: dict | None = None, *, n_boot: int = 2000, seed: int = 0,
-                 specs: list[PolicySpec] | None = None, extra_specs: list[PolicySpec] = ()) -> dict[str, Any]:
+def build_report(
+    trace: Trace,
+    summary: dict | None = None,
+    *,
+    n_boot: int = 2000,
+    seed: int = 0,
+    specs: list[PolicySpec] | None = None,
+    extra_specs: list[PolicySpec] = (),
+) -> dict[str, Any]:
     """Accuracy, rates, timings, replay fidelity, Δ* diagnostics, the review's paired test, replays.
 
     ``specs`` replaces the default replayed policies; ``extra_specs`` are replayed after them.
@@ -81,16 +101,19 @@ def build_report(trace: Trace, summary: dict | None = None, *, n_boot: int = 200
         "rates": rates(trace),
         "timing": timing_shares(trace),
         "fidelity": fidelity(trace),
-        "diagnostics": {c or ALL_CHAINS: dispersion_diagnostics(trace, c, p["tau"], p["eps"], max(n_boot // 2, 100), seed)
-                        for c in [*trace.chains(), None]},
+        "diagnostics": {
+            c or ALL_CHAINS: dispersion_diagnostics(trace, c, p["tau"], p["eps"], max(n_boot // 2, 100), seed)
+            for c in [*trace.chains(), None]
+        },
         "review_test": review_test(trace, n_boot, seed, tree),
         "replay": replay_table(trace, specs, n_boot, seed, tree),
     }
     return clean(report)
 
 
-def write_run_report(run_dir: Path, *, n_boot: int = 2000, seed: int = 0,
-                     extra_specs: list[PolicySpec] = (), out_dir: Path | None = None) -> dict[str, Any]:
+def write_run_report(
+    run_dir: Path, *, n_boot: int = 2000, seed: int = 0, extra_specs: list[PolicySpec] = (), out_dir: Path | None = None
+) -> dict[str, Any]:
     """Read the run folder's trace and summary, write report.json and the plots to ``out_dir``
     (default: the run folder), return the report."""
 

@@ -9,8 +9,9 @@ chains mostly diverged says so instead of showing a confident number.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -43,15 +44,25 @@ def _grid(trace: Trace, tree: ContextTree, policy: str, cells: list[list[dict]])
     return out
 
 
-def threshold_sweep(trace: Trace, taus: Sequence[float] = DEFAULT_TAUS, epss: Sequence[float] = DEFAULT_EPS,
-                    lambdas: Sequence[float] | None = None, policy: str = "verdict",
-                    tree: ContextTree | None = None) -> dict[str, Any]:
+def threshold_sweep(
+    trace: Trace,
+    taus: Sequence[float] = DEFAULT_TAUS,
+    epss: Sequence[float] = DEFAULT_EPS,
+    lambdas: Sequence[float] | None = None,
+    policy: str = "verdict",
+    tree: ContextTree | None = None,
+) -> dict[str, Any]:
     """Rows τ, columns ε; λ fixed (the recorded panel's when None)."""
     tree = tree or ContextTree.from_trace(trace)
     lam = {"lambdas": tuple(lambdas)} if lambdas is not None else {}
     cells = [[{"tau": float(t), "eps": float(e), **lam} for e in epss] for t in taus]
-    return {"policy": policy, "tau": list(map(float, taus)), "eps": list(map(float, epss)),
-            "lambdas": list(lambdas) if lambdas is not None else None, **_grid(trace, tree, policy, cells)}
+    return {
+        "policy": policy,
+        "tau": list(map(float, taus)),
+        "eps": list(map(float, epss)),
+        "lambdas": list(lambdas) if lambdas is not None else None,
+        **_grid(trace, tree, policy, cells),
+    }
 
 
 def recorded_lambdas(trace: Trace) -> tuple[float, ...]:
@@ -72,30 +83,47 @@ def default_lambda_sets(trace: Trace, scales: Sequence[float] = DEFAULT_SCALES) 
     return sets + ([equal] if equal not in sets else [])
 
 
-def stubbornness_sweep(trace: Trace, lambda_sets: Sequence[Sequence[float]], epss: Sequence[float] = DEFAULT_EPS,
-                       tau: float | None = None, policy: str = "verdict",
-                       tree: ContextTree | None = None) -> dict[str, Any]:
+def stubbornness_sweep(
+    trace: Trace,
+    lambda_sets: Sequence[Sequence[float]],
+    epss: Sequence[float] = DEFAULT_EPS,
+    tau: float | None = None,
+    policy: str = "verdict",
+    tree: ContextTree | None = None,
+) -> dict[str, Any]:
     """Rows λ vectors, columns ε, at the run's τ: λ rescales Δ*, so its effect shows against ε."""
     tree = tree or ContextTree.from_trace(trace)
     tau = verdict_params(trace)["tau"] if tau is None else float(tau)
     cells = [[{"tau": tau, "eps": float(e), "lambdas": tuple(map(float, lam))} for e in epss] for lam in lambda_sets]
-    return {"policy": policy, "tau": tau, "eps": list(map(float, epss)),
-            "lambdas": [list(map(float, lam)) for lam in lambda_sets], **_grid(trace, tree, policy, cells)}
+    return {
+        "policy": policy,
+        "tau": tau,
+        "eps": list(map(float, epss)),
+        "lambdas": [list(map(float, lam)) for lam in lambda_sets],
+        **_grid(trace, tree, policy, cells),
+    }
 
 
 def _annotations(res: dict[str, Any]) -> np.ndarray:
     acc, exact, n = res["accuracy_exact"], res["exact"], res["n_tasks"]
-    return np.array([[("–" if a is None else f"{a:.2f}") + f"\n{e}/{n}" for a, e in zip(ra, re)]
-                     for ra, re in zip(acc, exact)], dtype=object)
+    return np.array(
+        [[("–" if a is None else f"{a:.2f}") + f"\n{e}/{n}" for a, e in zip(ra, re)] for ra, re in zip(acc, exact)],
+        dtype=object,
+    )
 
 
 def _matrix(res: dict[str, Any]) -> np.ndarray:
     return np.array([[np.nan if a is None else a for a in row] for row in res["accuracy_exact"]], dtype=float)
 
 
-def write_sweep(run_dir: Path, taus: Sequence[float] = DEFAULT_TAUS, epss: Sequence[float] = DEFAULT_EPS,
-                lambda_sets: Sequence[Sequence[float]] | None = None, policy: str = "verdict",
-                out_dir: Path | None = None) -> dict[str, Any]:
+def write_sweep(
+    run_dir: Path,
+    taus: Sequence[float] = DEFAULT_TAUS,
+    epss: Sequence[float] = DEFAULT_EPS,
+    lambda_sets: Sequence[Sequence[float]] | None = None,
+    policy: str = "verdict",
+    out_dir: Path | None = None,
+) -> dict[str, Any]:
     """Both sweeps of a run folder; writes sweep.json and the two heatmaps to ``out_dir`` (default:
     the run folder), returns the results."""
 
@@ -106,14 +134,36 @@ def write_sweep(run_dir: Path, taus: Sequence[float] = DEFAULT_TAUS, epss: Seque
     th = threshold_sweep(trace, taus, epss, None, policy, tree)
     sets = list(lambda_sets) if lambda_sets else default_lambda_sets(trace)
     st = stubbornness_sweep(trace, sets, epss, None, policy, tree)
-    fmt = (lambda xs: [f"{x:g}" for x in xs])
-    plots.heatmap(_matrix(th), fmt(th["tau"]), fmt(th["eps"]), out_dir / TAU_EPS_PNG,
-                  title=f"{policy}: accuracy among exact replays (exact/total below)", xlabel="ε (dispersion limit)",
-                  ylabel="τ (confidence threshold)", annotations=_annotations(th))
-    plots.heatmap(_matrix(st), ["(" + ", ".join(fmt(lam)) + ")" for lam in st["lambdas"]], fmt(st["eps"]),
-                  out_dir / LAMBDA_PNG, title=f"{policy} at τ = {st['tau']:g}: accuracy among exact replays",
-                  xlabel="ε (dispersion limit)", ylabel="stubbornness λ", annotations=_annotations(st))
-    result = clean({"run": str(run_dir), "notes": trace_notes(trace, tree), "thresholds": th, "stubbornness": st, "plots": [TAU_EPS_PNG, LAMBDA_PNG]})
+    fmt = lambda xs: [f"{x:g}" for x in xs]
+    plots.heatmap(
+        _matrix(th),
+        fmt(th["tau"]),
+        fmt(th["eps"]),
+        out_dir / TAU_EPS_PNG,
+        title=f"{policy}: accuracy among exact replays (exact/total below)",
+        xlabel="ε (dispersion limit)",
+        ylabel="τ (confidence threshold)",
+        annotations=_annotations(th),
+    )
+    plots.heatmap(
+        _matrix(st),
+        ["(" + ", ".join(fmt(lam)) + ")" for lam in st["lambdas"]],
+        fmt(st["eps"]),
+        out_dir / LAMBDA_PNG,
+        title=f"{policy} at τ = {st['tau']:g}: accuracy among exact replays",
+        xlabel="ε (dispersion limit)",
+        ylabel="stubbornness λ",
+        annotations=_annotations(st),
+    )
+    result = clean(
+        {
+            "run": str(run_dir),
+            "notes": trace_notes(trace, tree),
+            "thresholds": th,
+            "stubbornness": st,
+            "plots": [TAU_EPS_PNG, LAMBDA_PNG],
+        }
+    )
     out_dir.mkdir(parents=True, exist_ok=True)
     (out_dir / SWEEP_FILE).write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
     return result

@@ -18,9 +18,9 @@ candidates form one step, decided by the policy; the document holds every score,
 from __future__ import annotations
 
 import ast
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Sequence
 
 import numpy as np
 
@@ -55,7 +55,9 @@ def read_candidates(path) -> list[Candidate]:
     out: list[Candidate] = []
     seen: set[tuple[str, str]] = set()
     per_task: dict[str, int] = {}
-    for no, obj in json_objects(text_lines(Path(path), "candidates file"), str(path), "expected an object {task_id, code}"):
+    for no, obj in json_objects(
+        text_lines(Path(path), "candidates file"), str(path), "expected an object {task_id, code}"
+    ):
         where = f"{path}:{no}"
         task = str(_text(obj, "task_id", where))
         code = _text(obj, "code", where)
@@ -80,13 +82,19 @@ def _parse(src: str, where: str) -> ast.Module:
 def tests_from_source(src: str, where: str) -> list[CodeTest]:
     """pytest-style source: one test per top-level assert or ``def test_*``; the rest is setup."""
     tree = _parse(src, where)
-    setup = [n for n in tree.body if not isinstance(n, ast.Assert)
-             and not (isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name.startswith("test"))]
+    setup = [
+        n
+        for n in tree.body
+        if not isinstance(n, ast.Assert)
+        and not (isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name.startswith("test"))
+    ]
     prefix = "".join(ast.unparse(n) + "\n" for n in setup)
     tests = []
     for n in tree.body:
         if isinstance(n, ast.Assert):
-            tests.append(CodeTest.from_assert(ast.unparse(n)) if not prefix else CodeTest(prefix + ast.unparse(n), None))
+            tests.append(
+                CodeTest.from_assert(ast.unparse(n)) if not prefix else CodeTest(prefix + ast.unparse(n), None)
+            )
         elif isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name.startswith("test"):
             tests.append(CodeTest(prefix + ast.unparse(n) + f"\n{n.name}()", None))
     return tests
@@ -121,8 +129,13 @@ def call_args(tests: Sequence[CodeTest], entry_point: str) -> tuple[str, ...]:
     out: dict[str, None] = {}
     for t in tests:
         for node in ast.walk(ast.parse(t.expr)):
-            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == entry_point \
-                    and not node.keywords and not any(isinstance(a, ast.Starred) for a in node.args):
+            if (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Name)
+                and node.func.id == entry_point
+                and not node.keywords
+                and not any(isinstance(a, ast.Starred) for a in node.args)
+            ):
                 try:
                     args = tuple(ast.literal_eval(a) for a in node.args)
                 except ValueError:
@@ -134,7 +147,9 @@ def call_args(tests: Sequence[CodeTest], entry_point: str) -> tuple[str, ...]:
 def read_code_tests(path) -> dict[str, CodeSpec]:
     """One :class:`CodeSpec` per task of a tests file (a task named twice is an error)."""
     specs: dict[str, CodeSpec] = {}
-    for no, obj in json_objects(text_lines(Path(path), "tests file"), str(path), "expected an object {task_id, entry_point, tests or check}"):
+    for no, obj in json_objects(
+        text_lines(Path(path), "tests file"), str(path), "expected an object {task_id, entry_point, tests or check}"
+    ):
         where = f"{path}:{no}"
         unknown = set(obj) - TEST_FIELDS
         if unknown:
@@ -157,7 +172,9 @@ def read_code_tests(path) -> dict[str, CodeSpec]:
         if check is not None:
             tests += tests_from_check(check, entry, where)
         if not tests:
-            raise UserError(f"{where}: task {task!r} has no test (give 'tests' with asserts or test_ functions, or 'check')")
+            raise UserError(
+                f"{where}: task {task!r} has no test (give 'tests' with asserts or test_ functions, or 'check')"
+            )
         probes = obj.get("probe_inputs") or ()
         if not isinstance(probes, (list, tuple)) or not all(isinstance(p, str) for p in probes):
             raise UserError(f"{where}: 'probe_inputs' must be a list of argument-tuple sources, e.g. [\"(1, 2)\"]")
@@ -172,9 +189,15 @@ def _num(x) -> float | None:
     return None if x is None or not np.isfinite(x) else round(float(x), 6)
 
 
-def check_candidates(candidates: Sequence[Candidate], specs: dict[str, CodeSpec], panel, policy: str = "verdict",
-                     consensus: ConsensusSpec | None = None, progress: Callable[[int, int], None] | None = None,
-                     **policy_params) -> dict:
+def check_candidates(
+    candidates: Sequence[Candidate],
+    specs: dict[str, CodeSpec],
+    panel,
+    policy: str = "verdict",
+    consensus: ConsensusSpec | None = None,
+    progress: Callable[[int, int], None] | None = None,
+    **policy_params,
+) -> dict:
     """Score every task's candidates with the ``panel`` (a :class:`accord.verify.loop.Panel`) and
     decide each task with ``policy`` and ``consensus`` (default: the panel's).
 
@@ -198,16 +221,34 @@ def check_candidates(candidates: Sequence[Candidate], specs: dict[str, CodeSpec]
         chosen = int(d.chosen)
         rows = []
         for i, c in enumerate(cands):
-            rows.append({"id": c.id, "line": c.line,
-                         "scores": {n: _num(raw[i, j]) for j, n in enumerate(names)},
-                         "reasons": {n: why[i][j] for j, n in enumerate(names)},
-                         "mean": _num(d.stats.mean[i]), "dispersion": _num(d.stats.dispersion[i]),
-                         "accepted": bool(d.accepted[i]), "picked": i == chosen})
-        tasks.append({"task_id": task, "tests": len(spec.tests), "picked": cands[chosen].id if chosen >= 0 else None,
-                      "fallback": bool(d.fallback), "candidates": rows})
+            rows.append(
+                {
+                    "id": c.id,
+                    "line": c.line,
+                    "scores": {n: _num(raw[i, j]) for j, n in enumerate(names)},
+                    "reasons": {n: why[i][j] for j, n in enumerate(names)},
+                    "mean": _num(d.stats.mean[i]),
+                    "dispersion": _num(d.stats.dispersion[i]),
+                    "accepted": bool(d.accepted[i]),
+                    "picked": i == chosen,
+                }
+            )
+        tasks.append(
+            {
+                "task_id": task,
+                "tests": len(spec.tests),
+                "picked": cands[chosen].id if chosen >= 0 else None,
+                "fallback": bool(d.fallback),
+                "candidates": rows,
+            }
+        )
         if progress is not None:
             progress(k + 1, len(order))
     params = {k: v for k, v in pol.params().items() if k != "lambdas"}
-    return {"policy": {"name": pol.name, **params}, "judges": names,
-            "lambdas": list(consensus.lambdas), "tasks": tasks,
-            "accepted_picks": sum(t["picked"] is not None and not t["fallback"] for t in tasks)}
+    return {
+        "policy": {"name": pol.name, **params},
+        "judges": names,
+        "lambdas": list(consensus.lambdas),
+        "tasks": tasks,
+        "accepted_picks": sum(t["picked"] is not None and not t["fallback"] for t in tasks),
+    }

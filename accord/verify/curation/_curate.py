@@ -16,14 +16,14 @@ the prompt as ``name: value`` lines unless they are the field dropped.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Callable, Mapping, Sequence
 
 from accord.adapters.math.answers import AnswerGrader
 from accord.errors import UserError
-from accord.verify.io import json_objects, text_lines
 from accord.protocols import Generator, StepContext
+from accord.verify.io import json_objects, text_lines
 from accord.verify.tasks import extract_answer
 
 RESERVED = ("id", "question", "answer", "image")
@@ -59,8 +59,12 @@ class Verdict:
     answers: tuple[MemberAnswer, ...]
 
     def as_dict(self) -> dict:
-        return {"id": self.id, "kept": self.kept, "right_without_context": self.right_without_context,
-                "answers": [asdict(a) for a in self.answers]}
+        return {
+            "id": self.id,
+            "kept": self.kept,
+            "right_without_context": self.right_without_context,
+            "answers": [asdict(a) for a in self.answers],
+        }
 
 
 def read_benchmark(path: str | Path, drop: str) -> list[BenchmarkItem]:
@@ -83,7 +87,10 @@ def read_benchmark(path: str | Path, drop: str) -> list[BenchmarkItem]:
             raise UserError(f"{where}: 'image' must be a path or a list of paths")
         extra = {k: v for k, v in obj.items() if k not in RESERVED}
         for k, v in extra.items():
-            if not (isinstance(v, (str, int, float)) or (isinstance(v, list) and all(isinstance(x, (str, int, float)) for x in v))):
+            if not (
+                isinstance(v, (str, int, float))
+                or (isinstance(v, list) and all(isinstance(x, (str, int, float)) for x in v))
+            ):
                 raise UserError(f"{where}: field {k!r} must be text, a number or a list of them")
         qid = str(obj.get("id", f"{p.stem}/{len(items)}"))
         if qid in ids:
@@ -97,13 +104,17 @@ def read_benchmark(path: str | Path, drop: str) -> list[BenchmarkItem]:
 
 def blind_context(item: BenchmarkItem, drop: str) -> StepContext:
     """The question without its essential context: the dropped field (or the images) left out."""
-    lines = [f"{k}: {', '.join(map(str, v)) if isinstance(v, list) else v}" for k, v in item.fields.items() if k != drop]
+    lines = [
+        f"{k}: {', '.join(map(str, v)) if isinstance(v, list) else v}" for k, v in item.fields.items() if k != drop
+    ]
     question = "\n".join(lines + [item.question])
     images = () if drop == "image" else item.images
     return StepContext(question, attachments=images, metadata={"task_id": item.id, "dropped": drop})
 
 
-def answer_without_context(generator: Generator, ctx: StepContext, seed: int, max_steps: int) -> tuple[tuple[str, ...], str | None, str]:
+def answer_without_context(
+    generator: Generator, ctx: StepContext, seed: int, max_steps: int
+) -> tuple[tuple[str, ...], str | None, str]:
     """Steps written one at a time (the first candidate each time) until one states an answer."""
     steps: list[str] = []
     for _ in range(max_steps):
@@ -149,7 +160,12 @@ def curate(
     return out
 
 
-def write_curation(items: Sequence[BenchmarkItem], verdicts: Sequence[Verdict], kept_path: str | Path | None, report_path: str | Path | None) -> None:
+def write_curation(
+    items: Sequence[BenchmarkItem],
+    verdicts: Sequence[Verdict],
+    kept_path: str | Path | None,
+    report_path: str | Path | None,
+) -> None:
     """The kept questions as they were read, and one report line per question."""
     if kept_path:
         with open(kept_path, "w", encoding="utf-8") as fh:

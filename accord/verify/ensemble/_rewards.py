@@ -24,19 +24,25 @@ pairwise Spearman correlations on raw rewards, Pearson on calibrated ones.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import fields, replace
 from pathlib import Path
-from typing import Sequence
 
 import numpy as np
 
 from accord.adapters import Calibrator, apply_calibrators
-from accord.consensus_core import ConsensusSpec, consensus_stats, get_policy, influence_report, list_policies
+from accord.consensus_core import (
+    ConsensusSpec,
+    bootstrap_cis,
+    consensus_stats,
+    get_policy,
+    influence_report,
+    list_policies,
+)
 from accord.errors import UserError
-from accord.verify.io import input_file, json_objects, text_lines
-from accord.consensus_core import bootstrap_cis
-from accord.verify.tables import RESERVED, RewardTable, label_value, pick_models, read_columns, reward_value
 from accord.verify.ensemble._wide import is_wide, wide_report
+from accord.verify.io import input_file, json_objects, text_lines
+from accord.verify.tables import RESERVED, RewardTable, label_value, pick_models, read_columns, reward_value
 
 BASE_RULES = ("mean", "min", "uwo")
 TIE_TOL = 1e-12
@@ -59,8 +65,10 @@ def read_rewards(path: str | Path, models: Sequence[str] | None = None, meta: Se
     fields_seen = {k for _, o in rows for k in ((o.get("chosen") or {}) if pairs else o)} if models else set()
     unknown = [m for m in models or () if m not in fields_seen]
     if unknown:
-        raise UserError(f"{p}: --models {', '.join(unknown)}: no such reward field in any row; "
-                        f"the reward fields are {', '.join(n for n in numeric if n not in RESERVED) or '(none)'}")
+        raise UserError(
+            f"{p}: --models {', '.join(unknown)}: no such reward field in any row; "
+            f"the reward fields are {', '.join(n for n in numeric if n not in RESERVED) or '(none)'}"
+        )
     if len(names) < 2:
         raise UserError(f"{p}: an ensemble needs at least 2 reward models, found {names}")
     table = _pairs(p, rows, names) if pairs else _best_of_n(p, rows, names)
@@ -79,7 +87,15 @@ def _pairs(p: Path, rows, names) -> RewardTable:
                 raw[k, side, j] = reward_value(d.get(m), f"{p}:{no}: {key}.{m}")
         ids.append(str(obj.get("prompt_id", obj.get("id", k + 1))))
     labels = np.tile(np.array([1.0, 0.0]), (len(rows), 1))
-    return RewardTable("pairs", list(names), ids, [["chosen", "rejected"]] * len(rows), raw, labels, np.ones((len(rows), 2), dtype=bool))
+    return RewardTable(
+        "pairs",
+        list(names),
+        ids,
+        [["chosen", "rejected"]] * len(rows),
+        raw,
+        labels,
+        np.ones((len(rows), 2), dtype=bool),
+    )
 
 
 def _best_of_n(p: Path, rows, names) -> RewardTable:
@@ -95,8 +111,10 @@ def _best_of_n(p: Path, rows, names) -> RewardTable:
     unlabelled = [no for no, o in rows if "label" not in o and "correct" not in o]
     has_label = not unlabelled
     if unlabelled and len(unlabelled) < len(rows):  # else the whole file would silently count as unlabelled
-        raise UserError(f"{p}:{unlabelled[0]}: no 'label' while other rows have one ({len(unlabelled)} of "
-                        f"{len(rows)} rows lack it); label every row, or none")
+        raise UserError(
+            f"{p}:{unlabelled[0]}: no 'label' while other rows have one ({len(unlabelled)} of "
+            f"{len(rows)} rows lack it); label every row, or none"
+        )
     labels = np.full((P, n), np.nan) if has_label else None
     resp_ids = []
     for i, (pid, items) in enumerate(order.items()):
@@ -122,7 +140,10 @@ def _best_of_n(p: Path, rows, names) -> RewardTable:
 def check_rules(rules: Sequence[str]) -> None:
     for r in rules:
         if r not in BASE_RULES and r.removeprefix("fj:") not in list_policies():
-            raise UserError(f"unknown rule {r!r}; choose from {', '.join(BASE_RULES)} or fj:<policy> with policy in {', '.join(list_policies())}")
+            raise UserError(
+                f"unknown rule {r!r}; choose from {', '.join(BASE_RULES)} or fj:<policy> with policy in "
+                f"{', '.join(list_policies())}"
+            )
 
 
 def selectors(models: Sequence[str], rules: Sequence[str]) -> list[tuple[str, str]]:
@@ -239,7 +260,9 @@ def report_head(kind: str, models, prompts: int, responses: int, calibrators, la
     }
 
 
-def accuracy_report(hits: dict[str, np.ndarray], label_mean: np.ndarray, label_max: np.ndarray, n_boot: int, seed: int) -> dict:
+def accuracy_report(
+    hits: dict[str, np.ndarray], label_mean: np.ndarray, label_max: np.ndarray, n_boot: int, seed: int
+) -> dict:
     """Accuracy with a bootstrap CI per selector from per-prompt hits (NaN = no selection), and
     the random / oracle baselines from each prompt's mean and best label."""
     acc: dict[str, dict] = {}
@@ -247,7 +270,10 @@ def accuracy_report(hits: dict[str, np.ndarray], label_mean: np.ndarray, label_m
     for (name, h), (lo, hi) in zip(hits.items(), cis):
         h = h[~np.isnan(h)]
         acc[name] = {"accuracy": float(h.mean()) if h.size else float("nan"), "ci": [lo, hi], "n": int(h.size)}
-    return {"accuracy": acc, "baselines": {"random": float(np.nanmean(label_mean)), "oracle": float(np.nanmean(label_max))}}
+    return {
+        "accuracy": acc,
+        "baselines": {"random": float(np.nanmean(label_mean)), "oracle": float(np.nanmean(label_max))},
+    }
 
 
 def default_rules() -> list[str]:
@@ -257,8 +283,10 @@ def default_rules() -> list[str]:
 def picks(table: RewardTable, cal: np.ndarray, rules: Sequence[str], k: float, lambdas, policy_params) -> list[dict]:
     """Per prompt, the response id(s) each rule picks (several when tied; none when nothing scored)."""
     chosen = {r: best_responses(selector_keys(cal, r, k, lambdas, policy_params), table.valid) for r in rules}
-    return [{"prompt_id": pid, **{r: [table.response_ids[i][j] for j in np.flatnonzero(chosen[r][i])] for r in rules}}
-            for i, pid in enumerate(table.prompt_ids)]
+    return [
+        {"prompt_id": pid, **{r: [table.response_ids[i][j] for j in np.flatnonzero(chosen[r][i])] for r in rules}}
+        for i, pid in enumerate(table.prompt_ids)
+    ]
 
 
 def evaluate_ensemble(

@@ -27,6 +27,7 @@ import pyarrow.compute as pc
 from accord.adapters import Calibrator, apply_calibrators
 from accord.consensus_core import influence_report
 from accord.errors import UserError
+from accord.verify import tables
 from accord.verify.ensemble._rewards import (
     accuracy_report,
     alpha_from_sums,
@@ -39,7 +40,6 @@ from accord.verify.ensemble._rewards import (
 )
 from accord.verify.ensemble._wide import RestMoments, is_wide, spearman_vs_rest, wide_agreement, wide_influence
 from accord.verify.io import user_error_from
-from accord.verify import tables
 from accord.verify.tables import COLS, LABEL, NOUNS, PROMPT, RESPONSE, RewardFile, block_rows, iter_rewards
 
 STAT_BLOCK = 4_096  # agreement sums are taken over fixed row blocks, so any chunking gives the same sums
@@ -66,7 +66,16 @@ def _merge(x: np.ndarray, y: np.ndarray) -> np.ndarray:
         return y.copy() if x[0] == 0 else x
     n = x[0] + y[0]
     da, db, w = y[1] - x[1], y[2] - x[2], x[0] * y[0] / n
-    return np.array([n, x[1] + da * y[0] / n, x[2] + db * y[0] / n, x[3] + y[3] + da * da * w, x[4] + y[4] + db * db * w, x[5] + y[5] + da * db * w])
+    return np.array(
+        [
+            n,
+            x[1] + da * y[0] / n,
+            x[2] + db * y[0] / n,
+            x[3] + y[3] + da * da * w,
+            x[4] + y[4] + db * db * w,
+            x[5] + y[5] + da * db * w,
+        ]
+    )
 
 
 def fit_streamed(src: RewardFile, method: str, chunk_size: int = tables.DEFAULT_CHUNK_SIZE) -> dict[str, Calibrator]:
@@ -115,7 +124,9 @@ class Scorer:
     def schema(self) -> pa.Schema:
         f = [pa.field(PROMPT, pa.string()), pa.field(RESPONSE, pa.string())]
         f += [pa.field(LABEL, pa.float64())] if self.labelled else []
-        f += [pa.field(m, pa.float64()) for m in self.models] + [pa.field(f"calibrated_{m}", pa.float64()) for m in self.models]
+        f += [pa.field(m, pa.float64()) for m in self.models] + [
+            pa.field(f"calibrated_{m}", pa.float64()) for m in self.models
+        ]
         f += [pa.field(f"key_{r}", pa.float64()) for r in self.rules]
         return pa.schema(f + [pa.field(f"selected_{name}", pa.bool_()) for name, _ in self.selectors])
 
@@ -151,7 +162,9 @@ def _scored(src: RewardFile, scorer: Scorer, t: pa.Table) -> pa.Table:
     """Check the grouping of complete prompts (together, no response twice), then score them."""
     if t.num_rows:
         starts = tables.run_starts(t.column(PROMPT))
-        tables.check_groups(src, t, starts, np.repeat(np.arange(len(starts)), np.diff(np.append(starts, t.num_rows))), COLS, NOUNS)
+        tables.check_groups(
+            src, t, starts, np.repeat(np.arange(len(starts)), np.diff(np.append(starts, t.num_rows))), COLS, NOUNS
+        )
     return scorer.score(t)
 
 
@@ -201,7 +214,9 @@ class ReportAccumulator:
         pid = out.column(PROMPT)
         starts = tables.run_starts(pid)
         lab = out.column(LABEL).to_numpy() if self.scorer.labelled else np.zeros(n)
-        sel = np.column_stack([out.column(f"selected_{s}").to_numpy(zero_copy_only=False) for s in self.names]).astype(np.float64)
+        sel = np.column_stack([out.column(f"selected_{s}").to_numpy(zero_copy_only=False) for s in self.names]).astype(
+            np.float64
+        )
         sums = np.add.reduceat(np.column_stack([sel * lab[:, None], sel, lab, np.ones(n)]), starts, axis=0)
         best = np.maximum.reduceat(lab, starts)
         if self._open is not None:
@@ -213,7 +228,9 @@ class ReportAccumulator:
         self._finish(sums[:-1], best[:-1])
         self._open = (pid[-1].as_py(), sums[-1], best[-1])
         raw = np.column_stack([out.column(m).to_numpy(zero_copy_only=False) for m in self.scorer.models])
-        cal = np.column_stack([out.column(f"calibrated_{m}").to_numpy(zero_copy_only=False) for m in self.scorer.models])
+        cal = np.column_stack(
+            [out.column(f"calibrated_{m}").to_numpy(zero_copy_only=False) for m in self.scorer.models]
+        )
         self._buf.append(np.hstack([raw, cal]))
         self._buffered += n
         if self._buffered >= STAT_BLOCK:
@@ -249,7 +266,11 @@ class ReportAccumulator:
         prio = _priority(np.arange(self._blocked, self._blocked + len(raw)), self.seed)
         self._blocked += len(raw)
         p, idx, x = self._sample
-        p, idx, x = np.concatenate([p, prio]), np.concatenate([idx, np.arange(self._blocked - len(raw), self._blocked)]), np.vstack([x, raw])
+        p, idx, x = (
+            np.concatenate([p, prio]),
+            np.concatenate([idx, np.arange(self._blocked - len(raw), self._blocked)]),
+            np.vstack([x, raw]),
+        )
         if p.size > self.sample_size:
             keep = np.argpartition(p, self.sample_size - 1)[: self.sample_size]
             p, idx, x = p[keep], idx[keep], x[keep]
@@ -264,6 +285,7 @@ class ReportAccumulator:
             self._blocks(final=True)
         doc = {**head, "prompts": self.prompts, "responses": self.rows}
         if self.scorer.labelled:
+
             def column(s):  # one column at a time: no second copy of the whole per-prompt table
                 return np.concatenate([d[:, s] for d in self._done]) if self._done else np.zeros(0)
 
@@ -274,19 +296,28 @@ class ReportAccumulator:
         for p, (i, j) in enumerate(self.pairs):
             n, _, _, m2a, m2b, c = self._mom[p]
             const = not (self._const[p, 2] and self._const[p, 3])
-            pearson[f"{names[i]}~{names[j]}"] = float("nan") if n < 3 or const else float(np.clip(c / np.sqrt(m2a * m2b), -1, 1))
+            pearson[f"{names[i]}~{names[j]}"] = (
+                float("nan") if n < 3 or const else float(np.clip(c / np.sqrt(m2a * m2b), -1, 1))
+            )
         _, idx, x = self._sample
         if self.wide:
             x = x[np.argsort(idx)]
             cal = apply_calibrators(x, names, self.scorer.calibrators)
-            doc["agreement"] = wide_agreement(alpha_from_sums(self._alpha), spearman_vs_rest(x, cal), self._rest.pearson(), names)
+            doc["agreement"] = wide_agreement(
+                alpha_from_sums(self._alpha), spearman_vs_rest(x, cal), self._rest.pearson(), names
+            )
         else:
             doc["agreement"] = {
                 "krippendorff_alpha": alpha_from_sums(self._alpha),
                 "spearman_raw": pairwise_correlations(x[np.argsort(idx)], names, "spearman"),
                 "pearson_calibrated": pearson,
             }
-        doc["spearman_sample"] = {"rows": int(idx.size), "of": self.rows, "exact": idx.size == self.rows, "seed": self.seed}
+        doc["spearman_sample"] = {
+            "rows": int(idx.size),
+            "of": self.rows,
+            "exact": idx.size == self.rows,
+            "seed": self.seed,
+        }
         return doc
 
 
@@ -336,8 +367,13 @@ def evaluate_streaming(
         doc["influence"] = wide_influence(scorer.lambdas, scorer.models)
     else:
         doc["influence"] = influence_report(scorer.lambdas, judges=list(scorer.models)).as_dict()
-    doc["stream"] = {"backend": backend, "chunk_size": chunk_size, "chunks": acc.chunks, "output": str(output) if output else None,
-                     "seconds": time.perf_counter() - t0}
+    doc["stream"] = {
+        "backend": backend,
+        "chunk_size": chunk_size,
+        "chunks": acc.chunks,
+        "output": str(output) if output else None,
+        "seconds": time.perf_counter() - t0,
+    }
     return doc
 
 
@@ -345,7 +381,9 @@ def _pass_local(src, scorer, chunk_size, sink, acc, progress=None) -> None:
     def check(t, starts, run_id):
         tables.check_groups(src, t, starts, run_id, COLS, NOUNS)
 
-    for t in tables.whole_groups(tables.counted_chunks(src, iter_rewards(src, chunk_size), acc, progress), check, key=PROMPT):
+    for t in tables.whole_groups(
+        tables.counted_chunks(src, iter_rewards(src, chunk_size), acc, progress), check, key=PROMPT
+    ):
         sink.write(scorer.score(t), acc)
 
 
@@ -360,9 +398,16 @@ def _pass_ray(src, scorer, chunk_size, sink, acc) -> None:
 
     logging.getLogger("ray.data").setLevel(logging.WARNING)
     ds = tables.ray_dataset(src, chunk_size, types=src.types()).map_batches(
-        score_block, fn_kwargs={"src": src, "scorer": scorer}, batch_format="pyarrow", batch_size=None, zero_copy_batch=True, num_cpus=1.0
+        score_block,
+        fn_kwargs={"src": src, "scorer": scorer},
+        batch_format="pyarrow",
+        batch_size=None,
+        zero_copy_batch=True,
+        num_cpus=1.0,
     )
-    merger = tables.EdgeMerger(src, None, acc, decide=lambda rows: _scored(src, scorer, scorer.inputs(rows)), key=PROMPT)
+    merger = tables.EdgeMerger(
+        src, None, acc, decide=lambda rows: _scored(src, scorer, scorer.inputs(rows)), key=PROMPT
+    )
     try:
         for batch in ds.iter_batches(batch_size=None, batch_format="pyarrow"):
             acc.chunks += 1

@@ -14,7 +14,7 @@ gives the in-memory value up to rounding; the Spearman part ranks whatever rows 
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 from scipy.stats import rankdata
@@ -102,8 +102,16 @@ def _merge(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     n = x[0] + y[0]
     with np.errstate(invalid="ignore", divide="ignore"):
         da, db, w = y[1] - x[1], y[2] - x[2], x[0] * y[0] / n
-        merged = np.array([n, x[1] + da * y[0] / n, x[2] + db * y[0] / n,
-                           x[3] + y[3] + da * da * w, x[4] + y[4] + db * db * w, x[5] + y[5] + da * db * w])
+        merged = np.array(
+            [
+                n,
+                x[1] + da * y[0] / n,
+                x[2] + db * y[0] / n,
+                x[3] + y[3] + da * da * w,
+                x[4] + y[4] + db * db * w,
+                x[5] + y[5] + da * db * w,
+            ]
+        )
     return np.where(x[0] == 0, y, np.where(y[0] == 0, x, merged))
 
 
@@ -121,8 +129,10 @@ def wide_report(alpha: float, raw: np.ndarray, cal: np.ndarray, lambdas, names: 
     """The agreement and influence parts of an in-memory report, for rows of raw and calibrated scores."""
     rest = RestMoments(len(names))
     rest.add(cal)
-    return {"agreement": wide_agreement(alpha, spearman_vs_rest(raw, cal), rest.pearson(), names),
-            "influence": wide_influence(lambdas, names)}
+    return {
+        "agreement": wide_agreement(alpha, spearman_vs_rest(raw, cal), rest.pearson(), names),
+        "influence": wide_influence(lambdas, names),
+    }
 
 
 def wide_influence(lambdas, names: Sequence[str]) -> dict:

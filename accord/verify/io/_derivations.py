@@ -80,7 +80,9 @@ def parse_derivation(text: str, source: str = "<derivation>", markdown: bool = F
         if line.kind == "unknowns" and not line.names:
             out.append(DerivationLine(n, s, "unread", "'unknowns:' names no symbols"))
         elif line.kind == "premise" and len(line.sides) < 2:
-            out.append(DerivationLine(n, s, "unread", "a premise must be an equation (read as prose, not as a premise)"))
+            out.append(
+                DerivationLine(n, s, "unread", "a premise must be an equation (read as prose, not as a premise)")
+            )
         else:
             out.append(DerivationLine(n, s, line.kind))
     if not out:

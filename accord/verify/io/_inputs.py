@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import csv
 import json
+from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import Iterable, Iterator
 
 import yaml
 
@@ -50,7 +50,7 @@ def text_lines(path, what: str = "file") -> Iterator[str]:
     p = input_file(path, what)
     with p.open("rb") as fh:
         for no, raw in enumerate(fh, 1):
-            yield decode_text(raw[len(BOM):] if no == 1 and raw.startswith(BOM) else raw, f"{p}:{no}")
+            yield decode_text(raw[len(BOM) :] if no == 1 and raw.startswith(BOM) else raw, f"{p}:{no}")
 
 
 def read_text(path, what: str = "file", limit: int | None = None) -> str:
@@ -61,7 +61,7 @@ def read_text(path, what: str = "file", limit: int | None = None) -> str:
     if size > limit:
         raise UserError(f"{p}: {size:,} bytes is above the {limit:,}-byte limit for this {what}")
     raw = p.read_bytes()
-    raw = raw[len(BOM):] if raw.startswith(BOM) else raw
+    raw = raw[len(BOM) :] if raw.startswith(BOM) else raw
     for no, line in enumerate(raw.split(b"\n"), 1):
         decode_text(line, f"{p}:{no}")
     return raw.decode("utf-8")

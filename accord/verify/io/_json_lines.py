@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Iterable, Iterator
+from collections.abc import Iterable, Iterator
 
 from accord.errors import UserError
 from accord.verify.io._inputs import parse_json
 
 
-def json_objects(lines: Iterable[str], where: str, expect: str = "expected a JSON object", comments: bool = False) -> Iterator[tuple[int, dict]]:
+def json_objects(
+    lines: Iterable[str], where: str, expect: str = "expected a JSON object", comments: bool = False
+) -> Iterator[tuple[int, dict]]:
     """``(line number, object)`` for each non-blank line (and, with ``comments``, not ``#``-led);
     a line that is not JSON, or not an object, is a UserError naming ``where:line``."""
     for no, line in enumerate(lines, 1):

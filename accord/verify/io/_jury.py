@@ -4,7 +4,8 @@
 
 ``answers`` maps member name to answer text (``null`` = no answer); every line names the same
 members (a member missing from a line counts as no answer); a list is refused, since the members'
-names are what the output reports and a ``--labels`` or ``--prior`` file refers to. ``reference`` (optional) is the correct answer; it
+names are what the output reports and a ``--labels`` or ``--prior`` file refers to. ``reference`` (optional) is the
+correct answer; it
 is needed for accuracies and for the law's estimates. ``problem`` (optional) is the problem's text:
 where it asks for a form (factorise, simplify, a closed form) answers are compared in that form.
 Bad input is a UserError naming file:line.
@@ -49,8 +50,10 @@ def read_panel_answers(path: str | Path) -> PanelAnswers:
         ans = obj["answers"]
         if not isinstance(ans, dict) or not ans:
             got = type(ans).__name__ if ans or isinstance(ans, bool) else f"an empty {type(ans).__name__}"
-            raise UserError(f"{p}:{no}: 'answers' must be a non-empty object mapping member name to answer, "
-                            f'e.g. {{"model_a": "42", "model_b": "41"}}; got {got}')
+            raise UserError(
+                f"{p}:{no}: 'answers' must be a non-empty object mapping member name to answer, "
+                f'e.g. {{"model_a": "42", "model_b": "41"}}; got {got}'
+            )
         for k, v in ans.items():
             if v is not None and not isinstance(v, (str, int, float)):
                 raise UserError(f"{p}:{no}: answer of {k!r} must be text, a number or null")

@@ -95,8 +95,9 @@ def _acquire(target: Path, path: Path) -> int:
                     os.close(fd)
                     pid = _holder(path)
                     who = f"PID {pid}" if pid else "another process"
-                    raise UserError(f"{target}: being written by {who} (lock {path}); "
-                                    f"wait for it to finish or stop it") from None
+                    raise UserError(
+                        f"{target}: being written by {who} (lock {path}); wait for it to finish or stop it"
+                    ) from None
                 time.sleep(_RETRY_S)
         try:
             same = os.stat(path).st_ino == os.fstat(fd).st_ino
@@ -123,8 +124,9 @@ def writer_lock(target: str | Path) -> Iterator[Path]:
         path.parent.mkdir(parents=True, exist_ok=True)
         fd = _acquire(target, path)
     except OSError as exc:  # a read-only folder, /proc, a file where the folder should be
-        raise UserError(f"{target}: cannot write here: the writer lock {path} cannot be created "
-                        f"({reason(exc)})") from None
+        raise UserError(
+            f"{target}: cannot write here: the writer lock {path} cannot be created ({reason(exc)})"
+        ) from None
     _held.add(fd)
     try:
         yield path

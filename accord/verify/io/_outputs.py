@@ -11,8 +11,8 @@ from __future__ import annotations
 import contextlib
 import os
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
 
 from accord.errors import UserError
 from accord.verify.io._paths import path_kind, reason, refuse_overwriting_input
@@ -37,8 +37,11 @@ def writable_output(path, flag: str = "output", inputs=(), create_parents: bool 
         parent = parent.parent
         parent_kind = path_kind(parent, flag)
     if parent_kind != "folder":
-        raise UserError(f"{flag} {p}: folder {parent} does not exist" if parent_kind == "missing"
-                        else f"{flag} {p}: {parent} is not a folder")
+        raise UserError(
+            f"{flag} {p}: folder {parent} does not exist"
+            if parent_kind == "missing"
+            else f"{flag} {p}: {parent} is not a folder"
+        )
     try:
         fd, probe = tempfile.mkstemp(dir=parent, prefix=f".{p.name}.", suffix=".probe")
     except OSError as exc:
@@ -65,6 +68,8 @@ def writable_folder(path, flag: str = "--out-dir", hint: str = "") -> Path:
     os.close(fd)
     os.unlink(probe)
     return p
+
+
 TABLE_FORMATS = {".csv": "csv", ".jsonl": "jsonl", ".ndjson": "jsonl", ".parquet": "parquet", ".pq": "parquet"}
 
 
@@ -77,8 +82,10 @@ def table_format(path, flag: str | None = "--output", reading: bool = False) -> 
         raise UserError(f"{where}: is a folder, expected a file path ending in .csv, .jsonl or .parquet")
     formats = {**TABLE_FORMATS, ".json": "jsonl"} if reading else TABLE_FORMATS
     if suffix not in formats:
-        raise UserError(f"{where}: unknown extension {suffix or '(none)'!r}; "
-                        f"use .csv, .jsonl or .parquet (the format follows the extension)")
+        raise UserError(
+            f"{where}: unknown extension {suffix or '(none)'!r}; "
+            f"use .csv, .jsonl or .parquet (the format follows the extension)"
+        )
     return formats[suffix]
 
 

@@ -4,10 +4,26 @@ learned from a few labels, label-free estimates, risk-controlled abstention."""
 
 from accord.verify.juries._collect import collect, parse_member, read_questions
 from accord.verify.juries._methods import (
-    METHODS, MIN_ROWS, agreement_share, chosen_members, decide, decide_with_risk, panel_classes, unlabeled_comparison,
+    METHODS,
+    MIN_ROWS,
+    agreement_share,
+    chosen_members,
+    decide,
+    decide_with_risk,
+    panel_classes,
+    unlabeled_comparison,
 )
 
 __all__ = [
-    "agreement_share", "chosen_members", "MIN_ROWS", "collect", "decide", "decide_with_risk", "METHODS", "panel_classes", "parse_member",
-    "read_questions", "unlabeled_comparison",
+    "agreement_share",
+    "chosen_members",
+    "MIN_ROWS",
+    "collect",
+    "decide",
+    "decide_with_risk",
+    "METHODS",
+    "panel_classes",
+    "parse_member",
+    "read_questions",
+    "unlabeled_comparison",
 ]

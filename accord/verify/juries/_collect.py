@@ -18,13 +18,13 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from accord.adapters.local import DEFAULT_EXAMPLE, DEFAULT_SYSTEM
-from accord.adapters.served import Endpoint, Recorder, ServedClient, Tally
-from accord.adapters.served import run_async
+from accord.adapters.served import Endpoint, Recorder, ServedClient, Tally, run_async
 from accord.errors import UserError
 from accord.verify.io import fault_after_write, fault_before_write, json_objects, read_text, text_lines
 from accord.verify.tasks import extract_answer
@@ -64,7 +64,9 @@ def parse_member(text: str, **endpoint_options: Any) -> Member:
     name, sep, rest = text.partition("=")
     parts = [p.strip() for p in rest.split(",")]
     if not sep or not name.strip() or len(parts) not in (2, 3) or not all(parts):
-        raise UserError(f"--member {text!r}: expected NAME=BASE_URL,MODEL[,API_KEY_ENV], e.g. a=http://127.0.0.1:8000/v1,qwen")
+        raise UserError(
+            f"--member {text!r}: expected NAME=BASE_URL,MODEL[,API_KEY_ENV], e.g. a=http://127.0.0.1:8000/v1,qwen"
+        )
     key_env = parts[2] if len(parts) == 3 else endpoint_options.pop("api_key_env", None)
     endpoint_options.pop("api_key_env", None)
     try:
@@ -117,8 +119,12 @@ def complete_lines(out_path: Path, names: list[str]) -> dict[str, str]:
 
 def messages(question: str) -> list[dict[str, str]]:
     """The chat request a member answers: the step generator's prompt, for a whole solution."""
-    return [{"role": "system", "content": DEFAULT_SYSTEM}, {"role": "user", "content": DEFAULT_EXAMPLE[0]},
-            {"role": "assistant", "content": DEFAULT_EXAMPLE[1]}, {"role": "user", "content": f"{question}\n{INSTRUCTION}"}]
+    return [
+        {"role": "system", "content": DEFAULT_SYSTEM},
+        {"role": "user", "content": DEFAULT_EXAMPLE[0]},
+        {"role": "assistant", "content": DEFAULT_EXAMPLE[1]},
+        {"role": "user", "content": f"{question}\n{INSTRUCTION}"},
+    ]
 
 
 def _put(fh, text: str) -> None:
@@ -126,8 +132,16 @@ def _put(fh, text: str) -> None:
     fh.flush()
 
 
-def collect(questions: list[Question], members: list[Member], out_path: str | Path, *, max_tokens: int = 256,
-            temperature: float = 0.0, seed: int = 0, progress: Callable[[int, int], None] | None = None) -> Collected:
+def collect(
+    questions: list[Question],
+    members: list[Member],
+    out_path: str | Path,
+    *,
+    max_tokens: int = 256,
+    temperature: float = 0.0,
+    seed: int = 0,
+    progress: Callable[[int, int], None] | None = None,
+) -> Collected:
     """Asks every member every question not already answered in ``out_path``; appends one line per question.
 
     ``progress(done, total)``: questions answered (those kept from ``out_path`` included) after each."""

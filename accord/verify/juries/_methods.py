@@ -20,20 +20,29 @@ a method:
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Sequence
 
 import numpy as np
 
 from accord.adapters.math.answers import AnswerGrader, asked_form, equivalence, text_equivalent
-from accord.consensus_core.jury import MISSING, classify, vote_codes
-from accord.consensus_core.jury import calibrate
-from accord.consensus_core.jury import fit_difficulty
-from accord.consensus_core.jury import best_member_answers, label_free_jury
-from accord.consensus_core.jury import choose_labels, fit_few_labels
-from accord.consensus_core.jury import certify_threshold
-from accord.consensus_core.jury import prior_vote, trusted_answers
-from accord.consensus_core.jury import dawid_skene, weighted_plurality, weighted_vote
+from accord.consensus_core.jury import (
+    MISSING,
+    best_member_answers,
+    calibrate,
+    certify_threshold,
+    choose_labels,
+    classify,
+    dawid_skene,
+    fit_difficulty,
+    fit_few_labels,
+    label_free_jury,
+    prior_vote,
+    trusted_answers,
+    vote_codes,
+    weighted_plurality,
+    weighted_vote,
+)
 from accord.verify.analysis import bootstrap_ci
 
 METHODS = ("auto", "modal", "weighted", "dawid-skene", "difficulty", "best-member")
@@ -50,7 +59,10 @@ class PanelClasses:
 
 
 def panel_classes(
-    answers: Sequence[Sequence[str | None]], references: Sequence[str | None], name: str, problems: Sequence[str | None] | None = None
+    answers: Sequence[Sequence[str | None]],
+    references: Sequence[str | None],
+    name: str,
+    problems: Sequence[str | None] | None = None,
 ) -> PanelClasses:
     """Class codes and reference classes under the ``auto``, ``math`` or ``text`` equivalence;
     ``problems`` (texts, optional): where one asks for a form, ``auto`` and ``math`` compare forms."""
@@ -60,13 +72,20 @@ def panel_classes(
         eq.prepare([a for row in answers for a in row] + [r for r in references if r is not None])
         forms = [asked_form(q) for q in problems] if problems else [None] * len(answers)
         codes = eq.codes(answers, forms)
-        truth = np.array([eq.truth(r, row, c, f) for r, row, c, f in zip(references, answers, codes, forms)], dtype=np.int64)
+        truth = np.array(
+            [eq.truth(r, row, c, f) for r, row, c, f in zip(references, answers, codes, forms)], dtype=np.int64
+        )
         hows: dict[str, int] = {}
         for a in {a for row in answers for a in row if a is not None}:
             how = eq.parse(a).how
             hows[how] = hows.get(how, 0) + 1
         asked = {f: forms.count(f) for f in dict.fromkeys(forms) if f is not None}
-        return PanelClasses(codes, truth, has_ref, {"distinct_answers": hows, "timeouts": eq.parser.timeouts, **({"asked_forms": asked} if asked else {})})
+        return PanelClasses(
+            codes,
+            truth,
+            has_ref,
+            {"distinct_answers": hows, "timeouts": eq.parser.timeouts, **({"asked_forms": asked} if asked else {})},
+        )
     rows = [[a if a is not None and a.strip() else None for a in row] for row in answers]
     codes = np.stack([classify(row, eq) for row in rows])
     truth = []
@@ -123,9 +142,23 @@ def decide(
     if method == "best-member":
         fit = fit_difficulty(c, seed=seed)
         chosen = best_member_answers(c, np.argsort(-fit.accuracy))
-        return Decision("best-member", chosen, np.where(chosen != MISSING, fit.accuracy.max(), 0.0), none, none, {"model": fit.as_dict()})
-    fit = dawid_skene(c, seed=seed, n_boot=n_boot) if method == "dawid-skene" else weighted_plurality(c, seed=seed, n_boot=n_boot)
-    est = {m: {"value": float(v), "ci": [float(lo), float(hi)]} for m, v, (lo, hi) in zip(members, fit.accuracy, fit.accuracy_ci)}
+        return Decision(
+            "best-member",
+            chosen,
+            np.where(chosen != MISSING, fit.accuracy.max(), 0.0),
+            none,
+            none,
+            {"model": fit.as_dict()},
+        )
+    fit = (
+        dawid_skene(c, seed=seed, n_boot=n_boot)
+        if method == "dawid-skene"
+        else weighted_plurality(c, seed=seed, n_boot=n_boot)
+    )
+    est = {
+        m: {"value": float(v), "ci": [float(lo), float(hi)]}
+        for m, v, (lo, hi) in zip(members, fit.accuracy, fit.accuracy_ci)
+    }
     return Decision(method, fit.chosen, fit.confidence, fit.tied, none, {"estimated_accuracy": est})
 
 
@@ -141,7 +174,9 @@ def few_label_decision(name: str, jury, codes, truth, members: list[str], seed: 
     return Decision(name, jury.chosen, jury.confidence, jury.tied, jury.labeled, report, probability=probability)
 
 
-def label_free_decision(c, members: list[str], seed: int, n_boot: int, prior=None, trust: int | None = None) -> Decision:
+def label_free_decision(
+    c, members: list[str], seed: int, n_boot: int, prior=None, trust: int | None = None
+) -> Decision:
     """Without labels: what the user knows (``prior`` accuracies, a ``trust``-ed member), else the
     majority; the label-free estimates beside it as estimates, never as a claim."""
     n = c.shape[0]
@@ -196,12 +231,22 @@ def decide_with_risk(
         labeled = has_ref.copy()
         source = "the rows with a reference, assumed to be a random sample of the file"
     else:
-        raise ValueError("--risk calibrates on labelled rows: give --label-budget N, or references on a random sample of the rows")
+        raise ValueError(
+            "--risk calibrates on labelled rows: give --label-budget N, or references on a random sample of the rows"
+        )
     base = decide("difficulty" if method == "auto" else method, classes, members, seed, n_boot)
     wrong = (base.chosen != truth) | (base.chosen == MISSING)
     risk = certify_threshold(base.confidence, wrong, labeled, alpha, delta)
     report = {**base.report, "risk": {**risk.as_dict(), "calibration": source, "rule": base.method}}
-    return Decision(f"{base.method}, error <= {alpha:g} (delta {delta:g})", base.chosen, base.confidence, base.tied, labeled, report, risk.threshold)
+    return Decision(
+        f"{base.method}, error <= {alpha:g} (delta {delta:g})",
+        base.chosen,
+        base.confidence,
+        base.tied,
+        labeled,
+        report,
+        risk.threshold,
+    )
 
 
 def chosen_members(codes: np.ndarray, chosen: np.ndarray) -> list[list[int]]:
@@ -223,7 +268,9 @@ def label_accuracy_vote(codes: np.ndarray, truth: np.ndarray, labeled: np.ndarra
     return weighted_vote(codes, acc, 0.0, seed, method="accuracy-weighted").chosen
 
 
-def unlabeled_comparison(classes: PanelClasses, decision: Decision, members: list[str], seed: int = 0, n_boot: int = 200) -> dict:
+def unlabeled_comparison(
+    classes: PanelClasses, decision: Decision, members: list[str], seed: int = 0, n_boot: int = 200
+) -> dict:
     """Accuracy on the rows whose reference the decision did not read, beside the best member
     (by hindsight, and as chosen on the labelled rows), the modal vote, the label-free weighted
     vote (three members or more), the accuracy-weighted vote with accuracies from the labels, the

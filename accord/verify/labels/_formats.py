@@ -27,16 +27,17 @@ The metrics on these labels are in :mod:`accord.verify.labels`.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import Any
 
 import numpy as np
 
 from accord.consensus_core import ConsensusSpec, get_policy
 from accord.errors import UserError
-from accord.verify.io import json_objects, parse_json, read_text, write_text_atomic
 from accord.verify.analysis import primary_chain, read_settings, read_trace, resolve_trace, verdict_params
+from accord.verify.io import json_objects, parse_json, read_text, write_text_atomic
 
 CORRECT, UNVERIFIABLE, INCORRECT = 1.0, 0.5, 0.0
 FORMATS = ("prm800k", "processbench", "mmreason", "accord", "verify")
@@ -153,10 +154,17 @@ def read_processbench(path: Path) -> list[LabeledSolution]:
         elif not isinstance(first, int) or isinstance(first, bool) or not -1 <= first < len(steps):
             raise UserError(f"{where}: 'label' must be -1 or a step index in [0, {len(steps)}), got {first!r}")
         else:
-            labels = [CORRECT] * len(steps) if first == -1 else [CORRECT] * first + [INCORRECT] + [None] * (len(steps) - first - 1)
+            labels = (
+                [CORRECT] * len(steps)
+                if first == -1
+                else [CORRECT] * first + [INCORRECT] + [None] * (len(steps) - first - 1)
+            )
         meta = {k: obj[k] for k in ("generator", "final_answer_correct", "reference") if k in obj}
-        out.append(LabeledSolution(_ident(obj, where, line, path), tuple(steps), tuple(labels),
-                                   str(obj.get("problem", "")), meta))
+        out.append(
+            LabeledSolution(
+                _ident(obj, where, line, path), tuple(steps), tuple(labels), str(obj.get("problem", "")), meta
+            )
+        )
     return out
 
 
@@ -180,7 +188,9 @@ def read_mmreason(path: Path) -> list[LabeledSolution]:
             raise UserError(f"{where}: 'labels' must be a list with one label per step ({len(steps)})")
         vals = tuple(_mmr_value(x, where, k) for k, x in enumerate(labels))
         meta = {"reference": obj["reference"]} if isinstance(obj.get("reference"), str) else {}
-        out.append(LabeledSolution(_ident(obj, where, line, path), tuple(steps), vals, str(obj.get("question", "")), meta))
+        out.append(
+            LabeledSolution(_ident(obj, where, line, path), tuple(steps), vals, str(obj.get("question", "")), meta)
+        )
     return out
 
 
@@ -198,13 +208,21 @@ def read_verify(path: Path) -> list[LabeledSolution]:
         if any(x not in _VERIFY_LABELS for x in labels):
             raise UserError(f"{where}: 'step_labels' must be valid, uncertain or invalid")
         texts = tuple(str(s.get("text", "")) if isinstance(s, dict) else "" for s in steps)
-        out.append(LabeledSolution(_ident(obj, where, line, path), texts, tuple(_VERIFY_LABELS[x] for x in labels),
-                                   str(obj.get("problem") or ""), {"prediction": obj.get("prediction")}))
+        out.append(
+            LabeledSolution(
+                _ident(obj, where, line, path),
+                texts,
+                tuple(_VERIFY_LABELS[x] for x in labels),
+                str(obj.get("problem") or ""),
+                {"prediction": obj.get("prediction")},
+            )
+        )
     return out
 
 
-def read_accord(path: Path, chain: str | None = None, tau: float | None = None, eps: float | None = None
-                ) -> list[LabeledSolution]:
+def read_accord(
+    path: Path, chain: str | None = None, tau: float | None = None, eps: float | None = None
+) -> list[LabeledSolution]:
     """One solution per finished task of ``chain``; each chosen step labelled by the dual rule."""
 
     trace = read_trace(resolve_trace(path))
@@ -234,15 +252,21 @@ def read_accord(path: Path, chain: str | None = None, tau: float | None = None, 
                 labels.append(UNVERIFIABLE)
             else:
                 labels.append(INCORRECT if np.isfinite(d.stats.mean[c]) else None)
-        kept = [(r.candidates[r.chosen], x) for r, x in zip(rs, labels)
-                if r.chosen >= 0 and r.candidates[r.chosen].strip()]  # an empty step does not extend the chain
+        kept = [
+            (r.candidates[r.chosen], x) for r, x in zip(rs, labels) if r.chosen >= 0 and r.candidates[r.chosen].strip()
+        ]  # an empty step does not extend the chain
         steps = tuple(t for t, _ in kept)
         labels = [x for _, x in kept]
         if steps != end.steps:
-            raise UserError(f"{path}:{end.line}: task {task_id!r} chain {chain!r}: the task_end steps do not "
-                            f"match the chosen candidates of its step records")
-        out.append(LabeledSolution(task_id, steps, tuple(labels), "",
-                                   {"final_answer_correct": end.correct >= 0.5, "chain": chain}))
+            raise UserError(
+                f"{path}:{end.line}: task {task_id!r} chain {chain!r}: the task_end steps do not "
+                f"match the chosen candidates of its step records"
+            )
+        out.append(
+            LabeledSolution(
+                task_id, steps, tuple(labels), "", {"final_answer_correct": end.correct >= 0.5, "chain": chain}
+            )
+        )
     return out
 
 
@@ -274,8 +298,12 @@ def read_labels(path: str | Path, fmt: str | None = None, **accord_options) -> l
     fmt = (fmt or detect_format(path)).lower()
     if fmt == "accord":
         return read_accord(path, **accord_options)
-    readers = {"prm800k": read_prm800k, "processbench": read_processbench, "mmreason": read_mmreason,
-               "verify": read_verify}
+    readers = {
+        "prm800k": read_prm800k,
+        "processbench": read_processbench,
+        "mmreason": read_mmreason,
+        "verify": read_verify,
+    }
     if fmt not in readers:
         raise UserError(f"unknown step-label format {fmt!r}; choose one of {', '.join(FORMATS)}")
     sols = readers[fmt](path)
@@ -292,8 +320,14 @@ def read_labels(path: str | Path, fmt: str | None = None, **accord_options) -> l
 
 def to_prm800k(s: LabeledSolution) -> dict[str, Any]:
     rating = {CORRECT: 1, UNVERIFIABLE: 0, INCORRECT: -1, None: None}
-    steps = [{"completions": [{"text": t, "rating": rating[x], "flagged": None}], "human_completion": None,
-              "chosen_completion": 0} for t, x in zip(s.steps, s.labels)]
+    steps = [
+        {
+            "completions": [{"text": t, "rating": rating[x], "flagged": None}],
+            "human_completion": None,
+            "chosen_completion": 0,
+        }
+        for t, x in zip(s.steps, s.labels)
+    ]
     finish = "found_error" if INCORRECT in s.labels else "solution"
     return {"id": s.id, "question": {"problem": s.question}, "label": {"steps": steps, "finish_reason": finish}}
 
@@ -314,8 +348,10 @@ def write_labels(solutions: Sequence[LabeledSolution], path: str | Path, fmt: st
     """Write solutions as JSONL in ``fmt`` (prm800k, processbench or mmreason)."""
     writers = {"prm800k": to_prm800k, "processbench": to_processbench, "mmreason": to_mmreason}
     if fmt not in writers:
-        raise UserError(f"cannot write step labels as {fmt!r}; choose one of {', '.join(writers)} "
-                        "(accord traces are written by runs)")
+        raise UserError(
+            f"cannot write step labels as {fmt!r}; choose one of {', '.join(writers)} "
+            "(accord traces are written by runs)"
+        )
     path = Path(path)
     write_text_atomic(path, "".join(json.dumps(writers[fmt](s)) + "\n" for s in solutions), "OUT")
     return path

@@ -7,11 +7,13 @@ solutions without one.
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
 from accord.verify.labels._formats import CORRECT, INCORRECT, UNVERIFIABLE, LabeledSolution
+
 
 def mmreason_step_score(solutions: Sequence[LabeledSolution]) -> float | None:
     """MMReason's step score: each solution's mean step value, averaged over solutions."""
@@ -32,8 +34,12 @@ def match(pred: Sequence[LabeledSolution], ref: Sequence[LabeledSolution]) -> tu
             mismatch += 1
         else:
             pairs.append((p, r))
-    return pairs, {"matched": len(pairs), "not_in_reference": missing, "step_count_mismatch": mismatch,
-                   "reference_unmatched": len(ref) - len(pairs)}
+    return pairs, {
+        "matched": len(pairs),
+        "not_in_reference": missing,
+        "step_count_mismatch": mismatch,
+        "reference_unmatched": len(ref) - len(pairs),
+    }
 
 
 def first_wrong_f1(pairs: Sequence[tuple[LabeledSolution, LabeledSolution]]) -> dict[str, Any]:
@@ -58,14 +64,26 @@ def step_agreement(pairs: Sequence[tuple[LabeledSolution, LabeledSolution]]) -> 
             if a is not None and b is not None:
                 conf[keys.index(b), keys.index(a)] += 1
     n = int(conf.sum())
-    return {"steps": n, "agreement": float(np.trace(conf) / n) if n else None,
-            "confusion": {"rows_reference": ["correct", "unverifiable", "incorrect"], "columns_predicted":
-                          ["correct", "unverifiable", "incorrect"], "counts": conf.tolist()}}
+    return {
+        "steps": n,
+        "agreement": float(np.trace(conf) / n) if n else None,
+        "confusion": {
+            "rows_reference": ["correct", "unverifiable", "incorrect"],
+            "columns_predicted": ["correct", "unverifiable", "incorrect"],
+            "counts": conf.tolist(),
+        },
+    }
 
 
 def score_labels(pred: Sequence[LabeledSolution], ref: Sequence[LabeledSolution]) -> dict[str, Any]:
     """Everything the step-label metrics say about predicted labels against reference labels."""
     pairs, counts = match(pred, ref)
-    return {**counts, "first_wrong": first_wrong_f1(pairs), "steps": step_agreement(pairs),
-            "mmreason_step_score": {"predicted": mmreason_step_score([p for p, _ in pairs]),
-                                    "reference": mmreason_step_score([r for _, r in pairs])}}
+    return {
+        **counts,
+        "first_wrong": first_wrong_f1(pairs),
+        "steps": step_agreement(pairs),
+        "mmreason_step_score": {
+            "predicted": mmreason_step_score([p for p, _ in pairs]),
+            "reference": mmreason_step_score([r for _, r in pairs]),
+        },
+    }

@@ -23,13 +23,13 @@ from __future__ import annotations
 
 import hashlib
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from typing import Any, Callable, Sequence
+from typing import Any
 
 import numpy as np
 
-from accord.consensus_core import Policy
-from accord.consensus_core import Verdict
+from accord.consensus_core import Policy, Verdict
 from accord.protocols import Generator, StepContext, Task
 from accord.verify.loop._margin import Margin, calibrate_margin
 from accord.verify.loop._panel import Panel
@@ -88,7 +88,9 @@ class Budgets:
 
     def __post_init__(self):
         if self.n < 1 or self.max_steps < 1 or self.max_tokens < 1:
-            raise ValueError(f"budgets must be >= 1, got n={self.n}, max_steps={self.max_steps}, max_tokens={self.max_tokens}")
+            raise ValueError(
+                f"budgets must be >= 1, got n={self.n}, max_steps={self.max_steps}, max_tokens={self.max_tokens}"
+            )
 
 
 def generation_seed(seed: int, cid: str, group: int) -> int:
@@ -145,7 +147,9 @@ class StepLoop:
         self.writer = writer
         self.resume = resume or ResumeState()
         if self.resume.judges is not None and tuple(self.resume.judges) != tuple(panel.names):
-            raise ValueError(f"the trace was recorded with judges {list(self.resume.judges)}, the panel has {panel.names}")
+            raise ValueError(
+                f"the trace was recorded with judges {list(self.resume.judges)}, the panel has {panel.names}"
+            )
         self.on_event = on_event or (lambda *a, **k: None)
         self.totals = Totals()
         self._cands: dict[str, list[str]] = {k: list(v) for k, v in self.resume.candidates.items()}
@@ -160,8 +164,10 @@ class StepLoop:
         self._margin_steps: list[tuple[np.ndarray, list[str]]] = []
         self._margin_chain = next((c for c in self.chains if c.policy is not None), None)
         if self.adaptive.enabled and self.adaptive.calibrate is not None and self.budgets.n <= self.adaptive.group:
-            raise ValueError(f"a calibrated adaptive margin needs more candidates per step ({self.budgets.n}) than "
-                             f"adaptive.group ({self.adaptive.group}): with no candidate to skip there is nothing to learn")
+            raise ValueError(
+                f"a calibrated adaptive margin needs more candidates per step ({self.budgets.n}) than "
+                f"adaptive.group ({self.adaptive.group}): with no candidate to skip there is nothing to learn"
+            )
         for rec in self.resume.steps.values():  # in trace order: the margin is learned where it was before
             if self._margin_chain is not None and rec["chain"] == self._margin_chain.label:
                 self._learn_margin(self._margin_chain, rec)
@@ -177,7 +183,9 @@ class StepLoop:
         spent, gen_tokens = 0.0, 0
         g = self.budgets.n if self._calibrating() else self._group_size()
         while len(have) < k:
-            size = min(g, self.budgets.n - len(have)) if not have else self.budgets.n - len(have)  # then the rest at once
+            size = (
+                min(g, self.budgets.n - len(have)) if not have else self.budgets.n - len(have)
+            )  # then the rest at once
             self.on_event("generate", context=cid, n=size)
             t0 = time.perf_counter()
             if getattr(self.generator, "seeded_by_row", False):  # the same candidates however the calls split
@@ -274,15 +282,28 @@ class StepLoop:
         raw = self._scaled(np.array(record["raw"], dtype=float))  # None: NaN; on the judge scale when fitted
         self._margin_steps.append((raw, list(record["candidates"])))
         if len(self._margin_steps) >= self.adaptive.warmup_steps:
-            self.margin = calibrate_margin(self._margin_steps, self._policy(chain), self.adaptive.calibrate,
-                                           min(self.adaptive.group, self.budgets.n), self.panel.consensus)
+            self.margin = calibrate_margin(
+                self._margin_steps,
+                self._policy(chain),
+                self.adaptive.calibrate,
+                min(self.adaptive.group, self.budgets.n),
+                self.panel.consensus,
+            )
 
     def margin_record(self) -> dict[str, Any]:
         """The adaptive margin in force now, and where it came from (recorded per step and in the summary)."""
         if self.adaptive.calibrate is None:
-            return {"source": "fixed", "min_mean": self.adaptive.min_mean, "max_dispersion": self.adaptive.max_dispersion}
+            return {
+                "source": "fixed",
+                "min_mean": self.adaptive.min_mean,
+                "max_dispersion": self.adaptive.max_dispersion,
+            }
         if self.margin is None:
-            return {"source": "calibrating", "steps_seen": len(self._margin_steps), "warmup_steps": self.adaptive.warmup_steps}
+            return {
+                "source": "calibrating",
+                "steps_seen": len(self._margin_steps),
+                "warmup_steps": self.adaptive.warmup_steps,
+            }
         return {"source": "calibrated", **self.margin.as_dict()}
 
     def _margin(self, chain: Chain, chosen: int, accepted, st) -> bool:
@@ -366,7 +387,11 @@ class StepLoop:
         if self.scale is not None and self.scale.fitted:
             record["scale"] = self.scale.scale.method  # decided on the judge scale of the trace's calibration record
         if self.adaptive.enabled:
-            record["adaptive"] = {"group": self._group_size(), "stopped_early": len(cands) < n, "margin": self.margin_record()}
+            record["adaptive"] = {
+                "group": self._group_size(),
+                "stopped_early": len(cands) < n,
+                "margin": self.margin_record(),
+            }
         if self.writer is not None:
             self.writer.write(record)
         self._learn_margin(chain, record)

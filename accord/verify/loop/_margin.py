@@ -13,8 +13,8 @@ verification on at least ``target_agreement`` of the steps.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass
-from typing import Sequence
 
 import numpy as np
 
@@ -49,12 +49,18 @@ class _Replay:
         stop = (self.mean >= min_mean) & (self.disp <= max_dispersion)
         n = len(stop)
         agree = ~stop | self.agrees
-        return Margin(float(min_mean), float(max_dispersion), float(stop.mean()) if n else 0.0,
-                      float(agree.mean()) if n else 1.0, n)
+        return Margin(
+            float(min_mean),
+            float(max_dispersion),
+            float(stop.mean()) if n else 0.0,
+            float(agree.mean()) if n else 1.0,
+            n,
+        )
 
 
-def _replayable(steps: Sequence[tuple[np.ndarray, Sequence[str]]], policy: Policy, group: int,
-                spec: ConsensusSpec | None) -> _Replay:
+def _replayable(
+    steps: Sequence[tuple[np.ndarray, Sequence[str]]], policy: Policy, group: int, spec: ConsensusSpec | None
+) -> _Replay:
     means, disps, agrees = [], [], []
     for raw, cands in steps:
         raw = np.asarray(raw, dtype=float)
@@ -71,7 +77,11 @@ def _replayable(steps: Sequence[tuple[np.ndarray, Sequence[str]]], policy: Polic
 
 
 def replay_margin(
-    steps: Sequence[tuple[np.ndarray, Sequence[str]]], policy: Policy, min_mean: float, max_dispersion: float, group: int = 1,
+    steps: Sequence[tuple[np.ndarray, Sequence[str]]],
+    policy: Policy,
+    min_mean: float,
+    max_dispersion: float,
+    group: int = 1,
     spec: ConsensusSpec | None = None,
 ) -> Margin:
     """What margin (``min_mean``, ``max_dispersion``) would do on fully verified ``steps`` of (raw (n, m),
@@ -80,7 +90,10 @@ def replay_margin(
 
 
 def calibrate_margin(
-    steps: Sequence[tuple[np.ndarray, Sequence[str]]], policy: Policy, target_agreement: float = 0.95, group: int = 1,
+    steps: Sequence[tuple[np.ndarray, Sequence[str]]],
+    policy: Policy,
+    target_agreement: float = 0.95,
+    group: int = 1,
     spec: ConsensusSpec | None = None,
 ) -> Margin:
     """The margin that stops most often on fully verified ``steps`` while adaptive's step equals full

@@ -55,7 +55,9 @@ def resume_after_outage(trace_path: str | Path) -> ResumeState:
     keep, redo, n_steps = [], [], 0
     for line, r in zip(lines, records):
         key = (r.get("task_id"), r.get("chain"))
-        dropped = key in rewind and (r.get("type") == "task_end" or (r.get("type") == "step" and int(r["step"]) >= rewind[key]))
+        dropped = key in rewind and (
+            r.get("type") == "task_end" or (r.get("type") == "step" and int(r["step"]) >= rewind[key])
+        )
         (redo if dropped else keep).append(line)
         if dropped and r["type"] == "step":
             n_steps += 1
@@ -72,6 +74,8 @@ def resume_after_outage(trace_path: str | Path) -> ResumeState:
         fh.flush()
         os.fsync(fh.fileno())
     os.replace(tmp, path)
-    state.notes.append(f"redoing {n_steps} step(s) of {len(rewind)} chain(s) decided while a served endpoint was "
-                       f"unavailable (their records moved to {REDONE_FILE})")
+    state.notes.append(
+        f"redoing {n_steps} step(s) of {len(rewind)} chain(s) decided while a served endpoint was "
+        f"unavailable (their records moved to {REDONE_FILE})"
+    )
     return state

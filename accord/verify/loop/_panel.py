@@ -20,14 +20,20 @@ from __future__ import annotations
 import math
 import threading
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 
 from accord.adapters import JudgeSpec, build_judges
-from accord.consensus_core import LAMBDA_RULE, ConsensusSpec, ConsensusStats
-from accord.consensus_core import calibrate_thresholds, estimate_stubbornness
+from accord.consensus_core import (
+    LAMBDA_RULE,
+    ConsensusSpec,
+    ConsensusStats,
+    calibrate_thresholds,
+    estimate_stubbornness,
+)
 from accord.protocols import Judge, JudgeScore, StepContext
 
 
@@ -95,8 +101,15 @@ class Panel:
     decide with, ``panel.stats(raw)`` the statistics they see.
     """
 
-    def __init__(self, judges: Sequence[Any], lambdas: Sequence[float] | str, influence=None, timeout_s: float = 120.0,
-                 warmup: int = 30, calibrate_thresholds: float | None = None):
+    def __init__(
+        self,
+        judges: Sequence[Any],
+        lambdas: Sequence[float] | str,
+        influence=None,
+        timeout_s: float = 120.0,
+        warmup: int = 30,
+        calibrate_thresholds: float | None = None,
+    ):
         self.groups = [as_group(j) for j in judges]
         self.names: list[str] = [n for g in self.groups for n in g.names]
         if len(set(self.names)) != len(self.names):
@@ -111,12 +124,14 @@ class Panel:
         self._target_rate = None if calibrate_thresholds is None else float(calibrate_thresholds)
         if self._target_rate is not None:
             if not 0 < self._target_rate <= 1:
-                raise ValueError(f"threshold calibration needs a target acceptance rate in (0, 1], got {self._target_rate}")
+                raise ValueError(
+                    f"threshold calibration needs a target acceptance rate in (0, 1], got {self._target_rate}"
+                )
             self._warmup = []
         if isinstance(lambdas, str):
             self._warmup = []
             if lambdas != "estimated":
-                raise ValueError(f"stubbornness must be one λ per judge or \"estimated\", got {lambdas!r}")
+                raise ValueError(f'stubbornness must be one λ per judge or "estimated", got {lambdas!r}')
             lambdas = [1.0] * len(self.names)  # equal until estimate_stubbornness() has seen scored steps
         # λ and W are checked once, here, by the panel's ConsensusSpec (the one λ rule)
         lambdas = tuple(lambdas)
@@ -147,7 +162,9 @@ class Panel:
         """Set λ from a batch of scored steps (raw scores (..., m), no labels); the estimate and its
         intervals are kept for the run's record (see accord.consensus_core._reliability)."""
 
-        kwargs.setdefault("groups", [k for k, g in enumerate(self.groups) for _ in g.names])  # one model's roles agree among themselves
+        kwargs.setdefault(
+            "groups", [k for k, g in enumerate(self.groups) for _ in g.names]
+        )  # one model's roles agree among themselves
         est = estimate_stubbornness(raw, **kwargs)
         self.consensus = ConsensusSpec(tuple(float(x) for x in est.lambdas), self.influence)
         self.stubbornness_estimate = est.as_dict(self.names)
@@ -271,8 +288,15 @@ class Panel:
 
 
 # ------------------------------------------------------------------ building from specs
-def build_panel(specs: Sequence[JudgeSpec | dict], influence=None, timeout_s: float = 120.0, models: dict | None = None,
-                stubbornness: str = "hand-set", warmup: int = 30, calibrate_thresholds: float | None = None) -> Panel:
+def build_panel(
+    specs: Sequence[JudgeSpec | dict],
+    influence=None,
+    timeout_s: float = 120.0,
+    models: dict | None = None,
+    stubbornness: str = "hand-set",
+    warmup: int = 30,
+    calibrate_thresholds: float | None = None,
+) -> Panel:
     """A panel from judge specs (typed, or entries ``{"type": ..., "lambda": ..., ...}``, see
     docs/step-loop.md), each judge built by its registered factory with its λ per column (the
     entry's ``lambda``, else the type's default).
@@ -286,5 +310,11 @@ def build_panel(specs: Sequence[JudgeSpec | dict], influence=None, timeout_s: fl
         raise ValueError(f"stubbornness must be 'hand-set' or 'estimated', got {stubbornness!r}")
     built = build_judges(specs, models)
     lams = "estimated" if stubbornness == "estimated" else [x for b in built for x in b.lambdas]
-    return Panel([b.judge for b in built], lams, influence=influence, timeout_s=timeout_s, warmup=warmup,
-                 calibrate_thresholds=calibrate_thresholds)
+    return Panel(
+        [b.judge for b in built],
+        lams,
+        influence=influence,
+        timeout_s=timeout_s,
+        warmup=warmup,
+        calibrate_thresholds=calibrate_thresholds,
+    )

@@ -23,16 +23,16 @@ reapplied as they are on replay; with ``off`` nothing is mapped and decisions ar
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 
 from accord.adapters import Calibrator
-from accord.consensus_core import ConsensusSpec
+from accord.consensus_core import ConsensusSpec, calibrate_thresholds
 from accord.consensus_core.jury import certify_threshold
-from accord.consensus_core import calibrate_thresholds
 
 SCALE_METHODS = ("off", "quantile", "agreement", "standardize", "platt")
 LABEL_FREE = ("quantile", "agreement", "standardize")
@@ -56,8 +56,14 @@ def _fit_column(method: str, x: np.ndarray, labels: np.ndarray | None, others: n
 
 def _panel_approval(rows: np.ndarray) -> np.ndarray:
     """Per row and judge: 1 if the other judges' mean percentile is above 0.5 (NaN if none scored)."""
-    pct = np.column_stack([Calibrator("quantile").fit(c[np.isfinite(c)]).apply(c) if np.isfinite(c).sum() >= 2
-                           else np.full(len(c), np.nan) for c in rows.T])
+    pct = np.column_stack(
+        [
+            Calibrator("quantile").fit(c[np.isfinite(c)]).apply(c)
+            if np.isfinite(c).sum() >= 2
+            else np.full(len(c), np.nan)
+            for c in rows.T
+        ]
+    )
     out = np.full(rows.shape, np.nan)
     for j in range(rows.shape[1]):
         rest = np.delete(pct, j, axis=1)
@@ -88,7 +94,7 @@ class JudgeScale:
     def fitted(self) -> bool:
         return self.calibrators is not None
 
-    def fit(self, raw, labels=None) -> "JudgeScale":
+    def fit(self, raw, labels=None) -> JudgeScale:
         """Fit every judge's map on scored candidates ``raw`` (k, m); ``labels`` (k,) 1 = right step
         (needed by ``platt``, NaN where unknown)."""
         rows = np.asarray(raw, dtype=float)
@@ -111,12 +117,21 @@ class JudgeScale:
         r = np.asarray(raw, dtype=float)
         if self.calibrators is None:
             return r
-        cols = [r[..., j] if c is None else c.apply(r[..., j])
-                for j, c in ((j, self.calibrators.get(n)) for j, n in enumerate(self.judges))]
+        cols = [
+            r[..., j] if c is None else c.apply(r[..., j])
+            for j, c in ((j, self.calibrators.get(n)) for j, n in enumerate(self.judges))
+        ]
         return np.stack(cols, axis=-1)
 
-    def set_thresholds(self, raw, spec: ConsensusSpec, target_rate: float | None = None,
-                       target_error: float | None = None, labels=None, delta: float = 0.1) -> dict[str, Any]:
+    def set_thresholds(
+        self,
+        raw,
+        spec: ConsensusSpec,
+        target_rate: float | None = None,
+        target_error: float | None = None,
+        labels=None,
+        delta: float = 0.1,
+    ) -> dict[str, Any]:
         """VERDICT's τ, ε on this scale from a target: the share of candidates accepted (label-free,
         :func:`accord.consensus_core.reliability.calibrate_thresholds`), or the error among accepted
         candidates on labelled ones (the jury's Learn-then-Test risk control: with probability 1 - δ
@@ -135,34 +150,54 @@ class JudgeScale:
         conf = np.where(st.dispersion < eps, st.mean, -np.inf)[ok]
         risk = certify_threshold(conf, y[ok] < 0.5, np.ones(int(ok.sum()), dtype=bool), alpha=target_error, delta=delta)
         tau = float(risk.threshold) - 1e-9 if risk.certified else float("inf")
-        self.thresholds = {"tau": tau, "eps": eps, "method": "target_error", "risk": risk.as_dict(),
-                           "acceptance_rate": float(np.mean(conf > tau)), "target": {"error": target_error}}
+        self.thresholds = {
+            "tau": tau,
+            "eps": eps,
+            "method": "target_error",
+            "risk": risk.as_dict(),
+            "acceptance_rate": float(np.mean(conf > tau)),
+            "target": {"error": target_error},
+        }
         return self.thresholds
 
     def as_dict(self) -> dict[str, Any]:
-        return {"method": self.method, "judges": list(self.judges), "fitted_on": self.fitted_on, "source": self.source,
-                "maps": None if self.calibrators is None else
-                {n: (None if c is None else c.as_dict()) for n, c in self.calibrators.items()},
-                "thresholds": self.thresholds, "notes": list(self.notes)}
+        return {
+            "method": self.method,
+            "judges": list(self.judges),
+            "fitted_on": self.fitted_on,
+            "source": self.source,
+            "maps": None
+            if self.calibrators is None
+            else {n: (None if c is None else c.as_dict()) for n, c in self.calibrators.items()},
+            "thresholds": self.thresholds,
+            "notes": list(self.notes),
+        }
 
     @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> "JudgeScale":
+    def from_dict(cls, d: dict[str, Any]) -> JudgeScale:
         if not isinstance(d, dict) or d.get("method") not in SCALE_METHODS[1:] or not isinstance(d.get("judges"), list):
-            raise ValueError("a saved judge scale needs 'method' (one of "
-                             f"{', '.join(SCALE_METHODS[1:])}) and 'judges'")
+            raise ValueError(f"a saved judge scale needs 'method' (one of {', '.join(SCALE_METHODS[1:])}) and 'judges'")
         maps = d.get("maps")
         cal = None if maps is None else {n: (None if c is None else Calibrator.from_dict(c)) for n, c in maps.items()}
-        return cls(d["method"], tuple(d["judges"]), cal, int(d.get("fitted_on", 0)), str(d.get("source", "")),
-                   d.get("thresholds"), list(d.get("notes", [])))
+        return cls(
+            d["method"],
+            tuple(d["judges"]),
+            cal,
+            int(d.get("fitted_on", 0)),
+            str(d.get("source", "")),
+            d.get("thresholds"),
+            list(d.get("notes", [])),
+        )
 
-    def for_judges(self, names: Sequence[str]) -> "JudgeScale":
+    def for_judges(self, names: Sequence[str]) -> JudgeScale:
         """This scale for a panel with these columns (a saved scale must name every one of them)."""
         if self.calibrators is not None:
             missing = [n for n in names if n not in self.calibrators]
             if missing:
                 raise ValueError(f"the judge scale has no map for judge(s) {missing} (it has {list(self.calibrators)})")
-        return JudgeScale(self.method, tuple(names), self.calibrators, self.fitted_on, self.source, self.thresholds,
-                          list(self.notes))
+        return JudgeScale(
+            self.method, tuple(names), self.calibrators, self.fitted_on, self.source, self.thresholds, list(self.notes)
+        )
 
 
 def save_scale(path: str | Path, scale: JudgeScale) -> Path:

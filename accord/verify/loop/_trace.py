@@ -86,8 +86,12 @@ def cut_partial_line(path: Path) -> str | None:
 def task_record(task) -> dict[str, Any]:
     """The ``task`` record: the problem text and the reference, written once per task before its chains."""
     reference = getattr(task, "reference", None)
-    return {"type": "task", "task_id": task.id, "question": str(getattr(task, "question", "") or ""),
-            "reference": None if reference is None else str(reference)}
+    return {
+        "type": "task",
+        "task_id": task.id,
+        "question": str(getattr(task, "question", "") or ""),
+        "reference": None if reference is None else str(reference),
+    }
 
 
 def new_id() -> str:
@@ -136,7 +140,7 @@ class TraceWriter:
             if not self._fh.closed:
                 self._fh.close()
 
-    def __enter__(self) -> "TraceWriter":
+    def __enter__(self) -> TraceWriter:
         return self
 
     def __exit__(self, *exc) -> None:
@@ -184,8 +188,10 @@ def one_writer_problem(numbered) -> str | None:
         if seq is None:
             continue
         if seq != position:
-            return (f"{line}: record numbered {seq!r} sits at position {position}: two processes wrote this trace at once; "
-                    f"its records cannot be trusted (rerun into a new folder)")
+            return (
+                f"{line}: record numbered {seq!r} sits at position {position}: two processes wrote this trace at once; "
+                f"its records cannot be trusted (rerun into a new folder)"
+            )
         if run_id is not None and rec.get("run_id") != run_id:
             return f"{line}: records of two runs ({run_id}, {rec.get('run_id')}) in one trace"
         run_id = rec.get("run_id")

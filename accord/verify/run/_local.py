@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import time
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -12,10 +12,15 @@ from accord.adapters.served import Recorder
 from accord.errors import UserError
 from accord.verify.analysis import accept_rule, judge_counts, paired_from, read_trace
 from accord.verify.io import SUMMARY_FILE
-from accord.verify.loop import CALIBRATION_FILE, resume_after_outage, save_scale, StepLoop, TraceWriter
+from accord.verify.loop import CALIBRATION_FILE, StepLoop, TraceWriter, resume_after_outage, save_scale
 from accord.verify.run._config import RunConfig
 from accord.verify.run._setup import (
-    build_chains, build_generator, build_panel_from, build_scale, load_task_list, start_run_folder,
+    build_chains,
+    build_generator,
+    build_panel_from,
+    build_scale,
+    load_task_list,
+    start_run_folder,
 )
 from accord.verify.run._summary import make_summary, write_report
 
@@ -44,22 +49,39 @@ def execute(cfg: RunConfig, run_dir: Path, resume: bool = False, progress=None) 
     served = Recorder(writer.write)  # every served call: one trace line, summed in the summary
     try:
         if not resume or not trace_path.stat().st_size:
-            writer.write({"type": "run", "seed": cfg.seed, "judges": panel.names, "lambdas": list(panel.lambdas),
-                          "chains": [c.label for c in chains], "scoring": panel.describe(),
-                          "started": datetime.now(timezone.utc).isoformat()})
+            writer.write(
+                {
+                    "type": "run",
+                    "seed": cfg.seed,
+                    "judges": panel.names,
+                    "lambdas": list(panel.lambdas),
+                    "chains": [c.label for c in chains],
+                    "scoring": panel.describe(),
+                    "started": datetime.now(UTC).isoformat(),
+                }
+            )
             if scale is not None and scale.fitted:  # a saved scale: recorded before the first step
                 writer.write({"type": "calibration", **scale.scale.as_dict()})
         else:
-            writer.write({"type": "resume", "at_steps": state.n_steps, "finished_chains": len(state.ends),
-                          "notes": state.notes + ([writer.note] if writer.note else []),
-                          "started": datetime.now(timezone.utc).isoformat()})
+            writer.write(
+                {
+                    "type": "resume",
+                    "at_steps": state.n_steps,
+                    "finished_chains": len(state.ends),
+                    "notes": state.notes + ([writer.note] if writer.note else []),
+                    "started": datetime.now(UTC).isoformat(),
+                }
+            )
         try:
             loop = StepLoop(
-                generator, panel, chains,
+                generator,
+                panel,
+                chains,
                 budgets=cfg.budgets.budgets(),
                 seed=cfg.seed,
                 adaptive=cfg.adaptive.settings(),
-                writer=writer, resume=state,
+                writer=writer,
+                resume=state,
                 on_event=progress.event if progress else None,
                 scale=scale,
             )

@@ -14,7 +14,8 @@
 - **Failures**: a worker or server that dies fails its problems' calls; each is resubmitted with
   the trace's records for that problem (bounded by ``max_retries``, each retry recorded as a
   ``retry`` record), so decided steps and finished chains are never recomputed. Servers restart
-  themselves (``max_restarts``); a failed worker is replaced by a fresh one. A problem that exhausts its retries is recorded (``task_failed``)
+  themselves (``max_restarts``); a failed worker is replaced by a fresh one. A problem that exhausts its retries is
+  recorded (``task_failed``)
   and reported; ``--resume`` picks it up later.
 
 Candidates are seeded per (run seed, context), exactly as in a local run, so with the same seed
@@ -28,7 +29,7 @@ import json
 import time
 import uuid
 from dataclasses import dataclass, fields
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -36,8 +37,8 @@ from typing import Any
 from accord.consensus_core import ConsensusSpec
 from accord.errors import UserError
 from accord.verify.analysis import paired_from
-from accord.verify.io import connect_ray, SUMMARY_FILE, user_error_from
-from accord.verify.loop import load_resume_state, read_records, ResumeState, StepLoop, Totals, TraceWriter
+from accord.verify.io import SUMMARY_FILE, connect_ray, user_error_from
+from accord.verify.loop import ResumeState, StepLoop, Totals, TraceWriter, load_resume_state, read_records
 from accord.verify.run._config import RunConfig, TaskConfig
 from accord.verify.run._setup import build_chains, build_generator, build_panel_from, load_task_list, start_run_folder
 from accord.verify.run._summary import make_summary, write_report
@@ -85,8 +86,13 @@ class ModelServer:
         if self.panel is None:
             return {"pid": os.getpid()}
         p = self.panel
-        return {"pid": os.getpid(), "names": list(p.names), "lambdas": list(p.lambdas),
-                "influence": None if p.influence is None else p.influence.tolist(), "scoring": p.describe()}
+        return {
+            "pid": os.getpid(),
+            "names": list(p.names),
+            "lambdas": list(p.lambdas),
+            "influence": None if p.influence is None else p.influence.tolist(),
+            "scoring": p.describe(),
+        }
 
     def propose(self, ctx, n: int, seed: int):
         cands = self.generator.propose(ctx, n, seed)
@@ -198,9 +204,14 @@ class ProblemWorker:
 
         task = _tasks_for(json.dumps(cfg.task.as_dict(), sort_keys=True))[index]
         loop = StepLoop(
-            RemoteGenerator(generator_server), RemotePanel(panel_server, panel_info), chains,
-            budgets=cfg.budgets.budgets(), seed=cfg.seed, adaptive=cfg.adaptive.settings(),
-            writer=SinkWriter(sink), resume=resume,
+            RemoteGenerator(generator_server),
+            RemotePanel(panel_server, panel_info),
+            chains,
+            budgets=cfg.budgets.budgets(),
+            seed=cfg.seed,
+            adaptive=cfg.adaptive.settings(),
+            writer=SinkWriter(sink),
+            resume=resume,
         )
         ends = loop.run_task(task)
         return ends, loop.totals
@@ -215,10 +226,12 @@ def resume_for(state, task_id: str):
     steps = {k: v for k, v in state.steps.items() if k[0] == task_id}
     cids = {r["context_id"] for r in steps.values()}
     return ResumeState(
-        ends={k: v for k, v in state.ends.items() if k[0] == task_id}, steps=steps,
+        ends={k: v for k, v in state.ends.items() if k[0] == task_id},
+        steps=steps,
         candidates={c: v for c, v in state.candidates.items() if c in cids},
         candidate_tokens={c: v for c, v in state.candidate_tokens.items() if c in cids},
-        scores={c: v for c, v in state.scores.items() if c in cids}, judges=state.judges,
+        scores={c: v for c, v in state.scores.items() if c in cids},
+        judges=state.judges,
         tasks={t for t in state.tasks if t == task_id},
     )
 
@@ -237,13 +250,24 @@ class ServerPool:
         per_gpu = opts.server_gpus if opts.server_gpus is not None else (1.0 if gpus else 0.0)
         _check_fits(ray, opts, n * (2 if opts.separate else 1), per_gpu)
         actor = ray.remote(ModelServer).options
-        common = dict(num_cpus=opts.server_cpus, num_gpus=per_gpu, max_restarts=opts.max_retries, max_task_retries=0,
-                      scheduling_strategy="SPREAD" if opts.spread else "DEFAULT")
+        common = dict(
+            num_cpus=opts.server_cpus,
+            num_gpus=per_gpu,
+            max_restarts=opts.max_retries,
+            max_task_retries=0,
+            scheduling_strategy="SPREAD" if opts.spread else "DEFAULT",
+        )
         if opts.separate:
-            self.generators = [actor(name=f"accord-server-generator-{i}-{tag}", **common).remote(cfg, ("generator",)) for i in range(n)]
-            self.panels = [actor(name=f"accord-server-panel-{i}-{tag}", **common).remote(cfg, ("panel",)) for i in range(n)]
+            self.generators = [
+                actor(name=f"accord-server-generator-{i}-{tag}", **common).remote(cfg, ("generator",)) for i in range(n)
+            ]
+            self.panels = [
+                actor(name=f"accord-server-panel-{i}-{tag}", **common).remote(cfg, ("panel",)) for i in range(n)
+            ]
         else:
-            both = [actor(name=f"accord-server-{i}-{tag}", **common).remote(cfg, ("generator", "panel")) for i in range(n)]
+            both = [
+                actor(name=f"accord-server-{i}-{tag}", **common).remote(cfg, ("generator", "panel")) for i in range(n)
+            ]
             self.generators = self.panels = both
         self.n = n
         self.gpus_per_server = per_gpu
@@ -276,7 +300,8 @@ def _check_fits(ray, opts: RayOptions, servers: int, gpus_each: float) -> None:
     if not fits:
         raise UserError(
             f"ray: {servers} server(s) x {opts.server_cpus:g} CPU/{gpus_each:g} GPU + {opts.workers} worker(s) x "
-            f"{opts.worker_cpus:g} CPU need {cpus:g} CPUs and {gpus:g} GPUs; the cluster has {have.get('CPU', 0):g} CPUs "
+            f"{opts.worker_cpus:g} CPU need {cpus:g} CPUs and {gpus:g} GPUs; the cluster has {have.get('CPU', 0):g} "
+            "CPUs "
             f"and {have.get('GPU', 0):g} GPUs free (lower --servers/--workers or their --*-cpus)"
         )
 
@@ -299,7 +324,9 @@ def server_pool(ray, cfg: RunConfig, opts: RayOptions, tag: str) -> ServerPool:
         pool = ServerPool(ray, cfg, opts, tag)
     except ray.exceptions.RayError as exc:
         err = user_error_from(exc)
-        raise (err if isinstance(err, UserError) else UserError(f"model servers failed to start: {_short(exc)}")) from None
+        raise (
+            err if isinstance(err, UserError) else UserError(f"model servers failed to start: {_short(exc)}")
+        ) from None
     if opts.reuse_servers:
         _POOLS[key] = pool
     return pool
@@ -313,18 +340,24 @@ def close_servers() -> None:
         _POOLS.popitem()[1].close(ray)
 
 
-def execute(cfg: RunConfig, run_dir: Path, resume: bool = False, progress=None, opts: RayOptions | None = None) -> dict[str, Any]:
+def execute(
+    cfg: RunConfig, run_dir: Path, resume: bool = False, progress=None, opts: RayOptions | None = None
+) -> dict[str, Any]:
     """Runs (or resumes) the configured run on Ray; writes the same run folder as a local run."""
 
     opts = opts or RayOptions()
     if cfg.stubbornness.mode == "estimated" or cfg.thresholds.mode == "calibrated":  # learned per process
-        raise UserError("--backend ray needs hand-set stubbornness and fixed thresholds: estimated λ and calibrated "
-                        "τ, ε are learned per process; run locally first, then set the values from its summary.json")
+        raise UserError(
+            "--backend ray needs hand-set stubbornness and fixed thresholds: estimated λ and calibrated "
+            "τ, ε are learned per process; run locally first, then set the values from its summary.json"
+        )
     if cfg.calibration.mode != "off":
         raise UserError("--backend ray does not put judges on one scale (calibration.mode must be off); run locally")
     if cfg.adaptive.enabled and cfg.adaptive.margin == "calibrated":
-        raise UserError("--backend ray needs a fixed adaptive margin: a calibrated one is learned per process; run "
-                        "locally first, then set adaptive.min_mean and adaptive.max_dispersion from its summary.json")
+        raise UserError(
+            "--backend ray needs a fixed adaptive margin: a calibrated one is learned per process; run "
+            "locally first, then set adaptive.min_mean and adaptive.max_dispersion from its summary.json"
+        )
     t_start = time.perf_counter()
     trace_path = start_run_folder(cfg, run_dir, resume)
     say = progress.say if progress else (lambda text: None)
@@ -336,8 +369,11 @@ def execute(cfg: RunConfig, run_dir: Path, resume: bool = False, progress=None, 
     state = load_resume_state(trace_path) if resume else None
     tag = uuid.uuid4().hex[:8]
     here = NodeAffinitySchedulingStrategy(ray.get_runtime_context().get_node_id(), soft=False)
-    sink = ray.remote(TraceSink).options(num_cpus=0, scheduling_strategy=here, name=f"accord-trace-{tag}",
-                                         max_restarts=opts.max_retries).remote(str(trace_path.resolve()))
+    sink = (
+        ray.remote(TraceSink)
+        .options(num_cpus=0, scheduling_strategy=here, name=f"accord-trace-{tag}", max_restarts=opts.max_retries)
+        .remote(str(trace_path.resolve()))
+    )
     say("starting model servers")
     t0 = time.perf_counter()
     pool = None
@@ -348,18 +384,38 @@ def execute(cfg: RunConfig, run_dir: Path, resume: bool = False, progress=None, 
         chains = build_chains(cfg)
         labels = [c.label for c in chains]
         if state is not None and state.judges is not None and tuple(state.judges) != tuple(info["names"]):
-            raise UserError(f"{run_dir}: the trace was recorded with judges {list(state.judges)}, the panel has {info['names']}")
-        backend = {"name": "ray", "workers": opts.workers, "servers": pool.n, "gpus_per_server": pool.gpus_per_server,
-                   "separate": opts.separate, "max_retries": opts.max_retries}
+            raise UserError(
+                f"{run_dir}: the trace was recorded with judges {list(state.judges)}, the panel has {info['names']}"
+            )
+        backend = {
+            "name": "ray",
+            "workers": opts.workers,
+            "servers": pool.n,
+            "gpus_per_server": pool.gpus_per_server,
+            "separate": opts.separate,
+            "max_retries": opts.max_retries,
+        }
         note = ray.get(sink.note.remote())
         if not resume or not trace_path.stat().st_size:
-            header = {"type": "run", "seed": cfg.seed, "judges": info["names"], "lambdas": info["lambdas"],
-                      "chains": labels, "scoring": info["scoring"], "backend": backend,
-                      "started": datetime.now(timezone.utc).isoformat()}
+            header = {
+                "type": "run",
+                "seed": cfg.seed,
+                "judges": info["names"],
+                "lambdas": info["lambdas"],
+                "chains": labels,
+                "scoring": info["scoring"],
+                "backend": backend,
+                "started": datetime.now(UTC).isoformat(),
+            }
         else:
-            header = {"type": "resume", "at_steps": state.n_steps, "finished_chains": len(state.ends),
-                      "notes": state.notes + ([note] if note else []), "backend": backend,
-                      "started": datetime.now(timezone.utc).isoformat()}
+            header = {
+                "type": "resume",
+                "at_steps": state.n_steps,
+                "finished_chains": len(state.ends),
+                "notes": state.notes + ([note] if note else []),
+                "backend": backend,
+                "started": datetime.now(UTC).isoformat(),
+            }
         ray.get(sink.write.remote(header))
         if progress:
             progress.start(len(tasks), labels)
@@ -404,7 +460,11 @@ def _drive(ray, cfg, tasks, chains, state, pool: ServerPool, sink, opts: RayOpti
 
     def new_worker():
         name = f"accord-worker-{next(made)}-{tag}"
-        return ray.remote(ProblemWorker).options(num_cpus=opts.worker_cpus, max_restarts=0, max_task_retries=0, name=name).remote()
+        return (
+            ray.remote(ProblemWorker)
+            .options(num_cpus=opts.worker_cpus, max_restarts=0, max_task_retries=0, name=name)
+            .remote()
+        )
 
     results: dict[int, list] = {}
     totals = Totals()
@@ -439,8 +499,13 @@ def _drive(ray, cfg, tasks, chains, state, pool: ServerPool, sink, opts: RayOpti
                 free.append(new_worker())
                 attempts[i] += 1
                 again = attempts[i] <= opts.max_retries
-                rec = {"type": "retry" if again else "task_failed", "task_id": tasks[i].id, "attempt": attempts[i],
-                       "error": _short(exc), "time": datetime.now(timezone.utc).isoformat()}
+                rec = {
+                    "type": "retry" if again else "task_failed",
+                    "task_id": tasks[i].id,
+                    "attempt": attempts[i],
+                    "error": _short(exc),
+                    "time": datetime.now(UTC).isoformat(),
+                }
                 ray.get(sink.write.remote(rec))
                 if again:
                     state = load_resume_state(trace_path)  # what the failed attempt finished is kept

@@ -2,17 +2,16 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 from accord.adapters.code import CodeGenerator
-from accord.adapters.local import TransformersGenerator
+from accord.adapters.local import TransformersGenerator, VLMGenerator, shared_vlm
 from accord.adapters.served import build_generator as served_generator
-from accord.adapters.local import VLMGenerator, shared_vlm
 from accord.consensus_core import get_policy
 from accord.errors import UserError
 from accord.verify.io import TRACE_FILE
-from accord.verify.loop import BASE, build_panel, Chain, JudgeScale, load_scale, ScaleWarmup
+from accord.verify.loop import BASE, Chain, JudgeScale, ScaleWarmup, build_panel, load_scale
 from accord.verify.run._config import RunConfig, TaskConfig, save_run_config
 from accord.verify.tasks import load_tasks
 
@@ -23,6 +22,7 @@ def build_chains(cfg: RunConfig) -> list[Chain]:
     Policies hold only their own parameters; λ and W are the panel's (each decision takes
     ``panel.consensus``), so a policy's ``params`` naming ``lambdas`` is an error.
     """
+
     def make(name: str, params: dict | None, label: str | None, key: str) -> Chain:
         try:
             policy = get_policy(name, **dict(params or {}))
@@ -33,7 +33,9 @@ def build_chains(cfg: RunConfig) -> list[Chain]:
     chains = [make(cfg.policy.name, cfg.policy.params, None, "policy")]
     for k, b in enumerate(cfg.baselines):
         key = f"baselines[{k}]"
-        chains.append(make(b, None, None, key) if isinstance(b, str) else make(b["name"], b.get("params"), b.get("label"), key))
+        chains.append(
+            make(b, None, None, key) if isinstance(b, str) else make(b["name"], b.get("params"), b.get("label"), key)
+        )
     if cfg.base_chain:
         chains.append(Chain(BASE, None))
     labels = [c.label for c in chains]
@@ -60,8 +62,12 @@ def build_generator(cfg: RunConfig):
             raise UserError(f"generator {g.model!r}: {str(exc).splitlines()[0]}") from None
     try:
         return make(
-            model=g.model, temperature=g.temperature, top_p=g.top_p, max_new_tokens=g.max_new_tokens,
-            device=g.device, dtype=g.dtype,
+            model=g.model,
+            temperature=g.temperature,
+            top_p=g.top_p,
+            max_new_tokens=g.max_new_tokens,
+            device=g.device,
+            dtype=g.dtype,
         )
     except (OSError, ValueError) as exc:
         raise UserError(f"generator {g.model!r}: {str(exc).splitlines()[0]}") from None
@@ -69,9 +75,14 @@ def build_generator(cfg: RunConfig):
 
 def build_panel_from(cfg: RunConfig):
     try:
-        return build_panel(cfg.judges, influence=cfg.influence, timeout_s=cfg.judge_timeout_s,
-                           stubbornness=cfg.stubbornness.mode, warmup=cfg.stubbornness.warmup,
-                           calibrate_thresholds=cfg.thresholds.calibrate)
+        return build_panel(
+            cfg.judges,
+            influence=cfg.influence,
+            timeout_s=cfg.judge_timeout_s,
+            stubbornness=cfg.stubbornness.mode,
+            warmup=cfg.stubbornness.warmup,
+            calibrate_thresholds=cfg.thresholds.calibrate,
+        )
     except (OSError, ValueError, TypeError) as exc:
         raise UserError(f"config: judges: {str(exc).splitlines()[0]}") from None
 
@@ -88,8 +99,9 @@ def build_scale(cfg: RunConfig, panel) -> ScaleWarmup | None:
             if not scale.fitted:
                 raise ValueError(f"{cal.file}: the judge scale was never fitted")
             if scale.thresholds is None and cal.target_rate is not None:
-                raise ValueError("calibration.target_rate needs a scale fitted during the run "
-                                 "(a saved scale keeps its tau, eps)")
+                raise ValueError(
+                    "calibration.target_rate needs a scale fitted during the run (a saved scale keeps its tau, eps)"
+                )
             return ScaleWarmup(scale)
         return ScaleWarmup(JudgeScale(cal.mode, tuple(panel.names)), cal.warmup, cal.target_rate)
     except ValueError as exc:
@@ -106,7 +118,7 @@ def load_task_list(task: TaskConfig):
 def new_run_dir(cfg: RunConfig) -> Path:
     if cfg.output.dir:
         return Path(cfg.output.dir)
-    return Path("runs") / datetime.now(timezone.utc).strftime("%Y%m%d-%H%M%S")
+    return Path("runs") / datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
 
 
 def start_run_folder(cfg: RunConfig, run_dir: Path, resume: bool) -> Path:

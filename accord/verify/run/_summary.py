@@ -37,16 +37,21 @@ def make_summary(cfg: RunConfig, ends, loop, labels, load_s: float, wall_s: floa
             "judge_share": round(t.judge_s / work, 4) if work else None,
         },
         "work": {
-            "generate_calls": t.generate_calls, "panel_calls": t.panel_calls,
-            "candidates_generated": t.candidates_generated, "candidates_scored": t.candidates_scored,
-            "generated_tokens": t.generated_tokens, "generator_prompt_tokens": t.prompt_tokens,
+            "generate_calls": t.generate_calls,
+            "panel_calls": t.panel_calls,
+            "candidates_generated": t.candidates_generated,
+            "candidates_scored": t.candidates_scored,
+            "generated_tokens": t.generated_tokens,
+            "generator_prompt_tokens": t.prompt_tokens,
             "judge_prompt_tokens": t.judge_tokens,
             "resumed_steps": t.resumed_steps,
         },
         "stopped": {lab: _count([e["stopped"] for e in ends if e["chain"] == lab]) for lab in labels},
         "stubbornness": _stubbornness(cfg, getattr(loop, "panel", None)),
-        "adaptive": {"enabled": cfg.adaptive.enabled,
-                     **({"margin": loop.margin_record()} if cfg.adaptive.enabled and hasattr(loop, "margin_record") else {})},
+        "adaptive": {
+            "enabled": cfg.adaptive.enabled,
+            **({"margin": loop.margin_record()} if cfg.adaptive.enabled and hasattr(loop, "margin_record") else {}),
+        },
     }
 
 

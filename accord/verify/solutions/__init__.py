@@ -19,7 +19,25 @@ from accord.verify.solutions._splitter import split_steps
 from accord.verify.solutions._uncertainty import decided
 
 __all__ = [
-    "Annotated", "decided", "evaluate_rules", "FORMATS", "INVALID", "LABELLED_POLICIES", "MAX_STEP_CHARS", "MAX_STEPS_PER_SOLUTION", "prediction", "raw_matrix",
-    "read_solutions", "resolve_settings", "rule_stats", "Solution", "split_steps", "three_way",
-    "verify_solutions", "VerifyResult", "VerifySettings", "write_csv", "write_csv_to",
+    "Annotated",
+    "decided",
+    "evaluate_rules",
+    "FORMATS",
+    "INVALID",
+    "LABELLED_POLICIES",
+    "MAX_STEP_CHARS",
+    "MAX_STEPS_PER_SOLUTION",
+    "prediction",
+    "raw_matrix",
+    "read_solutions",
+    "resolve_settings",
+    "rule_stats",
+    "Solution",
+    "split_steps",
+    "three_way",
+    "verify_solutions",
+    "VerifyResult",
+    "VerifySettings",
+    "write_csv",
+    "write_csv_to",
 ]

@@ -1,4 +1,5 @@
-"""``accord verify --csv FILE`` and ``--format csv``: the records flattened to one row per step, for spreadsheets and pandas.
+"""``accord verify --csv FILE`` and ``--format csv``: the records flattened to one row per step, for spreadsheets and
+pandas.
 
 Each row carries the solution (id, problem, first invalid step, annotated first wrong step), the
 step (its number, text, label, rule score, dispersion, reason, why it is uncertain) and every
@@ -9,8 +10,9 @@ in the tables and on the page of ``accord view`` (``none``: no invalid step / an
 from __future__ import annotations
 
 import csv
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence, TextIO
+from typing import TextIO
 
 from accord.errors import UserError
 
@@ -25,11 +27,19 @@ def csv_rows(records: Sequence[dict]) -> tuple[list[str], list[dict]]:
     rows = []
     for r in records:
         for k, st in enumerate(r["steps"]):
-            row = {"id": r["id"], "problem": r.get("problem", ""), "first_invalid_step_number": number(r["prediction"]),
-                   "annotated_first_wrong_step_number": number(r["label"]) if "label" in r else "",
-                   "step_number": k + 1, "text": st.get("text", ""),
-                   "label": st["label"], "mean": _cell(st.get("mean")), "dispersion": _cell(st.get("dispersion")),
-                   "reason": st.get("reason") or "", "uncertain_reason": st.get("uncertain_reason") or ""}
+            row = {
+                "id": r["id"],
+                "problem": r.get("problem", ""),
+                "first_invalid_step_number": number(r["prediction"]),
+                "annotated_first_wrong_step_number": number(r["label"]) if "label" in r else "",
+                "step_number": k + 1,
+                "text": st.get("text", ""),
+                "label": st["label"],
+                "mean": _cell(st.get("mean")),
+                "dispersion": _cell(st.get("dispersion")),
+                "reason": st.get("reason") or "",
+                "uncertain_reason": st.get("uncertain_reason") or "",
+            }
             for j in judges:
                 row[f"score_{j}"] = _cell(st["scores"].get(j))
                 row[f"reason_{j}"] = st["reasons"].get(j) or ""

@@ -11,19 +11,19 @@ so a re-run (another policy, a resumed file) never pays for a judge call twice.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 import numpy as np
 
 from accord.adapters import JudgeCache
 from accord.errors import UserError
-from accord.verify.loop import Panel, build_panel
 from accord.protocols import StepContext
+from accord.verify.loop import Panel, build_panel
 from accord.verify.solutions._labelling import UNCERTAIN, explain, prediction, rule_stats, three_way
-from accord.verify.solutions._uncertainty import uncertain_reason
 from accord.verify.solutions._reading import Solution
 from accord.verify.solutions._settings import VerifySettings
+from accord.verify.solutions._uncertainty import uncertain_reason
 
 
 @dataclass(frozen=True)
@@ -42,8 +42,12 @@ def make_panel(settings: VerifySettings) -> Panel:
 
 def step_context(sol: Solution, k: int) -> StepContext:
     nxt = sol.steps[k + 1] if k + 1 < len(sol.steps) else ""
-    return StepContext(sol.problem, tuple(sol.steps[:k]), reference=sol.reference,
-                       metadata={"final": k == len(sol.steps) - 1, "next_step": nxt})
+    return StepContext(
+        sol.problem,
+        tuple(sol.steps[:k]),
+        reference=sol.reference,
+        metadata={"final": k == len(sol.steps) - 1, "next_step": nxt},
+    )
 
 
 class ScoreCache:
@@ -66,7 +70,9 @@ class ScoreCache:
         hits = [self.cache.get(n, self.settings[n], prompt) for n in self.names]
         if any(h is None for h in hits):
             return None
-        return StepScores({n: h.value for n, h in zip(self.names, hits)}, {n: h.reason for n, h in zip(self.names, hits)})
+        return StepScores(
+            {n: h.value for n, h in zip(self.names, hits)}, {n: h.reason for n, h in zip(self.names, hits)}
+        )
 
     def put(self, ctx: StepContext, step: str, scored: StepScores) -> None:
         if self.cache is not None:
@@ -120,16 +126,27 @@ def judge_solution(sol: Solution, scorer: PanelScorer, progress=None) -> list[St
 
 def raw_matrix(steps: Sequence[dict], judges: Sequence[str]) -> np.ndarray:
     """(steps, judges) raw scores of an output record's steps, NaN where a judge gave none."""
-    return np.array([[np.nan if s["scores"].get(j) is None else float(s["scores"][j]) for j in judges]
-                     for s in steps], dtype=float).reshape(len(steps), len(judges))
+    return np.array(
+        [[np.nan if s["scores"].get(j) is None else float(s["scores"][j]) for j in judges] for s in steps], dtype=float
+    ).reshape(len(steps), len(judges))
 
 
-def solution_record(sol: Solution, scored: Sequence[StepScores], judges: Sequence[str], lambdas: Sequence[float],
-                    policy: str, tau: float, eps: float, influence=None) -> dict:
+def solution_record(
+    sol: Solution,
+    scored: Sequence[StepScores],
+    judges: Sequence[str],
+    lambdas: Sequence[float],
+    policy: str,
+    tau: float,
+    eps: float,
+    influence=None,
+) -> dict:
     """The output line of one solution: prediction, step labels, and per step the raw scores (null
     with the reason), the rule's mean and dispersion, the label, its reason and evidence."""
-    steps = [{"step_number": k + 1, "text": text, "scores": s.scores, "reasons": s.reasons}
-             for k, (text, s) in enumerate(zip(sol.steps, scored))]
+    steps = [
+        {"step_number": k + 1, "text": text, "scores": s.scores, "reasons": s.reasons}
+        for k, (text, s) in enumerate(zip(sol.steps, scored))
+    ]
     raw = raw_matrix(steps, judges)
     st = rule_stats(raw, policy, judges, lambdas, influence)
     labels = three_way(st, tau, eps)
@@ -143,9 +160,19 @@ def solution_record(sol: Solution, scored: Sequence[StepScores], judges: Sequenc
         if evidence:
             step["evidence"] = evidence
     first = prediction(labels)
-    rec = {"id": sol.id, "problem": sol.problem, "prediction": first,
-           "first_invalid_step_number": first + 1 if first >= 0 else None, "step_labels": labels, "policy": policy,
-           "tau": tau, "eps": eps, "judges": list(judges), "lambdas": [float(x) for x in lambdas], "steps": steps}
+    rec = {
+        "id": sol.id,
+        "problem": sol.problem,
+        "prediction": first,
+        "first_invalid_step_number": first + 1 if first >= 0 else None,
+        "step_labels": labels,
+        "policy": policy,
+        "tau": tau,
+        "eps": eps,
+        "judges": list(judges),
+        "lambdas": [float(x) for x in lambdas],
+        "steps": steps,
+    }
     if sol.reference is not None:
         rec["reference"] = sol.reference
     if sol.first_wrong is not None:

@@ -19,8 +19,8 @@ first invalid step, -1 if none (ProcessBench's convention).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 import numpy as np
 
@@ -40,7 +40,9 @@ class RuleStats:
     n_scored: np.ndarray
 
 
-def rule_stats(raw: np.ndarray, rule: str, judges: Sequence[str], lambdas: Sequence[float], influence=None) -> RuleStats:
+def rule_stats(
+    raw: np.ndarray, rule: str, judges: Sequence[str], lambdas: Sequence[float], influence=None
+) -> RuleStats:
     """The score (and dispersion) of each step (rows of ``raw``, one column per judge) under ``rule``."""
     raw = np.asarray(raw, dtype=float).reshape(-1, len(judges))
     if rule in judges:
@@ -71,8 +73,15 @@ def prediction(labels: Sequence[str]) -> int:
     return next((i for i, x in enumerate(labels) if x == INVALID), -1)
 
 
-def explain(label: str, scores: dict[str, float | None], reasons: dict[str, str | None], mean: float | None,
-            dispersion: float | None, tau: float, eps: float) -> tuple[str, list[str]]:
+def explain(
+    label: str,
+    scores: dict[str, float | None],
+    reasons: dict[str, str | None],
+    mean: float | None,
+    dispersion: float | None,
+    tau: float,
+    eps: float,
+) -> tuple[str, list[str]]:
     """The reason for a step's label and, for an invalid step, the evidence (the low judges' reasons)."""
     scored = {j: v for j, v in scores.items() if v is not None}
     if label == INVALID:

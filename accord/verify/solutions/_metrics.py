@@ -16,8 +16,8 @@ resamples at once as weighted counts).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 import numpy as np
 
@@ -52,9 +52,14 @@ def _figures(w: np.ndarray, sol: dict, steps: dict) -> dict[str, np.ndarray]:
     neg = sw @ steps["neg_onehot"]
     below = np.cumsum(neg, axis=1) - neg
     auc = _ratio((pos * (below + 0.5 * neg)).sum(axis=1), pos.sum(axis=1) * neg.sum(axis=1))
-    return {"error_accuracy": acc_e, "correct_accuracy": acc_c, "f1": f1, "step_auc": auc,
-            "invalid_at_or_after": _ratio(w @ n_late, w @ n_inv),
-            "correct_with_invalid": _ratio(w @ ((n_inv > 0) & ~err), w @ ~err)}
+    return {
+        "error_accuracy": acc_e,
+        "correct_accuracy": acc_c,
+        "f1": f1,
+        "step_auc": auc,
+        "invalid_at_or_after": _ratio(w @ n_late, w @ n_inv),
+        "correct_with_invalid": _ratio(w @ ((n_inv > 0) & ~err), w @ ~err),
+    }
 
 
 def _tables(solutions: Sequence[Annotated], rule: str, judges, lambdas, tau, eps, influence) -> tuple[dict, dict, int]:
@@ -77,23 +82,45 @@ def _tables(solutions: Sequence[Annotated], rule: str, judges, lambdas, tau, eps
     onehot = np.zeros((len(step_err), len(values)))
     onehot[np.arange(len(step_err)), index] = 1.0
     pos = np.asarray(step_pos, dtype=bool)
-    sol = {"correct": np.array(correct, dtype=bool), "erroneous": np.array(erroneous, dtype=bool),
-           "n_invalid": np.array(n_invalid, dtype=float), "n_late": np.array(n_late, dtype=float)}
-    steps = {"solution": np.asarray(step_sol, dtype=int), "pos_onehot": onehot * pos[:, None],
-             "neg_onehot": onehot * ~pos[:, None]}
+    sol = {
+        "correct": np.array(correct, dtype=bool),
+        "erroneous": np.array(erroneous, dtype=bool),
+        "n_invalid": np.array(n_invalid, dtype=float),
+        "n_late": np.array(n_late, dtype=float),
+    }
+    steps = {
+        "solution": np.asarray(step_sol, dtype=int),
+        "pos_onehot": onehot * pos[:, None],
+        "neg_onehot": onehot * ~pos[:, None],
+    }
     return sol, steps, int(sum(n_invalid))
 
 
-def evaluate_rules(solutions: Sequence[Annotated], judges: Sequence[str], lambdas: Sequence[float], rules: Sequence[str],
-                   tau: float, eps: float, influence=None, n_boot: int = 1000, seed: int = 0) -> dict:
+def evaluate_rules(
+    solutions: Sequence[Annotated],
+    judges: Sequence[str],
+    lambdas: Sequence[float],
+    rules: Sequence[str],
+    tau: float,
+    eps: float,
+    influence=None,
+    n_boot: int = 1000,
+    seed: int = 0,
+) -> dict:
     """Every figure for every rule, with ``[low, high]`` 95% bootstrap intervals and the counts."""
     n = len(solutions)
-    out = {"n_solutions": n, "n_erroneous": sum(s.first_wrong >= 0 for s in solutions),
-           "n_steps_labelled": int(sum(len(s.raw) if s.first_wrong < 0 else s.first_wrong + 1 for s in solutions)),
-           "rules": {}}
+    out = {
+        "n_solutions": n,
+        "n_erroneous": sum(s.first_wrong >= 0 for s in solutions),
+        "n_steps_labelled": int(sum(len(s.raw) if s.first_wrong < 0 else s.first_wrong + 1 for s in solutions)),
+        "rules": {},
+    }
     rng = np.random.default_rng(seed)
-    boot = np.stack([np.bincount(rng.integers(0, n, n), minlength=n) for _ in range(n_boot)]).astype(float) \
-        if n and n_boot else np.zeros((0, n))
+    boot = (
+        np.stack([np.bincount(rng.integers(0, n, n), minlength=n) for _ in range(n_boot)]).astype(float)
+        if n and n_boot
+        else np.zeros((0, n))
+    )
     for rule in rules:
         sol, steps, n_invalid = _tables(solutions, rule, judges, lambdas, tau, eps, influence)
         point = {k: (None if np.isnan(v[0]) else float(v[0])) for k, v in _figures(np.ones((1, n)), sol, steps).items()}
@@ -101,7 +128,10 @@ def evaluate_rules(solutions: Sequence[Annotated], judges: Sequence[str], lambda
         intervals = {}
         for k in FIGURES:
             vals = boots[k][~np.isnan(boots[k])]
-            intervals[k] = [float(np.quantile(vals, 0.025)), float(np.quantile(vals, 0.975))] \
-                if len(vals) and point[k] is not None else None
+            intervals[k] = (
+                [float(np.quantile(vals, 0.025)), float(np.quantile(vals, 0.975))]
+                if len(vals) and point[k] is not None
+                else None
+            )
         out["rules"][rule] = {**point, "intervals": intervals, "n_invalid": n_invalid}
     return out

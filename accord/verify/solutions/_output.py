@@ -8,11 +8,11 @@ A line written by a different panel is an error, so one file never mixes panels.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 from accord.errors import UserError
-from accord.verify.io import fault_after_write, fault_before_write, decode_text
+from accord.verify.io import decode_text, fault_after_write, fault_before_write
 
 
 def read_done(path: Path, judges: Sequence[str], known_ids: set[str]) -> dict[str, dict]:
@@ -31,8 +31,10 @@ def read_done(path: Path, judges: Sequence[str], known_ids: set[str]) -> dict[st
         if not isinstance(rec, dict) or "id" not in rec or "steps" not in rec:
             raise UserError(f"{path}:{no}: not a line written by accord verify")
         if rec.get("judges") != list(judges):
-            raise UserError(f"{path}:{no}: written with judges {rec.get('judges')}, but the panel is {list(judges)}; "
-                            "use another --out file")
+            raise UserError(
+                f"{path}:{no}: written with judges {rec.get('judges')}, but the panel is {list(judges)}; "
+                "use another --out file"
+            )
         if rec["id"] not in known_ids:
             raise UserError(f"{path}:{no}: solution {rec['id']!r} is not in the input")
         done[rec["id"]] = rec

@@ -9,7 +9,7 @@ dies stops the run with the lines already written kept; ``--resume`` continues.
 
 from __future__ import annotations
 
-from typing import Iterator, Sequence
+from collections.abc import Iterator, Sequence
 
 from accord.errors import UserError
 from accord.verify.solutions._judging import PanelScorer, ScoreCache, StepScores, judge_solution, make_panel
@@ -33,7 +33,9 @@ class SolutionJudge:
 class RayJudges:
     """``workers`` actors on a Ray cluster (``address``, or RAY_ADDRESS, or a local one)."""
 
-    def __init__(self, settings: VerifySettings, workers: int, address: str | None = None, cpus_per_worker: float = 1.0):
+    def __init__(
+        self, settings: VerifySettings, workers: int, address: str | None = None, cpus_per_worker: float = 1.0
+    ):
         from accord.verify.io import connect_ray
 
         try:
@@ -50,7 +52,9 @@ class RayJudges:
             self.close()
             raise UserError(f"--backend ray: the panel could not be built: {exc}") from None
 
-    def scored(self, todo: Sequence[Solution], cache: ScoreCache, progress) -> Iterator[tuple[Solution, list[StepScores]]]:
+    def scored(
+        self, todo: Sequence[Solution], cache: ScoreCache, progress
+    ) -> Iterator[tuple[Solution, list[StepScores]]]:
         """(solution, step scores) in input order: cached ones at once, the others from the actors."""
         from ray.util import ActorPool
 
@@ -62,8 +66,10 @@ class RayJudges:
                 try:
                     scored = next(remote)
                 except self.ray.exceptions.RayError as exc:
-                    raise UserError(f"--backend ray: a worker failed ({type(exc).__name__}); the finished "
-                                    "solutions are written, continue with --resume") from None
+                    raise UserError(
+                        f"--backend ray: a worker failed ({type(exc).__name__}); the finished "
+                        "solutions are written, continue with --resume"
+                    ) from None
                 cache.put_solution(sol, scored)
             progress(len(sol.steps))
             yield sol, scored

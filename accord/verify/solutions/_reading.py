@@ -23,8 +23,8 @@ from pathlib import Path
 
 from accord.errors import UserError
 from accord.verify.io import input_path, json_objects, parse_json, read_text, text_lines
-from accord.verify.solutions._splitter import split_steps
 from accord.verify.labels import INCORRECT, read_labels
+from accord.verify.solutions._splitter import split_steps
 
 FORMATS = ("processbench", "prm800k", "mmreason", "jsonl", "text")
 # Limits checked when the file is read, before any judging (docs/verify.md, "Limits"): the math judges
@@ -70,8 +70,9 @@ def detect_format(path: Path) -> str:
         return "mmreason"
     if "steps" in first:
         return "processbench"
-    raise UserError(f"{path}:1: cannot tell the format (a record needs 'steps' or 'solution'); "
-                    f"pass --format ({', '.join(FORMATS)})")
+    raise UserError(
+        f"{path}:1: cannot tell the format (a record needs 'steps' or 'solution'); pass --format ({', '.join(FORMATS)})"
+    )
 
 
 def _first_wrong(labels) -> int | None:
@@ -107,8 +108,10 @@ def _refuse_json_as_text(path: Path) -> None:
         return
     head = next((line for line in text_lines(path, "solutions file") if line.strip()), "")
     if head.lstrip().startswith(("{", "[")):
-        raise UserError(f"{path}: --format text reads prose, but this file holds JSON; "
-                        f"drop --format (detected: {detect_format(path)}) or name the JSON format")
+        raise UserError(
+            f"{path}: --format text reads prose, but this file holds JSON; "
+            f"drop --format (detected: {detect_format(path)}) or name the JSON format"
+        )
 
 
 def _text(path: Path) -> list[Solution]:
@@ -133,21 +136,34 @@ def _jsonl(path: Path) -> list[Solution]:
             raise UserError(f"{where}: field 'reference' must be a string or a number")
         steps = tuple(split_steps(obj["solution"]))
         label = obj.get("label")
-        if label is not None and (not isinstance(label, int) or isinstance(label, bool) or not -1 <= label < len(steps)):
+        if label is not None and (
+            not isinstance(label, int) or isinstance(label, bool) or not -1 <= label < len(steps)
+        ):
             raise UserError(f"{where}: 'label' must be -1 or a step index in [0, {len(steps)}) of the split solution")
-        out.append(Solution(str(ident), str(obj.get("problem", obj.get("question", ""))), steps,
-                            None if ref is None else str(ref), label))
+        out.append(
+            Solution(
+                str(ident),
+                str(obj.get("problem", obj.get("question", ""))),
+                steps,
+                None if ref is None else str(ref),
+                label,
+            )
+        )
     return out
 
 
 def _within_limits(path: Path, s: Solution) -> None:
     if len(s.steps) > MAX_STEPS_PER_SOLUTION:
-        raise UserError(f"{path}: solution {s.id!r} has {len(s.steps):,} steps; accord verify judges at most "
-                        f"{MAX_STEPS_PER_SOLUTION:,} per solution (split it into several solutions)")
+        raise UserError(
+            f"{path}: solution {s.id!r} has {len(s.steps):,} steps; accord verify judges at most "
+            f"{MAX_STEPS_PER_SOLUTION:,} per solution (split it into several solutions)"
+        )
     long = next((k for k, step in enumerate(s.steps) if len(step) > MAX_STEP_CHARS), None)
     if long is not None:
-        raise UserError(f"{path}: solution {s.id!r}, step {long}: {len(s.steps[long]):,} characters; accord verify "
-                        f"judges steps of at most {MAX_STEP_CHARS:,} characters (split the step)")
+        raise UserError(
+            f"{path}: solution {s.id!r}, step {long}: {len(s.steps[long]):,} characters; accord verify "
+            f"judges steps of at most {MAX_STEP_CHARS:,} characters (split the step)"
+        )
 
 
 def read_solutions(path: str | Path, fmt: str | None = None) -> list[Solution]:

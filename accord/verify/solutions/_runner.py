@@ -11,10 +11,10 @@ from __future__ import annotations
 import threading
 import time
 from collections import deque
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Sequence
 
 from accord.adapters import JudgeCache
 from accord.errors import UserError
@@ -77,10 +77,19 @@ def _progress(total: int, progress):
     return tqdm(total=total, unit="step", desc="verify", disable=None if progress else True, dynamic_ncols=True)
 
 
-def verify_solutions(solutions: Sequence[Solution], settings: VerifySettings, out: Path | None = None,
-                     resume: bool = False, workers: int = 2, cache: Path | None = None, progress=True,
-                     n_boot: int = 1000, panel: Panel | None = None, backend: str = "local",
-                     address: str | None = None) -> VerifyResult:
+def verify_solutions(
+    solutions: Sequence[Solution],
+    settings: VerifySettings,
+    out: Path | None = None,
+    resume: bool = False,
+    workers: int = 2,
+    cache: Path | None = None,
+    progress=True,
+    n_boot: int = 1000,
+    panel: Panel | None = None,
+    backend: str = "local",
+    address: str | None = None,
+) -> VerifyResult:
     """Judge every solution (or those ``out`` does not have yet, with ``resume``), locally or on Ray.
 
     ``progress``: a callable ``progress(done, total)`` over steps judged, True for a tqdm bar, False for none."""
@@ -97,8 +106,9 @@ def verify_solutions(solutions: Sequence[Solution], settings: VerifySettings, ou
             judges, lambdas, info = list(panel.names), list(panel.lambdas), panel.describe()
         else:
             judges, lambdas, info = on_ray.names, on_ray.lambdas, on_ray.info
-        return _run(solutions, settings, out, resume, workers, cache, progress, n_boot, panel, on_ray,
-                    judges, lambdas, info)
+        return _run(
+            solutions, settings, out, resume, workers, cache, progress, n_boot, panel, on_ray, judges, lambdas, info
+        )
     finally:
         if on_ray is not None:
             on_ray.close()
@@ -128,8 +138,9 @@ def _run(solutions, settings, out, resume, workers, cache, progress, n_boot, pan
         else:
             scored = on_ray.scored(todo, ScoreCache(judges, info, judge_cache), advance)
         for sol, steps in scored:  # in input order
-            rec = solution_record(sol, steps, judges, lambdas, settings.policy, settings.tau, settings.eps,
-                                  settings.influence)
+            rec = solution_record(
+                sol, steps, judges, lambdas, settings.policy, settings.tau, settings.eps, settings.influence
+            )
             records[sol.id] = rec
             if writer is not None:
                 writer.write(rec)
@@ -140,14 +151,26 @@ def _run(solutions, settings, out, resume, workers, cache, progress, n_boot, pan
             writer.close()
     seconds = time.perf_counter() - t0
     ordered = [records[s.id] for s in solutions if s.id in records]
-    result = VerifyResult(ordered, judges, lambdas, settings, sum(len(s.steps) for s in todo), seconds, len(done),
-                          cache=judge_cache.stats())
-    annotated = [Annotated(raw_matrix(r["steps"], judges), s.first_wrong)
-                 for s, r in zip([s for s in solutions if s.id in records], ordered) if s.first_wrong is not None]
+    result = VerifyResult(
+        ordered,
+        judges,
+        lambdas,
+        settings,
+        sum(len(s.steps) for s in todo),
+        seconds,
+        len(done),
+        cache=judge_cache.stats(),
+    )
+    annotated = [
+        Annotated(raw_matrix(r["steps"], judges), s.first_wrong)
+        for s, r in zip([s for s in solutions if s.id in records], ordered)
+        if s.first_wrong is not None
+    ]
     if annotated:
         rules = list(dict.fromkeys(judges + list(COMPARED_RULES) + [settings.policy]))
-        result.metrics = evaluate_rules(annotated, judges, lambdas, rules, settings.tau, settings.eps,
-                                        settings.influence, n_boot=n_boot)
+        result.metrics = evaluate_rules(
+            annotated, judges, lambdas, rules, settings.tau, settings.eps, settings.influence, n_boot=n_boot
+        )
     return result
 
 
@@ -166,5 +189,3 @@ def _scored_locally(todo: Sequence[Solution], scorer: PanelScorer, workers: int,
             yield sol0, fut.result()
     finally:
         pool.shutdown(wait=False, cancel_futures=True)
-
-

@@ -15,8 +15,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from accord.consensus_core import get_policy
-from accord.verify.run import DEFAULTS as RUN_DEFAULTS, read_config_file
 from accord.errors import UserError
+from accord.verify.run import DEFAULTS as RUN_DEFAULTS
+from accord.verify.run import read_config_file
 
 MATH_PANEL: list[dict[str, Any]] = [  # the exact symbolic judge is the most stubborn
     {"type": "arithmetic", "lambda": 1.0},
@@ -40,17 +41,24 @@ class VerifySettings:
     judge_timeout_s: float = 120.0
 
 
-def resolve_settings(config_path: str | None = None, judges: str | None = None, policy: str | None = None,
-                     tau: float | None = None, eps: float | None = None, with_reference: bool = False,
-                     judge_timeout_s: float | None = None) -> VerifySettings:
+def resolve_settings(
+    config_path: str | None = None,
+    judges: str | None = None,
+    policy: str | None = None,
+    tau: float | None = None,
+    eps: float | None = None,
+    with_reference: bool = False,
+    judge_timeout_s: float | None = None,
+) -> VerifySettings:
     """Defaults, then the config file, then the command-line options; validated."""
     cfg: dict[str, Any] = {}
     if config_path is not None:
         cfg = read_config_file(config_path)
         unknown = sorted(set(cfg) - set(RUN_DEFAULTS))
         if unknown:
-            raise UserError(f"{config_path}: unknown config key(s) {', '.join(unknown)}; "
-                            f"accord verify uses {', '.join(USED_KEYS)}")
+            raise UserError(
+                f"{config_path}: unknown config key(s) {', '.join(unknown)}; accord verify uses {', '.join(USED_KEYS)}"
+            )
     specs = copy.deepcopy(cfg.get("judges")) or copy.deepcopy(MATH_PANEL)
     if judges is not None:
         specs = _select(specs, judges)
@@ -71,7 +79,9 @@ def resolve_settings(config_path: str | None = None, judges: str | None = None, 
         params["eps"] = eps
     key = str(name).strip().lower().replace("-", "_")
     if key not in LABELLED_POLICIES:
-        raise UserError(f"--policy: {name!r} has no three-way step labels; choose one of {', '.join(LABELLED_POLICIES)}")
+        raise UserError(
+            f"--policy: {name!r} has no three-way step labels; choose one of {', '.join(LABELLED_POLICIES)}"
+        )
     try:
         p = get_policy(key, **{k: v for k, v in params.items() if k in ("tau", "eps")})
     except ValueError as exc:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from typing import Sequence
+from collections.abc import Sequence
 
 NO_FORMULA = "no formula"
 NOT_CHECKABLE = "read, not checkable"
@@ -21,15 +21,20 @@ UNREADABLE = "unreadable"
 DISAGREE = "judges disagree"
 IN_BETWEEN = "score in between"
 
-_NOTHING = re.compile(r"^(?:no checkable claim \(no relation found\)|no arithmetic to check|not the final step"
-                      r"|no final answer.*|no checkable claim)$")
+_NOTHING = re.compile(
+    r"^(?:no checkable claim \(no relation found\)|no arithmetic to check|not the final step"
+    r"|no final answer.*|no checkable claim)$"
+)
 _UNREAD = re.compile(r"cannot read it: ([^;()]*(?:\([^()]*\)[^;()]*)*)")
-_READ = re.compile(r"not checked|stating something|not an identity|without a modulus|free names|could not|cannot evaluate"
-                   r"|undefined|too large|new value|no value|between expressions|congruence|domain")
+_READ = re.compile(
+    r"not checked|stating something|not an identity|without a modulus|free names|could not|cannot evaluate"
+    r"|undefined|too large|new value|no value|between expressions|congruence|domain"
+)
 
 
-def uncertain_reason(scores: dict[str, float | None], reasons: dict[str, str | None], dispersion: float | None,
-                     eps: float) -> str:
+def uncertain_reason(
+    scores: dict[str, float | None], reasons: dict[str, str | None], dispersion: float | None, eps: float
+) -> str:
     """The kind of uncertainty of a step labelled uncertain (see the module docstring)."""
     if any(v is not None for v in scores.values()):
         return DISAGREE if dispersion is not None and dispersion >= eps else IN_BETWEEN
@@ -52,10 +57,18 @@ def decided(records: Sequence[dict]) -> dict:
     """How much of a run was decided: steps valid or invalid over all steps, and the uncertain
     steps counted by the kind of their reason."""
     labels = [s.get("label") for r in records for s in r.get("steps", [])]
-    kinds = Counter(kind_of(s.get("uncertain_reason") or NOT_CHECKABLE) for r in records for s in r.get("steps", [])
-                    if s.get("label") == "uncertain")
+    kinds = Counter(
+        kind_of(s.get("uncertain_reason") or NOT_CHECKABLE)
+        for r in records
+        for s in r.get("steps", [])
+        if s.get("label") == "uncertain"
+    )
     n = len(labels)
     n_decided = sum(x in ("valid", "invalid") for x in labels)
     order = (NO_FORMULA, NOT_CHECKABLE, UNREADABLE, DISAGREE, IN_BETWEEN)
-    return {"steps": n, "decided": n_decided, "decided_share": round(n_decided / n, 4) if n else None,
-            "uncertain_by_reason": {k: kinds[k] for k in order if kinds[k]}}
+    return {
+        "steps": n,
+        "decided": n_decided,
+        "decided_share": round(n_decided / n, 4) if n else None,
+        "uncertain_by_reason": {k: kinds[k] for k in order if kinds[k]},
+    }

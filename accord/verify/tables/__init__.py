@@ -10,9 +10,32 @@ from accord.verify.tables._score_table import NAN_MODES, ScoreTable, read_influe
 DEFAULT_CHUNK_SIZE = 262_144  # rows per chunk of the streaming readers
 # numeric columns that describe a response rather than score it: never taken as reward models unless
 # named by --models (more with --meta)
-METADATA = frozenset({"n_tokens", "num_tokens", "tokens", "length", "len", "n_chars", "latency", "latency_s",
-                      "seconds", "time", "duration", "cost", "price", "step", "index", "idx", "rank", "seed",
-                      "temperature", "score_time", "prompt_tokens", "completion_tokens"})
+METADATA = frozenset(
+    {
+        "n_tokens",
+        "num_tokens",
+        "tokens",
+        "length",
+        "len",
+        "n_chars",
+        "latency",
+        "latency_s",
+        "seconds",
+        "time",
+        "duration",
+        "cost",
+        "price",
+        "step",
+        "index",
+        "idx",
+        "rank",
+        "seed",
+        "temperature",
+        "score_time",
+        "prompt_tokens",
+        "completion_tokens",
+    }
+)
 
 _LAZY = {
     "COLS": "_rewards",
@@ -56,9 +79,41 @@ def __getattr__(name: str):
 
 
 __all__ = [
-    "ChunkWriter", "EdgeMerger", "check_groups", "counted_chunks", "float_array", "ray_dataset", "row_total", "run_starts", "split_block", "whole_groups",
-    "block_rows", "COLS", "decide_rows", "decide_streaming", "decide_with_ray", "DEFAULT_CHUNK_SIZE",
-    "iter_chunks", "iter_rewards", "LABEL", "label_value", "METADATA", "NAN_MODES", "NOUNS", "open_rewards",
-    "open_source", "pick_models", "PROMPT", "read_columns", "read_influence", "read_score_table", "RESERVED", "RESPONSE",
-    "reward_value", "RewardFile", "RewardTable", "ScoreTable", "TableSource",
+    "ChunkWriter",
+    "EdgeMerger",
+    "check_groups",
+    "counted_chunks",
+    "float_array",
+    "ray_dataset",
+    "row_total",
+    "run_starts",
+    "split_block",
+    "whole_groups",
+    "block_rows",
+    "COLS",
+    "decide_rows",
+    "decide_streaming",
+    "decide_with_ray",
+    "DEFAULT_CHUNK_SIZE",
+    "iter_chunks",
+    "iter_rewards",
+    "LABEL",
+    "label_value",
+    "METADATA",
+    "NAN_MODES",
+    "NOUNS",
+    "open_rewards",
+    "open_source",
+    "pick_models",
+    "PROMPT",
+    "read_columns",
+    "read_influence",
+    "read_score_table",
+    "RESERVED",
+    "RESPONSE",
+    "reward_value",
+    "RewardFile",
+    "RewardTable",
+    "ScoreTable",
+    "TableSource",
 ]

@@ -8,8 +8,8 @@ refuses gets a one-line error naming its line, is decided here once.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Callable, Iterator
 
 import numpy as np
 import pyarrow as pa
@@ -32,16 +32,22 @@ def _block_size(path: Path, chunk_size: int) -> int:
     return max(_MIN_BLOCK, min(_MAX_BLOCK, row_bytes * chunk_size))
 
 
-def csv_convert_options(types: dict[str, pa.DataType], include: list[str] | None = None,
-                        nulls: list[str] = CSV_NULLS) -> pacsv.ConvertOptions:
+def csv_convert_options(
+    types: dict[str, pa.DataType], include: list[str] | None = None, nulls: list[str] = CSV_NULLS
+) -> pacsv.ConvertOptions:
     """How cells become values: the given column types, ``nulls`` (default :data:`CSV_NULLS`) as
     null, text never null; only the ``include`` columns (default: the typed ones) are read."""
-    return pacsv.ConvertOptions(column_types=types, include_columns=list(types) if include is None else include,
-                                null_values=nulls, strings_can_be_null=False)
+    return pacsv.ConvertOptions(
+        column_types=types,
+        include_columns=list(types) if include is None else include,
+        null_values=nulls,
+        strings_can_be_null=False,
+    )
 
 
-def csv_batches(path: Path, types: dict[str, pa.DataType], chunk_size: int,
-                locate: Callable[[], None], nulls: list[str] = CSV_NULLS) -> Iterator[tuple[pa.RecordBatch, np.ndarray]]:
+def csv_batches(
+    path: Path, types: dict[str, pa.DataType], chunk_size: int, locate: Callable[[], None], nulls: list[str] = CSV_NULLS
+) -> Iterator[tuple[pa.RecordBatch, np.ndarray]]:
     """``(batch, line numbers)`` of the ``types`` columns of a CSV file (line 1 is the header).
 
     A file pyarrow refuses, or a text cell longer than :data:`CSV_FIELD_LIMIT` (the in-memory
@@ -56,8 +62,10 @@ def csv_batches(path: Path, types: dict[str, pa.DataType], chunk_size: int,
             for name in text_cols:
                 longest = pc.max(pc.utf8_length(batch.column(name))).as_py()
                 if longest is not None and longest > CSV_FIELD_LIMIT:
-                    raise pa.ArrowInvalid(f"a {name} cell of {longest:,} characters is above the "
-                                          f"{CSV_FIELD_LIMIT:,}-character field limit")
+                    raise pa.ArrowInvalid(
+                        f"a {name} cell of {longest:,} characters is above the "
+                        f"{CSV_FIELD_LIMIT:,}-character field limit"
+                    )
             for off in range(0, batch.num_rows, chunk_size):
                 b = batch.slice(off, chunk_size)
                 yield b, np.arange(seen + 2, seen + 2 + b.num_rows)

@@ -7,9 +7,9 @@ validated and normalised to ``prompt_id, response_id, label?, <model>..., _line`
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator
 
 import numpy as np
 import pyarrow as pa
@@ -18,10 +18,22 @@ import pyarrow.parquet as pq
 
 from accord.errors import UserError
 from accord.verify.io import csv_rows, input_file, json_objects, parse_json, table_format, text_lines
-from accord.verify.tables import _streaming as streaming, METADATA
+from accord.verify.tables import METADATA
+from accord.verify.tables import _streaming as streaming
 from accord.verify.tables._chunks import CSV_NULLS, csv_batches, jsonl_lines, parquet_batches
 
-RESERVED = {"prompt_id", "response_id", "label", "correct", "id", "chosen", "rejected", "prompt", "response", "reference"}
+RESERVED = {
+    "prompt_id",
+    "response_id",
+    "label",
+    "correct",
+    "id",
+    "chosen",
+    "rejected",
+    "prompt",
+    "response",
+    "reference",
+}
 
 
 def pick_models(numeric, models=None, meta=()) -> tuple[list[str], list[str]]:
@@ -32,6 +44,8 @@ def pick_models(numeric, models=None, meta=()) -> tuple[list[str], list[str]]:
     skip = METADATA | set(meta or ())
     cols = [n for n in numeric if n not in RESERVED]
     return [n for n in cols if n not in skip], [n for n in cols if n in skip]
+
+
 PROMPT, RESPONSE, LABEL, LINE = "prompt_id", "response_id", "label", streaming.LINE
 COLS, NOUNS = (PROMPT, RESPONSE), ("prompt", "response")
 
@@ -109,16 +123,27 @@ def _header(path: Path, fmt: str) -> tuple[list[str], list[str]]:
             schema = pq.read_schema(path)
         except (pa.ArrowInvalid, OSError) as exc:
             raise UserError(f"{path}: not a readable Parquet file ({exc})") from None
-        num = [f.name for f in schema if pa.types.is_floating(f.type) or pa.types.is_integer(f.type) or pa.types.is_null(f.type) or pa.types.is_decimal(f.type)]
+        num = [
+            f.name
+            for f in schema
+            if pa.types.is_floating(f.type)
+            or pa.types.is_integer(f.type)
+            or pa.types.is_null(f.type)
+            or pa.types.is_decimal(f.type)
+        ]
         return schema.names, num
     lines = text_lines(path, "reward table")
     if fmt == "csv":
         names = [h.strip() for h in next((row for _, row in csv_rows(lines, str(path))), [])]
         return names, names
     for _, obj in json_objects(lines, str(path)):
-            if "chosen" in obj:
-                raise UserError(f"{path}: the pairs layout is evaluated in memory; drop --stream, --output, --chunk-size and --backend")
-            return list(obj), [k for k, v in obj.items() if v is None or (isinstance(v, (int, float)) and not isinstance(v, bool))]
+        if "chosen" in obj:
+            raise UserError(
+                f"{path}: the pairs layout is evaluated in memory; drop --stream, --output, --chunk-size and --backend"
+            )
+        return list(obj), [
+            k for k, v in obj.items() if v is None or (isinstance(v, (int, float)) and not isinstance(v, bool))
+        ]
     raise UserError(f"{path}: no rows")
 
 
@@ -177,7 +202,11 @@ def _from_lines(src: RewardFile, items) -> pa.Table:
             labels.append(label_value(obj.get(src.label), at))
         for j, m in enumerate(src.models):
             x[i, j] = reward_value(obj.get(m), f"{at}: {m}")
-    cols = {PROMPT: pa.array(pids, pa.string()), RESPONSE: pa.array(rids, pa.string()), src.label: pa.array(labels, pa.float64())}
+    cols = {
+        PROMPT: pa.array(pids, pa.string()),
+        RESPONSE: pa.array(rids, pa.string()),
+        src.label: pa.array(labels, pa.float64()),
+    }
     cols.update({m: pa.array(x[:, j]) for j, m in enumerate(src.models)})
     return _normalized(src, cols.__getitem__, [no for no, _ in items])
 
@@ -211,7 +240,9 @@ def _jsonl_chunks(src: RewardFile, chunk_size: int) -> Iterator[pa.Table]:
 
 def iter_rewards(src: RewardFile, chunk_size: int = streaming.DEFAULT_CHUNK_SIZE) -> Iterator[pa.Table]:
     """Validated, normalised chunks of at most ``chunk_size`` rows, in file order."""
-    return streaming.iter_chunks(src, chunk_size, {"csv": _csv_chunks, "jsonl": _jsonl_chunks, "parquet": _parquet_chunks}, _check)
+    return streaming.iter_chunks(
+        src, chunk_size, {"csv": _csv_chunks, "jsonl": _jsonl_chunks, "parquet": _parquet_chunks}, _check
+    )
 
 
 def _check(src: RewardFile, t: pa.Table) -> None:

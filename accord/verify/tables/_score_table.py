@@ -14,9 +14,9 @@ file, the line and the problem.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable
 
 import numpy as np
 
@@ -52,8 +52,10 @@ def check_nan_mode(nan: str) -> str:
 
 def nan_error(where: str) -> UserError:
     """The one message for a literal NaN score under ``nan="error"``."""
-    return UserError(f"{where}: score is NaN; leave the cell empty (null in JSON) for a failed judge, "
-                     f"or pass --nan failed to read NaN as a failed judge")
+    return UserError(
+        f"{where}: score is NaN; leave the cell empty (null in JSON) for a failed judge, "
+        f"or pass --nan failed to read NaN as a failed judge"
+    )
 
 
 def score_cell(value, where: str, nan: str = "error") -> float:
@@ -83,7 +85,10 @@ def iter_csv_rows(path: Path, nan: str = "error") -> tuple[tuple[str, ...], Iter
         raise UserError(f"{path}:1: empty file, expected a header step,candidate,<judge>,...") from None
     header = [h.strip() for h in header]
     if len(header) < 4 or header[0] != "step" or header[1] != "candidate":
-        raise UserError(f"{path}:1: header must be step,candidate,<judge 1>,<judge 2>,... (at least two judges), got {','.join(header)}")
+        raise UserError(
+            f"{path}:1: header must be step,candidate,<judge 1>,<judge 2>,... (at least two judges), got "
+            f"{','.join(header)}"
+        )
     judges = tuple(header[2:])
     if len(set(judges)) != len(judges) or any(not j for j in judges):
         raise UserError(f"{path}:1: judge names must be non-empty and distinct, got {list(judges)}")
@@ -98,7 +103,9 @@ def iter_csv_rows(path: Path, nan: str = "error") -> tuple[tuple[str, ...], Iter
             if not step or not cand:
                 raise UserError(f"{path}:{line}: step and candidate must not be empty")
             where = f"{path}:{line}"
-            yield ScoreRow(line, step, cand, tuple(score_cell(c, f"{where} ({j})", nan) for c, j in zip(cells[2:], judges)))
+            yield ScoreRow(
+                line, step, cand, tuple(score_cell(c, f"{where} ({j})", nan) for c, j in zip(cells[2:], judges))
+            )
 
     return judges, rows()
 
@@ -201,7 +208,9 @@ def read_influence(path, judges: tuple[str, ...]) -> np.ndarray:
         raise UserError(f"{path}: influence matrix has a non-number ({exc})") from None
     if not np.isfinite(W).all():
         r, c = np.argwhere(~np.isfinite(W))[0]
-        raise UserError(f"{path}: influence matrix entry ({r + 1}, {c + 1}) is {W[r, c]}; every entry must be a finite number")
+        raise UserError(
+            f"{path}: influence matrix entry ({r + 1}, {c + 1}) is {W[r, c]}; every entry must be a finite number"
+        )
     if names is not None:
         if sorted(names) != sorted(judges):
             raise UserError(f"{path}:1: header names {names} do not match the score table's judges {list(judges)}")

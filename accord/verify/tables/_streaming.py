@@ -19,9 +19,9 @@ from __future__ import annotations
 import json
 import logging
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterator
 
 import numpy as np
 import pyarrow as pa
@@ -31,7 +31,12 @@ import pyarrow.parquet as pq
 from accord.consensus_core import ConsensusSpec, Policy
 from accord.errors import UserError
 from accord.verify.io import (
-    atomic_output, csv_rows, fault_after_write, input_file, table_format, text_lines,
+    atomic_output,
+    csv_rows,
+    fault_after_write,
+    input_file,
+    table_format,
+    text_lines,
     user_error_from,
 )
 from accord.verify.tables import DEFAULT_CHUNK_SIZE
@@ -119,7 +124,9 @@ def _parquet_judges(path: Path) -> tuple[str, ...]:
     for j in judges:
         t = schema.field(j).type
         if not (pa.types.is_floating(t) or pa.types.is_integer(t) or pa.types.is_null(t) or pa.types.is_decimal(t)):
-            raise UserError(f"{path}: judge column {j!r} has type {t}, expected numbers in [0, 1] (null = failed judge)")
+            raise UserError(
+                f"{path}: judge column {j!r} has type {t}, expected numbers in [0, 1] (null = failed judge)"
+            )
     if len(judges) < 2:
         raise UserError(f"{path}: a panel needs at least two judge columns, got {list(judges)}")
     return judges
@@ -174,10 +181,14 @@ def _rows_table(rows, judges) -> pa.Table:
 
 def _parquet_chunks(src: TableSource, chunk_size: int) -> Iterator[pa.Table]:
     for b, lines in parquet_batches(src.path, [STEP, CANDIDATE, *src.judges], chunk_size):
-        yield _normalized(b.column(STEP), b.column(CANDIDATE), {j: b.column(j) for j in src.judges}, src.judges, lines, src)
+        yield _normalized(
+            b.column(STEP), b.column(CANDIDATE), {j: b.column(j) for j in src.judges}, src.judges, lines, src
+        )
 
 
-def iter_chunks(src: TableSource, chunk_size: int = DEFAULT_CHUNK_SIZE, readers: dict | None = None, check=None) -> Iterator[pa.Table]:
+def iter_chunks(
+    src: TableSource, chunk_size: int = DEFAULT_CHUNK_SIZE, readers: dict | None = None, check=None
+) -> Iterator[pa.Table]:
     """Normalised chunks of at most ``chunk_size`` rows: step, candidate (strings), judges (float, NaN).
 
     Another table layout passes its own ``readers`` (format -> reader) and ``check``.
@@ -215,7 +226,8 @@ def _check_chunk(src: TableSource, t: pa.Table) -> None:
                 _locate_text_error(src)
             step, cand = t.column(STEP)[i].as_py(), t.column(CANDIDATE)[i].as_py()
             raise UserError(
-                f"{where(src, int(lines[i]), step, cand)} ({j}): score {x[i]} is outside [0, 1] (null marks a failed judge)"
+                f"{where(src, int(lines[i]), step, cand)} ({j}): score {x[i]} is outside [0, 1] (null marks a failed "
+                "judge)"
             )
 
 
@@ -233,7 +245,9 @@ def run_starts(steps: pa.Array | pa.ChunkedArray) -> np.ndarray:
     return np.concatenate([[0], np.flatnonzero(change) + 1]).astype(np.int64)
 
 
-def check_groups(src, t: pa.Table, starts: np.ndarray, run_id: np.ndarray, cols=(STEP, CANDIDATE), nouns=("step", "candidate")) -> None:
+def check_groups(
+    src, t: pa.Table, starts: np.ndarray, run_id: np.ndarray, cols=(STEP, CANDIDATE), nouns=("step", "candidate")
+) -> None:
     """A group's rows together and no item twice in a group; ``cols``/``nouns`` name the group and item."""
     unit, item = nouns
     steps = t.column(cols[0])
@@ -244,7 +258,8 @@ def check_groups(src, t: pa.Table, starts: np.ndarray, run_id: np.ndarray, cols=
         rows = np.flatnonzero(pc.equal(run_steps, again).to_numpy(zero_copy_only=False))
         line = int(t.column(LINE)[int(starts[rows[1]])].as_py()) if LINE in t.column_names else None
         raise UserError(
-            f"{where(src, line, again, None, nouns)}: {unit} {again!r} appears again after other {unit}s; streaming needs "
+            f"{where(src, line, again, None, nouns)}: {unit} {again!r} appears again after other {unit}s; streaming "
+            "needs "
             f"each {unit}'s rows together (sort or group the table by {cols[0]})"
         )
     codes = pc.dictionary_encode(t.column(cols[1])).combine_chunks().indices.to_numpy()
@@ -277,7 +292,9 @@ def float_array(x: np.ndarray) -> pa.Array:
     return pa.array(x, pa.float64(), mask=np.isnan(x))
 
 
-def decide_rows(src: TableSource, t: pa.Table, policy: Policy, check: bool = True, spec: ConsensusSpec | None = None) -> pa.Table:
+def decide_rows(
+    src: TableSource, t: pa.Table, policy: Policy, check: bool = True, spec: ConsensusSpec | None = None
+) -> pa.Table:
     """Decide every step of a table of complete steps (with the panel's λ, W: ``spec``); one output
     row per input row, same order.
 
@@ -351,15 +368,24 @@ def counted_chunks(src, chunks: Iterator[pa.Table], tally, progress=None) -> Ite
         yield chunk
 
 
-def decide_streaming(src: TableSource, policy: Policy, output, chunk_size: int = DEFAULT_CHUNK_SIZE,
-                     spec: ConsensusSpec | None = None, progress=None) -> TableSummary:
+def decide_streaming(
+    src: TableSource,
+    policy: Policy,
+    output,
+    chunk_size: int = DEFAULT_CHUNK_SIZE,
+    spec: ConsensusSpec | None = None,
+    progress=None,
+) -> TableSummary:
     """The in-process path: read in chunks, decide complete steps, append to one output file;
     ``progress(rows read, rows in the file)`` after each chunk."""
     _check_names(src.judges)
     t0 = time.perf_counter()
     summary = TableSummary()
     with ChunkWriter(output, src.judges) as writer:
-        for t in whole_groups(counted_chunks(src, iter_chunks(src, chunk_size), summary, progress), lambda t, starts, run_id: check_groups(src, t, starts, run_id)):
+        for t in whole_groups(
+            counted_chunks(src, iter_chunks(src, chunk_size), summary, progress),
+            lambda t, starts, run_id: check_groups(src, t, starts, run_id),
+        ):
             writer.write(decide_rows(src, t, policy, check=False, spec=spec), summary)
     summary.seconds = time.perf_counter() - t0
     return summary
@@ -373,8 +399,12 @@ class _JsonLinesWriter:
 
     def write_table(self, t: pa.Table) -> None:
         for row in t.to_pylist():
-            self.fh.write(json.dumps({k: None if isinstance(v, float) and v != v else v for k, v in row.items()},
-                                     ensure_ascii=False) + "\n")
+            self.fh.write(
+                json.dumps(
+                    {k: None if isinstance(v, float) and v != v else v for k, v in row.items()}, ensure_ascii=False
+                )
+                + "\n"
+            )
 
     def close(self) -> None:
         self.fh.close()
@@ -431,12 +461,20 @@ def _jsonl_block(src: TableSource, lines: list[str]) -> pa.Table:
         try:
             obj = json.loads(text)
         except (json.JSONDecodeError, RecursionError) as exc:
-            raise UserError(f"{src.path}: not valid JSON ({getattr(exc, 'msg', 'nested too deeply')}): {text[:80]!r}") from None
-        if not isinstance(obj, dict) or not isinstance(obj.get("scores"), dict) or not {"step", "candidate"} <= obj.keys():
+            raise UserError(
+                f"{src.path}: not valid JSON ({getattr(exc, 'msg', 'nested too deeply')}): {text[:80]!r}"
+            ) from None
+        if (
+            not isinstance(obj, dict)
+            or not isinstance(obj.get("scores"), dict)
+            or not {"step", "candidate"} <= obj.keys()
+        ):
             raise UserError(f"{src.path}: expected an object with keys step, candidate, scores: {text[:80]!r}")
         where = f"{src.path}: step {obj['step']!r} candidate {obj['candidate']!r}"
         if set(map(str, obj["scores"])) != set(src.judges):
-            raise UserError(f"{where}: judges {sorted(obj['scores'])} differ from the first record's {sorted(src.judges)}")
+            raise UserError(
+                f"{where}: judges {sorted(obj['scores'])} differ from the first record's {sorted(src.judges)}"
+            )
         steps.append(str(obj["step"]))
         cands.append(str(obj["candidate"]))
         scores.append([score_cell(obj["scores"][j], f"{where} ({j})", src.nan) for j in src.judges])
@@ -523,8 +561,10 @@ def ray_dataset(src: TableSource, chunk_size: int, types: dict | None = None):
         per_group = max(1, f.metadata.num_rows // max(1, f.num_row_groups))
         groups = ray.data.range(f.num_row_groups, override_num_blocks=max(1, min(f.num_row_groups, 200)))
         return groups.map_batches(
-            _read_row_groups, fn_kwargs={"src": src, "columns": list(types) if types else None},
-            batch_format="pyarrow", batch_size=max(1, chunk_size // per_group)
+            _read_row_groups,
+            fn_kwargs={"src": src, "columns": list(types) if types else None},
+            batch_format="pyarrow",
+            batch_size=max(1, chunk_size // per_group),
         )
     if src.format == "csv":
         include = list(types) if types else []
@@ -535,7 +575,11 @@ def ray_dataset(src: TableSource, chunk_size: int, types: dict | None = None):
 
 
 def decide_with_ray(
-    src: TableSource, policy: Policy, output, chunk_size: int = DEFAULT_CHUNK_SIZE, num_cpus: float = 1.0,
+    src: TableSource,
+    policy: Policy,
+    output,
+    chunk_size: int = DEFAULT_CHUNK_SIZE,
+    num_cpus: float = 1.0,
     spec: ConsensusSpec | None = None,
 ) -> TableSummary:
     """The Ray Data path: blocks are decided in parallel tasks; one writer on the driver appends
@@ -575,8 +619,15 @@ class EdgeMerger:
     complete; the last stays open, since the next batch may continue it.
     """
 
-    def __init__(self, src: TableSource, policy: Policy, summary: TableSummary, decide=None, key: str = STEP,
-                 spec: ConsensusSpec | None = None):
+    def __init__(
+        self,
+        src: TableSource,
+        policy: Policy,
+        summary: TableSummary,
+        decide=None,
+        key: str = STEP,
+        spec: ConsensusSpec | None = None,
+    ):
         self.src, self.policy, self.summary, self.key = src, policy, summary, key
         self.decide = decide or (lambda rows: decide_rows(src, _raw_part(rows, src.judges), policy, spec=spec))
         self.open: pa.Table | None = None
@@ -601,7 +652,9 @@ class EdgeMerger:
             starts = np.append(run_starts(seg.column(self.key)), seg.num_rows)
             for s, e in zip(starts[:-1], starts[1:]):
                 rows = seg.slice(int(s), int(e - s))
-                same = self.open is not None and self.open.column(self.key)[0].as_py() == rows.column(self.key)[0].as_py()
+                same = (
+                    self.open is not None and self.open.column(self.key)[0].as_py() == rows.column(self.key)[0].as_py()
+                )
                 if same:
                     self.open = pa.concat_tables([self.open, rows])
                 else:

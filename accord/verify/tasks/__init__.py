@@ -15,8 +15,12 @@ from accord.verify.tasks._registry import TaskFactory, list_tasks, load_tasks, r
 
 # Loaded on first use: text tasks read answers with sympy, too heavy for building the CLI's parser.
 _LAZY = {
-    "load_humaneval": "_humaneval", "with_run_defaults": "_humaneval",
-    "TextTask": "_text", "answers_match": "_text", "extract_answer": "_text", "stated_answer": "_text",
+    "load_humaneval": "_humaneval",
+    "with_run_defaults": "_humaneval",
+    "TextTask": "_text",
+    "answers_match": "_text",
+    "extract_answer": "_text",
+    "stated_answer": "_text",
 }
 
 
@@ -27,6 +31,14 @@ def __getattr__(name: str):
 
 
 __all__ = [
-    "answers_match", "extract_answer", "list_tasks", "load_humaneval", "load_tasks", "register_task",
-    "stated_answer", "TaskFactory", "TextTask", "with_run_defaults",
+    "answers_match",
+    "extract_answer",
+    "list_tasks",
+    "load_humaneval",
+    "load_tasks",
+    "register_task",
+    "stated_answer",
+    "TaskFactory",
+    "TextTask",
+    "with_run_defaults",
 ]

@@ -18,7 +18,12 @@ from accord.verify.tasks._registry import register_task
 from accord.verify.tasks._text import TextTask
 
 EASY_ARITHMETIC: dict[str, Any] = dict(
-    min_terms=2, max_terms=3, min_digits=1, max_digits=2, operators=("+", "-"), allow_parentheses=False,
+    min_terms=2,
+    max_terms=3,
+    min_digits=1,
+    max_digits=2,
+    operators=("+", "-"),
+    allow_parentheses=False,
     allow_negation=False,
 )
 

@@ -9,11 +9,10 @@ point (which then replaces the prompt's stub).
 from __future__ import annotations
 
 import functools
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Sequence
 
-from accord.adapters.code import CodeRunner
-from accord.adapters.code import CodeSpec, visible_tests
+from accord.adapters.code import CodeRunner, CodeSpec, visible_tests
 from accord.extras import require
 from accord.protocols import StepContext
 from accord.verify.tasks._registry import register_task
@@ -88,7 +87,9 @@ def _task(p: dict) -> HumanEvalTask:
 
 def _register() -> None:
     @register_task("humaneval")
-    def humaneval_tasks(size: int | None = None, ids: Sequence[str] | str | None = None, offset: int = 0, seed: int = 0):
+    def humaneval_tasks(
+        size: int | None = None, ids: Sequence[str] | str | None = None, offset: int = 0, seed: int = 0
+    ):
         """The first ``size`` problems from ``offset`` (all 164 by default), or the ``ids`` named.
 
         The problem set is fixed; ``seed`` is accepted for a uniform interface and changes nothing.

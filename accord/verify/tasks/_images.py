@@ -14,8 +14,8 @@ from pathlib import Path
 
 from accord.errors import UserError
 from accord.protocols import StepContext
-from accord.verify.tasks._registry import register_task
 from accord.verify.tasks._jsonl import question_lines
+from accord.verify.tasks._registry import register_task
 from accord.verify.tasks._text import TextTask
 
 _KNOWN = {"id", "image", "question", "answer", "steps", "metadata"}
@@ -29,7 +29,10 @@ class ImageTask(TextTask):
 
     def context(self) -> StepContext:
         return StepContext(
-            self.question, attachments=self.images, reference=self.reference, metadata={"task_id": self.id, **self.metadata}
+            self.question,
+            attachments=self.images,
+            reference=self.reference,
+            metadata={"task_id": self.id, **self.metadata},
         )
 
 

@@ -7,8 +7,8 @@ is an error naming ``file:line`` and the problem.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
 
 from accord.errors import UserError
 from accord.verify.io import json_objects, path_kind, text_lines
@@ -53,8 +53,17 @@ def question_lines(path: Path, known: set[str], required: tuple[str, ...] = ()) 
         meta = obj.get("metadata", {})
         if not isinstance(meta, dict):
             raise UserError(f"{where}: 'metadata' must be an object")
-        yield where, obj, {"id": tid, "question": q.strip(), "reference": str(a).strip(), "worked_steps": tuple(steps),
-                           "metadata": {"source": str(path), **meta}}
+        yield (
+            where,
+            obj,
+            {
+                "id": tid,
+                "question": q.strip(),
+                "reference": str(a).strip(),
+                "worked_steps": tuple(steps),
+                "metadata": {"source": str(path), **meta},
+            },
+        )
 
 
 def _read(path: Path, limit: int | None) -> list[TextTask]:

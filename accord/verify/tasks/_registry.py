@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 from accord.protocols import Task
 

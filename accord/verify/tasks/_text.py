@@ -8,8 +8,9 @@ last step, and the trace records which (``answer_source``).
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Callable, Sequence
+from typing import Any
 
 from accord.adapters.math.answers import normalize_text
 from accord.protocols import StepContext

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from accord.errors import UserError
-from accord.verify.io import input_file, json_objects, text_lines, TRACE_FILE
+from accord.verify.io import TRACE_FILE, input_file, json_objects, text_lines
 from accord.verify.view._index_page import render_index
 from accord.verify.view._jury_page import render_jury
 from accord.verify.view._results import collect
@@ -56,14 +56,17 @@ def index_of(folder: Path, out: Path) -> tuple[str, list[tuple[Path, Path]]]:
     """The index page of a folder of results, and ``(result, its page)`` for each, each page beside its result."""
     results, notes = collect(folder, read_records)
     if not results:
-        raise UserError(f"{folder}: not a run folder (no {TRACE_FILE}), and holds no run folder, "
-                        "accord verify --out or accord jury --out file")
+        raise UserError(
+            f"{folder}: not a run folder (no {TRACE_FILE}), and holds no run folder, "
+            "accord verify --out or accord jury --out file"
+        )
     pages = [r.path / "view.html" if r.kind == "run" else r.path.with_suffix(".html") for r in results]
     return render_index(folder, results, pages, out, notes), [(r.path, p) for r, p in zip(results, pages)]
 
 
 def detect_kind(path) -> str:
-    """``run``, ``verify``, ``jury`` or ``index`` (a folder of results); anything else is a UserError naming the path."""
+    """``run``, ``verify``, ``jury`` or ``index`` (a folder of results); anything else is a UserError naming the
+    path."""
     p = Path(path)
     if p.is_dir():
         return "run" if is_run_folder(p) else "index"

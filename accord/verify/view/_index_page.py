@@ -161,29 +161,40 @@ def render_index(folder: Path, results: list[Result], pages: list[Path], out: Pa
         name = _rel(r.path, folder)
         rows.append(
             f'<tr class="item" id="result-{i}" '
-            f'{flags(run=r.kind == "run", verify=r.kind == "verify", jury=r.kind == "jury")} '
+            f"{flags(run=r.kind == 'run', verify=r.kind == 'verify', jury=r.kind == 'jury')} "
             f'data-search="{esc(name.lower())}">'
             f'<td><input type="checkbox" class="pick" data-i="{i}" aria-label="compare {esc(name)}"></td>'
-            + _cell(esc(r.kind), r.kind) + _cell(f'<a href="{esc(_rel(page, here))}">{esc(name)}</a>', name)
-            + _cell(esc(r.date), r.date) + _cell(esc(r.task), r.task)
+            + _cell(esc(r.kind), r.kind)
+            + _cell(f'<a href="{esc(_rel(page, here))}">{esc(name)}</a>', name)
+            + _cell(esc(r.date), r.date)
+            + _cell(esc(r.task), r.task)
             + _cell(str(r.problems), r.problems, "num")
             + _cell(f"{num(r.headline)} <span class='missing'>{esc(r.headline_name)}</span>", r.headline, "num")
-            + _cell(esc(_figures_text(r)), _figures_text(r)) + _cell(esc(_settings_text(r)), _settings_text(r))
-            + "</tr>")
-        data.append({"name": name, "kind": r.kind, "figures": r.figures, "settings": r.settings,
-                     "outcomes": r.outcomes})
-    head = ("<thead><tr><th title='tick two to compare'>compare</th><th data-sort='text'>kind</th>"
-            "<th data-sort='text'>result</th><th data-sort='text'>date</th><th data-sort='text'>task</th>"
-            "<th data-sort='num' class='num'>problems</th><th data-sort='num' class='num'>headline</th>"
-            "<th data-sort='text' title='accuracy per chain (runs), F1 (verify), accuracy per member (jury)'>figures</th>"
-            "<th data-sort='text'>settings</th></tr></thead>")
+            + _cell(esc(_figures_text(r)), _figures_text(r))
+            + _cell(esc(_settings_text(r)), _settings_text(r))
+            + "</tr>"
+        )
+        data.append(
+            {"name": name, "kind": r.kind, "figures": r.figures, "settings": r.settings, "outcomes": r.outcomes}
+        )
+    head = (
+        "<thead><tr><th title='tick two to compare'>compare</th><th data-sort='text'>kind</th>"
+        "<th data-sort='text'>result</th><th data-sort='text'>date</th><th data-sort='text'>task</th>"
+        "<th data-sort='num' class='num'>problems</th><th data-sort='num' class='num'>headline</th>"
+        "<th data-sort='text' title='accuracy per chain (runs), F1 (verify), accuracy per member (jury)'>figures</th>"
+        "<th data-sort='text'>settings</th></tr></thead>"
+    )
     blob = json.dumps(data).replace("<", "\\u003c")
-    body = [filter_bar([("run", "runs"), ("verify", "verify outputs"), ("jury", "jury outputs")]), "<main>",
-            *(f'<p class="missing">{esc(n)}</p>' for n in notes),
-            '<section class="panel"><h2>Results (click a column to sort)</h2>',
-            f'<table id="results">{head}<tbody>{"".join(rows)}</tbody></table></section>',
-            '<section class="panel" id="compare"></section>', "</main>",
-            f'<script type="application/json" id="data">{blob}</script>']
+    body = [
+        filter_bar([("run", "runs"), ("verify", "verify outputs"), ("jury", "jury outputs")]),
+        "<main>",
+        *(f'<p class="missing">{esc(n)}</p>' for n in notes),
+        '<section class="panel"><h2>Results (click a column to sort)</h2>',
+        f'<table id="results">{head}<tbody>{"".join(rows)}</tbody></table></section>',
+        '<section class="panel" id="compare"></section>',
+        "</main>",
+        f'<script type="application/json" id="data">{blob}</script>',
+    ]
     subtitle = f"{len(results)} results under {folder}"
     return document(f"accord results: {folder.resolve().name}", subtitle, "\n".join(body), extra_script=INDEX_SCRIPT)
 

@@ -19,23 +19,39 @@ def render_jury(path: Path, records: list[dict]) -> str:
     filters = [("abstained", "abstained"), ("tie", "tied"), ("split", "panel split (answers in more than one class)")]
     if labelled:
         filters.append(("wrong", "wrong or abstained"))
-    lines = [f"{len(records)} problems, answered {len(records) - abstained}, abstained {abstained}, "
-             f"ties {sum(bool(r.get('tie')) for r in records)}"]
+    lines = [
+        f"{len(records)} problems, answered {len(records) - abstained}, abstained {abstained}, "
+        f"ties {sum(bool(r.get('tie')) for r in records)}"
+    ]
     if labelled:
         right = sum(bool(r["correct"]) for r in labelled)
-        lines.append(f"jury right on {right} of {len(labelled)} problems with a reference ({right / len(labelled):.3f})")
+        lines.append(
+            f"jury right on {right} of {len(labelled)} problems with a reference ({right / len(labelled):.3f})"
+        )
         for m in members:
             hits = [r["member_correct"][m] for r in labelled if m in (r.get("member_correct") or {})]
             if hits:
                 lines.append(f"{m}: right on {sum(hits)} of {len(hits)} ({sum(hits) / len(hits):.3f})")
-    summary = ('<section class="panel" id="summary"><h2>Jury</h2>' + "".join(f"<p>{esc(x)}</p>" for x in lines)
-               + "</section>")
-    head = "<tr><th>id</th><th>answer</th><th>agreement</th><th>status</th>" + (
-        "<th>reference</th>" if labelled else "") + "".join(f"<th>{esc(m)}</th>" for m in members) + (
-        "<th>winning members</th>" if not members else "") + "</tr>"
+    summary = (
+        '<section class="panel" id="summary"><h2>Jury</h2>' + "".join(f"<p>{esc(x)}</p>" for x in lines) + "</section>"
+    )
+    head = (
+        "<tr><th>id</th><th>answer</th><th>agreement</th><th>status</th>"
+        + ("<th>reference</th>" if labelled else "")
+        + "".join(f"<th>{esc(m)}</th>" for m in members)
+        + ("<th>winning members</th>" if not members else "")
+        + "</tr>"
+    )
     rows = [_row(r, members, bool(labelled)) for r in records]
-    body = [filter_bar(filters), "<main>", summary, '<section class="panel"><table id="jury">', head, *rows,
-            "</table></section></main>"]
+    body = [
+        filter_bar(filters),
+        "<main>",
+        summary,
+        '<section class="panel"><table id="jury">',
+        head,
+        *rows,
+        "</table></section></main>",
+    ]
     return document(f"accord jury: {path.name}", f"{len(records)} problems from {path}", "\n".join(body))
 
 
@@ -72,8 +88,11 @@ def _bar(shares: dict[str, float], r: dict) -> str:
     winner = next((str((r.get("classes") or {}).get(m)) for m in (r.get("members") or [])), None)
     order = sorted(shares, key=lambda k: (k != winner, k == "none", -shares[k]))
     tip = ", ".join(f"class {k}: {shares[k]:.2f}" for k in order)
-    segs = "".join(f'<span class="seg {"cx" if k == "none" or not k.isdigit() else f"c{int(k) % 6}"}" '
-                   f'style="width: {max(1, round(60 * shares[k]))}px"></span>' for k in order)
+    segs = "".join(
+        f'<span class="seg {"cx" if k == "none" or not k.isdigit() else f"c{int(k) % 6}"}" '
+        f'style="width: {max(1, round(60 * shares[k]))}px"></span>'
+        for k in order
+    )
     return f'<span class="shares" title="{esc(tip)}">{segs}</span>'
 
 
@@ -88,9 +107,12 @@ def _row(r: dict, members: list[str], labelled: bool) -> str:
         status.append(badge("right", "ok") if r["correct"] else badge("wrong", "bad"))
     winners = set(r.get("members") or [])
     shares = class_shares(r)
-    cells = [f"<td>{esc(r.get('id'))}</td>", f"<td>{tex_html(r.get('answer')) if r.get('answer') is not None else '–'}</td>",
-             f'<td class="num">{_bar(shares, r)}{num(agreement, 2)}</td>',
-             f"<td>{''.join(status)}</td>"]
+    cells = [
+        f"<td>{esc(r.get('id'))}</td>",
+        f"<td>{tex_html(r.get('answer')) if r.get('answer') is not None else '–'}</td>",
+        f'<td class="num">{_bar(shares, r)}{num(agreement, 2)}</td>',
+        f"<td>{''.join(status)}</td>",
+    ]
     if labelled:
         cells.append(f"<td>{tex_html(r.get('reference', ''))}</td>")
     answers, classes = r.get("answers") or {}, r.get("classes") or {}
@@ -105,7 +127,11 @@ def _row(r: dict, members: list[str], labelled: bool) -> str:
         cells.append(f'<td class="{cls}{win}" title="{esc(tip)}">{tex_html(a) if a is not None else "–"}</td>')
     if not members:
         cells.append(f"<td>{esc(', '.join(map(str, winners)))}</td>")
-    attrs = flags(abstained=bool(r.get("abstained")), tie=bool(r.get("tie")),
-                  split=_split(r, shares), wrong="correct" in r and not r["correct"])
+    attrs = flags(
+        abstained=bool(r.get("abstained")),
+        tie=bool(r.get("tie")),
+        split=_split(r, shares),
+        wrong="correct" in r and not r["correct"],
+    )
     cls = "item abstained" if r.get("abstained") else "item"
     return f'<tr class="{cls}" {attrs} {search_attr(r.get("id"), r.get("answer"))}>' + "".join(cells) + "</tr>"

@@ -16,20 +16,75 @@ import re
 from functools import lru_cache
 from importlib import resources
 
-
 # Bare commands typeset even outside $…$: those solutions and answers write without delimiters.
-BARE = ("frac", "dfrac", "tfrac", "sqrt", "boxed", "binom", "cdot", "times", "div", "pm", "mp", "le", "leq", "ge",
-        "geq", "neq", "ne", "approx", "equiv", "infty", "pi", "theta", "alpha", "beta", "gamma", "delta", "lambda",
-        "sigma", "sum", "prod", "int", "lfloor", "rfloor", "lceil", "rceil", "log", "ln", "sin", "cos", "tan",
-        "circ", "angle", "cdots", "ldots", "dots", "in", "subseteq", "cup", "cap", "mid", "pmod", "bmod", "mathbb",
-        "text", "mathrm", "overline", "vec", "hat")
+BARE = (
+    "frac",
+    "dfrac",
+    "tfrac",
+    "sqrt",
+    "boxed",
+    "binom",
+    "cdot",
+    "times",
+    "div",
+    "pm",
+    "mp",
+    "le",
+    "leq",
+    "ge",
+    "geq",
+    "neq",
+    "ne",
+    "approx",
+    "equiv",
+    "infty",
+    "pi",
+    "theta",
+    "alpha",
+    "beta",
+    "gamma",
+    "delta",
+    "lambda",
+    "sigma",
+    "sum",
+    "prod",
+    "int",
+    "lfloor",
+    "rfloor",
+    "lceil",
+    "rceil",
+    "log",
+    "ln",
+    "sin",
+    "cos",
+    "tan",
+    "circ",
+    "angle",
+    "cdots",
+    "ldots",
+    "dots",
+    "in",
+    "subseteq",
+    "cup",
+    "cap",
+    "mid",
+    "pmod",
+    "bmod",
+    "mathbb",
+    "text",
+    "mathrm",
+    "overline",
+    "vec",
+    "hat",
+)
 _DELIMITED = re.compile(
     r"(?P<dd>\$\$(?P<dd_src>.+?)\$\$)"
     r"|(?P<br>\\\[(?P<br_src>.+?)\\\])"
     r"|(?P<env>\\begin\{(?P<env_name>[A-Za-z*]+)\}.+?\\end\{(?P=env_name)\})"
     r"|(?P<pa>\\\((?P<pa_src>.+?)\\\))"
     r"|(?P<d>(?<![\\$])\$(?=[^\s$])(?P<d_src>(?:\\.|[^$\\])*?[^\s\\])\$(?!\d))",
-    re.DOTALL)
+    re.DOTALL,
+)
 _BARE = re.compile(r"\\(?:" + "|".join(sorted(BARE, key=len, reverse=True)) + r")(?![A-Za-z])")
 
 
@@ -49,12 +104,12 @@ def _balanced(text: str, i: int) -> int | None:
 def _groups_end(text: str, i: int) -> int:
     """The end of the brace/bracket groups (and ^/_ scripts) that follow a bare command at ``i``."""
     while i < len(text):
-        if text[i] in "{[" or (text[i] in "^_" and text[i + 1:i + 2] == "{"):
+        if text[i] in "{[" or (text[i] in "^_" and text[i + 1 : i + 2] == "{"):
             end = _balanced(text, i if text[i] in "{[" else i + 1)
             if end is None:
                 return i
             i = end
-        elif text[i] in "^_" and text[i + 1:i + 2].strip():
+        elif text[i] in "^_" and text[i + 1 : i + 2].strip():
             i += 2
         else:
             return i
@@ -75,7 +130,7 @@ def _bare(text: str) -> str:
         if m.start() < pos:
             continue
         end = _groups_end(text, m.end())
-        out += [esc(text[pos:m.start()]), _span(text[m.start():end], False)]
+        out += [esc(text[pos : m.start()]), _span(text[m.start() : end], False)]
         pos = end
     out.append(esc(text[pos:]))
     return "".join(out)
@@ -88,7 +143,7 @@ def tex_html(value) -> str:
         return esc(text)
     out, pos = [], 0
     for m in _DELIMITED.finditer(text):
-        out.append(_bare(text[pos:m.start()]))
+        out.append(_bare(text[pos : m.start()]))
         if m.group("env"):
             out.append(_span(m.group("env"), True))
         else:

@@ -5,7 +5,8 @@ before it reaches the page, and the page's Content-Security-Policy allows no net
 runs only the page's own script (by its hash), so a question holding HTML or a script shows as text.
 
 Math in user text is marked by :func:`tex_html` and typeset by the KaTeX inlined into every page
-(script, stylesheet and fonts, so the page still opens offline). The script also does two things: filters (checkboxes ``data-filter="flag"`` keep the ``.item`` elements
+(script, stylesheet and fonts, so the page still opens offline). The script also does two things: filters (checkboxes
+``data-filter="flag"`` keep the ``.item`` elements
 whose ``data-flag`` is ``"1"``; a search box matches ``data-search``) and chain columns (checkboxes
 ``data-chain="k"`` show or hide the elements with ``data-col="k"``). ``#shown`` says how many items
 are visible.
@@ -17,7 +18,7 @@ import base64
 import hashlib
 import html
 import math
-from typing import Iterable
+from collections.abc import Iterable
 
 from accord.verify.analysis import is_abstention
 from accord.verify.view._math import katex_assets, tex_html
@@ -25,7 +26,8 @@ from accord.verify.view._math import katex_assets, tex_html
 CSS = """
 :root { --valid: #d9f2d9; --invalid: #f8d0d0; --uncertain: #fbeec1; --muted: #666; --line: #ddd; }
 * { box-sizing: border-box; }
-body { font: 14px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; margin: 0; color: #222; background: #fafafa; }
+body { font: 14px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; margin: 0; color: #222; background:
+#fafafa; }
 header.top { background: #263238; color: #fff; padding: 12px 20px; }
 header.top h1 { font-size: 18px; margin: 0 0 4px; }
 header.top .meta { color: #cfd8dc; font-size: 13px; }
@@ -42,22 +44,27 @@ td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
 .bar input[type=search] { padding: 3px 6px; min-width: 220px; }
 #shown { font-weight: 600; }
 [hidden] { display: none !important; }
-.item.problem { background: #fff; border: 1px solid var(--line); border-radius: 6px; margin: 12px 0; padding: 10px 14px; }
+.item.problem { background: #fff; border: 1px solid var(--line); border-radius: 6px; margin: 12px 0; padding: 10px
+14px; }
 .item h3 { font-size: 15px; margin: 0 0 6px; }
-.question { white-space: pre-wrap; background: #f5f7f8; border-left: 3px solid #90a4ae; padding: 6px 10px; margin: 6px 0; }
+.question { white-space: pre-wrap; background: #f5f7f8; border-left: 3px solid #90a4ae; padding: 6px 10px; margin: 6px
+0; }
 .missing { color: var(--muted); font-style: italic; }
-.badge { display: inline-block; border-radius: 10px; padding: 0 8px; font-size: 12px; margin-right: 4px; border: 1px solid transparent; }
+.badge { display: inline-block; border-radius: 10px; padding: 0 8px; font-size: 12px; margin-right: 4px; border: 1px
+solid transparent; }
 .ok { background: var(--valid); border-color: #9ccc9c; }
 .bad { background: var(--invalid); border-color: #e29a9a; }
 .warn { background: var(--uncertain); border-color: #e0c36a; }
 .info { background: #e3ecf7; border-color: #a9c1e0; }
 .chains { display: flex; gap: 12px; overflow-x: auto; align-items: flex-start; }
-.chain { flex: 1 1 0; min-width: 460px; overflow-x: auto; border: 1px solid var(--line); border-radius: 6px; padding: 6px 8px; background: #fcfcfc; }
+.chain { flex: 1 1 0; min-width: 460px; overflow-x: auto; border: 1px solid var(--line); border-radius: 6px; padding:
+6px 8px; background: #fcfcfc; }
 .chain h4 { margin: 0 0 6px; font-size: 14px; }
 .step { border-top: 1px dashed var(--line); padding: 6px 0; }
 .step .text { white-space: pre-wrap; }
 .cands { width: 100%; font-size: 13px; }
-.cands th.j { font-size: 11px; font-weight: 500; overflow-wrap: normal; word-break: keep-all; hyphens: none; min-width: 40px; }
+.cands th.j { font-size: 11px; font-weight: 500; overflow-wrap: normal; word-break: keep-all; hyphens: none;
+min-width: 40px; }
 .cands td.cand { min-width: 220px; white-space: pre-wrap; }
 .cands tr.chosen td { font-weight: 600; }
 .cands tr.chosen td:first-child { border-left: 4px solid #1e88e5; }
@@ -120,7 +127,8 @@ SCRIPT = """
   }
   function columns() {
     chains.forEach(function (b) {
-      document.querySelectorAll('[data-col="' + b.dataset.chain + '"]').forEach(function (el) { el.hidden = !b.checked; });
+      document.querySelectorAll('[data-col="' + b.dataset.chain + '"]').forEach(function (el) { el.hidden =
+      !b.checked; });
     });
   }
   boxes.forEach(function (b) { b.addEventListener('change', apply); });
@@ -182,15 +190,19 @@ def filter_bar(filters: Iterable[tuple[str, str]], chains: Iterable[tuple[int, s
     """The sticky bar: one checkbox per ``(flag, label)`` filter, the search box, the shown count,
     and one checkbox per ``(index, name, shown)`` chain column."""
     parts = ['<div class="bar" id="filters"><span>Only:</span>']
-    parts += [f'<label><input type="checkbox" data-filter="{esc(flag)}" id="filter-{esc(flag)}"> {esc(label)}</label>'
-              for flag, label in filters]
+    parts += [
+        f'<label><input type="checkbox" data-filter="{esc(flag)}" id="filter-{esc(flag)}"> {esc(label)}</label>'
+        for flag, label in filters
+    ]
     parts.append('<input type="search" id="search" placeholder="search all text">')
     parts.append('<span id="shown"></span>')
     chains = list(chains)
     if chains:
-        parts.append('<span>Chains:</span>')
-        parts += [f'<label><input type="checkbox" data-chain="{k}"{" checked" if on else ""}> {esc(name)}</label>'
-                  for k, name, on in chains]
+        parts.append("<span>Chains:</span>")
+        parts += [
+            f'<label><input type="checkbox" data-chain="{k}"{" checked" if on else ""}> {esc(name)}</label>'
+            for k, name, on in chains
+        ]
     parts.append("</div>")
     return "".join(parts)
 
@@ -200,13 +212,16 @@ def _script_hash(script: str) -> str:
 
 
 def document(title: str, subtitle: str, body: str, extra_script: str = "") -> str:
-    """The whole page: the head (CSP, CSS), a header, the body and the script (``extra_script`` after the common one)."""
+    """The whole page: the head (CSP, CSS), a header, the body and the script (``extra_script`` after the common
+    one)."""
     katex_css, katex_js = katex_assets()
     script = katex_js + "\n" + SCRIPT + extra_script
-    csp = (f"default-src 'none'; style-src 'unsafe-inline'; img-src data:; font-src data:; "
-           f"script-src 'sha256-{_script_hash(script)}'; base-uri 'none'; form-action 'none'")
+    csp = (
+        f"default-src 'none'; style-src 'unsafe-inline'; img-src data:; font-src data:; "
+        f"script-src 'sha256-{_script_hash(script)}'; base-uri 'none'; form-action 'none'"
+    )
     return (
-        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+        '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
         f'<meta http-equiv="Content-Security-Policy" content="{csp}">\n'
         '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
         f"<title>{esc(title)}</title>\n<style>{katex_css}\n{CSS}</style>\n</head>\n<body>\n"

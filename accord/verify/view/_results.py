@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import os
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 from accord.errors import UserError
@@ -38,7 +38,7 @@ class Result:
 
 
 def _mtime(path: Path) -> str:
-    return datetime.fromtimestamp(path.stat().st_mtime, timezone.utc).strftime("%Y-%m-%d %H:%M")
+    return datetime.fromtimestamp(path.stat().st_mtime, UTC).strftime("%Y-%m-%d %H:%M")
 
 
 def flatten(value, prefix: str = "") -> dict[str, str]:
@@ -97,14 +97,27 @@ def _run(folder: Path) -> Result:
     figures.update({c: v for c, v in (summary.get("accuracy") or {}).items() if isinstance(v, (int, float))})
     primary = primary_chain(trace)
     date = str(record.get("started", ""))[:16].replace("T", " ") or _mtime(folder / TRACE_FILE)
-    return Result(folder, "run", date, task, len(trace.tasks()), figures.get(primary) if primary else None,
-                  f"accuracy ({primary})" if primary else "accuracy", figures, settings, outcomes)
+    return Result(
+        folder,
+        "run",
+        date,
+        task,
+        len(trace.tasks()),
+        figures.get(primary) if primary else None,
+        f"accuracy ({primary})" if primary else "accuracy",
+        figures,
+        settings,
+        outcomes,
+    )
 
 
 def _verify(path: Path, records: list[dict]) -> Result:
     first = records[0]
-    settings = {k: json.dumps(first[k]) if isinstance(first.get(k), list) else str(first.get(k))
-                for k in ("policy", "tau", "eps", "judges", "lambdas") if k in first}
+    settings = {
+        k: json.dumps(first[k]) if isinstance(first.get(k), list) else str(first.get(k))
+        for k in ("policy", "tau", "eps", "judges", "lambdas")
+        if k in first
+    }
     labelled = [r for r in records if isinstance(r.get("label"), int)]
     figures: dict[str, float | None] = {"flagged": sum(r.get("prediction", -1) >= 0 for r in records) / len(records)}
     outcomes = {}
@@ -114,8 +127,11 @@ def _verify(path: Path, records: list[dict]) -> Result:
         right = [r.get("prediction") == -1 for r in labelled if r["label"] == -1]
         acc_err = sum(wrong) / len(wrong) if wrong else None
         acc_cor = sum(right) / len(right) if right else None
-        f1 = (2 * acc_err * acc_cor / (acc_err + acc_cor) if acc_err is not None and acc_cor is not None
-              and acc_err + acc_cor > 0 else None)
+        f1 = (
+            2 * acc_err * acc_cor / (acc_err + acc_cor)
+            if acc_err is not None and acc_cor is not None and acc_err + acc_cor > 0
+            else None
+        )
         figures.update({"accuracy on erroneous": acc_err, "accuracy on correct": acc_cor, "F1": f1})
         outcomes["first wrong step"] = {str(r.get("id")): int(r.get("prediction") == r["label"]) for r in labelled}
         headline, name = f1, "F1 (first wrong step)"
@@ -133,8 +149,11 @@ def _jury(path: Path, records: list[dict]) -> Result:
         figures["accuracy"] = headline = sum(bool(r["correct"]) for r in labelled) / len(labelled)
         outcomes["jury"] = {str(r.get("id")): int(bool(r["correct"])) for r in labelled}
         for m in members:
-            hits = {str(r.get("id")): int(bool(r["member_correct"][m])) for r in labelled
-                    if m in (r.get("member_correct") or {})}
+            hits = {
+                str(r.get("id")): int(bool(r["member_correct"][m]))
+                for r in labelled
+                if m in (r.get("member_correct") or {})
+            }
             if hits:
                 figures[m] = sum(hits.values()) / len(hits)
                 outcomes[m] = hits

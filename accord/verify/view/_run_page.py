@@ -16,12 +16,31 @@ from pathlib import Path
 import numpy as np
 
 from accord.verify.analysis import (
-    clean, CORRECT_AT, missing_kinds, missing_reasons, paired_summary, primary_chain, read_summary, read_trace, resolve_trace, StepRecord,
-    TaskEnd, Trace,
+    CORRECT_AT,
+    StepRecord,
+    TaskEnd,
+    Trace,
+    clean,
+    missing_kinds,
+    missing_reasons,
+    paired_summary,
+    primary_chain,
+    read_summary,
+    read_trace,
+    resolve_trace,
 )
 from accord.verify.loop import BASE
 from accord.verify.view._page import (
-    badge, document, esc, filter_bar, flags, judge_header, num, score_cell, search_attr, tex_html,
+    badge,
+    document,
+    esc,
+    filter_bar,
+    flags,
+    judge_header,
+    num,
+    score_cell,
+    search_attr,
+    tex_html,
 )
 
 
@@ -40,18 +59,27 @@ def render_run(path: Path) -> str:
         steps_by.setdefault((rec.task_id, rec.chain), []).append(rec)
     ends = {(e.task_id, e.chain): e for e in trace.ends}
 
-    body = [filter_bar([("disagree", "chains' answers differ"), ("failed", "a judge failed"),
-                        ("abstained", "a judge abstained"),
-                        ("wrong", f"wrong answer ({primary})" if primary else "wrong answer")],
-                       [(k, c, c in shown) for k, c in enumerate(chains)]),
-            "<main>", _summary_panel(trace, summary, chains, primary, judges)]
+    body = [
+        filter_bar(
+            [
+                ("disagree", "chains' answers differ"),
+                ("failed", "a judge failed"),
+                ("abstained", "a judge abstained"),
+                ("wrong", f"wrong answer ({primary})" if primary else "wrong answer"),
+            ],
+            [(k, c, c in shown) for k, c in enumerate(chains)],
+        ),
+        "<main>",
+        _summary_panel(trace, summary, chains, primary, judges),
+    ]
     for task_id in tasks:
         body.append(_problem(trace, task_id, chains, primary, steps_by, ends))
     if not tasks:
         body.append('<p class="missing">The trace has no step or task_end records yet.</p>')
     body.append("</main>")
-    subtitle = (f"{len(tasks)} problems · chains {', '.join(chains)} · judges {', '.join(judges)}"
-                + (f" · {'; '.join(trace.notes)}" if trace.notes else ""))
+    subtitle = f"{len(tasks)} problems · chains {', '.join(chains)} · judges {', '.join(judges)}" + (
+        f" · {'; '.join(trace.notes)}" if trace.notes else ""
+    )
     return document(f"accord run: {trace_path.parent.name}", subtitle, "\n".join(body))
 
 
@@ -65,20 +93,29 @@ def _summary_panel(trace: Trace, summary: dict, chains: list[str], primary: str 
         lo_hi = ci.get(c)
         interval = f"[{lo_hi[0]:.3f}, {lo_hi[1]:.3f}]" if isinstance(lo_hi, list) and len(lo_hi) == 2 else "–"
         fallbacks = [r.fallback for r in trace.steps if r.chain == c]
-        rows.append(f"<tr><td>{esc(c)}{' (primary)' if c == primary else ''}</td><td class='num'>{len(mine)}</td>"
-                    f"<td class='num'>{num(a)}</td><td class='num'>{interval}</td>"
-                    f"<td class='num'>{num(float(np.mean(fallbacks)) if fallbacks else None)}</td></tr>")
-    out = ['<section class="panel" id="summary"><h2>Accuracy per chain</h2>',
-           "<table><tr><th>chain</th><th class='num'>problems</th><th class='num'>accuracy</th>"
-           "<th class='num'>95% CI</th><th class='num'>fallback rate</th></tr>", *rows, "</table>"]
+        rows.append(
+            f"<tr><td>{esc(c)}{' (primary)' if c == primary else ''}</td><td class='num'>{len(mine)}</td>"
+            f"<td class='num'>{num(a)}</td><td class='num'>{interval}</td>"
+            f"<td class='num'>{num(float(np.mean(fallbacks)) if fallbacks else None)}</td></tr>"
+        )
+    out = [
+        '<section class="panel" id="summary"><h2>Accuracy per chain</h2>',
+        "<table><tr><th>chain</th><th class='num'>problems</th><th class='num'>accuracy</th>"
+        "<th class='num'>95% CI</th><th class='num'>fallback rate</th></tr>",
+        *rows,
+        "</table>",
+    ]
     paired, source = summary.get("paired"), "summary.json"
     if not isinstance(paired, dict) and trace.steps and trace.ends:
         paired, source = clean(paired_summary(trace, n_boot=1000)), "computed from the trace (summary.json has none)"
     if isinstance(paired, dict) and paired.get("comparisons"):
-        out.append(f"<h2>Paired comparisons ({esc(source)})</h2><table><tr><th>first</th><th>second</th><th>how</th>"
-                   "<th class='num'>pairs</th><th class='num'>first acc.</th><th class='num'>second acc.</th>"
-                   "<th class='num'>difference</th><th class='num'>95% CI</th><th class='num'>only first / only second right</th>"
-                   "<th class='num'>McNemar p</th></tr>")
+        out.append(
+            f"<h2>Paired comparisons ({esc(source)})</h2><table><tr><th>first</th><th>second</th><th>how</th>"
+            "<th class='num'>pairs</th><th class='num'>first acc.</th><th class='num'>second acc.</th>"
+            "<th class='num'>difference</th><th class='num'>95% CI</th><th class='num'>only first / only second "
+            "right</th>"
+            "<th class='num'>McNemar p</th></tr>"
+        )
         for c in paired["comparisons"]:
             mc = c.get("mcnemar") or {}
             interval = c.get("ci")
@@ -87,8 +124,10 @@ def _summary_panel(trace: Trace, summary: dict, chains: list[str], primary: str 
                 f"<td class='num'>{esc(c.get('n_pairs'))}</td><td class='num'>{num(c.get('accuracy_first'))}</td>"
                 f"<td class='num'>{num(c.get('accuracy_second'))}</td><td class='num'>{num(c.get('difference'))}</td>"
                 f"<td class='num'>{'–' if not interval else f'[{interval[0]:+.3f}, {interval[1]:+.3f}]'}</td>"
-                f"<td class='num'>{esc(mc.get('only_first_correct', '–'))} / {esc(mc.get('only_second_correct', '–'))}</td>"
-                f"<td class='num'>{num(mc.get('p_value'))}</td></tr>")
+                f"<td class='num'>{esc(mc.get('only_first_correct', '–'))} / "
+                f"{esc(mc.get('only_second_correct', '–'))}</td>"
+                f"<td class='num'>{num(mc.get('p_value'))}</td></tr>"
+            )
         out.append("</table>")
     out.append("</section>")
     return "\n".join(out)
@@ -99,8 +138,14 @@ def _answers_differ(task_ends: list[TaskEnd]) -> bool:
     return len(answers) > 1 or len({e.correct >= CORRECT_AT for e in task_ends}) > 1
 
 
-def _problem(trace: Trace, task_id: str, chains: list[str], primary: str | None,
-             steps_by: dict[tuple[str, str], list[StepRecord]], ends: dict[tuple[str, str], TaskEnd]) -> str:
+def _problem(
+    trace: Trace,
+    task_id: str,
+    chains: list[str],
+    primary: str | None,
+    steps_by: dict[tuple[str, str], list[StepRecord]],
+    ends: dict[tuple[str, str], TaskEnd],
+) -> str:
     info = trace.problems.get(task_id)
     task_ends = [ends[(task_id, c)] for c in chains if (task_id, c) in ends]
     records = [r for c in chains for r in steps_by.get((task_id, c), [])]
@@ -117,26 +162,39 @@ def _problem(trace: Trace, task_id: str, chains: list[str], primary: str | None,
     marks = [f"reference: <b>{tex_html(reference) or '–'}</b>"]
     for e in task_ends:
         kind = "ok" if e.correct >= CORRECT_AT else "bad"
-        marks.append(badge(f"{e.chain}: {e.answer if e.answer is not None else 'no answer'}", kind,
-                           f"correct {e.correct:g}; stopped: {e.stopped}; {len(e.steps)} steps", tex=True))
+        marks.append(
+            badge(
+                f"{e.chain}: {e.answer if e.answer is not None else 'no answer'}",
+                kind,
+                f"correct {e.correct:g}; stopped: {e.stopped}; {len(e.steps)} steps",
+                tex=True,
+            )
+        )
     if failed:
         marks.append(badge("a judge failed", "bad", "some judge could not score some candidate (its reason on hover)"))
     if abstained:
         marks.append(badge("a judge abstained", "info", "some judge had nothing to check in some candidate"))
     head.append("<div>" + " ".join(marks) + "</div>")
-    cols = [_chain_column(k, c, steps_by.get((task_id, c), []), ends.get((task_id, c)))
-            for k, c in enumerate(chains)]
+    cols = [_chain_column(k, c, steps_by.get((task_id, c), []), ends.get((task_id, c))) for k, c in enumerate(chains)]
     attrs = flags(disagree=_answers_differ(task_ends), failed=failed, abstained=abstained, wrong=wrong)
-    return (f'<section class="item problem" id="task-{esc(task_id)}" {attrs} '
-            f'{search_attr(task_id, info.question if info else "")}>'
-            + "".join(head) + '<div class="chains">' + "".join(cols) + "</div></section>")
+    return (
+        f'<section class="item problem" id="task-{esc(task_id)}" {attrs} '
+        f"{search_attr(task_id, info.question if info else '')}>"
+        + "".join(head)
+        + '<div class="chains">'
+        + "".join(cols)
+        + "</div></section>"
+    )
 
 
 def _chain_column(k: int, chain: str, records: list[StepRecord], end: TaskEnd | None) -> str:
     title = esc(chain)
     if end is not None:
-        title += " " + badge("right" if end.correct >= CORRECT_AT else "wrong", "ok" if end.correct >= CORRECT_AT else "bad")
-        title += f' <span class="missing">answer {tex_html(end.answer) if end.answer is not None else "none"}, stopped: {esc(end.stopped)}</span>'
+        title += " " + badge(
+            "right" if end.correct >= CORRECT_AT else "wrong", "ok" if end.correct >= CORRECT_AT else "bad"
+        )
+        answer = tex_html(end.answer) if end.answer is not None else "none"
+        title += f' <span class="missing">answer {answer}, stopped: {esc(end.stopped)}</span>'
     else:
         title += ' <span class="missing">(unfinished)</span>'
     out = [f'<div class="chain" data-col="{k}"><h4>{title}</h4>']
@@ -171,12 +229,16 @@ def _step(rec: StepRecord) -> str:
         cls = "chosen" if i == rec.chosen else ("other" if base else "accepted" if rec.accepted[i] else "rejected")
         mark = "▶" if i == rec.chosen else ""
         verdict = "" if base else f"<td>{'yes' if rec.accepted[i] else 'no'}</td>"
-        rows.append(f'<tr class="{cls}"><td>{mark}{i}</td><td class="cand">{tex_html(cand)}</td>{cells}'
-                    f"<td class='num'>{num(mean)}</td><td class='num'>{num(disp)}</td>{verdict}</tr>")
+        rows.append(
+            f'<tr class="{cls}"><td>{mark}{i}</td><td class="cand">{tex_html(cand)}</td>{cells}'
+            f"<td class='num'>{num(mean)}</td><td class='num'>{num(disp)}</td>{verdict}</tr>"
+        )
     acc = "" if base else "<th title='accepted by the rule of the chain'>acc.</th>"
-    return (f'<div class="step">{"".join(tags)}<table class="cands"><tr><th>#</th><th>candidate</th>{head}'
-            f"<th class='num' title='consensus mean'>s̄*</th><th class='num' title='consensus dispersion'>Δ*</th>"
-            f"{acc}</tr>{''.join(rows)}</table></div>")
+    return (
+        f'<div class="step">{"".join(tags)}<table class="cands"><tr><th>#</th><th>candidate</th>{head}'
+        f"<th class='num' title='consensus mean'>s̄*</th><th class='num' title='consensus dispersion'>Δ*</th>"
+        f"{acc}</tr>{''.join(rows)}</table></div>"
+    )
 
 
 __all__ = ["render_run"]

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import errno
+from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Callable
 from urllib.parse import unquote
 
 from accord.errors import UserError
@@ -12,8 +12,9 @@ from accord.errors import UserError
 HOST = "127.0.0.1"
 
 
-def serve(page: str, port: int, on_ready: Callable[[str], None] = lambda url: None,
-          others: dict[str, str] | None = None) -> None:
+def serve(
+    page: str, port: int, on_ready: Callable[[str], None] = lambda url: None, others: dict[str, str] | None = None
+) -> None:
     """Serves ``page`` at ``http://127.0.0.1:PORT/`` (port 0: a free one) until interrupted, and each
     of ``others`` (URL path -> page: the pages an index links to) at its path."""
     pages = {"/": page.encode("utf-8"), "/index.html": page.encode("utf-8")}

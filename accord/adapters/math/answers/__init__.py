@@ -7,8 +7,8 @@ compares parsed forms (:mod:`.grader`); :func:`equivalence` gives the jury's ``a
 and ``text`` equivalences.
 """
 
-from accord.adapters.math.answers._asked_form import FORMS, asked_form
 from accord.adapters.math._config import AUTO, MATH, AnswerConfig, GradeConfig
+from accord.adapters.math.answers._asked_form import FORMS, asked_form
 from accord.adapters.math.answers._forms import ParsedAnswer
 from accord.adapters.math.answers._grader import AnswerGrader, Comparer
 from accord.adapters.math.answers._parser import AnswerParser
@@ -34,6 +34,18 @@ def equivalence(name: str):
 
 
 __all__ = [
-    "AUTO", "MATH", "EQUIVALENCES", "FORMS", "asked_form", "AnswerConfig", "AnswerGrader", "AnswerParser", "Comparer", "GradeConfig",
-    "ParsedAnswer", "equivalence", "normalize_text", "text_equivalent",
+    "AUTO",
+    "MATH",
+    "EQUIVALENCES",
+    "FORMS",
+    "asked_form",
+    "AnswerConfig",
+    "AnswerGrader",
+    "AnswerParser",
+    "Comparer",
+    "GradeConfig",
+    "ParsedAnswer",
+    "equivalence",
+    "normalize_text",
+    "text_equivalent",
 ]

@@ -25,9 +25,20 @@ from accord.adapters.math.answers._forms import Expression, Value
 FORMS = ("factored", "expanded", "simplified", "closed")
 _ASKS = (
     ("closed", re.compile(r"\bclosed[- ]form\b|\bwithout\s+(?:a\s+)?(?:sum|summation|sigma)\b", re.IGNORECASE)),
-    ("factored", re.compile(r"\bfactori[sz]e|\bfactor\s+(?:completely|fully|the\b|it\b|this\b|\S*\s*[-+^(])|\bfactored\s+form\b|\bas\s+a\s+product\b", re.IGNORECASE)),
+    (
+        "factored",
+        re.compile(
+            r"\bfactori[sz]e|\bfactor\s+(?:completely|fully|the\b|it\b|this\b|\S*\s*[-+^(])|\bfactored\s+form\b|\bas\s+a\s+product\b",
+            re.IGNORECASE,
+        ),
+    ),
     ("expanded", re.compile(r"\bexpand\b|\bexpanded\s+form\b|\bstandard\s+form\b", re.IGNORECASE)),
-    ("simplified", re.compile(r"\bsimplif(?:y|ied)\b|\bsimplest\s+form\b|\blowest\s+terms\b|\bas\s+a\s+single\s+fraction\b", re.IGNORECASE)),
+    (
+        "simplified",
+        re.compile(
+            r"\bsimplif(?:y|ied)\b|\bsimplest\s+form\b|\blowest\s+terms\b|\bas\s+a\s+single\s+fraction\b", re.IGNORECASE
+        ),
+    ),
 )
 _NUMBER_HEADS = {"Integer", "Rational", "Float", "NegativeOne", "One", "Zero", "Half"}
 _UNEVALUATED = re.compile(r"\b(?:Sum|Product|Integral)\(")

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Union
 
 EXACT, COMPUTED, WRITTEN = "exact", "computed", "written"
 
@@ -49,7 +48,7 @@ class Collection:
     ``interval`` ([a, b), with ``closed`` per end)."""
 
     kind: str
-    items: tuple["Value", ...]
+    items: tuple[Value, ...]
     closed: tuple[bool, bool] = (True, True)
 
 
@@ -57,7 +56,7 @@ class Collection:
 class Assignment:
     """One solution given by variable names: ``x=1, y=2``, ``(x=0, y=0)``, ``x=y=0``."""
 
-    pairs: tuple[tuple[str, "Value"], ...]  # in written order
+    pairs: tuple[tuple[str, Value], ...]  # in written order
 
     @property
     def names(self) -> frozenset[str]:
@@ -69,7 +68,7 @@ class Relation:
     """``lhs op rhs`` read as ``difference = rhs - lhs`` with op in <, <=, =, != (``a > b`` is ``b < a``)."""
 
     op: str
-    difference: "Value"
+    difference: Value
 
 
 @dataclass(frozen=True)
@@ -87,7 +86,7 @@ class Text:
     normal: str
 
 
-Value = Union[Number, Expression, Collection, Assignment, Relation, Keyword, Text]
+Value = Number | Expression | Collection | Assignment | Relation | Keyword | Text
 
 
 @dataclass(frozen=True)

@@ -22,13 +22,14 @@ Comparison rules (a pair of answers matches when any of their alternative forms 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from fractions import Fraction
-from typing import Sequence
 
 import numpy as np
 
-from accord.adapters.math.answers._asked_form import same_form
 from accord.adapters.math._config import AUTO, AnswerConfig, GradeConfig
+from accord.adapters.math._limited import run
+from accord.adapters.math.answers._asked_form import same_form
 from accord.adapters.math.answers._forms import (
     COMPUTED,
     WRITTEN,
@@ -44,7 +45,6 @@ from accord.adapters.math.answers._forms import (
 )
 from accord.adapters.math.answers._parser import AnswerParser
 from accord.adapters.math.answers._symbolic import verify_sources
-from accord.adapters.math._limited import run
 from accord.consensus_core.jury import MISSING, classify
 
 MIN_POINTS = 2
@@ -76,7 +76,9 @@ def negated(v: Value) -> Value:
     if isinstance(v, Number):
         return Number(-v.value, v.precision, v.decimals, v.significant, -v.infinite)
     if isinstance(v, Expression):
-        return Expression(tuple(None if p is None else negated(p) for p in v.points), v.symbols, f"Mul(Integer(-1), {v.source})")
+        return Expression(
+            tuple(None if p is None else negated(p) for p in v.points), v.symbols, f"Mul(Integer(-1), {v.source})"
+        )
     return v
 
 
@@ -215,7 +217,9 @@ class AnswerGrader:
         ]
         return np.stack(out) if out else np.zeros((0, 0), dtype=np.int64)
 
-    def truth(self, reference: str | None, row: Sequence[str | None], codes: np.ndarray, form: str | None = None) -> int:
+    def truth(
+        self, reference: str | None, row: Sequence[str | None], codes: np.ndarray, form: str | None = None
+    ) -> int:
         """The class code of the answers equivalent to ``reference``; -2 when none is (or no reference)."""
         if reference is None:
             return -2

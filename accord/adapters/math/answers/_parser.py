@@ -21,15 +21,15 @@ counted in ``timeouts``.
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Iterable
 from dataclasses import dataclass, fields, is_dataclass, replace
-from typing import Iterable
 
-from accord.adapters.math.answers import _text_forms as text_forms
 from accord.adapters.math._config import AUTO, AnswerConfig
+from accord.adapters.math._limited import run
+from accord.adapters.math.answers import _text_forms as text_forms
 from accord.adapters.math.answers._forms import WRITTEN, Keyword, Number, ParsedAnswer, Text, Value
 from accord.adapters.math.answers._plain_math import Pending, read_number, read_structure
 from accord.adapters.math.answers._symbolic import read_latex, read_leaves
-from accord.adapters.math._limited import run
 
 _LATEX = ("\\", "^{", "_{", "$")
 _MAX_SENTENCE_STEPS = 12
@@ -94,7 +94,9 @@ class AnswerParser:
         texts = list(texts)
         todo = {t for t in texts if t is not None and t not in self.answers}
         drafts = {t: self._draft(t) for t in todo}
-        need = sorted({leaf for parts, _ in drafts.values() for _, v in parts for leaf in pending_leaves(v)} - set(self.leaves))
+        need = sorted(
+            {leaf for parts, _ in drafts.values() for _, v in parts for leaf in pending_leaves(v)} - set(self.leaves)
+        )
         self._read_leaves(need)
         for t, (parts, normal) in drafts.items():
             self.answers[t] = self._finish(t, parts, normal)

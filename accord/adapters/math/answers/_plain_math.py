@@ -21,8 +21,8 @@ import re
 from dataclasses import dataclass, replace
 from fractions import Fraction
 
-from accord.adapters.math.answers._forms import EXACT, WRITTEN, Assignment, Collection, Keyword, Number, Relation, Value
 from accord.adapters.math._sympy_text import ANSWER_CONSTANTS, ANSWER_FUNCTIONS, ANSWER_GREEK, ANSWER_STOPWORDS
+from accord.adapters.math.answers._forms import EXACT, WRITTEN, Assignment, Collection, Keyword, Number, Relation, Value
 
 _ALLOWED = re.compile(r"[0-9A-Za-z_\s+\-*/^().,{}\[\]!=<>|;]*")
 _NAME = re.compile(r"[A-Za-z](?:_\{?[A-Za-z0-9]+\}?)?|" + "|".join(sorted(ANSWER_GREEK, key=len, reverse=True)))
@@ -184,7 +184,9 @@ def _relation(parts: list[str], ops: list[str]):
         return None if bound is None else Collection("interval", (bound, inf), (op == "<=", False))
     if is_name(lhs) and rhs.strip() not in lhs:
         bound = read_structure(rhs)
-        return None if bound is None else Collection("interval", (replace(inf, infinite=-1), bound), (False, op == "<="))
+        return (
+            None if bound is None else Collection("interval", (replace(inf, infinite=-1), bound), (False, op == "<="))
+        )
     return _difference(op, rhs, lhs)
 
 

@@ -18,6 +18,8 @@ from fractions import Fraction
 
 import sympy as sp
 
+from accord.adapters.math._config import AnswerConfig
+from accord.adapters.math._sympy_text import LATEX, extract, parse_sympy, same
 from accord.adapters.math.answers._forms import (
     COMPUTED,
     EXACT,
@@ -30,8 +32,6 @@ from accord.adapters.math.answers._forms import (
     Relation,
     Value,
 )
-from accord.adapters.math._config import AnswerConfig
-from accord.adapters.math._sympy_text import LATEX, extract, parse_sympy, same
 
 BIG_SYMBOLS = frozenset({"n", "N"})
 DIGITS = 40
@@ -86,7 +86,11 @@ def to_value(obj, points: int) -> Value | None:
     """A sympy result (number, expression, set, tuple, interval, equation, relation) as a value."""
     if isinstance(obj, (list, tuple, sp.Tuple)):
         items = [to_value(x, points) for x in obj]
-        return None if any(i is None for i in items) else Collection("tuple" if not isinstance(obj, list) else "list", tuple(items))
+        return (
+            None
+            if any(i is None for i in items)
+            else Collection("tuple" if not isinstance(obj, list) else "list", tuple(items))
+        )
     if isinstance(obj, (set, frozenset, sp.FiniteSet)):
         items = [to_value(x, points) for x in obj]
         return None if any(i is None for i in items) else Collection("set", tuple(items))

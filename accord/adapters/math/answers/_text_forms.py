@@ -33,8 +33,23 @@ import unicodedata
 
 _SPACE = re.compile(r"\s+")
 _UNICODE = {
-    "≤": "<=", "⩽": "<=", "≥": ">=", "⩾": ">=", "≠": "!=", "−": "-", "–": "-", "×": "*", "·": "*",
-    "⋅": "*", "∞": "oo", "√": "sqrt", "÷": "/", "∅": "{}", "π": "pi", "’": "'", "\u00a0": " ",
+    "≤": "<=",
+    "⩽": "<=",
+    "≥": ">=",
+    "⩾": ">=",
+    "≠": "!=",
+    "−": "-",
+    "–": "-",
+    "×": "*",
+    "·": "*",
+    "⋅": "*",
+    "∞": "oo",
+    "√": "sqrt",
+    "÷": "/",
+    "∅": "{}",
+    "π": "pi",
+    "’": "'",
+    "\u00a0": " ",
 }
 _WRAPPERS = (("$$", "$$"), ("$", "$"), ("\\(", "\\)"), ("\\[", "\\]"))
 _TEXT_CMD = re.compile(r"\\(?:text|textbf|mathrm|mbox|operatorname)\{([^{}]*)\}")
@@ -53,7 +68,9 @@ _ALTERNATIVE = re.compile(
     r"|,\s*(?:equivalently|i\.e\.|that\s+is)[,:]?\s+",
     re.IGNORECASE,
 )
-_ASIDE = re.compile(r"^(?P<main>.+?)\s*\((?:i\.e\.|e\.g\.|that\s+is|namely|or)[,:]?\s*(?P<alt>[^()]+)\)$", re.IGNORECASE)
+_ASIDE = re.compile(
+    r"^(?P<main>.+?)\s*\((?:i\.e\.|e\.g\.|that\s+is|namely|or)[,:]?\s*(?P<alt>[^()]+)\)$", re.IGNORECASE
+)
 
 _NO = re.compile(
     r"^(?:no|nope|false|none|nothing|never|impossible|not\s+possible|(?:it\s+is|it's)\s+(?:not\s+possible|impossible)"
@@ -70,8 +87,14 @@ _INFINITE = re.compile(
     re.IGNORECASE,
 )
 
-_FIRST = r"(?:it|this|the\s+first(?:\s+(?:one|expression|quantity|number|side|term))?|the\s+former|the\s+left(?:[- ]hand)?(?:\s+side)?|(?:the\s+)?lhs)"
-_SECOND = r"(?:the\s+second(?:\s+(?:one|expression|quantity|number|side|term))?|the\s+latter|the\s+right(?:[- ]hand)?(?:\s+side)?|(?:the\s+)?rhs)"
+_FIRST = (
+    r"(?:it|this|the\s+first(?:\s+(?:one|expression|quantity|number|side|term))?|the\s+former"
+    r"|the\s+left(?:[- ]hand)?(?:\s+side)?|(?:the\s+)?lhs)"
+)
+_SECOND = (
+    r"(?:the\s+second(?:\s+(?:one|expression|quantity|number|side|term))?|the\s+latter"
+    r"|the\s+right(?:[- ]hand)?(?:\s+side)?|(?:the\s+)?rhs)"
+)
 _COMPARATIVE = re.compile(
     rf"^(?:(?P<subject>{_FIRST}|{_SECOND})\s+(?:is|are|will\s+be|remains?)\s+)?(?:always\s+|strictly\s+|necessarily\s+)*"
     r"(?P<word>greater|larger|bigger|more|less|smaller|fewer|equal)"
@@ -203,7 +226,7 @@ def function_value(text: str) -> str | None:
 
 
 def plus_minus(text: str) -> str | None:
-    """"a ± b" as "a + b and a - b" (one ± only; LaTeX's \\pm is read by the LaTeX parser), else None."""
+    """ "a ± b" as "a + b and a - b" (one ± only; LaTeX's \\pm is read by the LaTeX parser), else None."""
     found = _PLUS_MINUS.findall(text)
     if len(found) != 1:
         return None
