@@ -32,7 +32,6 @@ import numpy as np
 
 from accord.adapters import Calibrator
 from accord.consensus_core import ConsensusSpec, calibrate_thresholds
-from accord.consensus_core.jury import certify_threshold
 
 SCALE_METHODS = ("off", "quantile", "agreement", "standardize", "platt")
 LABEL_FREE = ("quantile", "agreement", "standardize")
@@ -148,6 +147,8 @@ class JudgeScale:
         ok = st.valid & np.isfinite(y)
         eps = float(np.quantile(st.dispersion[ok], 0.75)) + 1e-9
         conf = np.where(st.dispersion < eps, st.mean, -np.inf)[ok]
+        from accord.consensus_core.jury import certify_threshold  # scipy.stats: not when building the CLI
+
         risk = certify_threshold(conf, y[ok] < 0.5, np.ones(int(ok.sum()), dtype=bool), alpha=target_error, delta=delta)
         tau = float(risk.threshold) - 1e-9 if risk.certified else float("inf")
         self.thresholds = {
