@@ -24,7 +24,7 @@ from accord.adapters.code._isolation import sandbox_uids
 from accord.adapters.code._judges import ExecutionJudge
 from accord.protocols import StepContext
 
-PROJECT_FILE = Path(__file__).resolve().parents[1] / "accord" / "adapters" / "code" / "sandbox.py"
+PROJECT_FILE = Path(__file__).resolve().parents[1] / "accord" / "adapters" / "code" / "_sandbox.py"
 LIMITS = Limits(wall_s=4.0, item_s=1.0, cpu_s=3, memory_mb=512, processes=16, output_bytes=16384, file_mb=4)
 
 

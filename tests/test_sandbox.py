@@ -213,7 +213,7 @@ def test_candidate_cannot_see_the_working_tree_or_other_trees(private_sandbox):
         f"    for d in {[str(p) for p in places]!r}:\n"
         "        try:\n            seen[d] = os.listdir(d)\n        except OSError:\n            pass\n"
         "    try:\n        seen['source'] = "
-        f"open({str(project / 'accord' / 'adapters' / 'code' / 'sandbox.py')!r}).read()[:40]\n"
+        f"open({str(project / 'accord' / 'adapters' / 'code' / '_sandbox.py')!r}).read()[:40]\n"
         "    except OSError:\n        pass\n"
         "    return sorted((k, sorted(v) if isinstance(v, list) else v) for k, v in seen.items())\n"
     )
