@@ -323,7 +323,8 @@ def test_generated_files_paths_and_flags_never_crash_or_touch_the_input(command,
             before = snapshot(tmp / "in")
             rc, out, err = run(argv(str(path), str(output(tmp, path, out_kind)), value), capsys)
             assert_clean(command.split()[0], rc, out, err)
-            assert snapshot(tmp / "in") == before, f"{command}: an input file changed"
+            after = snapshot(tmp / "in")  # new files may appear there (report --out-dir in/run/rep); none changes
+            assert {f: after.get(f) for f in before} == before, f"{command}: an input file changed"
 
     one()
 

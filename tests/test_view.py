@@ -699,7 +699,9 @@ def test_the_jury_bar_and_split_filter_follow_the_class_shares(browser, outputs,
         return {c for c in r["classes"].values() if c is not None}
 
     split = sum(len(answered(r)) > 1 for r in records)
-    assert 0 < split < sum(r["agreement"] < 1 for r in records)  # unanimous rows have agreement < 1 too
+    assert 0 < split < len(records)
+    # agreement is the vote's share: 1 on a row whose answering members all agree
+    assert all(r["agreement"] == 1.0 for r in records if len(answered(r)) == 1)
     _toggle(browser, "split")
     assert _shown(browser)[0] == split
     _toggle(browser, "split")

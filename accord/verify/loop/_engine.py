@@ -233,6 +233,13 @@ class StepLoop:
             judge_s, tokens = ps.judge_s, ps.tokens
         return raw[: len(cands)], fails[: len(cands)], judge_s, tokens
 
+    def _abstention_rows(self, cid: str, n: int) -> list[list[str | None]]:
+        """The recorded abstentions of a context's first n candidates, one row of m per candidate: scores
+        taken from elsewhere (a resumed trace, another worker) carry no abstentions, so their rows are empty."""
+        m = self.panel.m
+        rows = [r if isinstance(r, list) and len(r) == m else [None] * m for r in self._abstentions.get(cid, [])[:n]]
+        return rows + [[None] * m for _ in range(n - len(rows))]
+
     def _observe_scale(self, raw: np.ndarray, write: bool = True) -> None:
         """Feed newly scored candidates to a judge scale still in its warm-up; once it is fitted,
         its maps (and thresholds) are written to the trace so that a reader reapplies them."""
@@ -365,7 +372,7 @@ class StepLoop:
             "lambdas": list(self.panel.lambdas),
             "raw": raw,
             "failures": fails,
-            "abstentions": self._abstentions.get(cid, [])[: len(cands)],
+            "abstentions": self._abstention_rows(cid, len(cands)),
             "policy": Chain(chain.label, self._policy(chain)).policy_record(self.panel.lambdas),
             "consensus": st.consensus,
             "mean": st.mean,
