@@ -7,6 +7,7 @@ import csv
 import json
 from pathlib import Path
 
+from cli_runs import verify_to
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -17,25 +18,7 @@ SOLUTIONS = ROOT / "examples" / "solutions" / "processbench.jsonl"
 
 
 def _verify(out: Path, *extra: str) -> None:
-    assert (
-        main(
-            [
-                "verify",
-                str(SOLUTIONS),
-                "--out",
-                str(out),
-                "--json",
-                "--bootstrap",
-                "0",
-                "--workers",
-                "1",
-                "--fail-on",
-                "never",
-                *extra,
-            ]
-        )
-        == 0
-    )
+    verify_to(SOLUTIONS, out, *extra)
 
 
 def test_verify_keeps_its_cache_in_the_user_cache_folder(tmp_path, monkeypatch, capsys):

@@ -23,6 +23,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from cli_runs import verify_to
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -85,45 +86,11 @@ def outputs(tmp_path_factory):
     base = tmp_path_factory.mktemp("view")
     run = record_run(base / "run", ["What is 12 + 30?", "What is 7 + 5?", HOSTILE + " What is 1 + 2?"])
     pred = base / "pred.jsonl"
-    assert (
-        main(
-            [
-                "verify",
-                str(ROOT / "examples/solutions/processbench.jsonl"),
-                "--out",
-                str(pred),
-                "--json",
-                "--bootstrap",
-                "0",
-                "--workers",
-                "1",
-                "--fail-on",
-                "never",
-            ]
-        )
-        == 0
-    )
+    verify_to(ROOT / "examples/solutions/processbench.jsonl", pred)
     jury = base / "jury.jsonl"
     assert main(["jury", str(ROOT / "examples/jury/panel.jsonl"), "--out", str(jury), "--json", "--n-boot", "40"]) == 0
     math = base / "math.jsonl"  # solutions with inline, display and bare math, verified through the CLI
-    assert (
-        main(
-            [
-                "verify",
-                str(MATH_SOLUTIONS),
-                "--out",
-                str(math),
-                "--json",
-                "--bootstrap",
-                "0",
-                "--workers",
-                "1",
-                "--fail-on",
-                "never",
-            ]
-        )
-        == 0
-    )
+    verify_to(MATH_SOLUTIONS, math)
     return {"run": run, "verify": pred, "jury": jury, "math": math, "dir": base}
 
 
