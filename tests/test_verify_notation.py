@@ -71,6 +71,28 @@ CASES = [
     (Q, [], "$\\binom{10}{5} = 252$ ways.", 1.0),
     (Q, [], "$\\binom{10}{5} = 250$ ways.", 0.0),
     (Q, [], "$\\binom{n}{2} = \\frac{n(n-1)}{2}$", 1.0),
+    # finite sums and products written with Σ and Π and their bounds
+    (Q, [], "$\\sum_{k=1}^{10} k^2 = 385$", 1.0),
+    (Q, [], "$\\sum_{k=1}^{10} k^2 = 384$", 0.0),
+    (Q, [], "$\\prod_{k=1}^{5} \\frac{k+1}{k} = 6$", 1.0),
+    (Q, [], "$\\prod_{k=1}^{5} \\frac{k+1}{k} = 5$", 0.0),
+    (Q, [], "$2\\sum_{k=1}^{4} k + 1 = 21$", 1.0),
+    (Q, [], "$\\sum_{k=1}^{n} \\binom{n}{k} k^2 = n(n+1) 2^{n-2}$", 1.0),
+    (Q, [], "$(1 + x)^n = \\sum_{k=0}^{n} \\binom{n}{k} x^k$", 1.0),
+    (
+        Q,
+        [],
+        "$S = \\sum_{k=1}^{n} \\binom{n}{k} k^2 = \\sum_{k=1}^{n} \\binom{n}{k} k(k-1)"
+        " + \\sum_{k=1}^{n} \\binom{n}{k} k$",
+        1.0,
+    ),
+    (
+        Q,
+        [],
+        "$S = \\sum_{k=1}^{n} \\binom{n}{k} k^2 = \\sum_{k=1}^{n} \\binom{n}{k} k(k-1)"
+        " + 2\\sum_{k=1}^{n} \\binom{n}{k} k$",
+        0.0,
+    ),
 ]
 
 
@@ -97,6 +119,12 @@ def test_the_arithmetic_judge_does_not_read_a_remainder_or_an_ellipsis_as_an_equ
 def test_the_imaginary_unit_is_a_real_name_where_the_problem_does_not_make_it_one():
     got, reason = solution_check("Find i such that i^2 = 4.", [], "So $i^2 = -1$.")
     assert "imaginary" not in reason
+
+
+def test_a_sum_over_indexed_terms_or_to_infinity_stays_unread():
+    for step in ("$\\sum_{i=1}^n d_i = 0$", "$\\sum_{n=0}^{\\infty} x^n = \\frac{1}{1-x}$"):
+        got, reason = solution_check(Q, [], step)
+        assert got is None and "cannot read" in reason, reason
 
 
 def test_an_ellipsis_without_a_pattern_stays_unread():

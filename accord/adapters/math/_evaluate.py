@@ -205,7 +205,32 @@ def exact(tree, look: Lookup) -> Fraction:
         if not isinstance(v, Fraction):
             raise NotExact("irrational value")
         return v
+    if kind == "sigma":
+        return _big(tree, look, exact, Fraction)
     return _exact_call(tree, look)
+
+
+MAX_TERMS = 5000  # a finite sum or product is evaluated term by term, up to this many terms
+
+
+def _big(tree, look: Lookup, value, one):
+    """A finite sum or product, term by term (``value`` is :func:`exact` or :func:`approx`)."""
+    op, var, lo_tree, hi_tree, body = tree[1:]
+    lo = _integer(exact(lo_tree, look), "sum bound")
+    hi = _integer(exact(hi_tree, look), "sum bound")
+    if hi - lo + 1 > MAX_TERMS:
+        raise TooLarge(f"refused to evaluate {to_text(tree)[:40]}: {hi - lo + 1} terms (limit {MAX_TERMS})")
+
+    def inner(name: str):
+        return Fraction(k) if name == var else look(name)
+
+    out = one(0) if op == "sum" else one(1)
+    for k in range(lo, hi + 1):  # an empty range (hi < lo) is the empty sum 0 or product 1
+        term = value(body, inner)
+        out = out + term if op == "sum" else out * term
+        if isinstance(out, Fraction) and bits(out) > MAX_BITS:
+            raise _refuse(tree, bits(out))
+    return out
 
 
 def _exact_call(tree, look: Lookup) -> Fraction:
@@ -308,6 +333,8 @@ def approx(tree, look: Lookup, log_base: int | None = None) -> mpmath.mpf:
     if kind == "apply":
         args = tuple(exact(a, look) for a in tree[2])
         return _mp(look(key(tree[1], args)))
+    if kind == "sigma":
+        return _big(tree, look, lambda t, lk: approx(t, lk, log_base), mpmath.mpf)
     if kind == "call":
         fn = tree[1]
         vals = [approx(a, look, log_base) for a in tree[2]]

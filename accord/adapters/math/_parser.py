@@ -11,8 +11,11 @@ otherwise), ``sqrt``/``root``/``binom``/``C(n, k)``/``n choose k``/``gcd``/``lcm
 Trees are nested tuples (hashable, cheap): ``("num", Fraction, decimals)``, ``("name", str)``,
 ``("add", (terms...))``, ``("mul", (factors...))``, ``("div", a, b)``, ``("neg", a)``,
 ``("pow", a, b)``, ``("fact", a)``, ``("abs", a)``, ``("mod", a, n)``, ``("call", fn, (args...))``
-for known functions and ``("apply", name, (args...))`` for the solution's own functions.
-Anything else (ellipses, sums, limits, ``±``, primes) is a :class:`MathParseError` saying what.
+for known functions, ``("apply", name, (args...))`` for the solution's own functions and
+``("sigma", "sum" or "prod", var, lo, hi, body)`` for a finite sum or product with its bounds written
+(``\\sum_{k=1}^{n} k^2``; the body is the product term after the sign, as in ``\\sum_k a + b``).
+Anything else (ellipses, limits, sums without bounds, over indexed terms, ``±``, primes) is a
+:class:`MathParseError` saying what.
 """
 
 from __future__ import annotations
@@ -137,6 +140,7 @@ _TOKEN = re.compile(
     r"(?P<num>\d+(?:\.\d+)?|\.\d+)"
     r"|(?P<word>[A-Za-z]+)"
     r"|(?P<op>\*\*|[-+*/^!(),|\[\]_{}])"
+    r"|(?P<big>¿(?:sum|prod|product)\s*_\s*\{\s*[A-Za-z]\s*=[^{}=]+\}\s*\^\s*(?:\([^()]+\)|\{[^{}]+\}|\d+|[A-Za-z]\b))"
     r"|(?P<unread>¿[A-Za-z-]+)"
     r"|(?P<ellipsis>…|\.\.\.+)"
     r"|(?P<space>\s+)"
@@ -240,7 +244,7 @@ class _Parser:
 
     def _starts_atom(self) -> bool:
         kind, val = self.peek()
-        if kind in ("num", "word"):
+        if kind in ("num", "word", "big"):
             return val not in ("mod", "choose")
         if val == "|":
             return self.abs_depth == 0
@@ -328,7 +332,24 @@ class _Parser:
             return ("abs", inner)
         if kind == "word":
             return self.word(val)
+        if kind == "big":
+            return self.big(val)
         raise MathParseError(f"unexpected {val!r}")
+
+    def big(self, val: str):
+        """``Σ_{k=lo}^{hi} body``: the body is the product term that follows (it stops at + and -)."""
+        m = _BIG.fullmatch(val)
+        op = "sum" if m.group(1) == "sum" else "prod"
+        var = m.group(2)
+        lo = _bound(m.group(3), self.functions)
+        hi = _bound(m.group(4).strip("(){}"), self.functions)
+        if self.peek()[0] is None:
+            raise MathParseError(f"a {op} without a body")
+        body = self.product()
+        for name in names(body):
+            if "_" in name and re.search(rf"(?<![A-Za-z]){var}(?![A-Za-z])", name.split("_", 1)[1]):
+                raise MathParseError(f"contains a {op} over indexed terms ({name}), which accord does not evaluate")
+        return ("sigma", op, var, lo, hi, body)
 
     def subscript(self) -> str:
         """The subscript after '_': digits, {..}, (..), a known word, or one letter."""
@@ -420,6 +441,19 @@ class _Parser:
         return ("call", fn, args)
 
 
+_BIG = re.compile(
+    r"¿(sum|prod|product)\s*_\s*\{\s*([A-Za-z])\s*=([^{}=]+)\}\s*\^\s*(\([^()]+\)|\{[^{}]+\}|\d+|[A-Za-z])"
+)
+
+
+def _bound(text: str, functions: frozenset[str]):
+    """A bound of a sum or product (``1``, ``n``, ``n-1``); ∞ and the like are refused."""
+    p = _Parser(tokens(text), functions, False)
+    if not p.t:
+        raise MathParseError("a sum or product bound is missing")
+    return p.parse()
+
+
 def _number_or_name(text: str):
     return ("num", Fraction(text), 0) if re.fullmatch(r"\d+", text) else ("name", text)
 
@@ -461,6 +495,8 @@ def names(tree) -> set[str]:
         return set() if tree[1] in CONSTANTS else {tree[1]}
     if kind == "num":
         return set()
+    if kind == "sigma":  # the index is bound
+        return names(tree[3]) | names(tree[4]) | (names(tree[5]) - {tree[2]})
     out: set[str] = set()
     for child in children(tree):
         out |= names(child)
@@ -475,6 +511,8 @@ def children(tree) -> tuple:
         return tree[2]
     if kind in ("num", "name"):
         return ()
+    if kind == "sigma":
+        return tree[3:6]
     return tree[1:]
 
 
@@ -507,6 +545,9 @@ def to_text(tree) -> str:
         return "·".join(_wrap(f, "mul") for f in tree[1])
     if kind == "abs":
         return f"|{to_text(tree[1])}|"
+    if kind == "sigma":
+        sign = "Σ" if tree[1] == "sum" else "Π"
+        return f"{sign}_{{{tree[2]}={to_text(tree[3])}}}^{{{to_text(tree[4])}}} {_wrap(tree[5], 'mul')}"
     if kind in _FORMS:
         form, *contexts = _FORMS[kind]
         return form.format(*(_wrap(t, c) for t, c in zip(tree[1:], contexts)))
