@@ -187,6 +187,35 @@ def test_a_formula_always_divisible_is_refuted_exactly_when_a_small_case_fails(a
         assert f"fails at n = {fails[0]}:" in reason
 
 
+def test_a_formula_claimed_prime_for_every_value_is_checked_on_small_cases():
+    score, reason = solution_check("", [], "So $2^n+3^n+5^n+7^n$ is a prime number for any positive integer $n$.")
+    assert score == 0.0 and "fails at n = 2: the value is 87" in reason
+    score, reason = solution_check("", [], "Then $6n+5$ is prime for all odd n.")
+    assert score == 0.0 and "fails at n = 5: the value is 35" in reason
+    score, reason = solution_check("", [], "$2^{2^n}+1$ is always prime.")
+    assert score == 0.0 and "4294967297" in reason
+    assert solution_check("", [], "Then $n^2 - n + 41$ is prime for every positive integer $n$.")[0] == 1.0
+    for left in [
+        "$x^2 + 2y^2$ is a prime number.",  # no quantifier: a statement about the names
+        "If $p$ is prime, then $p^2 + 2$ is prime for every odd p.",
+        "$n^2 + 1$ is prime for all n not divisible by 3.",
+    ]:
+        assert solution_check("", [], left)[0] is None, left
+
+
+@settings(max_examples=30, deadline=None)
+@given(a=st.integers(1, 12), b=st.integers(-5, 30))
+def test_a_linear_formula_claimed_prime_is_refuted_exactly_when_a_small_case_is_not(a, b):
+    from sympy import isprime
+
+    score, reason = solution_check("", [], f"Clearly ${a}n + {b}$ is a prime number for all n.")
+    values = [a * n + b for n in range(1, 13)]
+    fails = [n for n, v in zip(range(1, 13), values) if not isprime(v)]
+    assert score == (0.0 if fails else 1.0), reason
+    if fails:
+        assert f"fails at n = {fails[0]}:" in reason
+
+
 def test_residues_claimed_modulo_n_are_computed_over_every_residue_class():
     score, reason = solution_check(
         "",

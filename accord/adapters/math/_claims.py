@@ -64,7 +64,14 @@ from accord.adapters.math._notation import imaginary_link, makes_imaginary, rema
 from accord.adapters.math._numberfacts import number_facts
 from accord.adapters.math._parser import MathParseError, names, parse, to_text
 from accord.adapters.math._precision import compare, show, value_of
-from accord.adapters.math._quantifiers import always_claims, quantified, residue_check, residue_claims, universal_check
+from accord.adapters.math._quantifiers import (
+    always_claims,
+    prime_check,
+    quantified,
+    residue_check,
+    residue_claims,
+    universal_check,
+)
 from accord.adapters.math._reader import Chain, read_chains
 from accord.adapters.math._rewrites import first_link_rewrites, rewrite_context, written_as
 from accord.adapters.math._sequence_words import word_claims
@@ -535,6 +542,11 @@ def _always(step: str, facts: Facts) -> list[Link]:
         if any(name.endswith("()") for name in free):
             continue
         domains = claim.domains or dict.fromkeys(free, "positive")
+        if claim.prime:
+            verdict = prime_check(tree, facts, domains)
+            if verdict is not None:
+                out.append(Link(claim.text, "", "", verdict[0], f"{claim.text}: {verdict[1]}", float(verdict[0])))
+            continue
         verdict = universal_check(
             "≡", tree, ("num", Fraction(claim.residue), 0), ("num", Fraction(claim.modulus), 0), facts, domains
         )

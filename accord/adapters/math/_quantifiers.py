@@ -101,7 +101,7 @@ def universal_check(rel: str, ta, tb, modulus_tree, facts: Facts, domains: dict[
 
 
 _PREDICATE = re.compile(
-    r"\bis\s+(always\s+)?(?:(even|odd)\b|(?:divisible\s+by|an?\s+multiple\s+of)\s+(\d{1,6})(?![\d^*/+\-(])|"
+    r"\bis\s+(always\s+)?(?:(even|odd|(?:an?\s+)?prime(?:\s+number)?)\b|(?:divisible\s+by|an?\s+multiple\s+of)\s+(\d{1,6})(?![\d^*/+\-(])|"
     r"(?:congruent\s+to\s+)?(\d{1,6})\s+(?:mod(?:ulo)?|\(mod)\s+(\d{1,6})(?![\d^*/+\-(]))",
     re.IGNORECASE,
 )
@@ -123,6 +123,7 @@ class Always:
     residue: int
     modulus: int
     domains: dict
+    prime: bool = False  # "is a prime number for every n": residue and modulus are unused
 
 
 def always_claims(step: str) -> list[Always]:
@@ -148,6 +149,9 @@ def always_claims(step: str) -> list[Always]:
             if not m.group(1) and not domains:
                 continue  # neither "always" nor "for all n": a statement about the names
             parity, mult, res, mod = m.group(2), m.group(3), m.group(4), m.group(5)
+            if parity and "prime" in parity.lower():
+                out.append(Always(f"{subject} {m.group(0).strip()}", subject, 0, 0, domains, prime=True))
+                continue
             if parity:
                 residue, modulus = int(parity.lower() == "odd"), 2
             elif mult:
@@ -158,6 +162,35 @@ def always_claims(step: str) -> list[Always]:
                 continue
             out.append(Always(f"{subject} {m.group(0).strip()}", subject, residue, modulus, domains))
     return out
+
+
+def prime_check(tree, facts: Facts, domains: dict[str, str]):
+    """``(holds, reason)`` for "TREE is a prime number" claimed for every value of its names (the
+    smallest cases of each name's domain), or None when a name is not quantified or too few cases
+    have an integer value."""
+    from sympy import isprime
+
+    free = free_names(tree, facts)
+    if not free or not free <= set(domains):
+        return None
+    names = sorted(free)
+    per_name = max(2, int(300 ** (1 / len(names)))) if len(names) > 1 else N_SMALL
+    tried = 0
+    for combo in itertools.product(*(_values(domains[x], min(per_name, N_SMALL)) for x in names)):
+        point = {x: Fraction(v) for x, v in zip(names, combo)}
+        try:
+            v = exact(tree, RandomPoint(facts, random.Random(0), False, point))
+        except (EvaluationError, ArithmeticError, ValueError):
+            continue
+        if v.denominator != 1 or v.numerator.bit_length() > 256:
+            continue
+        tried += 1
+        if not isprime(v.numerator):
+            at = ", ".join(f"{x} = {c}" for x, c in zip(names, combo))
+            return False, f"claimed prime for all {', '.join(names)}, it fails at {at}: the value is {show(v)}"
+    if tried < 3:
+        return None
+    return True, f"prime at the {tried} smallest cases"
 
 
 _LIST = (
