@@ -49,6 +49,15 @@ CASES = [
     (Q, [], "$1 \\cdot 2 \\cdots 6 = 720$.", 1.0),
     (Q, [], "$1 + 2 + 4 + \\dots + 64 = 127$.", 1.0),
     (Q, [], "$1 + 2 + 4 + \\dots + 64 = 128$.", 0.0),
+    # … up to a term with a name in it: a sum over the step count
+    (Q, [], "$1 + 2 + \\dots + n = \\frac{n(n+1)}{2}$", 1.0),
+    (Q, [], "So $S = 1 + 2 + \\dots + n = n(n+1)$.", 0.0),
+    (Q, [], "1/1^2 + 2/2^2 + 3/3^2 + ... + n/n^2 = 1 + 1/2 + 1/3 + ... + 1/n.", 1.0),
+    (Q, [], "T = 1/1^2 + 2/2^2 + 3/3^2 + ... + n/n^2 = 1 + 1/2 + 1/3 + ... + 1/(n+1).", 0.0),
+    (Q, [], "$2 + 4 + 6 + \\cdots + 2n = n(n+1)$", 1.0),
+    (Q, [], "$1 \\cdot 2 \\cdot 3 \\cdots n = n!$", 1.0),
+    (Q, [], "So 1*2*...*(n-2)*(n-1) = (n-1)!", 1.0),
+    (Q, [], "So P = 1*2*...*(n-2)*(n-1) = n!", 0.0),
     # the absurd statement a proof by contradiction derives on purpose
     (Q, ["Suppose such an x exists."], "Then 2^6 < 1, which is not true.", None),
     (Q, ["Suppose such an x exists."], "This gives 1 > 64, which is not true.", None),
@@ -131,6 +140,9 @@ def test_an_ellipsis_without_a_pattern_stays_unread():
     assert expand_ellipsis("x_1 + x_2 + … + x_n") is None
     assert expand_ellipsis("1 + 2 + … + 10") == "(1 + 2 + 3 + 4 + 5 + 6 + 7 + 8 + 9 + 10)"
     assert expand_ellipsis("2(1 + 3 + … + 9)") == "2((1 + 3 + 5 + 7 + 9))"
+    assert expand_ellipsis("x_1 + x_2 + … + x_n") is None  # indexed terms: a sum accord does not evaluate
+    assert expand_ellipsis("1 + 2 + … + n") == "((\\sum_{j=0}^{(n) - 1} ((1 + 1*j))))"
+    assert expand_ellipsis("1^2 + 2^2 + … + n^3") is None  # the last term does not fit the pattern
 
 
 @settings(max_examples=40, deadline=None)

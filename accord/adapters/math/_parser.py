@@ -140,7 +140,7 @@ _TOKEN = re.compile(
     r"(?P<num>\d+(?:\.\d+)?|\.\d+)"
     r"|(?P<word>[A-Za-z]+)"
     r"|(?P<op>\*\*|[-+*/^!(),|\[\]_{}])"
-    r"|(?P<big>¿(?:sum|prod|product)\s*_\s*\{\s*[A-Za-z]\s*=[^{}=]+\}\s*\^\s*(?:\([^()]+\)|\{[^{}]+\}|\d+|[A-Za-z]\b))"
+    r"|(?P<big>¿(?:sum|prod|product)\s*_\s*\{\s*[A-Za-z]\s*=[^{}=]+\}\s*\^\s*(?:\((?:[^()]|\((?:[^()]|\([^()]*\))*\))+\)|\{[^{}]+\}|\d+|[A-Za-z]\b))"
     r"|(?P<unread>¿[A-Za-z-]+)"
     r"|(?P<ellipsis>…|\.\.\.+)"
     r"|(?P<space>\s+)"
@@ -342,7 +342,8 @@ class _Parser:
         op = "sum" if m.group(1) == "sum" else "prod"
         var = m.group(2)
         lo = _bound(m.group(3), self.functions)
-        hi = _bound(m.group(4).strip("(){}"), self.functions)
+        hi_text = m.group(4)
+        hi = _bound(hi_text[1:-1] if hi_text[0] in "({" else hi_text, self.functions)
         if self.peek()[0] is None:
             raise MathParseError(f"a {op} without a body")
         body = self.product()
@@ -442,7 +443,7 @@ class _Parser:
 
 
 _BIG = re.compile(
-    r"¿(sum|prod|product)\s*_\s*\{\s*([A-Za-z])\s*=([^{}=]+)\}\s*\^\s*(\([^()]+\)|\{[^{}]+\}|\d+|[A-Za-z])"
+    r"¿(sum|prod|product)\s*_\s*\{\s*([A-Za-z])\s*=([^{}=]+)\}\s*\^\s*(\((?:[^()]|\((?:[^()]|\([^()]*\))*\))+\)|\{[^{}]+\}|\d+|[A-Za-z])"
 )
 
 
