@@ -38,6 +38,10 @@ _RESTRICTED = re.compile(
 )
 _MATH = re.compile(r"\$|\\\(|\\\)")
 N_SMALL = 12
+# "for all n ≥ 3" (and nothing more restrictive after it): the integers from a lower bound on
+_LOWER_BOUND = re.compile(
+    r"\s*(≥|>=|\\geq?|\\gt|>)\s*(-?\d{1,4})(?![\w(^*/+\-]|\.\d)(?!\s*(?:and|or|with|except|but)\b|\s*[+\-*/^<>≤≥=])"
+)
 _PRIMES = [2, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37]
 
 
@@ -46,9 +50,15 @@ def quantified(step: str) -> dict[str, str]:
     text = _MATH.sub("", step)
     out: dict[str, str] = {}
     for m in _QUANTIFIER.finditer(text):
+        parts = list(_PART.finditer(m.group(1)))
+        bound = _LOWER_BOUND.match(text[m.end() :])
+        if bound and len(parts) == 1 and not re.search(r"odd|even|prime", parts[0].group(1), re.IGNORECASE):
+            start = int(bound.group(2)) + (bound.group(1) in (">", "\\gt"))
+            out[parts[0].group(2)] = f"≥{start}"  # "for all n ≥ 3": the integers from 3 on
+            continue
         if _RESTRICTED.match(text[m.end() :]):
             continue
-        for part in _PART.finditer(m.group(1)):
+        for part in parts:
             words, name = part.group(1).lower(), part.group(2)
             kind = next((k for k in ("odd", "even", "prime") if k in words), "positive")
             out[name] = kind
@@ -62,7 +72,19 @@ def _values(kind: str, n: int) -> list[int]:
         return [2 * i + 1 for i in range(n)]
     if kind == "even":
         return [2 * i + 2 for i in range(n)]
+    if kind.startswith("≥"):
+        return list(range(int(kind[1:]), int(kind[1:]) + n))
     return list(range(1, n + 1))
+
+
+def _domain_text(kind: str, name: str) -> str:
+    """How a quantified name is shown in the evidence: "n", "odd n", "n ≥ 3"."""
+    if kind == "positive":
+        return name
+    return f"{name} {kind[0]} {kind[1:]}" if kind.startswith("≥") else f"{kind} {name}"
+
+
+_ORDER = {"<": lambda a, b: a < b, "≤": lambda a, b: a <= b, ">": lambda a, b: a > b, "≥": lambda a, b: a >= b}
 
 
 def universal_check(rel: str, ta, tb, modulus_tree, facts: Facts, domains: dict[str, str]):
@@ -86,14 +108,15 @@ def universal_check(rel: str, ta, tb, modulus_tree, facts: Facts, domains: dict[
         if m is not None and (m == 0 or m.denominator != 1 or a.denominator != 1 or b.denominator != 1):
             continue
         tried += 1
-        if (a - b) % m if m is not None else a != b:
+        if (a - b) % m if m is not None else not _ORDER.get(rel, lambda x, y: x == y)(a, b):
             at = ", ".join(f"{x} = {v}" for x, v in zip(names, combo))
             shown = (
                 f"{show(a)} ≢ {show(b)} (mod {show(m)})"
                 if m is not None
                 else f"the left side is {show(a)}, the right side {show(b)}"
+                + (f" ({show(a)} {rel} {show(b)} is false)" if rel in _ORDER else "")
             )
-            what = ", ".join(f"{domains[x]} {x}" if domains[x] != "positive" else x for x in names)
+            what = ", ".join(_domain_text(domains[x], x) for x in names)
             return False, f"claimed for all {what}, it fails at {at}: {shown}"
     if tried < 3:
         return None
