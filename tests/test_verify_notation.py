@@ -80,6 +80,13 @@ CASES = [
     (Q, [], "$\\binom{10}{5} = 252$ ways.", 1.0),
     (Q, [], "$\\binom{10}{5} = 250$ ways.", 0.0),
     (Q, [], "$\\binom{n}{2} = \\frac{n(n-1)}{2}$", 1.0),
+    # limits: evaluated by sympy, at a point or at infinity
+    (Q, [], "$\\lim_{x \\to 2} \\frac{x^2 - 4}{x - 2} = 4$", 1.0),
+    (Q, [], "$\\lim_{x \\to 2} \\frac{x^2 - 4}{x - 2} = 2$", 0.0),
+    (Q, [], "$\\lim_{n \\to \\infty} \\frac{3n + 1}{n + 2} = 3$", 1.0),
+    (Q, [], "$\\lim_{n \\to \\infty} \\frac{3n + 1}{n + 2} = 1$", 0.0),
+    (Q, [], "$\\lim_{x \\to 0} \\frac{\\sin x}{x} = 1$", 1.0),
+    (Q, [], "$\\lim_{x \\to 0} \\frac{1 - \\cos x}{x^2} = 0.4$", 0.0),
     # finite sums and products written with Σ and Π and their bounds
     (Q, [], "$\\sum_{k=1}^{10} k^2 = 385$", 1.0),
     (Q, [], "$\\sum_{k=1}^{10} k^2 = 384$", 0.0),
@@ -128,6 +135,12 @@ def test_the_arithmetic_judge_does_not_read_a_remainder_or_an_ellipsis_as_an_equ
 def test_the_imaginary_unit_is_a_real_name_where_the_problem_does_not_make_it_one():
     got, reason = solution_check("Find i such that i^2 = 4.", [], "So $i^2 = -1$.")
     assert "imaginary" not in reason
+
+
+def test_a_one_sided_or_infinite_limit_is_not_judged():
+    for step in ("$\\lim_{x \\to 0^+} \\frac{1}{x} = 5$", "$\\lim_{n \\to \\infty} n = 5$"):
+        got, reason = solution_check(Q, [], step)
+        assert got is None and ("cannot read" in reason or "the limit is oo" in reason), reason
 
 
 def test_a_sum_over_indexed_terms_or_to_infinity_stays_unread():

@@ -15,6 +15,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping
 from fractions import Fraction
+from functools import lru_cache
 
 import mpmath
 
@@ -207,7 +208,50 @@ def exact(tree, look: Lookup) -> Fraction:
         return v
     if kind == "sigma":
         return _big(tree, look, exact, Fraction)
+    if kind == "lim":
+        v = _limit(tree, look)
+        if not v.is_Rational:
+            raise NotExact("an irrational limit")
+        return Fraction(int(v.p), int(v.q))
     return _exact_call(tree, look)
+
+
+def _limit(tree, look: Lookup):
+    """The value of ``lim_{x→a} body`` from sympy (its other names take their values first);
+    Undefined when the limit is infinite or does not exist."""
+    import sympy as sp
+
+    from accord.adapters.math._sympy_text import to_sympy
+
+    _, var, point, body = tree
+    expr = to_sympy(body)
+    if expr.atoms(sp.core.function.AppliedUndef):
+        raise Unknown(f"a function inside {to_text(tree)}")
+    values = {}
+    for sym in sorted(expr.free_symbols, key=str):
+        if sym.name != var:
+            v = look(sym.name)
+            values[sym.name] = (v.numerator, v.denominator) if isinstance(v, Fraction) else str(v)
+    if isinstance(point, str):
+        at = point
+    else:
+        a = exact(point, look)
+        at = (a.numerator, a.denominator)
+    return _limit_value(body, var, at, tuple(sorted(values.items())))
+
+
+@lru_cache(maxsize=256)
+def _limit_value(body, var: str, at, values: tuple):
+    import sympy as sp
+
+    from accord.adapters.math._sympy_text import to_sympy
+
+    subs = {sp.Symbol(k): sp.Rational(*v) if isinstance(v, tuple) else sp.Float(v, mpmath.mp.dps) for k, v in values}
+    point = sp.oo if at == "oo" else -sp.oo if at == "-oo" else sp.Rational(*at)
+    v = sp.limit(to_sympy(body).xreplace(subs), sp.Symbol(var), point)
+    if not v.is_number or v.has(sp.oo, -sp.oo, sp.zoo, sp.nan) or isinstance(v, sp.AccumBounds) or not v.is_real:
+        raise Undefined(f"the limit is {v} (infinite or does not exist)")
+    return v
 
 
 MAX_TERMS = 5000  # a finite sum or product is evaluated term by term, up to this many terms
@@ -335,6 +379,8 @@ def approx(tree, look: Lookup, log_base: int | None = None) -> mpmath.mpf:
         return _mp(look(key(tree[1], args)))
     if kind == "sigma":
         return _big(tree, look, lambda t, lk: approx(t, lk, log_base), mpmath.mpf)
+    if kind == "lim":
+        return mpmath.mpf(str(_limit(tree, look).evalf(mpmath.mp.dps)))
     if kind == "call":
         fn = tree[1]
         vals = [approx(a, look, log_base) for a in tree[2]]
