@@ -123,14 +123,39 @@ def test_quantifiers_name_their_domain_and_restrictions_are_left_alone():
     assert quantified("for any positive integer a and prime number p") == {"a": "positive", "p": "prime"}
     assert quantified("$x^2 \\equiv 1$ for all odd $n$") == {"n": "odd"}
     assert quantified("for all even k") == {"k": "even"}
+    # a lower bound alone: the integers from it on
+    assert quantified("for all n \\ge 2") == {"n": "≥2"}
+    assert quantified("for every integer n≥0.") == {"n": "≥0"}
+    assert quantified("for all n > 2, so") == {"n": "≥3"}
     for restricted in [
         "for any n not divisible by 3",
-        "for all n \\ge 2",
+        "for all n ≥ 2k+1",
+        "for all odd n ≥ 3",
+        "for all n ≥ 2 and m",
+        "for all n ≥ 2.5",
         "for all i in 1 to n",
         "for all sufficiently large n",
         "for each of the values",
     ]:
         assert quantified(restricted) == {}, restricted
+
+
+def test_a_relation_claimed_for_all_n_from_a_bound_is_checked_from_that_bound():
+    assert solution_check("", [], "So $4^n+15n-1 \\bmod 9 = 0$ for all integer $n \\ge 0$.")[0] == 1.0
+    score, reason = solution_check("", [], "So $4^n+15n-1 \\bmod 9 = 3$ for all integer $n \\ge 0$.")
+    assert score == 0.0 and "claimed for all n ≥ 0, it fails at n = 0" in reason
+    assert solution_check("", [], "Hence $n^2 \\equiv 1 \\pmod 3$ for all $n \\geq 3$.")[0] == 0.0
+    # inequalities too: true from 5 on, false from 1 on (2^2 = 2^2)
+    assert solution_check("", [], "Thus $2^n > n^2$ for all $n \\ge 5$.")[0] == 1.0
+    score, reason = solution_check("", [], "Thus $2^n > n^2$ for all $n \\ge 1$.")
+    assert score == 0.0 and "fails at n = 2" in reason and "4 > 4 is false" in reason
+    assert solution_check("", [], "So $(n+1)^n \\ge 2^n n!$ holds for all $n \\ge 1$.")[0] == 1.0
+    # a case named beside the quantifier ("n = 1") is not claimed for all n
+    step = "For every $n > 2$, $2^n > n + 2$ holds, while for $n = 1$ it does not."
+    score, reason = solution_check("", [], step)
+    assert score is None and "only side relations hold: 2^n > n + 2" in reason, reason
+    # an inequality with a name the quantifier does not name is a statement about that name
+    assert solution_check("", [], "Then $c^n > 2^n$ for all $n \\ge 3$.")[0] is None
 
 
 def test_a_universal_claim_needs_every_name_quantified():
@@ -183,6 +208,35 @@ def test_a_formula_always_divisible_is_refuted_exactly_when_a_small_case_fails(a
     score, reason = solution_check("", [], f"Clearly ${a}n^2 + {b}n$ is always divisible by {m}.")
     fails = [n for n in range(1, 13) if (a * n * n + b * n) % m]
     assert score == (0.0 if fails else 1.0)
+    if fails:
+        assert f"fails at n = {fails[0]}:" in reason
+
+
+def test_a_formula_claimed_prime_for_every_value_is_checked_on_small_cases():
+    score, reason = solution_check("", [], "So $2^n+3^n+5^n+7^n$ is a prime number for any positive integer $n$.")
+    assert score == 0.0 and "fails at n = 2: the value is 87" in reason
+    score, reason = solution_check("", [], "Then $6n+5$ is prime for all odd n.")
+    assert score == 0.0 and "fails at n = 5: the value is 35" in reason
+    score, reason = solution_check("", [], "$2^{2^n}+1$ is always prime.")
+    assert score == 0.0 and "4294967297" in reason
+    assert solution_check("", [], "Then $n^2 - n + 41$ is prime for every positive integer $n$.")[0] == 1.0
+    for left in [
+        "$x^2 + 2y^2$ is a prime number.",  # no quantifier: a statement about the names
+        "If $p$ is prime, then $p^2 + 2$ is prime for every odd p.",
+        "$n^2 + 1$ is prime for all n not divisible by 3.",
+    ]:
+        assert solution_check("", [], left)[0] is None, left
+
+
+@settings(max_examples=30, deadline=None)
+@given(a=st.integers(1, 12), b=st.integers(-5, 30))
+def test_a_linear_formula_claimed_prime_is_refuted_exactly_when_a_small_case_is_not(a, b):
+    from sympy import isprime
+
+    score, reason = solution_check("", [], f"Clearly ${a}n + {b}$ is a prime number for all n.")
+    values = [a * n + b for n in range(1, 13)]
+    fails = [n for n, v in zip(range(1, 13), values) if not isprime(v)]
+    assert score == (0.0 if fails else 1.0), reason
     if fails:
         assert f"fails at n = {fails[0]}:" in reason
 

@@ -60,7 +60,9 @@ def test_notation_of_real_solutions(text, expected):
     "text, why",
     [
         ("1 + 2 + ... + n", "ellipsis"),
-        (r"\sum_{k=1}^n k", "sum"),
+        (r"\sum_{i=1}^n d_i", "sum over indexed terms"),
+        (r"\sum_{n=0}^{\infty} x^n", "infty"),
+        (r"\lim_{x \to 0^+} 1/x", "limit"),
         ("the number of ways", "prose"),
         (r"a \pm b", "±"),
     ],

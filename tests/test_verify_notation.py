@@ -49,6 +49,15 @@ CASES = [
     (Q, [], "$1 \\cdot 2 \\cdots 6 = 720$.", 1.0),
     (Q, [], "$1 + 2 + 4 + \\dots + 64 = 127$.", 1.0),
     (Q, [], "$1 + 2 + 4 + \\dots + 64 = 128$.", 0.0),
+    # … up to a term with a name in it: a sum over the step count
+    (Q, [], "$1 + 2 + \\dots + n = \\frac{n(n+1)}{2}$", 1.0),
+    (Q, [], "So $S = 1 + 2 + \\dots + n = n(n+1)$.", 0.0),
+    (Q, [], "1/1^2 + 2/2^2 + 3/3^2 + ... + n/n^2 = 1 + 1/2 + 1/3 + ... + 1/n.", 1.0),
+    (Q, [], "T = 1/1^2 + 2/2^2 + 3/3^2 + ... + n/n^2 = 1 + 1/2 + 1/3 + ... + 1/(n+1).", 0.0),
+    (Q, [], "$2 + 4 + 6 + \\cdots + 2n = n(n+1)$", 1.0),
+    (Q, [], "$1 \\cdot 2 \\cdot 3 \\cdots n = n!$", 1.0),
+    (Q, [], "So 1*2*...*(n-2)*(n-1) = (n-1)!", 1.0),
+    (Q, [], "So P = 1*2*...*(n-2)*(n-1) = n!", 0.0),
     # the absurd statement a proof by contradiction derives on purpose
     (Q, ["Suppose such an x exists."], "Then 2^6 < 1, which is not true.", None),
     (Q, ["Suppose such an x exists."], "This gives 1 > 64, which is not true.", None),
@@ -71,6 +80,35 @@ CASES = [
     (Q, [], "$\\binom{10}{5} = 252$ ways.", 1.0),
     (Q, [], "$\\binom{10}{5} = 250$ ways.", 0.0),
     (Q, [], "$\\binom{n}{2} = \\frac{n(n-1)}{2}$", 1.0),
+    # limits: evaluated by sympy, at a point or at infinity
+    (Q, [], "$\\lim_{x \\to 2} \\frac{x^2 - 4}{x - 2} = 4$", 1.0),
+    (Q, [], "$\\lim_{x \\to 2} \\frac{x^2 - 4}{x - 2} = 2$", 0.0),
+    (Q, [], "$\\lim_{n \\to \\infty} \\frac{3n + 1}{n + 2} = 3$", 1.0),
+    (Q, [], "$\\lim_{n \\to \\infty} \\frac{3n + 1}{n + 2} = 1$", 0.0),
+    (Q, [], "$\\lim_{x \\to 0} \\frac{\\sin x}{x} = 1$", 1.0),
+    (Q, [], "$\\lim_{x \\to 0} \\frac{1 - \\cos x}{x^2} = 0.4$", 0.0),
+    # finite sums and products written with Σ and Π and their bounds
+    (Q, [], "$\\sum_{k=1}^{10} k^2 = 385$", 1.0),
+    (Q, [], "$\\sum_{k=1}^{10} k^2 = 384$", 0.0),
+    (Q, [], "$\\prod_{k=1}^{5} \\frac{k+1}{k} = 6$", 1.0),
+    (Q, [], "$\\prod_{k=1}^{5} \\frac{k+1}{k} = 5$", 0.0),
+    (Q, [], "$2\\sum_{k=1}^{4} k + 1 = 21$", 1.0),
+    (Q, [], "$\\sum_{k=1}^{n} \\binom{n}{k} k^2 = n(n+1) 2^{n-2}$", 1.0),
+    (Q, [], "$(1 + x)^n = \\sum_{k=0}^{n} \\binom{n}{k} x^k$", 1.0),
+    (
+        Q,
+        [],
+        "$S = \\sum_{k=1}^{n} \\binom{n}{k} k^2 = \\sum_{k=1}^{n} \\binom{n}{k} k(k-1)"
+        " + \\sum_{k=1}^{n} \\binom{n}{k} k$",
+        1.0,
+    ),
+    (
+        Q,
+        [],
+        "$S = \\sum_{k=1}^{n} \\binom{n}{k} k^2 = \\sum_{k=1}^{n} \\binom{n}{k} k(k-1)"
+        " + 2\\sum_{k=1}^{n} \\binom{n}{k} k$",
+        0.0,
+    ),
 ]
 
 
@@ -99,10 +137,25 @@ def test_the_imaginary_unit_is_a_real_name_where_the_problem_does_not_make_it_on
     assert "imaginary" not in reason
 
 
+def test_a_one_sided_or_infinite_limit_is_not_judged():
+    for step in ("$\\lim_{x \\to 0^+} \\frac{1}{x} = 5$", "$\\lim_{n \\to \\infty} n = 5$"):
+        got, reason = solution_check(Q, [], step)
+        assert got is None and ("cannot read" in reason or "the limit is oo" in reason), reason
+
+
+def test_a_sum_over_indexed_terms_or_to_infinity_stays_unread():
+    for step in ("$\\sum_{i=1}^n d_i = 0$", "$\\sum_{n=0}^{\\infty} x^n = \\frac{1}{1-x}$"):
+        got, reason = solution_check(Q, [], step)
+        assert got is None and "cannot read" in reason, reason
+
+
 def test_an_ellipsis_without_a_pattern_stays_unread():
     assert expand_ellipsis("x_1 + x_2 + … + x_n") is None
     assert expand_ellipsis("1 + 2 + … + 10") == "(1 + 2 + 3 + 4 + 5 + 6 + 7 + 8 + 9 + 10)"
     assert expand_ellipsis("2(1 + 3 + … + 9)") == "2((1 + 3 + 5 + 7 + 9))"
+    assert expand_ellipsis("x_1 + x_2 + … + x_n") is None  # indexed terms: a sum accord does not evaluate
+    assert expand_ellipsis("1 + 2 + … + n") == "((\\sum_{j=0}^{(n) - 1} ((1 + 1*j))))"
+    assert expand_ellipsis("1^2 + 2^2 + … + n^3") is None  # the last term does not fit the pattern
 
 
 @settings(max_examples=40, deadline=None)

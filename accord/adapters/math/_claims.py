@@ -64,7 +64,14 @@ from accord.adapters.math._notation import imaginary_link, makes_imaginary, rema
 from accord.adapters.math._numberfacts import number_facts
 from accord.adapters.math._parser import MathParseError, names, parse, to_text
 from accord.adapters.math._precision import compare, show, value_of
-from accord.adapters.math._quantifiers import always_claims, quantified, residue_check, residue_claims, universal_check
+from accord.adapters.math._quantifiers import (
+    always_claims,
+    prime_check,
+    quantified,
+    residue_check,
+    residue_claims,
+    universal_check,
+)
 from accord.adapters.math._reader import Chain, read_chains
 from accord.adapters.math._rewrites import first_link_rewrites, rewrite_context, written_as
 from accord.adapters.math._sequence_words import word_claims
@@ -334,7 +341,14 @@ def _check_link(
     if len(cues) > 7 and cues[7] and "i" in names(ta) | names(tb):  # i is the imaginary unit here
         holds, reason = imaginary_link(rel, ta, tb)
         return Link(left, rel, right, holds, reason, None if holds is None else float(holds))
-    if rel in ("=", "≡") and len(cues) > 5 and cues[5]:
+    order = rel in ("<", "≤", ">", "≥")  # an inequality: only about the quantified names, none with a value
+    case = "name" in (ta[0], tb[0]) and not (names(ta) and names(tb))  # "n = 1": a case, not a claim for all n
+    if (
+        len(cues) > 5
+        and cues[5]
+        and not case
+        and (rel in ("=", "≡") or order and names(ta) | names(tb) <= set(cues[5]))
+    ):
         verdict = universal_check(rel, ta, tb, modulus_tree if rel == "≡" else None, facts, cues[5])
         if verdict is not None:
             return Link(left, rel, right, verdict[0], verdict[1], float(verdict[0]))
@@ -462,7 +476,7 @@ def check_step(question: str, steps: tuple[str, ...], step: str, real: bool = Fa
                 Link(chain.text, "", "", None, "a number written by its digits (abcd), not a product: not read")
             )
             continue
-        links.extend(check_chain(chain, facts, real, cues))
+        links.extend(link for link in check_chain(chain, facts, real, cues) if not _bound_of(link, cues[5]))
     end_of_step(step, facts)
     return links
 
@@ -495,6 +509,14 @@ _WORDS = frozenset(
         "the",
     }
 )
+
+
+def _bound_of(link: Link, domains: dict[str, str]) -> bool:
+    """ "n ≥ 3" in "… for all n ≥ 3": the quantifier's own range, not a claim of the step."""
+    kind = domains.get(link.left.strip().strip("$"))
+    return bool(
+        kind and kind.startswith("≥") and link.relation in ("≥", ">") and re.fullmatch(r"-?\d+", link.right.strip())
+    )
 
 
 def _digit_string(text: str) -> bool:
@@ -535,6 +557,11 @@ def _always(step: str, facts: Facts) -> list[Link]:
         if any(name.endswith("()") for name in free):
             continue
         domains = claim.domains or dict.fromkeys(free, "positive")
+        if claim.prime:
+            verdict = prime_check(tree, facts, domains)
+            if verdict is not None:
+                out.append(Link(claim.text, "", "", verdict[0], f"{claim.text}: {verdict[1]}", float(verdict[0])))
+            continue
         verdict = universal_check(
             "≡", tree, ("num", Fraction(claim.residue), 0), ("num", Fraction(claim.modulus), 0), facts, domains
         )

@@ -15,6 +15,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping
 from fractions import Fraction
+from functools import lru_cache
 
 import mpmath
 
@@ -205,7 +206,75 @@ def exact(tree, look: Lookup) -> Fraction:
         if not isinstance(v, Fraction):
             raise NotExact("irrational value")
         return v
+    if kind == "sigma":
+        return _big(tree, look, exact, Fraction)
+    if kind == "lim":
+        v = _limit(tree, look)
+        if not v.is_Rational:
+            raise NotExact("an irrational limit")
+        return Fraction(int(v.p), int(v.q))
     return _exact_call(tree, look)
+
+
+def _limit(tree, look: Lookup):
+    """The value of ``lim_{x→a} body`` from sympy (its other names take their values first);
+    Undefined when the limit is infinite or does not exist."""
+    import sympy as sp
+
+    from accord.adapters.math._sympy_text import to_sympy
+
+    _, var, point, body = tree
+    expr = to_sympy(body)
+    if expr.atoms(sp.core.function.AppliedUndef):
+        raise Unknown(f"a function inside {to_text(tree)}")
+    values = {}
+    for sym in sorted(expr.free_symbols, key=str):
+        if sym.name != var:
+            v = look(sym.name)
+            values[sym.name] = (v.numerator, v.denominator) if isinstance(v, Fraction) else str(v)
+    if isinstance(point, str):
+        at = point
+    else:
+        a = exact(point, look)
+        at = (a.numerator, a.denominator)
+    return _limit_value(body, var, at, tuple(sorted(values.items())))
+
+
+@lru_cache(maxsize=256)
+def _limit_value(body, var: str, at, values: tuple):
+    import sympy as sp
+
+    from accord.adapters.math._sympy_text import to_sympy
+
+    subs = {sp.Symbol(k): sp.Rational(*v) if isinstance(v, tuple) else sp.Float(v, mpmath.mp.dps) for k, v in values}
+    point = sp.oo if at == "oo" else -sp.oo if at == "-oo" else sp.Rational(*at)
+    v = sp.limit(to_sympy(body).xreplace(subs), sp.Symbol(var), point)
+    if not v.is_number or v.has(sp.oo, -sp.oo, sp.zoo, sp.nan) or isinstance(v, sp.AccumBounds) or not v.is_real:
+        raise Undefined(f"the limit is {v} (infinite or does not exist)")
+    return v
+
+
+MAX_TERMS = 5000  # a finite sum or product is evaluated term by term, up to this many terms
+
+
+def _big(tree, look: Lookup, value, one):
+    """A finite sum or product, term by term (``value`` is :func:`exact` or :func:`approx`)."""
+    op, var, lo_tree, hi_tree, body = tree[1:]
+    lo = _integer(exact(lo_tree, look), "sum bound")
+    hi = _integer(exact(hi_tree, look), "sum bound")
+    if hi - lo + 1 > MAX_TERMS:
+        raise TooLarge(f"refused to evaluate {to_text(tree)[:40]}: {hi - lo + 1} terms (limit {MAX_TERMS})")
+
+    def inner(name: str):
+        return Fraction(k) if name == var else look(name)
+
+    out = one(0) if op == "sum" else one(1)
+    for k in range(lo, hi + 1):  # an empty range (hi < lo) is the empty sum 0 or product 1
+        term = value(body, inner)
+        out = out + term if op == "sum" else out * term
+        if isinstance(out, Fraction) and bits(out) > MAX_BITS:
+            raise _refuse(tree, bits(out))
+    return out
 
 
 def _exact_call(tree, look: Lookup) -> Fraction:
@@ -308,6 +377,10 @@ def approx(tree, look: Lookup, log_base: int | None = None) -> mpmath.mpf:
     if kind == "apply":
         args = tuple(exact(a, look) for a in tree[2])
         return _mp(look(key(tree[1], args)))
+    if kind == "sigma":
+        return _big(tree, look, lambda t, lk: approx(t, lk, log_base), mpmath.mpf)
+    if kind == "lim":
+        return mpmath.mpf(str(_limit(tree, look).evalf(mpmath.mp.dps)))
     if kind == "call":
         fn = tree[1]
         vals = [approx(a, look, log_base) for a in tree[2]]

@@ -91,7 +91,7 @@ def agree(a, b, real: bool) -> bool:
     return nearly_equal(a, b, 9 if real else TOL_DIGITS) is True
 
 
-_INTEGER_NODES = {"fact", "mod"}
+_INTEGER_NODES = {"fact", "mod", "sigma"}
 _INTEGER_CALLS = {"binom", "factorial", "gcd", "lcm"}
 
 

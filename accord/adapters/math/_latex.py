@@ -235,6 +235,10 @@ def from_latex(s: str) -> str:
                 if i < len(s) and s[i] in " {":
                     body, i = _argument(s, i)
                     out.append(f"({from_latex(body)})" if word == "boxed" else f" ¿{word} ")
+            elif word == "lim" and re.match(r"\s*_\s*\{", s[i:]):  # lim_{x \to a}: its arrow is no implication
+                j = s.index("{", i)
+                body, i = group(s, j)
+                out.append(" ¿lim _{" + re.sub(r"⇒|→|->", " ¿to ", from_latex(body)) + "} ")
             elif word == "choose":
                 out.append(" choose ")
             elif word in _PROSE:

@@ -165,8 +165,57 @@ def _pattern(before: list[str], last: str) -> list[str] | None:
     return None
 
 
+_INDEX_NAMES = "jkqtuvw"  # the index of a sum read from "… + n": a letter the terms do not use
+
+
+def _symbolic_pattern(before: list[str], last: str, op: str) -> str | None:
+    """``1/1^2 + 2/2^2 + … + n/n^2``: terms that differ only in integers moving by a constant step,
+    ending at a term with an expression in their place, as a Σ (``op`` "sum") or Π ("prod") over
+    the step count (LaTeX); None when the last term does not fit the pattern."""
+    if len(before) < 2:
+        return None
+    first = before[0].replace(" ", "")
+    skeleton = _INTEGER.sub("#", first)
+    if any(_INTEGER.sub("#", t.replace(" ", "")) != skeleton for t in before[1:]):
+        return None
+    rows = [[int(x) for x in _INTEGER.findall(t)] for t in before]
+    if not rows[0]:
+        return None
+    steps = [rows[1][k] - rows[0][k] for k in range(len(rows[0]))]
+    if not any(steps) or any(
+        rows[j + 1][k] - rows[j][k] != steps[k] for j in range(len(before) - 1) for k in range(len(steps))
+    ):
+        return None
+    pieces = _INTEGER.split(first)
+    if any(steps[k] and re.search(r"_\{?$", pieces[k]) for k in range(len(steps))):
+        return None  # x_1 + x_2 + … + x_n: indexed terms, a sum accord does not evaluate
+    pattern = "".join(
+        re.escape(p) + ((r"(.+?)" if steps[k] else str(rows[0][k])) if k < len(steps) else "")
+        for k, p in enumerate(pieces)
+    )
+    m = re.fullmatch(pattern, last.replace(" ", ""))
+    if m is None:
+        return None
+    ends = list(m.groups())
+    if any(_INTEGER.fullmatch(e) for e in ends) or not all(re.fullmatch(r"[\w+\-*/^(){} ]+", e) for e in ends):
+        return None  # a number at the end is the numeric pattern's case; anything else is not a bound
+    if len(set(ends)) != 1 or len({(rows[0][k], steps[k]) for k in range(len(steps)) if steps[k]}) != 1:
+        return None  # every moving integer runs over the same values to the same end
+    var = next((v for v in _INDEX_NAMES if not re.search(rf"(?<![A-Za-z\\]){v}(?![A-Za-z])", first + last)), None)
+    if var is None:
+        return None
+    start, step = next((rows[0][k], steps[k]) for k in range(len(steps)) if steps[k])
+    count = f"(({ends[0]}) - {start})/{step}" if step != 1 else f"({ends[0]}) - {start}"
+    body = "".join(
+        p + ((f"({start} + {step}*{var})" if steps[k] else str(rows[0][k])) if k < len(steps) else "")
+        for k, p in enumerate(pieces)
+    )
+    return f"(\\{op}_{{{var}=0}}^{{{count}}} ({body}))"  # bracketed: a factor after it is not in the body
+
+
 def expand_ellipsis(text: str) -> str | None:
-    """``text`` with each "t1 + t2 + … + tn" (or a product with ``·``/``*``/``×``) written out, or
+    """``text`` with each "t1 + t2 + … + tn" (or a product with ``·``/``*``/``×``) written out (as a
+    Σ or Π when the last term has a name in place of the moving integers: "1 + 2 + … + n"), or
     None when some ellipsis does not follow a pattern accord can read."""
     text = _DOTS.sub("…", text)
     if re.search(r"[*·×]", text):  # "1 · 2 ⋯ 6": the dots stand between two factors
@@ -190,6 +239,15 @@ def expand_ellipsis(text: str) -> str | None:
                 if run is not None:
                     joined = ops[0] if ops == "+" else "*"
                     kept = [t.strip() for t in terms[:first]] + run + [t.strip() for t in terms[k + 2 :]]
+                    expanded = "(" + f" {joined} ".join(kept) + ")"
+                    break
+            if expanded is not None:
+                break
+            for first in range(0, k - 1):  # "1 + 2 + … + n": a sum up to a bound with a name in it
+                big = _symbolic_pattern(before[first:], last, "sum" if ops == "+" else "prod")
+                if big is not None:
+                    joined = ops[0] if ops == "+" else "*"
+                    kept = [t.strip() for t in terms[:first]] + [big] + [t.strip() for t in terms[k + 2 :]]
                     expanded = "(" + f" {joined} ".join(kept) + ")"
                     break
             if expanded is not None:

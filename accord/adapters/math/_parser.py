@@ -11,8 +11,12 @@ otherwise), ``sqrt``/``root``/``binom``/``C(n, k)``/``n choose k``/``gcd``/``lcm
 Trees are nested tuples (hashable, cheap): ``("num", Fraction, decimals)``, ``("name", str)``,
 ``("add", (terms...))``, ``("mul", (factors...))``, ``("div", a, b)``, ``("neg", a)``,
 ``("pow", a, b)``, ``("fact", a)``, ``("abs", a)``, ``("mod", a, n)``, ``("call", fn, (args...))``
-for known functions and ``("apply", name, (args...))`` for the solution's own functions.
-Anything else (ellipses, sums, limits, ``±``, primes) is a :class:`MathParseError` saying what.
+for known functions, ``("apply", name, (args...))`` for the solution's own functions and
+``("sigma", "sum" or "prod", var, lo, hi, body)`` for a finite sum or product with its bounds written
+(``\\sum_{k=1}^{n} k^2``; the body is the product term after the sign, as in ``\\sum_k a + b``),
+``("lim", var, point or "oo"/"-oo", body)`` for ``\\lim_{x \\to a} body``.
+Anything else (ellipses, one-sided limits, sums without bounds, over indexed terms, ``±``, primes) is a
+:class:`MathParseError` saying what.
 """
 
 from __future__ import annotations
@@ -137,6 +141,8 @@ _TOKEN = re.compile(
     r"(?P<num>\d+(?:\.\d+)?|\.\d+)"
     r"|(?P<word>[A-Za-z]+)"
     r"|(?P<op>\*\*|[-+*/^!(),|\[\]_{}])"
+    r"|(?P<big>¿(?:sum|prod|product)\s*_\s*\{\s*[A-Za-z]\s*=[^{}=]+\}\s*\^\s*(?:\((?:[^()]|\((?:[^()]|\([^()]*\))*\))+\)|\{[^{}]+\}|\d+|[A-Za-z]\b))"
+    r"|(?P<limit>¿lim\s*_\s*\{\s*[A-Za-z]\s*(?:⇒|→|->|¿to)\s*-?\s*(?:¿infty|¿infinity|[\w.]+)\s*\})"
     r"|(?P<unread>¿[A-Za-z-]+)"
     r"|(?P<ellipsis>…|\.\.\.+)"
     r"|(?P<space>\s+)"
@@ -240,7 +246,7 @@ class _Parser:
 
     def _starts_atom(self) -> bool:
         kind, val = self.peek()
-        if kind in ("num", "word"):
+        if kind in ("num", "word", "big", "limit"):
             return val not in ("mod", "choose")
         if val == "|":
             return self.abs_depth == 0
@@ -328,7 +334,39 @@ class _Parser:
             return ("abs", inner)
         if kind == "word":
             return self.word(val)
+        if kind == "big":
+            return self.big(val)
+        if kind == "limit":
+            return self.limit(val)
         raise MathParseError(f"unexpected {val!r}")
+
+    def limit(self, val: str):
+        """``lim_{x→a} body`` (a a number, a name with a value, or ±∞): the body is the product term after it."""
+        m = _LIMIT.fullmatch(val)
+        var, point = m.group(1), re.sub(r"\s+", "", m.group(2))
+        if "¿" in point:
+            at = "-oo" if point.startswith("-") else "oo"
+        else:
+            at = _bound(point, self.functions)
+        if self.peek()[0] is None:
+            raise MathParseError("a limit without a body")
+        return ("lim", var, at, self.product())
+
+    def big(self, val: str):
+        """``Σ_{k=lo}^{hi} body``: the body is the product term that follows (it stops at + and -)."""
+        m = _BIG.fullmatch(val)
+        op = "sum" if m.group(1) == "sum" else "prod"
+        var = m.group(2)
+        lo = _bound(m.group(3), self.functions)
+        hi_text = m.group(4)
+        hi = _bound(hi_text[1:-1] if hi_text[0] in "({" else hi_text, self.functions)
+        if self.peek()[0] is None:
+            raise MathParseError(f"a {op} without a body")
+        body = self.product()
+        for name in names(body):
+            if "_" in name and re.search(rf"(?<![A-Za-z]){var}(?![A-Za-z])", name.split("_", 1)[1]):
+                raise MathParseError(f"contains a {op} over indexed terms ({name}), which accord does not evaluate")
+        return ("sigma", op, var, lo, hi, body)
 
     def subscript(self) -> str:
         """The subscript after '_': digits, {..}, (..), a known word, or one letter."""
@@ -420,6 +458,22 @@ class _Parser:
         return ("call", fn, args)
 
 
+_BIG = re.compile(
+    r"¿(sum|prod|product)\s*_\s*\{\s*([A-Za-z])\s*=([^{}=]+)\}\s*\^\s*(\((?:[^()]|\((?:[^()]|\([^()]*\))*\))+\)|\{[^{}]+\}|\d+|[A-Za-z])"
+)
+
+
+_LIMIT = re.compile(r"¿lim\s*_\s*\{\s*([A-Za-z])\s*(?:⇒|→|->|¿to)\s*(-?\s*(?:¿infty|¿infinity|[\w.]+))\s*\}")
+
+
+def _bound(text: str, functions: frozenset[str]):
+    """A bound of a sum or product (``1``, ``n``, ``n-1``); ∞ and the like are refused."""
+    p = _Parser(tokens(text), functions, False)
+    if not p.t:
+        raise MathParseError("a sum or product bound is missing")
+    return p.parse()
+
+
 def _number_or_name(text: str):
     return ("num", Fraction(text), 0) if re.fullmatch(r"\d+", text) else ("name", text)
 
@@ -461,6 +515,10 @@ def names(tree) -> set[str]:
         return set() if tree[1] in CONSTANTS else {tree[1]}
     if kind == "num":
         return set()
+    if kind == "sigma":  # the index is bound
+        return names(tree[3]) | names(tree[4]) | (names(tree[5]) - {tree[2]})
+    if kind == "lim":  # so is the variable of a limit
+        return (names(tree[2]) if isinstance(tree[2], tuple) else set()) | (names(tree[3]) - {tree[1]})
     out: set[str] = set()
     for child in children(tree):
         out |= names(child)
@@ -475,6 +533,10 @@ def children(tree) -> tuple:
         return tree[2]
     if kind in ("num", "name"):
         return ()
+    if kind == "sigma":
+        return tree[3:6]
+    if kind == "lim":
+        return (tree[2], tree[3]) if isinstance(tree[2], tuple) else (tree[3],)
     return tree[1:]
 
 
@@ -507,6 +569,12 @@ def to_text(tree) -> str:
         return "·".join(_wrap(f, "mul") for f in tree[1])
     if kind == "abs":
         return f"|{to_text(tree[1])}|"
+    if kind == "sigma":
+        sign = "Σ" if tree[1] == "sum" else "Π"
+        return f"{sign}_{{{tree[2]}={to_text(tree[3])}}}^{{{to_text(tree[4])}}} {_wrap(tree[5], 'mul')}"
+    if kind == "lim":
+        at = tree[2] if isinstance(tree[2], str) else to_text(tree[2])
+        return f"lim_{{{tree[1]}→{at.replace('oo', '∞')}}} {_wrap(tree[3], 'mul')}"
     if kind in _FORMS:
         form, *contexts = _FORMS[kind]
         return form.format(*(_wrap(t, c) for t, c in zip(tree[1:], contexts)))

@@ -38,6 +38,10 @@ _RESTRICTED = re.compile(
 )
 _MATH = re.compile(r"\$|\\\(|\\\)")
 N_SMALL = 12
+# "for all n ≥ 3" (and nothing more restrictive after it): the integers from a lower bound on
+_LOWER_BOUND = re.compile(
+    r"\s*(≥|>=|\\geq?|\\gt|>)\s*(-?\d{1,4})(?![\w(^*/+\-]|\.\d)(?!\s*(?:and|or|with|except|but)\b|\s*[+\-*/^<>≤≥=])"
+)
 _PRIMES = [2, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37]
 
 
@@ -46,9 +50,15 @@ def quantified(step: str) -> dict[str, str]:
     text = _MATH.sub("", step)
     out: dict[str, str] = {}
     for m in _QUANTIFIER.finditer(text):
+        parts = list(_PART.finditer(m.group(1)))
+        bound = _LOWER_BOUND.match(text[m.end() :])
+        if bound and len(parts) == 1 and not re.search(r"odd|even|prime", parts[0].group(1), re.IGNORECASE):
+            start = int(bound.group(2)) + (bound.group(1) in (">", "\\gt"))
+            out[parts[0].group(2)] = f"≥{start}"  # "for all n ≥ 3": the integers from 3 on
+            continue
         if _RESTRICTED.match(text[m.end() :]):
             continue
-        for part in _PART.finditer(m.group(1)):
+        for part in parts:
             words, name = part.group(1).lower(), part.group(2)
             kind = next((k for k in ("odd", "even", "prime") if k in words), "positive")
             out[name] = kind
@@ -62,7 +72,19 @@ def _values(kind: str, n: int) -> list[int]:
         return [2 * i + 1 for i in range(n)]
     if kind == "even":
         return [2 * i + 2 for i in range(n)]
+    if kind.startswith("≥"):
+        return list(range(int(kind[1:]), int(kind[1:]) + n))
     return list(range(1, n + 1))
+
+
+def _domain_text(kind: str, name: str) -> str:
+    """How a quantified name is shown in the evidence: "n", "odd n", "n ≥ 3"."""
+    if kind == "positive":
+        return name
+    return f"{name} {kind[0]} {kind[1:]}" if kind.startswith("≥") else f"{kind} {name}"
+
+
+_ORDER = {"<": lambda a, b: a < b, "≤": lambda a, b: a <= b, ">": lambda a, b: a > b, "≥": lambda a, b: a >= b}
 
 
 def universal_check(rel: str, ta, tb, modulus_tree, facts: Facts, domains: dict[str, str]):
@@ -86,14 +108,15 @@ def universal_check(rel: str, ta, tb, modulus_tree, facts: Facts, domains: dict[
         if m is not None and (m == 0 or m.denominator != 1 or a.denominator != 1 or b.denominator != 1):
             continue
         tried += 1
-        if (a - b) % m if m is not None else a != b:
+        if (a - b) % m if m is not None else not _ORDER.get(rel, lambda x, y: x == y)(a, b):
             at = ", ".join(f"{x} = {v}" for x, v in zip(names, combo))
             shown = (
                 f"{show(a)} ≢ {show(b)} (mod {show(m)})"
                 if m is not None
                 else f"the left side is {show(a)}, the right side {show(b)}"
+                + (f" ({show(a)} {rel} {show(b)} is false)" if rel in _ORDER else "")
             )
-            what = ", ".join(f"{domains[x]} {x}" if domains[x] != "positive" else x for x in names)
+            what = ", ".join(_domain_text(domains[x], x) for x in names)
             return False, f"claimed for all {what}, it fails at {at}: {shown}"
     if tried < 3:
         return None
@@ -101,7 +124,7 @@ def universal_check(rel: str, ta, tb, modulus_tree, facts: Facts, domains: dict[
 
 
 _PREDICATE = re.compile(
-    r"\bis\s+(always\s+)?(?:(even|odd)\b|(?:divisible\s+by|an?\s+multiple\s+of)\s+(\d{1,6})(?![\d^*/+\-(])|"
+    r"\bis\s+(always\s+)?(?:(even|odd|(?:an?\s+)?prime(?:\s+number)?)\b|(?:divisible\s+by|an?\s+multiple\s+of)\s+(\d{1,6})(?![\d^*/+\-(])|"
     r"(?:congruent\s+to\s+)?(\d{1,6})\s+(?:mod(?:ulo)?|\(mod)\s+(\d{1,6})(?![\d^*/+\-(]))",
     re.IGNORECASE,
 )
@@ -123,6 +146,7 @@ class Always:
     residue: int
     modulus: int
     domains: dict
+    prime: bool = False  # "is a prime number for every n": residue and modulus are unused
 
 
 def always_claims(step: str) -> list[Always]:
@@ -148,6 +172,9 @@ def always_claims(step: str) -> list[Always]:
             if not m.group(1) and not domains:
                 continue  # neither "always" nor "for all n": a statement about the names
             parity, mult, res, mod = m.group(2), m.group(3), m.group(4), m.group(5)
+            if parity and "prime" in parity.lower():
+                out.append(Always(f"{subject} {m.group(0).strip()}", subject, 0, 0, domains, prime=True))
+                continue
             if parity:
                 residue, modulus = int(parity.lower() == "odd"), 2
             elif mult:
@@ -158,6 +185,35 @@ def always_claims(step: str) -> list[Always]:
                 continue
             out.append(Always(f"{subject} {m.group(0).strip()}", subject, residue, modulus, domains))
     return out
+
+
+def prime_check(tree, facts: Facts, domains: dict[str, str]):
+    """``(holds, reason)`` for "TREE is a prime number" claimed for every value of its names (the
+    smallest cases of each name's domain), or None when a name is not quantified or too few cases
+    have an integer value."""
+    from sympy import isprime
+
+    free = free_names(tree, facts)
+    if not free or not free <= set(domains):
+        return None
+    names = sorted(free)
+    per_name = max(2, int(300 ** (1 / len(names)))) if len(names) > 1 else N_SMALL
+    tried = 0
+    for combo in itertools.product(*(_values(domains[x], min(per_name, N_SMALL)) for x in names)):
+        point = {x: Fraction(v) for x, v in zip(names, combo)}
+        try:
+            v = exact(tree, RandomPoint(facts, random.Random(0), False, point))
+        except (EvaluationError, ArithmeticError, ValueError):
+            continue
+        if v.denominator != 1 or v.numerator.bit_length() > 256:
+            continue
+        tried += 1
+        if not isprime(v.numerator):
+            at = ", ".join(f"{x} = {c}" for x, c in zip(names, combo))
+            return False, f"claimed prime for all {', '.join(names)}, it fails at {at}: the value is {show(v)}"
+    if tried < 3:
+        return None
+    return True, f"prime at the {tried} smallest cases"
 
 
 _LIST = (

@@ -145,6 +145,13 @@ def to_sympy(tree) -> sp.Expr:
         return sp.Mod(to_sympy(tree[1]), to_sympy(tree[2]))
     if kind == "apply":
         return sp.Function(tree[1])(*[to_sympy(a) for a in tree[2]])
+    if kind == "lim":  # left unevaluated: sympy decides what it can
+        at = sp.oo if tree[2] == "oo" else -sp.oo if tree[2] == "-oo" else to_sympy(tree[2])
+        return sp.Limit(to_sympy(tree[3]), sp.Symbol(tree[1]), at)
+    if kind == "sigma":  # left unevaluated: sympy decides what it can
+        op, var, lo, hi, body = tree[1:]
+        limits = (sp.Symbol(var), to_sympy(lo), to_sympy(hi))
+        return (sp.Sum if op == "sum" else sp.Product)(to_sympy(body), limits)
     fn, args = tree[1], [to_sympy(a) for a in tree[2]]
     if fn == "root":
         return sp.root(args[0], args[1])
