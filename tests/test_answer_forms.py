@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from accord.adapters.math.answers import AUTO, AnswerGrader, asked_form
 from accord.adapters.math.answers._asked_form import shape
-from accord.adapters.math.answers._text_forms import comparison, function_value, plus_minus
+from accord.adapters.math.answers._text_forms import comparison, function_value, gloss, plus_minus
 from accord.cli.main import main
 
 
@@ -179,3 +179,50 @@ def test_a_problem_that_is_not_text_is_one_line_on_stderr(tmp_path, capsys):
     assert main(["jury", str(path)]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "'problem' must be text" in err[0]
+
+
+SENTENCES_SAME = [  # a sentence or a glossed reference, and the short answer that says the same
+    ("0 (none of the values)", "0"),
+    ("0 (none of the values)", "none"),
+    ("0 (none of the values)", "No"),
+    ("100 (all of the values)", "all of the values"),
+    ("It is not possible to find such a polynomial.", "no"),
+    ("None, since every root is real.", "none"),
+    ("Impossible, because the degree is odd", "No"),
+    ("The equation has no real roots", "none"),
+    ("The maximum value is 4, attained at x = 2", "4"),
+    ("3 when a = b = c", "3"),
+    ("The only such polynomial is P(x) = x^2", "x^2"),
+]
+
+SENTENCES_DIFFERENT = [  # the same sentences against wrong answers, and what must stay unread
+    ("0 (none of the values)", "1"),
+    ("0 (none of the values)", "infinitely many"),
+    ("3 (none of the others)", "none"),  # a gloss that the value contradicts is a comment
+    ("100 (all of the values)", "none"),
+    ("2 (mod 5)", "2"),  # a parenthesis of math is not a gloss
+    ("It is not possible to find such a polynomial.", "yes"),
+    ("The equation has no solutions other than x = 0", "none"),
+    ("The maximum value is 4, attained at x = 2", "2"),
+    ("x = 1 when n is odd and x = 2 when n is even", "1"),  # piecewise: never cut to one branch
+    ("The only such polynomial is P(x) = x^2", "x^3"),
+    ("No more than 3", "no"),
+    ("nothing but 3", "no"),
+]
+
+
+@pytest.mark.parametrize("a,b", SENTENCES_SAME)
+def test_sentence_and_glossed_references_match_the_short_answer(grader, a, b):
+    assert grader.equivalent(a, b) and grader.equivalent(b, a)
+
+
+@pytest.mark.parametrize("a,b", SENTENCES_DIFFERENT)
+def test_sentence_and_glossed_references_reject_wrong_answers(grader, a, b):
+    assert not grader.equivalent(a, b) and not grader.equivalent(b, a)
+
+
+def test_a_gloss_is_a_closing_parenthesis_of_words():
+    assert gloss("0 (none of the values)") == ("0", "none of the values")
+    assert gloss("sqrt(2) (about 1.414)") == ("sqrt(2)", "about 1.414")
+    assert gloss("f(x)") is None and gloss("C(10, 5)") is None
+    assert gloss("2 (mod 5)") is None and gloss("3 (x = 1)") is None and gloss("(1, 2) (3, 4)") is None

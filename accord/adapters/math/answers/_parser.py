@@ -4,8 +4,9 @@
 file where the same answers recur is parsed once. Per answer:
 
 1. blank (empty or white space) -> no forms: the member gave no answer;
-2. with ``text_forms``: alternatives are split, a function form keeps its right-hand side and
-   a ± is expanded, then each part is tried as a keyword (yes / no /
+2. with ``text_forms``: alternatives are split, a closing parenthesis of words is a gloss (kept
+   only where it agrees with the value, :func:`gloss_agrees`), a function form keeps its
+   right-hand side and a ± is expanded, then each part is tried as a keyword (yes / no /
    infinite), a percentage, LaTeX (math-verify's parser), a plain-math structure
    (:mod:`~accord.adapters.math.answers._plain_math`), and else as a sentence stating a value
    (:func:`~accord.adapters.math.answers._text_forms.value_candidates`, up to three rules deep);
@@ -34,6 +35,7 @@ from accord.adapters.math.answers._symbolic import read_latex, read_leaves
 _LATEX = ("\\", "^{", "_{", "$")
 _MAX_SENTENCE_STEPS = 12
 _CHUNK = 64  # leaves per worker call
+GLOSS = "gloss"  # a part read from a closing parenthesis of words: kept only where it agrees
 
 
 @dataclass(frozen=True)
@@ -112,12 +114,17 @@ class AnswerParser:
         if len(text) > self.config.max_chars:
             return [("text", Text(normal))], normal
         cleaned = text_forms.clean(text)
-        parts = text_forms.alternatives(cleaned) if self.config.text_forms else [cleaned]
-        if self.config.text_forms:
-            parts = [rewritten(p) for p in parts]
+        if not self.config.text_forms:
+            return self._read_part(cleaned), normal
         out: list[tuple[str, object]] = []
-        for part in parts:
-            out.extend(self._read_part(part))
+        for part in text_forms.alternatives(cleaned):
+            glossed = text_forms.gloss(part)
+            if glossed is None:
+                out.extend(self._read_part(rewritten(part)))
+                continue
+            main, words = glossed
+            out.extend(self._read_part(rewritten(main)))
+            out.extend((GLOSS, value) for _, value in self._read_part(words))
         return out, normal
 
     def _read_part(self, part: str) -> list[tuple[str, object]]:
@@ -132,7 +139,7 @@ class AnswerParser:
             if cand in seen:
                 continue
             seen.add(cand)
-            got = self._read_direct(cand, "sentence")
+            got = self._read_direct(rewritten(cand), "sentence")
             if got:
                 return got
             queue.extend(text_forms.value_candidates(cand))
@@ -190,20 +197,42 @@ class AnswerParser:
             return ParsedAnswer(text, (), "blank", normal)
         forms: list[Value] = []
         hows: list[str] = []
+        glosses: list[Value] = []
         for how, draft in parts:
             if isinstance(draft, LatexPending):
                 value = self._latex(draft.text)
             else:
                 value = fill(draft, self.leaves)
-            if value is not None:
+            if value is not None and how == GLOSS:
+                glosses.append(value)
+            elif value is not None:
                 forms.append(value)
                 hows.append(how)
+        forms.extend(g for g in glosses if forms and gloss_agrees(g, forms))
         if not forms:
             late = any(leaf in self.timed_out for _, d in parts for leaf in pending_leaves(d)) or any(
                 isinstance(d, LatexPending) and d.text in self.timed_out for _, d in parts
             )
             return ParsedAnswer(text, (Text(normal),), "timeout" if late else "text", normal)
         return ParsedAnswer(text, tuple(dict.fromkeys(forms)), hows[0], normal)
+
+
+def gloss_agrees(gloss: Value, forms: list[Value]) -> bool:
+    """Whether a gloss may stand for the answer it comments on: as text (it matches only the same
+    words), or as a verdict the answer's value says too: "none" beside 0 or the empty set,
+    "infinitely many" beside infinity, "yes" beside yes. A gloss with a value of its own is a comment."""
+    if isinstance(gloss, Text):
+        return True
+    if not isinstance(gloss, Keyword):
+        return False
+    for f in forms:
+        if f == gloss:
+            return True
+        if isinstance(f, Number) and f.infinite == 0 and f.value == 0 and gloss.word == "no":
+            return True
+        if isinstance(f, Number) and f.infinite == 1 and gloss.word == "infinite":
+            return True
+    return False
 
 
 def rewritten(part: str) -> str:

@@ -5,15 +5,19 @@ Rules, in the order they apply (each documented in docs/jury.md):
 - cleaning: Unicode NFKC; ≤ ≥ ≠ − × · ∞ √ as ASCII; a final \\boxed{...}, $...$, \\(...\\) or
   \\text{...} unwrapped; a trailing period, quotes and * (bold) dropped; white space collapsed.
 - alternatives: "A, or equivalently B", "A, or approximately B", "A, or an equivalent form such
-  as B", "A (i.e., B)", "A (e.g. B)": each part is read and the answer matches if any part does.
+  as B", "A (i.e., B)", "A (e.g. B)": each part is read and the answer matches if any part does;
+  "A (words)" is A with a gloss (:func:`gloss`).
 - keywords: yes / no; non-existence ("none", "no solutions", "no such n exists", "there is no
   ...", "does not exist", the empty set) is the same verdict as "no"; "infinitely many",
-  "infinite", "∞" are one verdict.
+  "infinite", "∞" are one verdict. A verdict may open a sentence ("None, since ...", "It is not
+  possible to ..."), and "... has no real roots" is "no" unless it goes on "other than",
+  "except", "but".
 - sentences stating a value: "3 is the only possible value", "The limit exists and is equal to
   2", "the answer is 5", "exactly one", "at least 1 number", "98 values", "n times", "12 cm",
-  "x(n) > y(n-1) for all n ≥ 2" give 3, 2, 5, 1, 1, 98, n, 12 and the relation. Number words
-  up to twenty are digits; "exactly", "only", "at least", "at most" are dropped (the question
-  sets the direction of a bound).
+  "x(n) > y(n-1) for all n ≥ 2" give 3, 2, 5, 1, 1, 98, n, 12 and the relation; "4, attained at
+  x = 2", "3 when a = b" and "0 since ..." give the value before the condition (not in a
+  piecewise answer). Number words up to twenty are digits; "exactly", "only", "at least", "at
+  most" are dropped (the question sets the direction of a bound).
 - comparisons stated in words: "always greater", "greater", "it is always smaller", "the left
   side is greater than the right side" are one verdict (greater / less / greater or equal / less
   or equal / equal); a sentence counts only when its subject names the first or the left side
@@ -74,7 +78,10 @@ _ASIDE = re.compile(
 
 _NO = re.compile(
     r"^(?:no|nope|false|none|nothing|never|impossible|not\s+possible|(?:it\s+is|it's)\s+(?:not\s+possible|impossible)"
-    r"|(?:the\s+)?empty\s+set|\{\s*\}|\\emptyset|\\varnothing|no\s+solutions?)$"
+    r"|(?:the\s+)?empty\s+set|\{\s*\}|\\emptyset|\\varnothing|no\s+solutions?)(?:$|\s*[,.;:!(]|\s+[-–—]\s)"
+    r"|^(?:(?:it|this|that)\s+is\s+|it's\s+)?(?:not\s+possible|impossible)\s+(?:to|for)\b"
+    r"|\b(?:has|have|admits?)\s+no\s+(?:[a-z]+\s+){0,2}(?:solutions?|roots?|zeros?)\b"
+    r"(?!.*\b(?:other\s+than|except|besides|apart\s+from|but)\b)"
     r"|^no\s*[,.;:!]"
     r"|^no\s+(?!more\b|less\b|fewer\b|greater\b|larger\b|smaller\b)[a-z]"
     r"|^there\s+(?:is|are|exists?)\s+no\b"
@@ -121,6 +128,17 @@ _VALUE_THEN_NOUN = re.compile(r"^(?P<v>\S+)\s+(?P<w>[a-z][a-z'-]*(?:\s+[a-z][a-z
 _QUALIFIER = re.compile(
     r"^(?P<v>.+?),?\s+(?:for\s+(?:all|every|each|any)\b|for\s+[a-z]\w*\s*(?:>=|<=|>|<|=|!=|in)\s*).*$", re.IGNORECASE
 )
+# "4, attained at x = 2", "3 when a = b = c", "0 since ...": the value before a condition or reason;
+# never for piecewise answers (a second condition, "otherwise").
+_CONDITION = re.compile(
+    r"^(?P<v>.+?),?\s+(?:when|whenever|where|attained|achieved|reached|obtained|since|because)\b.*$", re.IGNORECASE
+)
+_PIECEWISE = re.compile(r"\b(?:otherwise|else|elsewhere)\b|\b(?:when|if|for)\b.*\b(?:when|if|for)\b", re.IGNORECASE)
+# "0 (none of the values)": a closing parenthesis of words that says the answer again or comments on it.
+_GLOSS = re.compile(r"^(?P<main>.*[^\s(])\s+\((?P<gloss>[^()]*)\)$")
+_GLOSS_WORD = re.compile(r"(?<![\\A-Za-z])[A-Za-z]{3,}(?![A-Za-z(])")
+_NOT_GLOSS = re.compile(r"^\s*(?:mod(?:ulo)?|base)\b|[=<>]|\\", re.IGNORECASE)
+_MATH_WORDS = frozenset("sqrt cbrt log exp sin cos tan floor ceil abs gcd lcm max min mod".split())
 _LEAD_IN = re.compile(
     r"^.*\b(?:is|are|equals|was|becomes|be|gives|get|obtain)\s+(?:equal\s+to\s+|exactly\s+|precisely\s+|given\s+by\s+)?(?P<v>.+)$"
     r"|^.*?(?:answer|result)\s*[:=]\s*(?P<v2>.+)$",
@@ -191,6 +209,20 @@ def alternatives(text: str) -> list[str]:
     return [p for p in parts if p]
 
 
+def gloss(text: str) -> tuple[str, str] | None:
+    """``(main, gloss)`` when the answer ends in a parenthesis of words ("0 (none of the values)"),
+    else None. A parenthesis of math ("(mod 5)", "(x = 2)", "f(x)") is not a gloss."""
+    m = _GLOSS.match(text.strip())
+    if not m:
+        return None
+    main, words = m.group("main").strip(), m.group("gloss").strip()
+    if _NOT_GLOSS.search(words) or main.count("(") != main.count(")"):
+        return None
+    if not any(w.lower() not in _MATH_WORDS for w in _GLOSS_WORD.findall(words)):
+        return None
+    return main, words
+
+
 def keyword(text: str) -> str | None:
     """``yes``, ``no`` or ``infinite`` when the answer states a verdict, else None."""
     t = text.strip().lower()
@@ -254,7 +286,10 @@ def value_candidates(text: str) -> list[str]:
     low = t.lower()
     if low in WORD_NUMBERS:
         out.append(WORD_NUMBERS[low])
-    for rule in (_DEGREE, _QUANTIFIER, _QUALIFIER, _VALUE_FIRST, _VALUE_THEN_NOUN):
+    rules = (_DEGREE, _QUANTIFIER, _QUALIFIER, _VALUE_FIRST, _VALUE_THEN_NOUN)
+    if not _PIECEWISE.search(t):
+        rules += (_CONDITION,)
+    for rule in rules:
         m = rule.match(t)
         if m and m.group("v").strip() != t:
             out.append(m.group("v").strip())
