@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from accord.adapters.math.answers import AUTO, AnswerGrader, asked_form
 from accord.adapters.math.answers._asked_form import shape
+from accord.adapters.math.answers._parser import function_alternatives, plus_minus_list
 from accord.adapters.math.answers._text_forms import comparison, function_value, gloss, plus_minus
 from accord.cli.main import main
 
@@ -226,3 +227,58 @@ def test_a_gloss_is_a_closing_parenthesis_of_words():
     assert gloss("sqrt(2) (about 1.414)") == ("sqrt(2)", "about 1.414")
     assert gloss("f(x)") is None and gloss("C(10, 5)") is None
     assert gloss("2 (mod 5)") is None and gloss("3 (x = 1)") is None and gloss("(1, 2) (3, 4)") is None
+
+
+LISTS_SAME = [  # function-form alternatives and lists with several ±
+    ("f(x)=0 or f(x)=1", "{0, 1}"),
+    ("f(x)=0 or f(x)=1", "f(x) = 0, f(x) = 1"),
+    ("$f(x)=0$ or $f(x)=1$", "0 and 1"),
+    ("f(x) = 0 \\text{ or } f(x) = 1", "{1, 0}"),
+    ("f(x) = x for all x or f(x) = -x for all x", "f(x)=x, f(x)=-x"),
+    ("The solutions are f(x) = 0 and f(x) = x^2", "{0, x^2}"),
+    ("x = \\pm 3", "3, -3"),
+    ("x = \\pm\\sqrt{2}", "sqrt(2), -sqrt(2)"),
+    ("x = \\pm 1, \\pm 2", "{1, -1, 2, -2}"),
+    ("±1, ±2", "{1, -1, 2, -2}"),
+    ("x = ±1, ±sqrt(2)", "1, -1, sqrt(2), -sqrt(2)"),
+    ("x = ±1 and x = ±2", "x = 1, x = -1, x = 2, x = -2"),
+    ("1 ± sqrt(2), 3", "{3, 1 + sqrt(2), 1 - sqrt(2)}"),
+]
+
+LISTS_DIFFERENT = [  # a missing or extra alternative, one sign of several, unsaid pairings
+    ("f(x)=0 or f(x)=1", "{0}"),
+    ("f(x)=0 or f(x)=1", "f(x) = 0"),
+    ("f(x)=0 or f(x)=1", "{0, 2}"),
+    ("f(x)=0 or g(x)=1", "{0, 1}"),  # two functions: not a list of one function's forms
+    ("x = \\pm 3", "3"),
+    ("x = \\pm 3", "x = 3"),
+    ("±1, ±2", "{1, 2}"),
+    ("±1, ±2", "{1, -1, 2}"),
+    ("x = ±1, ±sqrt(2)", "1, -1"),
+    ("(±1, ±2)", "(1, 2)"),
+    ("x = ±1, y = ±2", "x = 1, y = 2"),
+]
+
+
+@pytest.mark.parametrize("a,b", LISTS_SAME)
+def test_function_alternatives_and_plus_minus_lists_match(grader, a, b):
+    assert grader.equivalent(a, b) and grader.equivalent(b, a)
+
+
+@pytest.mark.parametrize("a,b", LISTS_DIFFERENT)
+def test_function_alternatives_and_plus_minus_lists_reject_part_answers(grader, a, b):
+    assert not grader.equivalent(a, b) and not grader.equivalent(b, a)
+
+
+def test_plus_minus_lists_expand_each_item_once():
+    assert plus_minus_list("±1, ±2") == "+1 and -1, +2 and -2"
+    assert plus_minus_list("x = ±1, ±2") == "+1 and -1, +2 and -2"
+    assert plus_minus_list("x = \\pm 3") == "x = + 3 and x = - 3"
+    assert plus_minus_list("\\pm\\sqrt{2}, 1") is None  # other LaTeX: math-verify reads the \pm
+    assert plus_minus_list("x = ±1, y = ±2") is None and plus_minus_list("1, 2") is None
+
+
+def test_function_alternatives_need_one_function():
+    assert function_alternatives("f(x) = 0 or f(x) = x^2") == "0, x^2"
+    assert function_alternatives("f(x) = 0 or g(x) = 1") is None
+    assert function_alternatives("f(x) = 0, 1") is None

@@ -21,6 +21,7 @@ counted in ``timeouts``.
 
 from __future__ import annotations
 
+import re
 from collections import deque
 from collections.abc import Iterable
 from dataclasses import dataclass, fields, is_dataclass, replace
@@ -29,7 +30,7 @@ from accord.adapters.math._config import AUTO, AnswerConfig
 from accord.adapters.math._limited import run
 from accord.adapters.math.answers import _text_forms as text_forms
 from accord.adapters.math.answers._forms import WRITTEN, Keyword, Number, ParsedAnswer, Text, Value
-from accord.adapters.math.answers._plain_math import Pending, read_number, read_structure
+from accord.adapters.math.answers._plain_math import LIST_SEPARATORS, Pending, read_number, read_structure, split_top
 from accord.adapters.math.answers._symbolic import read_latex, read_leaves
 
 _LATEX = ("\\", "^{", "_{", "$")
@@ -236,11 +237,60 @@ def gloss_agrees(gloss: Value, forms: list[Value]) -> bool:
 
 
 def rewritten(part: str) -> str:
-    """A part with its function form reduced to the right-hand side and its ± expanded."""
-    rhs = text_forms.function_value(part)
-    part = rhs if rhs is not None else part
-    expanded = text_forms.plus_minus(part)
+    """A part with its function forms reduced to their right-hand sides and its ± expanded."""
+    listed = function_alternatives(part)
+    if listed is not None:
+        part = listed
+    else:
+        rhs = text_forms.function_value(part)
+        part = rhs if rhs is not None else part
+    expanded = plus_minus_list(part)
     return expanded if expanded is not None else part
+
+
+def function_alternatives(part: str) -> str | None:
+    """ "f(x) = 0 or f(x) = 1" (also in $...$ pieces) as "0, 1": a list whose every item is a form
+    of the same function is the list of the forms; else None."""
+    items = split_top(part.replace("$", ""), LIST_SEPARATORS)
+    if len(items) < 2:
+        return None
+    forms = [text_forms.function_form(i) for i in items]
+    if any(f is None for f in forms) or len({head for head, _ in forms}) != 1:
+        return None
+    return ", ".join(rhs for _, rhs in forms)
+
+
+_NAMED = re.compile(r"^\s*(?P<name>[A-Za-z](?:_\{?\w+\}?)?)\s*=\s*")
+
+
+def plus_minus_list(part: str) -> str | None:
+    """The part with every ± expanded: one ± in the whole part (:func:`text_forms.plus_minus`), or
+    a list whose items have one ± each ("±1, ±2"; "x = ±1, ±sqrt(2)"; "x = ±1 and x = ±2") as
+    the list of every signed value. LaTeX's \\pm is read here only where nothing else is LaTeX
+    (math-verify reads the rest). None where nothing is expanded or the signs' pairing is not
+    said ("(±1, ±2)", "x = ±1, y = ±2")."""
+    if "\\pm" in part and "\\" not in part.replace("\\pm", ""):
+        part = part.replace("\\pm", "±")
+    if "\\pm" in part or not text_forms.plus_minus_signs(part):
+        return None
+    items = split_top(part, LIST_SEPARATORS)
+    if len(items) == 1:
+        return text_forms.plus_minus(part)
+    named = [_NAMED.match(i) for i in items]
+    names = {m.group("name") for m in named if m}
+    if any("=" in i for i, m in zip(items, named) if not m) or len(names) > 1:
+        return None
+    if names and not all(named):
+        if not named[0] or any(named[1:]):
+            return None
+        items[0] = items[0][named[0].end() :]  # "x = a, b": the values x takes
+    out = []
+    for item in items:
+        signs = text_forms.plus_minus_signs(item)
+        if signs > 1:
+            return None
+        out.append(text_forms.plus_minus(item) if signs else item)
+    return ", ".join(out)
 
 
 def percent_of(value: Number) -> Number:

@@ -106,6 +106,8 @@ def to_value(obj, points: int) -> Value | None:
     if isinstance(obj, sp.Eq):
         if isinstance(obj.lhs, sp.Symbol):
             v = to_value(obj.rhs, points)
+            if isinstance(v, Collection) and v.kind == "set":  # x = \pm 3: x = 3 and x = -3
+                return Collection("set", tuple(Assignment(((obj.lhs.name, item),)) for item in v.items))
             return None if v is None else Assignment(((obj.lhs.name, v),))
         return _relation("=", obj.rhs - obj.lhs, points)
     if isinstance(obj, sp.And) and all(isinstance(a, sp.Eq) for a in obj.args):

@@ -23,8 +23,10 @@ Rules, in the order they apply (each documented in docs/jury.md):
   or equal / equal); a sentence counts only when its subject names the first or the left side
   (it, the first, the former, the left side, LHS) or the second or the right side (which flips
   it), so "B is greater than A" is never read as "greater".
-- function forms: "f(x) = x^2 + 1" (a name applied to variables, then =) is its right-hand side.
-- ± lists: "±1" is "+1 and -1", "x = 1 ± sqrt(2)" is "x = 1 + sqrt(2) and x = 1 - sqrt(2)" (one ±).
+- function forms: "f(x) = x^2 + 1" (a name applied to variables, then = or ≡) is its right-hand
+  side; "f(x) = 0 or f(x) = 1" (every item a form of the same function) is the list "0, 1".
+- ± lists: "±1" is "+1 and -1", "x = 1 ± sqrt(2)" is "x = 1 + sqrt(2) and x = 1 - sqrt(2)"; in a
+  list each item may have one ± ("±1, ±2", "x = ±1, ±sqrt(2)": every signed value).
 - percent: "35.7%" is 0.357 and also matches 35.7.
 - units: a number followed by a unit of length, mass, time, area, money or angle ("12 cm",
   "$30", "45°") is the number.
@@ -110,7 +112,10 @@ _COMPARATIVE = re.compile(
     re.IGNORECASE,
 )
 _GREATER = {"greater", "larger", "bigger", "more"}
-_FUNCTION = re.compile(r"^[A-Za-z]\w*\s*\(\s*[A-Za-z]\w*(?:\s*,\s*[A-Za-z]\w*)*\s*\)\s*=\s*(?P<rhs>[^=<>]+)$")
+_FUNCTION = re.compile(
+    r"^(?P<head>[A-Za-z]\w*\s*\(\s*[A-Za-z]\w*(?:\s*,\s*[A-Za-z]\w*)*\s*\))\s*(?:=|≡|\\equiv)\s*(?P<rhs>[^=<>]+)$"
+)
+_FOR_ALL = re.compile(r",?\s+for\s+(?:all|every|each|any)\b[^,]*$", re.IGNORECASE)
 _PLUS_MINUS = re.compile(r"±|\+/-|\+-(?=\s*[\w(])")
 
 # A sentence that states a value: each rule gives a shorter candidate text.
@@ -251,10 +256,24 @@ def comparison(text: str) -> str | None:
     return ("greater" if greater else "less") + (" or equal" if m.group("eq") else "")
 
 
+def function_form(text: str) -> tuple[str, str] | None:
+    """``(head, rhs)`` of "f(x) = ..." / "f(x) ≡ ..." (a name applied to variables; the head
+    without spaces, a closing "for all x" dropped from the right-hand side), else None."""
+    m = _FUNCTION.match(text.strip())
+    if not m:
+        return None
+    return re.sub(r"\s+", "", m.group("head")), _FOR_ALL.sub("", m.group("rhs")).strip()
+
+
 def function_value(text: str) -> str | None:
     """The right-hand side of "f(x) = ..." (a name applied to variables), else None."""
-    m = _FUNCTION.match(text.strip())
-    return m.group("rhs").strip() if m else None
+    form = function_form(text)
+    return form[1] if form else None
+
+
+def plus_minus_signs(text: str) -> int:
+    """How many ± signs (±, +/-, +-, LaTeX's \\pm) the text has."""
+    return len(_PLUS_MINUS.findall(text)) + text.count("\\pm")
 
 
 def plus_minus(text: str) -> str | None:
