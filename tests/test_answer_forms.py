@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from accord.adapters.math.answers import AUTO, AnswerGrader, asked_form
-from accord.adapters.math.answers._asked_form import shape
+from accord.adapters.math.answers._asked_form import in_lowest_terms, shape
 from accord.adapters.math.answers._parser import function_alternatives, plus_minus_list
 from accord.adapters.math.answers._text_forms import comparison, function_value, gloss, plus_minus
 from accord.cli.main import main
@@ -282,3 +282,68 @@ def test_function_alternatives_need_one_function():
     assert function_alternatives("f(x) = 0 or f(x) = x^2") == "0, x^2"
     assert function_alternatives("f(x) = 0 or g(x) = 1") is None
     assert function_alternatives("f(x) = 0, 1") is None
+
+
+ASKED_FORM_CASES = [  # (form, reference, answer, same): equal values that do not do what is asked
+    ("factored", "(x-1)^2 (x+1)", "(x+1)(x-1)^2", True),
+    ("factored", "(x-1)^2 (x+1)", "(x-1)(x^2-1)", False),  # same shape (a product of two), not complete
+    ("factored", "(x-1)(x+1)(x^2+1)", "(x^2+1)(x+1)(x-1)", True),
+    ("factored", "(x-1)(x+1)(x^2+1)", "(x-1)(x^3+x^2+x+1)", False),
+    ("factored", "(x-1)(x+1)(x^2+1)", "(x^2-1)(x^2+1)", False),
+    ("factored", "x(x-1)(x+1)", "x(x^2-1)", False),
+    ("factored", "2(x-1)(x+1)", "(2x-2)(x+1)", True),  # the content may sit in any factor
+    ("factored", "(x-1)(x+1)", "-(1-x)(x+1)", True),
+    ("factored", "(a-b)(a^2+ab+b^2)", "a^3-b^3", False),
+    ("factored", "\\left(x-1\\right)^{2}\\left(x+1\\right)", "(x-1)^2 (x+1)", True),
+    ("simplified", "3/4", "6/8", False),
+    ("simplified", "3/4", "\\frac{6}{8}", False),
+    ("simplified", "3/4", "\\frac{3}{4}", True),
+    ("simplified", "2\\sqrt{2}", "\\sqrt{8}", False),
+    ("simplified", "2 sqrt(2)", "√8", False),
+    (None, "3/4", "6/8", True),
+    (None, "(x-1)^2 (x+1)", "(x-1)(x^2-1)", True),
+]
+
+
+@pytest.mark.parametrize("form,reference,answer,same", ASKED_FORM_CASES)
+def test_an_answer_must_do_what_the_problem_asks(grader, form, reference, answer, same):
+    assert grader.equivalent(reference, answer, form) is same
+    assert grader.equivalent(answer, reference, form) is same
+
+
+def test_lowest_terms_are_read_from_the_text():
+    assert in_lowest_terms("3/4") and in_lowest_terms("n(n+1)/2") and in_lowest_terms("2^10/4")
+    assert in_lowest_terms("sqrt(2)/2") and in_lowest_terms("\\sqrt[3]{16}")
+    assert not in_lowest_terms("10/4") and not in_lowest_terms("\\frac{4}{2}") and not in_lowest_terms("sqrt(12)")
+
+
+def test_the_cli_rejects_answers_that_do_not_do_what_is_asked(tmp_path, capsys):
+    rows = [
+        {
+            "id": "p1",
+            "problem": "Factor x^3 - x^2 - x + 1 completely.",
+            "answers": {"a": "(x+1)(x-1)^2", "b": "(x-1)(x^2-1)", "c": "x^3-x^2-x+1"},
+            "reference": "(x-1)^2 (x+1)",
+        },
+        {
+            "id": "p2",
+            "problem": "Write 18/24 in simplest form.",
+            "answers": {"a": "3/4", "b": "6/8", "c": "9/12"},
+            "reference": "3/4",
+        },
+        {
+            "id": "p3",
+            "problem": "Find all real solutions of x^2 = 9.",
+            "answers": {"a": "3, -3", "b": "x = 3", "c": "3"},
+            "reference": "x = \\pm 3",
+        },
+    ]
+    path = tmp_path / "panel.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    assert main(["jury", str(path), "--json", "--n-boot", "40", "--method", "modal"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    correct = {v["id"]: v["member_correct"] for v in doc["verdicts"]}
+    assert correct["p1"] == {"a": True, "b": False, "c": False}
+    assert correct["p2"] == {"a": True, "b": False, "c": False}
+    assert correct["p3"] == {"a": True, "b": False, "c": False}
+    assert doc["answers_read"]["asked_forms"] == {"factored": 1, "simplified": 1}
