@@ -194,6 +194,11 @@ SENTENCES_SAME = [  # a sentence or a glossed reference, and the short answer th
     ("The maximum value is 4, attained at x = 2", "4"),
     ("3 when a = b = c", "3"),
     ("The only such polynomial is P(x) = x^2", "x^2"),
+    ("There aren't any such polynomials", "none"),
+    ("None of the given polynomials has this property", "none"),
+    ("Not necessarily", "No"),
+    ("Such a polynomial exists", "yes"),
+    ("There exists such a sequence", "Yes"),
 ]
 
 SENTENCES_DIFFERENT = [  # the same sentences against wrong answers, and what must stay unread
@@ -209,6 +214,10 @@ SENTENCES_DIFFERENT = [  # the same sentences against wrong answers, and what mu
     ("The only such polynomial is P(x) = x^2", "x^3"),
     ("No more than 3", "no"),
     ("nothing but 3", "no"),
+    ("None of them except 3", "none"),
+    ("Such a polynomial exists", "no"),
+    ("There is such a polynomial: P(x) = x^2", "yes"),  # a value follows: not read as a bare verdict
+    ("There are 3 solutions", "yes"),
 ]
 
 

@@ -10,8 +10,8 @@ Rules, in the order they apply (each documented in docs/jury.md):
 - keywords: yes / no; non-existence ("none", "no solutions", "no such n exists", "there is no
   ...", "does not exist", the empty set) is the same verdict as "no"; "infinitely many",
   "infinite", "∞" are one verdict. A verdict may open a sentence ("None, since ...", "It is not
-  possible to ..."), and "... has no real roots" is "no" unless it goes on "other than",
-  "except", "but".
+  possible to ...", "Not necessarily"), and "... has no real roots" is "no" unless it goes on
+  "other than", "except", "but"; "Such a polynomial exists" is "yes" as a whole answer only.
 - sentences stating a value: "3 is the only possible value", "The limit exists and is equal to
   2", "the answer is 5", "exactly one", "at least 1 number", "98 values", "n times", "12 cm",
   "x(n) > y(n-1) for all n ≥ 2" give 3, 2, 5, 1, 1, 98, n, 12 and the relation; "4, attained at
@@ -79,18 +79,25 @@ _ASIDE = re.compile(
 )
 
 _NO = re.compile(
-    r"^(?:no|nope|false|none|nothing|never|impossible|not\s+possible|(?:it\s+is|it's)\s+(?:not\s+possible|impossible)"
+    r"^(?:no|nope|false|none|nothing|never|impossible|not\s+possible|(?:(?:it|this|that)\s+is|it's)\s+(?:not\s+possible|impossible)"
     r"|(?:the\s+)?empty\s+set|\{\s*\}|\\emptyset|\\varnothing|no\s+solutions?)(?:$|\s*[,.;:!(]|\s+[-–—]\s)"
     r"|^(?:(?:it|this|that)\s+is\s+|it's\s+)?(?:not\s+possible|impossible)\s+(?:to|for)\b"
     r"|\b(?:has|have|admits?)\s+no\s+(?:[a-z]+\s+){0,2}(?:solutions?|roots?|zeros?)\b"
     r"(?!.*\b(?:other\s+than|except|besides|apart\s+from|but)\b)"
     r"|^no\s*[,.;:!]"
     r"|^no\s+(?!more\b|less\b|fewer\b|greater\b|larger\b|smaller\b)[a-z]"
-    r"|^there\s+(?:is|are|exists?)\s+no\b"
+    r"|^there\s+(?:is|are|exists?)\s+no\b|^there\s+(?:isn't|aren't|is\s+not|are\s+not)\b"
+    r"|^none\s+(?:exists?|of)\b(?!.*\b(?:except|but|other\s+than|besides|apart\s+from)\b)"
+    r"|^not\s+(?:necessarily|always)\b"
     r"|\b(?:does|do|can)\s*(?:not|n't)\s+exist\b|\bcannot\s+exist\b|\bnon-?existent\b",
     re.IGNORECASE,
 )
 _YES = re.compile(r"^(?:yes|yeah|yep|true|(?:it\s+is|it's)\s+(?:possible|true))(?:$|\s*[,.;:!]|\s)", re.IGNORECASE)
+# "Such a polynomial exists", "There exists such a sequence": a whole answer only (a value may follow otherwise)
+_EXISTS = re.compile(
+    r"^(?:such\s+(?:an?\s+)?[a-z]+(?:\s+[a-z]+)?\s+(?:does\s+)?exists?|there\s+(?:exists?|is|are)\s+such\s+(?:an?\s+)?[a-z]+(?:\s+[a-z]+)?)$",
+    re.IGNORECASE,
+)
 _INFINITE = re.compile(
     r"^(?:there\s+(?:are|exist)\s+)?(?:infinitely\s+many|an\s+infinite\s+(?:number|amount)|infinite(?:ly)?|infinity|unboundedly\s+many|oo|\+oo|\\infty)\b",
     re.IGNORECASE,
@@ -233,7 +240,7 @@ def keyword(text: str) -> str | None:
     t = text.strip().lower()
     if _INFINITE.match(t):
         return "infinite"
-    if _YES.match(t):
+    if _YES.match(t) or _EXISTS.match(t):
         return "yes"
     if _NO.search(t):
         return "no"
