@@ -246,6 +246,8 @@ LISTS_SAME = [  # function-form alternatives and lists with several ±
     ("f(x) = x for all x or f(x) = -x for all x", "f(x)=x, f(x)=-x"),
     ("The solutions are f(x) = 0 and f(x) = x^2", "{0, x^2}"),
     ("x = \\pm 3", "3, -3"),
+    ("$x = \\pm 3$", "3, −3"),  # a Unicode minus
+    ("\\boxed{x=\\pm 3}", "x = 3 or x = −3"),
     ("x = \\pm\\sqrt{2}", "sqrt(2), -sqrt(2)"),
     ("x = \\pm 1, \\pm 2", "{1, -1, 2, -2}"),
     ("±1, ±2", "{1, -1, 2, -2}"),
