@@ -10,8 +10,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from accord.adapters.math.answers import AUTO, AnswerGrader, asked_form
-from accord.adapters.math.answers._asked_form import shape
-from accord.adapters.math.answers._text_forms import comparison, function_value, plus_minus
+from accord.adapters.math.answers._asked_form import in_lowest_terms, shape
+from accord.adapters.math.answers._parser import function_alternatives, plus_minus_list
+from accord.adapters.math.answers._text_forms import comparison, function_value, gloss, plus_minus
 from accord.cli.main import main
 
 
@@ -179,3 +180,181 @@ def test_a_problem_that_is_not_text_is_one_line_on_stderr(tmp_path, capsys):
     assert main(["jury", str(path)]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "'problem' must be text" in err[0]
+
+
+SENTENCES_SAME = [  # a sentence or a glossed reference, and the short answer that says the same
+    ("0 (none of the values)", "0"),
+    ("0 (none of the values)", "none"),
+    ("0 (none of the values)", "No"),
+    ("100 (all of the values)", "all of the values"),
+    ("It is not possible to find such a polynomial.", "no"),
+    ("None, since every root is real.", "none"),
+    ("Impossible, because the degree is odd", "No"),
+    ("The equation has no real roots", "none"),
+    ("The maximum value is 4, attained at x = 2", "4"),
+    ("3 when a = b = c", "3"),
+    ("The only such polynomial is P(x) = x^2", "x^2"),
+    ("There aren't any such polynomials", "none"),
+    ("None of the given polynomials has this property", "none"),
+    ("Not necessarily", "No"),
+    ("Such a polynomial exists", "yes"),
+    ("There exists such a sequence", "Yes"),
+]
+
+SENTENCES_DIFFERENT = [  # the same sentences against wrong answers, and what must stay unread
+    ("0 (none of the values)", "1"),
+    ("0 (none of the values)", "infinitely many"),
+    ("3 (none of the others)", "none"),  # a gloss that the value contradicts is a comment
+    ("100 (all of the values)", "none"),
+    ("2 (mod 5)", "2"),  # a parenthesis of math is not a gloss
+    ("It is not possible to find such a polynomial.", "yes"),
+    ("The equation has no solutions other than x = 0", "none"),
+    ("The maximum value is 4, attained at x = 2", "2"),
+    ("x = 1 when n is odd and x = 2 when n is even", "1"),  # piecewise: never cut to one branch
+    ("The only such polynomial is P(x) = x^2", "x^3"),
+    ("No more than 3", "no"),
+    ("nothing but 3", "no"),
+    ("None of them except 3", "none"),
+    ("Such a polynomial exists", "no"),
+    ("There is such a polynomial: P(x) = x^2", "yes"),  # a value follows: not read as a bare verdict
+    ("There are 3 solutions", "yes"),
+]
+
+
+@pytest.mark.parametrize("a,b", SENTENCES_SAME)
+def test_sentence_and_glossed_references_match_the_short_answer(grader, a, b):
+    assert grader.equivalent(a, b) and grader.equivalent(b, a)
+
+
+@pytest.mark.parametrize("a,b", SENTENCES_DIFFERENT)
+def test_sentence_and_glossed_references_reject_wrong_answers(grader, a, b):
+    assert not grader.equivalent(a, b) and not grader.equivalent(b, a)
+
+
+def test_a_gloss_is_a_closing_parenthesis_of_words():
+    assert gloss("0 (none of the values)") == ("0", "none of the values")
+    assert gloss("sqrt(2) (about 1.414)") == ("sqrt(2)", "about 1.414")
+    assert gloss("f(x)") is None and gloss("C(10, 5)") is None
+    assert gloss("2 (mod 5)") is None and gloss("3 (x = 1)") is None and gloss("(1, 2) (3, 4)") is None
+
+
+LISTS_SAME = [  # function-form alternatives and lists with several ±
+    ("f(x)=0 or f(x)=1", "{0, 1}"),
+    ("f(x)=0 or f(x)=1", "f(x) = 0, f(x) = 1"),
+    ("$f(x)=0$ or $f(x)=1$", "0 and 1"),
+    ("f(x) = 0 \\text{ or } f(x) = 1", "{1, 0}"),
+    ("f(x) = x for all x or f(x) = -x for all x", "f(x)=x, f(x)=-x"),
+    ("The solutions are f(x) = 0 and f(x) = x^2", "{0, x^2}"),
+    ("x = \\pm 3", "3, -3"),
+    ("$x = \\pm 3$", "3, −3"),  # a Unicode minus
+    ("\\boxed{x=\\pm 3}", "x = 3 or x = −3"),
+    ("x = \\pm\\sqrt{2}", "sqrt(2), -sqrt(2)"),
+    ("x = \\pm 1, \\pm 2", "{1, -1, 2, -2}"),
+    ("±1, ±2", "{1, -1, 2, -2}"),
+    ("x = ±1, ±sqrt(2)", "1, -1, sqrt(2), -sqrt(2)"),
+    ("x = ±1 and x = ±2", "x = 1, x = -1, x = 2, x = -2"),
+    ("1 ± sqrt(2), 3", "{3, 1 + sqrt(2), 1 - sqrt(2)}"),
+]
+
+LISTS_DIFFERENT = [  # a missing or extra alternative, one sign of several, unsaid pairings
+    ("f(x)=0 or f(x)=1", "{0}"),
+    ("f(x)=0 or f(x)=1", "f(x) = 0"),
+    ("f(x)=0 or f(x)=1", "{0, 2}"),
+    ("f(x)=0 or g(x)=1", "{0, 1}"),  # two functions: not a list of one function's forms
+    ("x = \\pm 3", "3"),
+    ("x = \\pm 3", "x = 3"),
+    ("±1, ±2", "{1, 2}"),
+    ("±1, ±2", "{1, -1, 2}"),
+    ("x = ±1, ±sqrt(2)", "1, -1"),
+    ("(±1, ±2)", "(1, 2)"),
+    ("x = ±1, y = ±2", "x = 1, y = 2"),
+]
+
+
+@pytest.mark.parametrize("a,b", LISTS_SAME)
+def test_function_alternatives_and_plus_minus_lists_match(grader, a, b):
+    assert grader.equivalent(a, b) and grader.equivalent(b, a)
+
+
+@pytest.mark.parametrize("a,b", LISTS_DIFFERENT)
+def test_function_alternatives_and_plus_minus_lists_reject_part_answers(grader, a, b):
+    assert not grader.equivalent(a, b) and not grader.equivalent(b, a)
+
+
+def test_plus_minus_lists_expand_each_item_once():
+    assert plus_minus_list("±1, ±2") == "+1 and -1, +2 and -2"
+    assert plus_minus_list("x = ±1, ±2") == "+1 and -1, +2 and -2"
+    assert plus_minus_list("x = \\pm 3") == "x = + 3 and x = - 3"
+    assert plus_minus_list("\\pm\\sqrt{2}, 1") is None  # other LaTeX: math-verify reads the \pm
+    assert plus_minus_list("x = ±1, y = ±2") is None and plus_minus_list("1, 2") is None
+
+
+def test_function_alternatives_need_one_function():
+    assert function_alternatives("f(x) = 0 or f(x) = x^2") == "0, x^2"
+    assert function_alternatives("f(x) = 0 or g(x) = 1") is None
+    assert function_alternatives("f(x) = 0, 1") is None
+
+
+ASKED_FORM_CASES = [  # (form, reference, answer, same): equal values that do not do what is asked
+    ("factored", "(x-1)^2 (x+1)", "(x+1)(x-1)^2", True),
+    ("factored", "(x-1)^2 (x+1)", "(x-1)(x^2-1)", False),  # same shape (a product of two), not complete
+    ("factored", "(x-1)(x+1)(x^2+1)", "(x^2+1)(x+1)(x-1)", True),
+    ("factored", "(x-1)(x+1)(x^2+1)", "(x-1)(x^3+x^2+x+1)", False),
+    ("factored", "(x-1)(x+1)(x^2+1)", "(x^2-1)(x^2+1)", False),
+    ("factored", "x(x-1)(x+1)", "x(x^2-1)", False),
+    ("factored", "2(x-1)(x+1)", "(2x-2)(x+1)", True),  # the content may sit in any factor
+    ("factored", "(x-1)(x+1)", "-(1-x)(x+1)", True),
+    ("factored", "(a-b)(a^2+ab+b^2)", "a^3-b^3", False),
+    ("factored", "\\left(x-1\\right)^{2}\\left(x+1\\right)", "(x-1)^2 (x+1)", True),
+    ("simplified", "3/4", "6/8", False),
+    ("simplified", "3/4", "\\frac{6}{8}", False),
+    ("simplified", "3/4", "\\frac{3}{4}", True),
+    ("simplified", "2\\sqrt{2}", "\\sqrt{8}", False),
+    ("simplified", "2 sqrt(2)", "√8", False),
+    (None, "3/4", "6/8", True),
+    (None, "(x-1)^2 (x+1)", "(x-1)(x^2-1)", True),
+]
+
+
+@pytest.mark.parametrize("form,reference,answer,same", ASKED_FORM_CASES)
+def test_an_answer_must_do_what_the_problem_asks(grader, form, reference, answer, same):
+    assert grader.equivalent(reference, answer, form) is same
+    assert grader.equivalent(answer, reference, form) is same
+
+
+def test_lowest_terms_are_read_from_the_text():
+    assert in_lowest_terms("3/4") and in_lowest_terms("n(n+1)/2") and in_lowest_terms("2^10/4")
+    assert in_lowest_terms("sqrt(2)/2") and in_lowest_terms("\\sqrt[3]{16}")
+    assert not in_lowest_terms("10/4") and not in_lowest_terms("\\frac{4}{2}") and not in_lowest_terms("sqrt(12)")
+
+
+def test_the_cli_rejects_answers_that_do_not_do_what_is_asked(tmp_path, capsys):
+    rows = [
+        {
+            "id": "p1",
+            "problem": "Factor x^3 - x^2 - x + 1 completely.",
+            "answers": {"a": "(x+1)(x-1)^2", "b": "(x-1)(x^2-1)", "c": "x^3-x^2-x+1"},
+            "reference": "(x-1)^2 (x+1)",
+        },
+        {
+            "id": "p2",
+            "problem": "Write 18/24 in simplest form.",
+            "answers": {"a": "3/4", "b": "6/8", "c": "9/12"},
+            "reference": "3/4",
+        },
+        {
+            "id": "p3",
+            "problem": "Find all real solutions of x^2 = 9.",
+            "answers": {"a": "3, -3", "b": "x = 3", "c": "3"},
+            "reference": "x = \\pm 3",
+        },
+    ]
+    path = tmp_path / "panel.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    assert main(["jury", str(path), "--json", "--n-boot", "40", "--method", "modal"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    correct = {v["id"]: v["member_correct"] for v in doc["verdicts"]}
+    assert correct["p1"] == {"a": True, "b": False, "c": False}
+    assert correct["p2"] == {"a": True, "b": False, "c": False}
+    assert correct["p3"] == {"a": True, "b": False, "c": False}
+    assert doc["answers_read"]["asked_forms"] == {"factored": 1, "simplified": 1}

@@ -12,13 +12,17 @@
 An expression's :func:`shape` is read from sympy's srepr (kept in :class:`Expression.source`): the
 head (Add, Mul, Pow, ...), how many of its top-level arguments are not plain numbers, the head of
 a power's base, and whether an unevaluated Sum, Product or Integral is left. Under ``closed`` two
-answers must agree on the last only; under the others on the whole shape. Numbers are compared by
-value in every form (their written form is not kept).
+answers must agree on the last only; under ``expanded`` and ``simplified`` on the whole shape;
+under ``factored`` on the factors written (:func:`~._symbolic.written_factors`: ``(x-1)(x^2-1)``
+is not ``(x-1)^2 (x+1)``). Numbers are compared by value in every form; under ``simplified``
+their texts must also agree on being in lowest terms (:func:`in_lowest_terms`: ``6/8`` is not
+``3/4``, ``sqrt(8)`` not ``2 sqrt(2)``).
 """
 
 from __future__ import annotations
 
 import re
+from math import gcd, isqrt
 
 from accord.adapters.math.answers._forms import Expression, Value
 
@@ -84,10 +88,38 @@ def shape(source: str) -> tuple:
     return head, terms, base, bool(_UNEVALUATED.search(source))
 
 
+_FRACTION = re.compile(r"(?<![\w.^)}])(\d+)\s*/\s*(\d+)(?![\d.])|\\d?frac\{\s*(\d+)\s*\}\{\s*(\d+)\s*\}")
+_ROOT = re.compile(r"(?:sqrt|√)\s*[({]?\s*(\d+)(?![\d.])")
+
+
+def in_lowest_terms(text: str) -> bool:
+    """Whether the numbers written in an answer are in lowest terms: no fraction of integers with
+    a common factor (``6/8``, ``\\frac{2}{4}``) and no square root of an integer with a square
+    factor (``sqrt(8)``). Values are compared as numbers, so this is read from the text."""
+    for m in _FRACTION.finditer(text):
+        num, den = (int(g) for g in (m.groups()[:2] if m.group(1) else m.groups()[2:]))
+        if den and gcd(num, den) > 1:
+            return False
+    for m in _ROOT.finditer(text):
+        n = int(m.group(1))
+        if any(n % (k * k) == 0 for k in range(2, isqrt(n) + 1)):
+            return False
+    return True
+
+
+def same_written_form(a: str, b: str, form: str | None) -> bool:
+    """Where a simplest form is asked, whether two answers' texts agree on being in lowest terms."""
+    return form != "simplified" or in_lowest_terms(a) == in_lowest_terms(b)
+
+
 def same_form(a: Value, b: Value, form: str | None) -> bool:
-    """Whether two values (already equal in value) are written in the same asked form."""
+    """Whether two values (already equal in value) are written in the same asked form: under
+    ``factored`` the same written factors (:attr:`Expression.factors`), under the others the
+    same :func:`shape`."""
     if form is None or not (isinstance(a, Expression) and isinstance(b, Expression)):
         return True
+    if form == "factored":
+        return a.factors == b.factors
     sa, sb = shape(a.source), shape(b.source)
     if form == "closed":
         return sa[3] == sb[3]

@@ -40,6 +40,9 @@ class Expression:
     points: tuple[Number | None, ...]
     symbols: frozenset[str]
     source: str  # sympy's srepr, for the math-verify comparison when no point is defined
+    # the factors it is written as, each primitive with a positive leading coefficient, with
+    # their exponents (sorted): what "factor completely" compares
+    factors: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,9 @@ Comparison rules (a pair of answers matches when any of their alternative forms 
 - relations match when the sign and the difference agree (a > b is b < a; = and != up to sign);
 - keywords match the same keyword; text matches equal text;
 - where the problem asks for a form (factorise, expand, simplify, a closed form: see
-  :mod:`.asked_form`), two expressions must also be written in that same form.
+  :mod:`.asked_form`), two expressions must also be written in that same form (the same
+  factors where a factorisation is asked), and under "simplest form" two answers must agree on
+  being in lowest terms.
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ import numpy as np
 
 from accord.adapters.math._config import AUTO, AnswerConfig, GradeConfig
 from accord.adapters.math._limited import run
-from accord.adapters.math.answers._asked_form import same_form
+from accord.adapters.math.answers._asked_form import same_form, same_written_form
 from accord.adapters.math.answers._forms import (
     COMPUTED,
     WRITTEN,
@@ -77,7 +79,10 @@ def negated(v: Value) -> Value:
         return Number(-v.value, v.precision, v.decimals, v.significant, -v.infinite)
     if isinstance(v, Expression):
         return Expression(
-            tuple(None if p is None else negated(p) for p in v.points), v.symbols, f"Mul(Integer(-1), {v.source})"
+            tuple(None if p is None else negated(p) for p in v.points),
+            v.symbols,
+            f"Mul(Integer(-1), {v.source})",
+            v.factors,
         )
     return v
 
@@ -95,6 +100,8 @@ class Comparer:
             return False
         if a.normal == b.normal:
             return True
+        if not same_written_form(a.text, b.text, form):
+            return False
         return any(self.value(x, y) and same_form(x, y, form) for x in a.forms for y in b.forms)
 
     def value(self, a: Value, b: Value) -> bool:

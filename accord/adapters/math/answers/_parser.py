@@ -4,8 +4,9 @@
 file where the same answers recur is parsed once. Per answer:
 
 1. blank (empty or white space) -> no forms: the member gave no answer;
-2. with ``text_forms``: alternatives are split, a function form keeps its right-hand side and
-   a ± is expanded, then each part is tried as a keyword (yes / no /
+2. with ``text_forms``: alternatives are split, a closing parenthesis of words is a gloss (kept
+   only where it agrees with the value, :func:`gloss_agrees`), a function form keeps its
+   right-hand side and a ± is expanded, then each part is tried as a keyword (yes / no /
    infinite), a percentage, LaTeX (math-verify's parser), a plain-math structure
    (:mod:`~accord.adapters.math.answers._plain_math`), and else as a sentence stating a value
    (:func:`~accord.adapters.math.answers._text_forms.value_candidates`, up to three rules deep);
@@ -20,6 +21,7 @@ counted in ``timeouts``.
 
 from __future__ import annotations
 
+import re
 from collections import deque
 from collections.abc import Iterable
 from dataclasses import dataclass, fields, is_dataclass, replace
@@ -28,12 +30,13 @@ from accord.adapters.math._config import AUTO, AnswerConfig
 from accord.adapters.math._limited import run
 from accord.adapters.math.answers import _text_forms as text_forms
 from accord.adapters.math.answers._forms import WRITTEN, Keyword, Number, ParsedAnswer, Text, Value
-from accord.adapters.math.answers._plain_math import Pending, read_number, read_structure
+from accord.adapters.math.answers._plain_math import LIST_SEPARATORS, Pending, read_number, read_structure, split_top
 from accord.adapters.math.answers._symbolic import read_latex, read_leaves
 
 _LATEX = ("\\", "^{", "_{", "$")
 _MAX_SENTENCE_STEPS = 12
 _CHUNK = 64  # leaves per worker call
+GLOSS = "gloss"  # a part read from a closing parenthesis of words: kept only where it agrees
 
 
 @dataclass(frozen=True)
@@ -112,12 +115,17 @@ class AnswerParser:
         if len(text) > self.config.max_chars:
             return [("text", Text(normal))], normal
         cleaned = text_forms.clean(text)
-        parts = text_forms.alternatives(cleaned) if self.config.text_forms else [cleaned]
-        if self.config.text_forms:
-            parts = [rewritten(p) for p in parts]
+        if not self.config.text_forms:
+            return self._read_part(cleaned), normal
         out: list[tuple[str, object]] = []
-        for part in parts:
-            out.extend(self._read_part(part))
+        for part in text_forms.alternatives(cleaned):
+            glossed = text_forms.gloss(part)
+            if glossed is None:
+                out.extend(self._read_part(rewritten(part)))
+                continue
+            main, words = glossed
+            out.extend(self._read_part(rewritten(main)))
+            out.extend((GLOSS, value) for _, value in self._read_part(words))
         return out, normal
 
     def _read_part(self, part: str) -> list[tuple[str, object]]:
@@ -132,7 +140,7 @@ class AnswerParser:
             if cand in seen:
                 continue
             seen.add(cand)
-            got = self._read_direct(cand, "sentence")
+            got = self._read_direct(rewritten(cand), "sentence")
             if got:
                 return got
             queue.extend(text_forms.value_candidates(cand))
@@ -190,14 +198,18 @@ class AnswerParser:
             return ParsedAnswer(text, (), "blank", normal)
         forms: list[Value] = []
         hows: list[str] = []
+        glosses: list[Value] = []
         for how, draft in parts:
             if isinstance(draft, LatexPending):
                 value = self._latex(draft.text)
             else:
                 value = fill(draft, self.leaves)
-            if value is not None:
+            if value is not None and how == GLOSS:
+                glosses.append(value)
+            elif value is not None:
                 forms.append(value)
                 hows.append(how)
+        forms.extend(g for g in glosses if forms and gloss_agrees(g, forms))
         if not forms:
             late = any(leaf in self.timed_out for _, d in parts for leaf in pending_leaves(d)) or any(
                 isinstance(d, LatexPending) and d.text in self.timed_out for _, d in parts
@@ -206,12 +218,79 @@ class AnswerParser:
         return ParsedAnswer(text, tuple(dict.fromkeys(forms)), hows[0], normal)
 
 
+def gloss_agrees(gloss: Value, forms: list[Value]) -> bool:
+    """Whether a gloss may stand for the answer it comments on: as text (it matches only the same
+    words), or as a verdict the answer's value says too: "none" beside 0 or the empty set,
+    "infinitely many" beside infinity, "yes" beside yes. A gloss with a value of its own is a comment."""
+    if isinstance(gloss, Text):
+        return True
+    if not isinstance(gloss, Keyword):
+        return False
+    for f in forms:
+        if f == gloss:
+            return True
+        if isinstance(f, Number) and f.infinite == 0 and f.value == 0 and gloss.word == "no":
+            return True
+        if isinstance(f, Number) and f.infinite == 1 and gloss.word == "infinite":
+            return True
+    return False
+
+
 def rewritten(part: str) -> str:
-    """A part with its function form reduced to the right-hand side and its ± expanded."""
-    rhs = text_forms.function_value(part)
-    part = rhs if rhs is not None else part
-    expanded = text_forms.plus_minus(part)
+    """A part with its function forms reduced to their right-hand sides and its ± expanded."""
+    listed = function_alternatives(part)
+    if listed is not None:
+        part = listed
+    else:
+        rhs = text_forms.function_value(part)
+        part = rhs if rhs is not None else part
+    expanded = plus_minus_list(part)
     return expanded if expanded is not None else part
+
+
+def function_alternatives(part: str) -> str | None:
+    """ "f(x) = 0 or f(x) = 1" (also in $...$ pieces) as "0, 1": a list whose every item is a form
+    of the same function is the list of the forms; else None."""
+    items = split_top(part.replace("$", ""), LIST_SEPARATORS)
+    if len(items) < 2:
+        return None
+    forms = [text_forms.function_form(i) for i in items]
+    if any(f is None for f in forms) or len({head for head, _ in forms}) != 1:
+        return None
+    return ", ".join(rhs for _, rhs in forms)
+
+
+_NAMED = re.compile(r"^\s*(?P<name>[A-Za-z](?:_\{?\w+\}?)?)\s*=\s*")
+
+
+def plus_minus_list(part: str) -> str | None:
+    """The part with every ± expanded: one ± in the whole part (:func:`text_forms.plus_minus`), or
+    a list whose items have one ± each ("±1, ±2"; "x = ±1, ±sqrt(2)"; "x = ±1 and x = ±2") as
+    the list of every signed value. LaTeX's \\pm is read here only where nothing else is LaTeX
+    (math-verify reads the rest). None where nothing is expanded or the signs' pairing is not
+    said ("(±1, ±2)", "x = ±1, y = ±2")."""
+    if "\\pm" in part and "\\" not in part.replace("\\pm", ""):
+        part = part.replace("\\pm", "±")
+    if "\\pm" in part or not text_forms.plus_minus_signs(part):
+        return None
+    items = split_top(part, LIST_SEPARATORS)
+    if len(items) == 1:
+        return text_forms.plus_minus(part)
+    named = [_NAMED.match(i) for i in items]
+    names = {m.group("name") for m in named if m}
+    if any("=" in i for i, m in zip(items, named) if not m) or len(names) > 1:
+        return None
+    if names and not all(named):
+        if not named[0] or any(named[1:]):
+            return None
+        items[0] = items[0][named[0].end() :]  # "x = a, b": the values x takes
+    out = []
+    for item in items:
+        signs = text_forms.plus_minus_signs(item)
+        if signs > 1:
+            return None
+        out.append(text_forms.plus_minus(item) if signs else item)
+    return ", ".join(out)
 
 
 def percent_of(value: Number) -> Number:

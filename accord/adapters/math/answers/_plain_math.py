@@ -32,7 +32,7 @@ _RELATION = re.compile(r"<=|>=|!=|==|=|<|>")
 _NUMBER = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?")
 _FRACTION = re.compile(r"([-+]?\d+)\s*/\s*(\d+)")
 _THOUSANDS = re.compile(r"[-+]?\d{1,3}(?:,\d{3})+(?:\.\d+)?")
-_LIST_SEPARATORS = r",\s*(?:and|or)\s+|,|\s+and\s+|\s+or\s+"
+LIST_SEPARATORS = r",\s*(?:and|or)\s+|,|\s+and\s+|\s+or\s+"
 
 
 @dataclass(frozen=True)
@@ -209,7 +209,7 @@ def read_structure(text: str):
     parts = split_top(t, r";")
     if len(parts) > 1:
         return _group([read_structure(p) for p in parts if p], "list")
-    parts = split_top(t, _LIST_SEPARATORS)
+    parts = split_top(t, LIST_SEPARATORS)
     if len(parts) > 1:
         return _group([read_structure(p) for p in parts], "list")
     if t[0] in "([{" and closing(t, 0) == len(t) - 1:

@@ -106,6 +106,8 @@ def to_value(obj, points: int) -> Value | None:
     if isinstance(obj, sp.Eq):
         if isinstance(obj.lhs, sp.Symbol):
             v = to_value(obj.rhs, points)
+            if isinstance(v, Collection) and v.kind == "set":  # x = \pm 3: x = 3 and x = -3
+                return Collection("set", tuple(Assignment(((obj.lhs.name, item),)) for item in v.items))
             return None if v is None else Assignment(((obj.lhs.name, v),))
         return _relation("=", obj.rhs - obj.lhs, points)
     if isinstance(obj, sp.And) and all(isinstance(a, sp.Eq) for a in obj.args):
@@ -129,7 +131,43 @@ def to_value(obj, points: int) -> Value | None:
     if not obj.free_symbols:
         return number_of(obj)
     values = tuple(_at_point(obj, k) for k in range(points))
-    return Expression(values, frozenset(s.name for s in obj.free_symbols), sp.srepr(obj))
+    return Expression(values, frozenset(s.name for s in obj.free_symbols), sp.srepr(obj), written_factors(obj))
+
+
+def written_factors(expr) -> tuple[tuple[str, str], ...]:
+    """The factors ``expr`` is written as, with their exponents: products and integer powers are
+    opened, constants dropped, each factor made primitive with a positive leading coefficient, so
+    ``2(x-1)(x+1)``, ``(2x-2)(x+1)`` and ``-(1-x)(x+1)`` agree while ``(x-1)(x^2-1)`` has other
+    factors than ``(x-1)^2 (x+1)``."""
+    counts: dict[str, sp.Expr] = {}
+
+    def add(f, e) -> None:
+        if f.is_number:
+            return
+        if isinstance(f, sp.Mul):
+            for a in f.args:
+                add(a, e)
+            return
+        if isinstance(f, sp.Pow) and f.exp.is_Integer:
+            add(f.base, e * f.exp)
+            return
+        key = _primitive(f)
+        counts[key] = counts.get(key, sp.Integer(0)) + e
+
+    add(expr.xreplace({s: sp.Symbol(s.name) for s in expr.free_symbols}), sp.Integer(1))  # math-verify's x is real
+    return tuple(sorted((k, str(e)) for k, e in counts.items() if e != 0))
+
+
+def _primitive(f) -> str:
+    """srepr of a polynomial factor without its content and with a positive leading coefficient
+    (srepr of the factor itself where it is not a polynomial)."""
+    try:
+        _, poly = sp.Poly(f, *sorted(f.free_symbols, key=str)).primitive()
+        if poly.LC() < 0:
+            poly = -poly
+        return sp.srepr(poly.as_expr())
+    except Exception:  # sympy raises several kinds of error on expressions that are not polynomials
+        return sp.srepr(f)
 
 
 def _relation(op: str, difference, points: int) -> Value | None:
