@@ -203,6 +203,7 @@ class JudgeScale:
 
 def save_scale(path: str | Path, scale: JudgeScale) -> Path:
     p = Path(path)
+    p.parent.mkdir(parents=True, exist_ok=True)
     p.write_text(json.dumps(scale.as_dict(), indent=1) + "\n", encoding="utf-8")
     return p
 
