@@ -39,7 +39,7 @@ def _rate(text: str) -> float:
 def calibration_section(run_dir: Path, text: str, target_rate: float | None, save: str | None = None) -> dict:
     """The run replayed with its judges on one scale (accord.verify.analysis.calibrated_replay)."""
     from accord.verify.analysis import calibrated_replay, clean, fit_scale_on_trace, read_trace, resolve_trace
-    from accord.verify.loop import LABEL_FREE, load_scale, save_scale
+    from accord.verify.loop import LABEL_FREE, JudgeScale, load_scale, save_scale
 
     trace = read_trace(resolve_trace(run_dir))
     if not trace.steps:
@@ -57,9 +57,10 @@ def calibration_section(run_dir: Path, text: str, target_rate: float | None, sav
             scale = fit_scale_on_trace(trace, text, tasks=tasks, is_final=is_final)
         else:
             scale = load_scale(text)
-        if save:
-            save_scale(save, scale)
-        return clean(calibrated_replay(trace, scale, target_rate=target_rate, tasks=tasks, is_final=is_final))
+        section = calibrated_replay(trace, scale, target_rate=target_rate, tasks=tasks, is_final=is_final)
+        if save:  # with the thresholds --target-accept set on it
+            save_scale(save, JudgeScale.from_dict(section["scale"]))
+        return clean(section)
     except ValueError as exc:
         raise UserError(f"--calibration {text}: {exc}") from None
 
@@ -106,7 +107,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--save-calibration",
         metavar="FILE",
-        help="with --calibration METHOD: write the scale fitted on this run (to replay another run on it)",
+        help="with --calibration: write the scale (and the tau, eps --target-accept set on it) to replay or run "
+        "another run on it",
     )
     parser.add_argument(
         "--out-dir", metavar="DIR", help="write report.json and the plots here instead of RUN_DIR (created if missing)"
