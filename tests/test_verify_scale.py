@@ -164,13 +164,17 @@ def test_a_judge_without_a_score_leaves_the_steps_consensus(pb, tmp_path, capsys
         (["--calibration", "quantile", "--load-calibration", "{tmp}/c.json"], "drop --calibration"),
         (["--calibration", "quantile", "--out", "{tmp}/o.jsonl", "--resume"], "drop --resume"),
         (["--load-calibration", "{wrong}"], "no map for judge(s)"),
+        (["--load-calibration", "{binary}"], "not UTF-8 text"),
+        (["--load-calibration", "{tmp}"], "no such judge scale file"),
     ],
 )
 def test_bad_calibration_requests_are_one_line_and_exit_2(pb, tmp_path, capsys, args, message):
     unlabelled = write(tmp_path / "plain.jsonl", [{k: v for k, v in s.items() if k != "label"} for s in SOLUTIONS])
     wrong = tmp_path / "wrong.json"
     wrong.write_text(json.dumps({"method": "quantile", "judges": ["oracle"], "maps": {"oracle": None}}))
-    argv = [a.format(tmp=tmp_path, pb=pb, wrong=wrong) for a in args]
+    binary = tmp_path / "binary.json"
+    binary.write_bytes(b"\xff\xfe\x00{")
+    argv = [a.format(tmp=tmp_path, pb=pb, wrong=wrong, binary=binary) for a in args]
     target = unlabelled if "platt" in args else pb
     rc, _, err = verify(capsys, str(target), *argv)
     assert rc == 2 and message in err and len(err.strip().splitlines()) == 1
