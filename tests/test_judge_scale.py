@@ -231,7 +231,7 @@ def test_report_fits_platt_on_the_runs_own_labelled_candidates(tmp_path):
     assert json.loads(again.stdout)["calibration"]["rows"] == cal["rows"]  # the saved fit replays the same
     scale = cal["scale"]
     n = int(scale["source"].split("labelled: ")[1].split()[0])
-    assert scale["method"] == "platt" and 4 <= n < scale["fitted_on"]
+    assert scale["method"] == "platt" and 4 <= n < scale["fitted_on"] and str(run) in scale["source"]
     assert sum(m["method"] == "platt" for m in scale["maps"].values() if m) >= 3  # judges with both classes
     assert cal["rows"]["verdict_scaled"]["steps"] and cal["rows"]["verdict_scaled"]["scale"] == "platt"
     (run / "config.yaml").unlink()  # the tasks cannot be drawn again: one line, exit 2

@@ -55,6 +55,7 @@ def calibration_section(run_dir: Path, text: str, target_rate: float | None, sav
     try:
         if text == "platt" or text in LABEL_FREE:
             scale = fit_scale_on_trace(trace, text, tasks=tasks, is_final=is_final)
+            scale.source += f" ({run_dir})"  # a saved fit names the run it came from wherever it is used
         else:
             scale = load_scale(text)
         section = calibrated_replay(trace, scale, target_rate=target_rate, tasks=tasks, is_final=is_final)
