@@ -14,9 +14,17 @@ raw judge scores in ``PRED.jsonl`` (what ``--policy``/``--tau`` relabel without 
   then the lower τ), and its figures on the held-out category; the three folds pooled;
 - each category on its own, every judge and rule at the default settings (the per-fold table);
 - with ``--baseline OLD.jsonl`` (an earlier run's ``--out``): the solutions whose first error is
-  found exactly now and not before, and the reverse, counted by the check whose evidence found it.
+  found exactly now and not before, and the reverse, counted by the check whose evidence found it;
+- with ``--calibration METHOD``: the judges on one scale, leave-one-category-out through the command
+  (``accord verify HELD_OUT --calibration platt --calibrate-on OTHER_TWO --save-calibration``: Platt
+  fitted on the annotated steps of the other two categories, applied to the third; a label-free
+  method is fitted on the held-out category's own scores), every judge and rule at the default
+  settings with and without the scale on the held-out categories pooled, and per category: F1,
+  false alarms, precision of the invalid flags, decided share (steps labelled valid or invalid).
+  Every run shares one judge-call cache (``--cache``), so the panel judges each step once.
 
 Run: python benchmarks/verify_loco.py [--data ../shared/data/champ-dev/steps.jsonl] [--baseline OLD.jsonl]
+     [--calibration platt] [--cache FILE]
 """
 
 from __future__ import annotations
@@ -74,7 +82,7 @@ def category(ident: str) -> str:
     return ident.split("|")[0].split("_")[1]
 
 
-def accord_verify(data: Path, out: Path) -> tuple[dict, float, float]:
+def accord_verify(data: Path, out: Path, *extra: str) -> tuple[dict, float, float]:
     env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
@@ -92,6 +100,7 @@ def accord_verify(data: Path, out: Path) -> tuple[dict, float, float]:
             "0",
             "--fail-on",
             "never",
+            *extra,
         ],
         capture_output=True,
         text=True,
@@ -111,9 +120,11 @@ _STATS: dict[tuple[str, str], object] = {}
 def labels_of(rec: dict, rule: str, tau: float) -> list[str]:
     """The step labels ``--policy RULE --tau TAU`` gives (the rule's statistics computed once)."""
     judges, lambdas = rec["judges"], rec["lambdas"]
-    k = (rec["id"], rule)
+    k = (rec["id"], rule, rec.get("calibration"))
     if k not in _STATS:
-        _STATS[k] = rule_stats(raw_matrix(rec["steps"], judges), rule, judges, lambdas)
+        # a record labelled on a judge scale is relabelled on its mapped scores (``scaled``)
+        steps = [{"scores": s["scaled"]} for s in rec["steps"]] if rec.get("calibration") else rec["steps"]
+        _STATS[k] = rule_stats(raw_matrix(steps, judges), rule, judges, lambdas)
     return three_way(_STATS[k], tau, EPS)
 
 
@@ -262,7 +273,19 @@ def main() -> int:
     ap.add_argument("--baseline", type=Path, help="an earlier run's --out file to compare with")
     ap.add_argument("--keep", type=Path, help="keep this run's --out file here")
     ap.add_argument("--records", type=Path, help="an --out file of a finished run to read instead of running again")
+    ap.add_argument(
+        "--calibration",
+        choices=("platt", "quantile", "agreement", "standardize"),
+        help="also run with the judges on this scale, leave-one-category-out (platt fitted on the other two)",
+    )
+    ap.add_argument("--cache", type=Path, help="judge-call cache shared by every run (default: a temporary one)")
     args = ap.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        cache = args.cache or Path(tmp) / "judge.cache"
+        return measure(args, cache, Path(tmp))
+
+
+def measure(args: argparse.Namespace, cache: Path, tmp: Path) -> int:
     if args.records:
         recs = [json.loads(x) for x in args.records.read_text().splitlines() if x.strip()]
         doc = {k: recs[0][k] for k in ("judges", "tau", "eps", "policy")}
@@ -270,12 +293,11 @@ def main() -> int:
     else:
         if not args.data.is_file():
             sys.exit(f"{args.data}: not found (the CHAMP dev split lives in ../shared/data/champ-dev/)")
-        with tempfile.TemporaryDirectory() as tmp:
-            out = args.keep or Path(tmp) / "pred.jsonl"
-            if out.exists():
-                out.unlink()
-            doc, wall, cpu = accord_verify(args.data, out)
-            recs = [json.loads(x) for x in out.read_text().splitlines()]
+        out = args.keep or tmp / "pred.jsonl"
+        if out.exists():
+            out.unlink()
+        doc, wall, cpu = accord_verify(args.data, out, "--cache", str(cache))
+        recs = [json.loads(x) for x in out.read_text().splitlines()]
         print(
             f"accord verify {args.data}: {len(recs)} solutions, {doc['steps']} steps, judges "
             f"{', '.join(doc['judges'])}; "
@@ -324,7 +346,78 @@ def main() -> int:
         old = {json.loads(x)["id"]: json.loads(x) for x in args.baseline.read_text().splitlines() if x.strip()}
         print_decided(list(old.values()), cats, "the baseline")
         compare(recs, old, doc["policy"], doc["tau"])
+    if args.calibration:
+        on_one_scale(args, recs, cats, judges, doc, cache, tmp)
     return 0
+
+
+def decided_share(recs: list[dict], rule: str, tau: float) -> tuple[int, int]:
+    labels = [x for r in recs for x in labels_of(r, rule, tau)]
+    return sum(x != "uncertain" for x in labels), len(labels)
+
+
+def scale_row(name: str, f: dict, dec: tuple[int, int]) -> str:
+    prec = "–" if f["precision"] is None else f"{f['precision']:.3f}"
+    return (
+        f"| {name} | {f['f1']:.3f} | {f['exact']} / {f['n_err']} | {f['alarms']} / {f['n_cor']} "
+        f"({f['false_alarm_rate']:.3f}) | {prec} ({f['n_invalid']}) | {dec[0]} / {dec[1]} ({dec[0] / dec[1]:.3f}) |"
+    )
+
+
+SCALE_HEAD = (
+    "| {what} | F1 | exact hits | false alarms | precision of invalid (#invalid) | decided steps (share) |\n"
+    "|---|---|---|---|---|---|"
+)
+
+
+def on_one_scale(args, recs: list[dict], cats: list[str], judges: list[str], doc: dict, cache: Path, tmp: Path) -> None:
+    """Each category verified with the judges on one scale through the command (fitted without it for
+    platt), against the same records on raw scores, at the default settings."""
+    import numpy as np
+
+    from accord.adapters import Calibrator
+
+    rows = {r["id"]: r for r in recs}
+    if not args.data.is_file():
+        sys.exit(f"{args.data}: not found (--calibration verifies each category of it again)")
+    src = [json.loads(x) for x in args.data.read_text().splitlines() if x.strip()]
+    scaled: list[dict] = []
+    print(f"\njudges on one scale ({args.calibration}), leave-one-category-out through accord verify:")
+    for held in cats:
+        test, train, out = tmp / f"{held}.jsonl", tmp / f"not-{held}.jsonl", tmp / f"{held}-scaled.jsonl"
+        test.write_text("".join(json.dumps(r) + "\n" for r in src if category(r["id"]) == held))
+        train.write_text("".join(json.dumps(r) + "\n" for r in src if category(r["id"]) != held))
+        extra = ["--cache", str(cache), "--calibration", args.calibration]
+        if args.calibration == "platt":
+            extra += ["--calibrate-on", str(train), "--save-calibration", str(tmp / f"{held}-scale.json")]
+        got, wall, _ = accord_verify(test, out, *extra)
+        fold = [json.loads(x) for x in out.read_text().splitlines()]
+        scaled += fold
+        cal = got["calibration"]
+        print(f"  {held}: {len(fold)} solutions, scale fitted on {cal['source']}; {wall:.1f} s wall")
+        if args.calibration == "platt":
+            maps = json.loads((tmp / f"{held}-scale.json").read_text())["maps"]
+            for j in judges:
+                m = maps.get(j)
+                if m and m["method"] == "platt":
+                    c = Calibrator.from_dict(m)
+                    p0, p1 = c.apply(np.array([0.0, 1.0]))
+                    print(f"    {j}: P(step right | score 0) = {p0:.3f}, P(step right | score 1) = {p1:.3f}")
+    raw_same = [rows[r["id"]] for r in scaled]
+    tau = doc["tau"]
+    print(
+        f"\nheld-out categories pooled, default settings (τ {tau}, ε {EPS}), raw scores → on the scale:\n"
+        + SCALE_HEAD.format(what="rule")
+    )
+    for rule in list(judges) + list(RULES):
+        print(scale_row(f"{rule}, raw", figures(raw_same, rule, tau), decided_share(raw_same, rule, tau)))
+        print(scale_row(f"{rule}, on the scale", figures(scaled, rule, tau), decided_share(scaled, rule, tau)))
+    print(f"\nper held-out category, policy {doc['policy']}:\n" + SCALE_HEAD.format(what="category"))
+    for held in cats:
+        a = [r for r in raw_same if category(r["id"]) == held]
+        b = [r for r in scaled if category(r["id"]) == held]
+        print(scale_row(f"{held}, raw", figures(a, doc["policy"], tau), decided_share(a, doc["policy"], tau)))
+        print(scale_row(f"{held}, on the scale", figures(b, doc["policy"], tau), decided_share(b, doc["policy"], tau)))
 
 
 def _pooled(merged: list[dict]) -> dict:

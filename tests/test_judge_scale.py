@@ -216,6 +216,29 @@ def test_report_replays_an_old_run_folder_on_a_saved_scale(tmp_path):
     assert bad.returncode == 2 and "Traceback" not in bad.stderr
 
 
+def test_report_fits_platt_on_the_runs_own_labelled_candidates(tmp_path):
+    """The candidates that end a chain are labelled right or wrong by the run's tasks (drawn again from
+    its config.yaml); Platt is fitted on them and the run replayed on that scale."""
+    run = tmp_path / "run"
+    shutil.copytree(OLD_RUN, run)
+    saved = tmp_path / "fitted" / "platt.json"
+    r = _cli(
+        "report", str(run), "--calibration", "platt", "--json", "--bootstrap", "200", "--save-calibration", str(saved)
+    )
+    assert r.returncode == 0, r.stderr
+    cal = json.loads(r.stdout)["calibration"]
+    again = _cli("report", str(run), "--calibration", str(saved), "--json", "--bootstrap", "200")
+    assert json.loads(again.stdout)["calibration"]["rows"] == cal["rows"]  # the saved fit replays the same
+    scale = cal["scale"]
+    n = int(scale["source"].split("labelled: ")[1].split()[0])
+    assert scale["method"] == "platt" and 4 <= n < scale["fitted_on"] and str(run) in scale["source"]
+    assert sum(m["method"] == "platt" for m in scale["maps"].values() if m) >= 3  # judges with both classes
+    assert cal["rows"]["verdict_scaled"]["steps"] and cal["rows"]["verdict_scaled"]["scale"] == "platt"
+    (run / "config.yaml").unlink()  # the tasks cannot be drawn again: one line, exit 2
+    bad = _cli("report", str(run), "--calibration", "platt")
+    assert bad.returncode == 2 and "no config.yaml" in bad.stderr and len(bad.stderr.strip().splitlines()) == 1
+
+
 def test_consensus_decides_on_a_judge_scale_and_saves_it(tmp_path):
     table = tmp_path / "scores.csv"
     rng = np.random.default_rng(4)

@@ -178,3 +178,44 @@ def test_cli_refuses_a_run_that_does_not_fit_the_cluster(ray_cluster, tmp_path, 
     assert "need 4 CPUs" in err and "GPUs free" in err and len(err.strip().splitlines()) == 1
     trace = out / "trace.jsonl"
     assert not trace.exists() or trace.read_text() == ""  # refused before any model was loaded
+
+
+def test_ray_run_puts_judges_on_one_scale_as_a_local_run_does(ray_cluster, tmp_path):
+    """A label-free scale fitted during a Ray run: one worker scores the problems in the local order, so
+    the warm-up, the fitted maps and every decision are the local run's; abstentions are counted."""
+    import torch
+
+    from accord.verify.run import execute
+
+    cfg = resolve({**RUN, "calibration": {"mode": "quantile", "warmup": 5}})
+    threads = torch.get_num_threads()
+    try:
+        local = execute(cfg, tmp_path / "local")
+    finally:
+        torch.set_num_threads(threads)
+    one = RayOptions(workers=1, worker_cpus=0.25, server_cpus=0.75, separate=True, reuse_servers=True)
+    remote = execute_on_ray(cfg, tmp_path / "ray", opts=one)
+
+    def scale_of(run):
+        recs, _ = read_records(tmp_path / run / "trace.jsonl")
+        keys = ("method", "judges", "fitted_on", "source", "maps", "thresholds", "notes")
+        return [{k: r[k] for k in keys} for r in recs if r["type"] == "calibration"]
+
+    assert remote["calibration"]["maps"] is not None and remote["calibration"]["fitted_on"] >= 5
+    assert scale_of("ray") == scale_of("local") == [local["calibration"]]  # written once, by the worker
+    assert json.loads((tmp_path / "ray" / "calibration.json").read_text()) == local["calibration"]
+    assert decisions(tmp_path / "ray" / "trace.jsonl") == decisions(tmp_path / "local" / "trace.jsonl")
+    recs, _ = read_records(tmp_path / "ray" / "trace.jsonl")
+    assert any(r.get("scale") == "quantile" for r in recs if r["type"] == "step")  # decided on the scale
+    assert remote["judge_counts"] == local["judge_counts"] and remote["accept_rule"] == local["accept_rule"]
+    # a saved scale on two workers: used from the first step, the same decisions as locally with it
+    saved = resolve({**RUN, "calibration": {"mode": "file", "file": str(tmp_path / "local" / "calibration.json")}})
+    again = execute_on_ray(saved, tmp_path / "ray-saved", opts=OPTS)
+    try:
+        here = execute(saved, tmp_path / "local-saved")
+    finally:
+        torch.set_num_threads(threads)
+    assert again["calibration"] == here["calibration"] == local["calibration"]
+    assert decisions(tmp_path / "ray-saved" / "trace.jsonl") == decisions(tmp_path / "local-saved" / "trace.jsonl")
+    steps = [r for r in read_records(tmp_path / "ray-saved" / "trace.jsonl")[0] if r["type"] == "step"]
+    assert steps and all(r.get("scale") == "quantile" for r in steps)

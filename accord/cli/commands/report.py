@@ -8,7 +8,7 @@ from pathlib import Path
 
 from accord.cli.options import note_if_live
 from accord.errors import UserError
-from accord.verify.io import path_kind, writable_folder
+from accord.verify.io import path_kind, writable_folder, writable_output
 from accord.verify.loop import BASE
 
 NAME = "report"
@@ -36,19 +36,42 @@ def _rate(text: str) -> float:
     return x
 
 
-def calibration_section(run_dir: Path, text: str, target_rate: float | None) -> dict:
+def calibration_section(run_dir: Path, text: str, target_rate: float | None, save: str | None = None) -> dict:
     """The run replayed with its judges on one scale (accord.verify.analysis.calibrated_replay)."""
     from accord.verify.analysis import calibrated_replay, clean, fit_scale_on_trace, read_trace, resolve_trace
-    from accord.verify.loop import LABEL_FREE, load_scale
+    from accord.verify.loop import LABEL_FREE, JudgeScale, load_scale, save_scale
 
     trace = read_trace(resolve_trace(run_dir))
     if not trace.steps:
         raise UserError(f"{run_dir}: the trace has no step records to replay")
+    # the run's tasks label the candidates that end a chain (platt) and score replayed chains that end
+    # on a candidate no recorded chain took; without them (no config.yaml) only platt is refused
     try:
-        scale = fit_scale_on_trace(trace, text) if text in LABEL_FREE else load_scale(text)
-        return clean(calibrated_replay(trace, scale, target_rate=target_rate))
+        tasks, is_final = run_tasks(run_dir)
+    except UserError:
+        if text == "platt":
+            raise
+        tasks = is_final = None
+    try:
+        if text == "platt" or text in LABEL_FREE:
+            scale = fit_scale_on_trace(trace, text, tasks=tasks, is_final=is_final)
+            scale.source += f" ({run_dir})"  # a saved fit names the run it came from wherever it is used
+        else:
+            scale = load_scale(text)
+        section = calibrated_replay(trace, scale, target_rate=target_rate, tasks=tasks, is_final=is_final)
+        if save:  # with the thresholds --target-accept set on it
+            save_scale(save, JudgeScale.from_dict(section["scale"]))
+        return clean(section)
     except ValueError as exc:
         raise UserError(f"--calibration {text}: {exc}") from None
+
+
+def run_tasks(run_dir: Path):
+    """The run's tasks by id (drawn again from its config.yaml) and its generator's end-of-answer rule."""
+    from accord.verify.run import ends_answer, load_run_config, load_task_list
+
+    cfg = load_run_config(run_dir)
+    return {t.id: t for t in load_task_list(cfg.task)}, ends_answer(cfg)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -73,13 +96,20 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--calibration",
         metavar="MODE|FILE",
         help="also replay with the judges on one scale: quantile, agreement, standardize (fitted "
-        "label-free on this run's recorded scores) or a saved calibration.json",
+        "label-free on this run's recorded scores), platt (fitted on this run's candidates that end a chain, "
+        "labelled right or wrong by its tasks' answers) or a saved calibration.json",
     )
     parser.add_argument(
         "--target-accept",
         type=_rate,
         metavar="RATE",
         help="with --calibration: VERDICT's tau, eps set on the scale so that this share of candidates is accepted",
+    )
+    parser.add_argument(
+        "--save-calibration",
+        metavar="FILE",
+        help="with --calibration: write the scale (and the tau, eps --target-accept set on it) to replay or run "
+        "another run on it",
     )
     parser.add_argument(
         "--out-dir", metavar="DIR", help="write report.json and the plots here instead of RUN_DIR (created if missing)"
@@ -111,8 +141,14 @@ def run(args: argparse.Namespace) -> int:
         raise UserError(f"{run_dir}: {exc}") from None
     if args.target_accept is not None and args.calibration is None:
         raise UserError("--target-accept sets tau, eps on a judge scale: give --calibration too")
+    if args.save_calibration and args.calibration is None:
+        raise UserError("--save-calibration writes a fitted judge scale: give --calibration METHOD too")
+    if args.save_calibration:
+        writable_output(args.save_calibration, "--save-calibration", create_parents=True)
     if args.calibration is not None:
-        report["calibration"] = calibration_section(run_dir, args.calibration, args.target_accept)
+        report["calibration"] = calibration_section(
+            run_dir, args.calibration, args.target_accept, args.save_calibration
+        )
         (out_dir / "report.json").write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
     if args.json:
         print(json.dumps({**report, "live": None if live is None else {"pid": live}}, indent=2))

@@ -68,6 +68,21 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="local threads, or Ray actors (each builds the panel once; --workers of them)",
     )
     p.add_argument("--ray-address", help="Ray cluster to join (default: RAY_ADDRESS, else a local cluster)")
+    p.add_argument(
+        "--calibration",
+        metavar="MODE|FILE",
+        help="judges on one scale before the steps are labelled: off (default), quantile, agreement, standardize "
+        "(fitted label-free on the judged steps), platt (fitted on annotated steps: a 'label' per solution) "
+        "or a saved calibration.json (see docs/verify.md)",
+    )
+    p.add_argument(
+        "--calibrate-on",
+        metavar="FILE",
+        help="fit the scale on these solutions (judged too, same panel) instead of SOLUTIONS; platt reads "
+        "their annotations",
+    )
+    p.add_argument("--load-calibration", metavar="FILE", help="reapply a saved judge scale (calibration.json)")
+    p.add_argument("--save-calibration", metavar="FILE", help="write the fitted judge scale to this JSON file")
     p.add_argument("--json", action="store_true", help="print a JSON document instead of tables")
     add_quiet(p)
 
@@ -82,9 +97,19 @@ def run(args: argparse.Namespace) -> int:
         raise UserError("--format csv without --out writes the CSV to stdout; --json would too: give --out")
     if args.input_format and args.format and not as_csv and args.input_format != args.format:
         raise UserError(f"--format {args.format} and --input-format {args.input_format} disagree")
-    for flag, path in (("--out", args.out), ("--csv", args.csv), ("--cache", args.cache)):
+    for flag, path in (
+        ("--out", args.out),
+        ("--csv", args.csv),
+        ("--cache", args.cache),
+        ("--save-calibration", args.save_calibration),
+    ):
         if path:  # a bad output path is refused before any judging; none may be the input
-            writable_output(path, flag, inputs=[args.solutions], create_parents=True)
+            writable_output(
+                path,
+                flag,
+                inputs=[args.solutions, *([args.calibrate_on] if args.calibrate_on else [])],
+                create_parents=True,
+            )
     sols = read_solutions(args.solutions, args.input_format or (None if as_csv else args.format))
     csv_path = Path(args.csv) if args.csv else None
     if as_csv and args.out and Path(args.out).is_dir():
@@ -106,6 +131,7 @@ def run(args: argparse.Namespace) -> int:
     out = Path(args.out) if args.out and not as_csv else None
     named = out or csv_out
     cache = Path(args.cache) if args.cache else (cache_for_output(named, "verify") if named else None)
+    scale = judge_scale(args, settings, cache)
     with (
         writer_lock(out) if out else contextlib.nullcontext(),
         progress_bar("judging steps", quiet=args.quiet or args.json) as update,
@@ -121,7 +147,12 @@ def run(args: argparse.Namespace) -> int:
             n_boot=args.bootstrap,
             backend=args.backend,
             address=args.ray_address,
+            scale=scale,
         )
+    if args.save_calibration and result.scale is not None:
+        from accord.verify.loop import save_scale
+
+        save_scale(args.save_calibration, result.scale)
     if csv_path is not None:
         write_csv(csv_path, result.records)
     if csv_out is not None:
@@ -135,6 +166,65 @@ def run(args: argparse.Namespace) -> int:
     else:
         print_tables(result, doc)
     return exit_code(result.records, args.fail_on)
+
+
+def judge_scale(args: argparse.Namespace, settings, cache: Path | None):
+    """What ``verify_solutions`` labels on: None (raw scores), a method to fit on the input, or a fitted
+    scale (loaded, or fitted on --calibrate-on's solutions, judged here through the same cache)."""
+    from accord.verify.loop import load_scale
+    from accord.verify.solutions import SCALE_METHODS as METHODS
+
+    mode = (args.calibration or "").strip() or None
+    if args.load_calibration:
+        if mode not in (None, "off"):
+            raise UserError("--load-calibration reapplies a saved scale: drop --calibration (or give the file there)")
+        mode = args.load_calibration
+    if mode in (None, "off"):
+        for flag in ("calibrate_on", "save_calibration"):
+            if getattr(args, flag):
+                raise UserError(f"--{flag.replace('_', '-')} needs --calibration METHOD")
+        return None
+    if mode not in METHODS:  # a saved scale
+        if args.calibrate_on:
+            raise UserError("--calibrate-on fits a scale: a saved one is reapplied as it is; drop one of them")
+        if args.save_calibration:
+            raise UserError("--save-calibration writes a fitted scale: a loaded one is already saved")
+        try:
+            return load_scale(mode)
+        except ValueError as exc:
+            raise UserError(f"--calibration: {exc}") from None
+    if not args.calibrate_on:
+        if args.resume:
+            raise UserError(
+                f"--calibration {mode} is fitted on the whole input and labels every solution again: drop "
+                "--resume (the judge cache keeps the scores), or fit with --calibrate-on / reuse --load-calibration"
+            )
+        return mode
+    return fit_elsewhere(args, mode, settings, cache)
+
+
+def fit_elsewhere(args: argparse.Namespace, method: str, settings, cache: Path | None):
+    """The scale ``method`` fitted on --calibrate-on's solutions (judged with the same panel and cache)."""
+    from accord.verify.solutions import fit_on_records, read_solutions, verify_solutions
+
+    sols = read_solutions(
+        args.calibrate_on, args.input_format or (None if args.format in OUTPUT_FORMATS else args.format)
+    )
+    with progress_bar("judging --calibrate-on", quiet=args.quiet or args.json) as update:
+        res = verify_solutions(
+            sols,
+            settings,
+            workers=args.workers,
+            cache=cache,
+            progress=update,
+            n_boot=0,
+            backend=args.backend,
+            address=args.ray_address,
+        )
+    try:
+        return fit_on_records(method, res.judges, res.records, [s.first_wrong for s in sols], args.calibrate_on)
+    except ValueError as exc:
+        raise UserError(f"--calibration {method}: {exc}") from None
 
 
 def exit_code(records, fail_on: str) -> int:
@@ -165,6 +255,7 @@ def summary(result) -> dict:
         "seconds": round(result.seconds, 3),
         "steps_per_second": None if result.steps_per_second is None else round(result.steps_per_second, 2),
         "cache": result.cache,
+        "calibration": None if result.scale is None else result.scale.as_dict(),
         "metrics": result.metrics,
         "predictions": {r["id"]: r["prediction"] for r in result.records} if len(result.records) <= 50 else None,
     }
@@ -184,9 +275,10 @@ def print_tables(result, doc: dict) -> None:
     from accord.cli.display import Table, console
 
     con = console(160)
+    cal = doc.get("calibration")
     t = Table(
         title=f"accord verify — {doc['solutions']} solutions, policy {doc['policy']} (tau {doc['tau']:g}, eps "
-        f"{doc['eps']:g})"
+        f"{doc['eps']:g})" + (f"; judges on one scale: {cal['method']}" if cal else "")
     )
     for col in ("id", "steps", "first invalid step", "valid / invalid / uncertain", "evidence"):
         t.add_column(col, overflow="fold", max_width=70 if col == "evidence" else None)

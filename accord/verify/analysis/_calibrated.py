@@ -106,6 +106,11 @@ def fit_scale_on_trace(
     if method == "platt" and (tasks is None or is_final is None):
         raise ValueError("the platt scale needs labelled steps: the run's tasks with their reference answers")
     labels = candidate_labels(tree, tasks, is_final) if method == "platt" else None
+    if labels is not None:
+        known = labels[np.isfinite(labels)]
+        if len(set(known.tolist())) < 2:
+            what = "no recorded candidate ends a chain" if not len(known) else f"every one is {int(known[0])}"
+            raise ValueError(f"the platt scale needs right and wrong labelled candidates; {what}")
     scale = JudgeScale(method, trace.steps[0].judges).fit(rows, labels)
     scale.source = (
         f"labelled: {int(np.isfinite(labels).sum())} candidates of this run, by their tasks' answers"

@@ -203,6 +203,7 @@ class JudgeScale:
 
 def save_scale(path: str | Path, scale: JudgeScale) -> Path:
     p = Path(path)
+    p.parent.mkdir(parents=True, exist_ok=True)
     p.write_text(json.dumps(scale.as_dict(), indent=1) + "\n", encoding="utf-8")
     return p
 
@@ -218,6 +219,10 @@ def load_scale(path: str | Path) -> JudgeScale:
         raise ValueError(f"{p}: no such judge scale file") from None
     except json.JSONDecodeError as exc:
         raise ValueError(f"{p}: not valid JSON ({exc.msg})") from None
+    except UnicodeDecodeError:
+        raise ValueError(f"{p}: not a judge scale file (not UTF-8 text)") from None
+    except OSError as exc:
+        raise ValueError(f"{p}: cannot read it ({exc.strerror or exc})") from None
 
 
 class ScaleWarmup:

@@ -19,6 +19,7 @@ from accord.verify.run._setup import (
     build_chains,
     build_generator,
     build_panel_from,
+    ends_answer,
     load_task_list,
     new_run_dir,
 )
@@ -30,6 +31,7 @@ __all__ = [
     "build_panel_from",
     "close_servers",
     "DEFAULTS",
+    "ends_answer",
     "execute",
     "execute_on_ray",
     "load_run_config",

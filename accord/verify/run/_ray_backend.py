@@ -11,6 +11,11 @@
   through thin proxies.
 - **One writer**: every record goes through a single trace actor pinned to the driver's node,
   which appends and flushes it whole, so records never interleave or get lost.
+- **One judge scale**: with ``calibration`` on, a scale actor on the driver's node holds the run's
+  :class:`~accord.verify.loop.ScaleWarmup`: a saved scale from the first step, or a label-free one
+  fitted once on the first ``calibration.warmup`` candidates scored by any worker (in the order
+  they arrive), then the same maps for every worker. The worker whose candidates completed the
+  warm-up writes the ``calibration`` record, as a local run does.
 - **Failures**: a worker or server that dies fails its problems' calls; each is resubmitted with
   the trace's records for that problem (bounded by ``max_retries``, each retry recorded as a
   ``retry`` record), so decided steps and finished chains are never recomputed. Servers restart
@@ -36,11 +41,28 @@ from typing import Any
 
 from accord.consensus_core import ConsensusSpec
 from accord.errors import UserError
-from accord.verify.analysis import paired_from
+from accord.verify.analysis import accept_rule, judge_counts, paired_from, read_trace
 from accord.verify.io import SUMMARY_FILE, connect_ray, user_error_from
-from accord.verify.loop import ResumeState, StepLoop, Totals, TraceWriter, load_resume_state, read_records
+from accord.verify.loop import (
+    CALIBRATION_FILE,
+    JudgeScale,
+    ResumeState,
+    StepLoop,
+    Totals,
+    TraceWriter,
+    load_resume_state,
+    read_records,
+    save_scale,
+)
 from accord.verify.run._config import RunConfig, TaskConfig
-from accord.verify.run._setup import build_chains, build_generator, build_panel_from, load_task_list, start_run_folder
+from accord.verify.run._setup import (
+    build_chains,
+    build_generator,
+    build_panel_from,
+    build_scale,
+    load_task_list,
+    start_run_folder,
+)
 from accord.verify.run._summary import make_summary, write_report
 
 
@@ -121,7 +143,50 @@ class TraceSink:
         self.writer.close()
 
 
+class ScaleKeeper:
+    """The run's one judge scale (an actor on the driver's node): every worker's scored candidates
+    feed the same warm-up, and every worker reads the same fitted maps."""
+
+    def __init__(self, warmup):
+        self.warmup = warmup  # a ScaleWarmup
+
+    def observe(self, raw, spec) -> bool:
+        return self.warmup.observe(raw, spec)
+
+    def fitted(self) -> dict[str, Any] | None:
+        return self.warmup.scale.as_dict() if self.warmup.fitted else None
+
+
 # --------------------------------------------------------------------------- worker side
+
+
+class RemoteScale:
+    """What the step loop uses of a ScaleWarmup, held by the scale actor (the fitted maps kept here
+    once read: they never change after the fit)."""
+
+    def __init__(self, keeper):
+        self.keeper = keeper
+        self._scale: JudgeScale | None = None
+
+    @property
+    def fitted(self) -> bool:
+        if self._scale is None:
+            import ray
+
+            d = ray.get(self.keeper.fitted.remote())
+            self._scale = None if d is None else JudgeScale.from_dict(d)
+        return self._scale is not None
+
+    @property
+    def scale(self) -> JudgeScale | None:
+        return self._scale if self.fitted else None
+
+    def observe(self, raw, spec) -> bool:
+        import ray
+
+        if self.fitted:
+            return False
+        return bool(ray.get(self.keeper.observe.remote(raw, spec)))
 
 
 class RemoteGenerator:
@@ -199,7 +264,7 @@ def _tasks_for(task_json: str):
 class ProblemWorker:
     """Runs the step loop over one problem at a time (a Ray actor: killable, replaceable)."""
 
-    def solve(self, cfg, index: int, chains, resume, generator_server, panel_server, panel_info, sink):
+    def solve(self, cfg, index: int, chains, resume, generator_server, panel_server, panel_info, sink, keeper=None):
         """One problem, every chain: its task_end records and the work it did."""
 
         task = _tasks_for(json.dumps(cfg.task.as_dict(), sort_keys=True))[index]
@@ -212,6 +277,7 @@ class ProblemWorker:
             adaptive=cfg.adaptive.settings(),
             writer=SinkWriter(sink),
             resume=resume,
+            scale=None if keeper is None else RemoteScale(keeper),
         )
         ends = loop.run_task(task)
         return ends, loop.totals
@@ -351,8 +417,6 @@ def execute(
             "--backend ray needs hand-set stubbornness and fixed thresholds: estimated λ and calibrated "
             "τ, ε are learned per process; run locally first, then set the values from its summary.json"
         )
-    if cfg.calibration.mode != "off":
-        raise UserError("--backend ray does not put judges on one scale (calibration.mode must be off); run locally")
     if cfg.adaptive.enabled and cfg.adaptive.margin == "calibrated":
         raise UserError(
             "--backend ray needs a fixed adaptive margin: a calibrated one is learned per process; run "
@@ -376,11 +440,19 @@ def execute(
     )
     say("starting model servers")
     t0 = time.perf_counter()
-    pool = None
+    pool = keeper = None
     try:
         pool = server_pool(ray, cfg, opts, tag)
         load_s = time.perf_counter() - t0
         info = pool.info
+        warm = build_scale(cfg, SimpleNamespace(names=info["names"]))
+        if warm is not None:
+            warm = _resumed_scale(warm, trace_path) if resume else warm
+            keeper = (
+                ray.remote(ScaleKeeper)
+                .options(num_cpus=0, scheduling_strategy=here, name=f"accord-scale-{tag}")
+                .remote(warm)
+            )
         chains = build_chains(cfg)
         labels = [c.label for c in chains]
         if state is not None and state.judges is not None and tuple(state.judges) != tuple(info["names"]):
@@ -417,9 +489,12 @@ def execute(
                 "started": datetime.now(UTC).isoformat(),
             }
         ray.get(sink.write.remote(header))
+        if warm is not None and warm.fitted and header["type"] == "run":  # a saved scale: before the first step
+            ray.get(sink.write.remote({"type": "calibration", **warm.scale.as_dict()}))
         if progress:
             progress.start(len(tasks), labels)
-        ends, totals, failed = _drive(ray, cfg, tasks, chains, state, pool, sink, opts, trace_path, progress)
+        ends, totals, failed = _drive(ray, cfg, tasks, chains, state, pool, sink, opts, trace_path, progress, keeper)
+        fitted = None if keeper is None else ray.get(keeper.fitted.remote())
     finally:
         if progress:
             progress.stop()
@@ -429,8 +504,17 @@ def execute(
             ray.kill(sink, no_restart=True)
             if pool is not None and not opts.reuse_servers:
                 pool.close(ray)
+            if keeper is not None:
+                ray.kill(keeper, no_restart=True)
     summary = make_summary(cfg, ends, SimpleNamespace(totals=totals), labels, load_s, time.perf_counter() - t_start)
+    if cfg.calibration.mode != "off":
+        summary["calibration"] = fitted or warm.scale.as_dict()
+        if fitted is not None:
+            save_scale(run_dir / CALIBRATION_FILE, JudgeScale.from_dict(fitted))
     summary["paired"] = paired_from(trace_path)
+    recorded = read_trace(trace_path)
+    summary["accept_rule"] = accept_rule(recorded)
+    summary["judge_counts"] = judge_counts(recorded)  # candidates scored / abstained / failed per judge
     summary["backend"] = {**backend, "retries": totals_retries(trace_path), "failed_problems": failed}
     (run_dir / SUMMARY_FILE).write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
     if cfg.output.report:
@@ -444,13 +528,26 @@ def execute(
     return summary
 
 
+def _resumed_scale(warm, trace_path: Path):
+    """A resumed run keeps the scale its trace recorded (the last ``calibration`` record), else it
+    starts the warm-up again."""
+    from accord.verify.loop import ScaleWarmup
+
+    recs = [r for r in read_records(trace_path)[0] if r["type"] == "calibration"]
+    if not recs:
+        return warm
+    return ScaleWarmup(JudgeScale.from_dict({k: v for k, v in recs[-1].items() if k != "type"}))
+
+
 def totals_retries(trace_path: Path) -> int:
     """Retry records in the trace (this attempt of the run and every earlier, resumed one)."""
 
     return sum(1 for r in read_records(trace_path)[0] if r["type"] == "retry")
 
 
-def _drive(ray, cfg, tasks, chains, state, pool: ServerPool, sink, opts: RayOptions, trace_path: Path, progress):
+def _drive(
+    ray, cfg, tasks, chains, state, pool: ServerPool, sink, opts: RayOptions, trace_path: Path, progress, keeper=None
+):
     """Keeps ``workers`` problems in flight; retries a problem whose worker or server died."""
 
     state = state or ResumeState()
@@ -476,7 +573,7 @@ def _drive(ray, cfg, tasks, chains, state, pool: ServerPool, sink, opts: RayOpti
     def submit(i: int, st) -> None:
         gen, pan = pool.pick(i)
         w = free.pop()
-        running[w.solve.remote(cfg, i, chains, resume_for(st, tasks[i].id), gen, pan, pool.info, sink)] = (i, w)
+        running[w.solve.remote(cfg, i, chains, resume_for(st, tasks[i].id), gen, pan, pool.info, sink, keeper)] = (i, w)
 
     for i in range(len(tasks)):
         if all((tasks[i].id, lab) in state.ends for lab in labels):

@@ -73,6 +73,16 @@ def build_generator(cfg: RunConfig):
         raise UserError(f"generator {g.model!r}: {str(exc).splitlines()[0]}") from None
 
 
+def ends_answer(cfg: RunConfig):
+    """When a step ends the answer, as the run's generator decides it, without loading its model:
+    a whole program for code, else a step stating the answer (or an empty one)."""
+    if cfg.task.name == "humaneval" and not cfg.generator.served:
+        return lambda step: True
+    from accord.adapters.local import FINAL_PATTERN
+
+    return lambda step: not step.strip() or bool(FINAL_PATTERN.search(step))
+
+
 def build_panel_from(cfg: RunConfig):
     try:
         return build_panel(

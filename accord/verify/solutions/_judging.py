@@ -140,20 +140,27 @@ def solution_record(
     tau: float,
     eps: float,
     influence=None,
+    scale=None,
 ) -> dict:
     """The output line of one solution: prediction, step labels, and per step the raw scores (null
-    with the reason), the rule's mean and dispersion, the label, its reason and evidence."""
+    with the reason), the rule's mean and dispersion, the label, its reason and evidence.
+
+    With a fitted judge ``scale`` (:class:`accord.verify.loop.JudgeScale`) the rule reads the
+    mapped scores, recorded beside the raw ones as ``scaled``."""
     steps = [
         {"step_number": k + 1, "text": text, "scores": s.scores, "reasons": s.reasons}
         for k, (text, s) in enumerate(zip(sol.steps, scored))
     ]
     raw = raw_matrix(steps, judges)
-    st = rule_stats(raw, policy, judges, lambdas, influence)
+    seen = raw if scale is None else scale.apply(raw)
+    st = rule_stats(seen, policy, judges, lambdas, influence)
     labels = three_way(st, tau, eps)
     for k, (step, label) in enumerate(zip(steps, labels)):
         mean = None if np.isnan(st.score[k]) else float(st.score[k])
         disp = None if st.dispersion is None or np.isnan(st.dispersion[k]) else float(st.dispersion[k])
-        reason, evidence = explain(label, step["scores"], step["reasons"], mean, disp, tau, eps)
+        if scale is not None:
+            step["scaled"] = {j: (None if np.isnan(v) else float(v)) for j, v in zip(judges, seen[k])}
+        reason, evidence = explain(label, step.get("scaled", step["scores"]), step["reasons"], mean, disp, tau, eps)
         step.update({"mean": mean, "dispersion": disp, "label": label, "reason": reason})
         if label == UNCERTAIN:
             step["uncertain_reason"] = uncertain_reason(step["scores"], step["reasons"], disp, eps)
@@ -173,6 +180,8 @@ def solution_record(
         "lambdas": [float(x) for x in lambdas],
         "steps": steps,
     }
+    if scale is not None:
+        rec["calibration"] = scale.method
     if sol.reference is not None:
         rec["reference"] = sol.reference
     if sol.first_wrong is not None:

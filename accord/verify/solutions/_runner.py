@@ -18,7 +18,7 @@ from pathlib import Path
 
 from accord.adapters import JudgeCache
 from accord.errors import UserError
-from accord.verify.loop import Panel
+from accord.verify.loop import JudgeScale, Panel
 from accord.verify.solutions._judging import (
     PanelScorer,
     ScoreCache,
@@ -31,6 +31,7 @@ from accord.verify.solutions._metrics import Annotated, evaluate_rules
 from accord.verify.solutions._output import OutFile, read_done
 from accord.verify.solutions._ray_judging import RayJudges
 from accord.verify.solutions._reading import Solution
+from accord.verify.solutions._scale import fit_on_records
 from accord.verify.solutions._settings import VerifySettings
 
 COMPARED_RULES = ("mean", "verdict", "mean_preserving")
@@ -47,6 +48,7 @@ class VerifyResult:
     resumed: int = 0
     metrics: dict | None = None
     cache: dict = field(default_factory=dict)
+    scale: JudgeScale | None = None  # the judges' common scale the steps were labelled on
 
     @property
     def steps_per_second(self) -> float | None:
@@ -89,16 +91,22 @@ def verify_solutions(
     panel: Panel | None = None,
     backend: str = "local",
     address: str | None = None,
+    scale: JudgeScale | str | None = None,
 ) -> VerifyResult:
     """Judge every solution (or those ``out`` does not have yet, with ``resume``), locally or on Ray.
 
-    ``progress``: a callable ``progress(done, total)`` over steps judged, True for a tqdm bar, False for none."""
+    ``progress``: a callable ``progress(done, total)`` over steps judged, True for a tqdm bar, False for none.
+    ``scale``: label the steps with the judges on one scale: a fitted :class:`JudgeScale`, or a method
+    (``quantile``, ``agreement``, ``standardize``, ``platt``) fitted on these solutions once all are
+    judged (``platt`` on their annotated steps); nothing is written before the fit."""
     if workers < 1:
         raise UserError(f"--workers must be >= 1, got {workers}")
     if resume and out is None:
         raise UserError("--resume needs --out FILE (the file to continue)")
     if backend not in ("local", "ray"):
         raise UserError(f"unknown backend {backend!r}; choose local or ray")
+    if isinstance(scale, str) and resume:
+        raise UserError("a judge scale fitted on the input labels every solution again: drop --resume")
     on_ray = RayJudges(settings, workers, address) if backend == "ray" else None
     try:
         if on_ray is None:
@@ -106,15 +114,35 @@ def verify_solutions(
             judges, lambdas, info = list(panel.names), list(panel.lambdas), panel.describe()
         else:
             judges, lambdas, info = on_ray.names, on_ray.lambdas, on_ray.info
+        if isinstance(scale, JudgeScale):
+            try:
+                scale = scale.for_judges(judges)
+            except ValueError as exc:
+                raise UserError(f"judge scale: {exc}") from None
         return _run(
-            solutions, settings, out, resume, workers, cache, progress, n_boot, panel, on_ray, judges, lambdas, info
+            solutions,
+            settings,
+            out,
+            resume,
+            workers,
+            cache,
+            progress,
+            n_boot,
+            panel,
+            on_ray,
+            judges,
+            lambdas,
+            info,
+            scale,
         )
     finally:
         if on_ray is not None:
             on_ray.close()
 
 
-def _run(solutions, settings, out, resume, workers, cache, progress, n_boot, panel, on_ray, judges, lambdas, info):
+def _run(
+    solutions, settings, out, resume, workers, cache, progress, n_boot, panel, on_ray, judges, lambdas, info, scale
+):
     done: dict[str, dict] = {}
     if out is not None and out.exists() and out.stat().st_size > 0:
         if not resume:
@@ -137,9 +165,12 @@ def _run(solutions, settings, out, resume, workers, cache, progress, n_boot, pan
             scored = _scored_locally(todo, PanelScorer(panel, judge_cache), workers, advance)
         else:
             scored = on_ray.scored(todo, ScoreCache(judges, info, judge_cache), advance)
+        if isinstance(scale, str):  # every solution judged, then the scale fitted on them, then labelled
+            scored = list(scored)
+            scale = _fit_on_input(scale, scored, judges)
         for sol, steps in scored:  # in input order
             rec = solution_record(
-                sol, steps, judges, lambdas, settings.policy, settings.tau, settings.eps, settings.influence
+                sol, steps, judges, lambdas, settings.policy, settings.tau, settings.eps, settings.influence, scale
             )
             records[sol.id] = rec
             if writer is not None:
@@ -160,9 +191,11 @@ def _run(solutions, settings, out, resume, workers, cache, progress, n_boot, pan
         seconds,
         len(done),
         cache=judge_cache.stats(),
+        scale=scale,
     )
+    seen = (lambda raw: raw) if scale is None else scale.apply
     annotated = [
-        Annotated(raw_matrix(r["steps"], judges), s.first_wrong)
+        Annotated(seen(raw_matrix(r["steps"], judges)), s.first_wrong)
         for s, r in zip([s for s in solutions if s.id in records], ordered)
         if s.first_wrong is not None
     ]
@@ -172,6 +205,15 @@ def _run(solutions, settings, out, resume, workers, cache, progress, n_boot, pan
             annotated, judges, lambdas, rules, settings.tau, settings.eps, settings.influence, n_boot=n_boot
         )
     return result
+
+
+def _fit_on_input(method: str, scored, judges) -> JudgeScale:
+    """The scale ``method`` fitted on the judged input (a UserError when it cannot be)."""
+    raw = [{"steps": [{"scores": s.scores} for s in steps]} for _, steps in scored]
+    try:
+        return fit_on_records(method, judges, raw, [sol.first_wrong for sol, _ in scored], "the input")
+    except ValueError as exc:
+        raise UserError(f"--calibration {method}: {exc}") from None
 
 
 def _scored_locally(todo: Sequence[Solution], scorer: PanelScorer, workers: int, advance):
