@@ -291,7 +291,7 @@ def test_the_cpp_server_scores_a_step_in_one_request_as_each_request_alone_would
         (StepContext("What is 30 - 4?", ("Start from 30.",)), ["30 - 4 = 26", "30 - 4 = 24"]),
         (StepContext("What is 5 * 6?"), ["5 * 6 = 30", "Let me write a poem about the sea."]),
     ]
-    together = ServedJudges(Endpoint(cpp_server.base_url, "smollm2", cache=False), ROLES)
+    together = ServedJudges(Endpoint(cpp_server.base_url, "smollm2", cache=False), ROLES, prompt="question")
     alone = ServedJudges(Endpoint(cpp_server.base_url, "smollm2", max_concurrency=1, cache=False), ROLES, batch=False)
     alone.params = {
         **alone.params,
@@ -313,11 +313,11 @@ def test_the_cpp_server_scores_a_step_in_one_request_as_each_request_alone_would
 
 
 @pytest.mark.slow
-def test_the_cpp_server_with_the_local_prompt_gives_the_in_process_judges_scores(cpp_server, smollm2, record_property):
+def test_by_default_the_cpp_server_gives_the_in_process_judges_scores(cpp_server, smollm2, record_property):
     from accord.adapters.local import LLMJudges
 
     lm, tok = smollm2  # the packaged model dequantised to float32: the weights the server runs
-    served = ServedJudges(Endpoint(cpp_server.base_url, "smollm2", cache=False), ROLES, prompt="local")
+    served = ServedJudges(Endpoint(cpp_server.base_url, "smollm2", cache=False), ROLES)  # prompt: auto
     local = LLMJudges(ROLES, lm=lm, tokenizer=tok)
     steps = [
         (StepContext("What is 12 + 7?"), ["12 + 7 = 19", "12 + 7 = 21", "The capital of France is Paris."]),
@@ -327,7 +327,7 @@ def test_the_cpp_server_with_the_local_prompt_gives_the_in_process_judges_scores
     for ctx, cands in steps:
         with Recorder() as rec:
             got = served.score_many(ctx, cands)
-        assert rec.tally.requests == 1
+        assert rec.tally.requests == 1 and rec.tally.prompts == {"local": len(ROLES) * len(cands)}
         want = local.score_many(ctx, cands)
         gaps += [abs(a.value - b.value) for col_a, col_b in zip(got, want) for a, b in zip(col_a, col_b)]
     record_property("largest_gap", max(gaps))
