@@ -128,6 +128,12 @@ def test_accord_run_with_a_served_generator_and_judges_end_to_end(llama_server, 
     assert served["requests"] == sum(not c["cached"] for c in calls) and served["failed"] == 0
     assert served["prompt_tokens"] == sum(c["prompt_tokens"] for c in calls if not c["cached"])
     assert set(served["score_modes"]) <= {"logprobs", "parsed"}
+    # llama-cpp-python's server renders no chat template: the default prompt falls back to the question, visibly
+    assert (
+        set(served["prompts"]) == {"question"}
+        and sum(served["prompt_fallbacks"].values()) == served["prompts"]["question"]
+    )
+    assert all("renders no chat template" in c["prompt_fallback"] for c in calls if c["purpose"] == "judge")
     header = records[0]["scoring"]["llm_logic"]
     assert header["base_url"] == llama_server.base_url and header["api_key_env"] == "ACCORD_TEST_KEY"
     # the same run again, into another folder: everything comes from the call cache
