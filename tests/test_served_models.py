@@ -128,6 +128,12 @@ def test_accord_run_with_a_served_generator_and_judges_end_to_end(llama_server, 
     assert served["requests"] == sum(not c["cached"] for c in calls) and served["failed"] == 0
     assert served["prompt_tokens"] == sum(c["prompt_tokens"] for c in calls if not c["cached"])
     assert set(served["score_modes"]) <= {"logprobs", "parsed"}
+    # llama-cpp-python's server renders no chat template: the default prompt falls back to the question, visibly
+    assert (
+        set(served["prompts"]) == {"question"}
+        and sum(served["prompt_fallbacks"].values()) == served["prompts"]["question"]
+    )
+    assert all("renders no chat template" in c["prompt_fallback"] for c in calls if c["purpose"] == "judge")
     header = records[0]["scoring"]["llm_logic"]
     assert header["base_url"] == llama_server.base_url and header["api_key_env"] == "ACCORD_TEST_KEY"
     # the same run again, into another folder: everything comes from the call cache
@@ -291,7 +297,7 @@ def test_the_cpp_server_scores_a_step_in_one_request_as_each_request_alone_would
         (StepContext("What is 30 - 4?", ("Start from 30.",)), ["30 - 4 = 26", "30 - 4 = 24"]),
         (StepContext("What is 5 * 6?"), ["5 * 6 = 30", "Let me write a poem about the sea."]),
     ]
-    together = ServedJudges(Endpoint(cpp_server.base_url, "smollm2", cache=False), ROLES)
+    together = ServedJudges(Endpoint(cpp_server.base_url, "smollm2", cache=False), ROLES, prompt="question")
     alone = ServedJudges(Endpoint(cpp_server.base_url, "smollm2", max_concurrency=1, cache=False), ROLES, batch=False)
     alone.params = {
         **alone.params,
@@ -313,11 +319,11 @@ def test_the_cpp_server_scores_a_step_in_one_request_as_each_request_alone_would
 
 
 @pytest.mark.slow
-def test_the_cpp_server_with_the_local_prompt_gives_the_in_process_judges_scores(cpp_server, smollm2, record_property):
+def test_by_default_the_cpp_server_gives_the_in_process_judges_scores(cpp_server, smollm2, record_property):
     from accord.adapters.local import LLMJudges
 
     lm, tok = smollm2  # the packaged model dequantised to float32: the weights the server runs
-    served = ServedJudges(Endpoint(cpp_server.base_url, "smollm2", cache=False), ROLES, prompt="local")
+    served = ServedJudges(Endpoint(cpp_server.base_url, "smollm2", cache=False), ROLES)  # prompt: auto
     local = LLMJudges(ROLES, lm=lm, tokenizer=tok)
     steps = [
         (StepContext("What is 12 + 7?"), ["12 + 7 = 19", "12 + 7 = 21", "The capital of France is Paris."]),
@@ -327,7 +333,7 @@ def test_the_cpp_server_with_the_local_prompt_gives_the_in_process_judges_scores
     for ctx, cands in steps:
         with Recorder() as rec:
             got = served.score_many(ctx, cands)
-        assert rec.tally.requests == 1
+        assert rec.tally.requests == 1 and rec.tally.prompts == {"local": len(ROLES) * len(cands)}
         want = local.score_many(ctx, cands)
         gaps += [abs(a.value - b.value) for col_a, col_b in zip(got, want) for a, b in zip(col_a, col_b)]
     record_property("largest_gap", max(gaps))

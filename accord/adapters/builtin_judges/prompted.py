@@ -34,9 +34,9 @@ class _PromptedSpec(ServedSpec):
     mode: str | None = None  # yes_no (default) or digits
     top_logprobs: int | None = None  # served only, like the endpoint's keys
     batch: Any = None  # served only: "auto" (one completions request per step where the server allows) or false
-    prompt: str | None = (
-        None  # served only: "question" (the check asked in the user's turn) or "local" (the local judge's)
-    )
+    # served only: "auto" (the local judge's prompt where the server allows, else the question), "question"
+    # (the check asked in the user's turn) or "local" (the local judge's prompt)
+    prompt: str | None = None
 
     def served_options(self) -> dict[str, Any]:
         return {k: getattr(self, k) for k in ("model", "mode", *_SERVED) if getattr(self, k) is not None}

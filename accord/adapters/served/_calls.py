@@ -52,6 +52,8 @@ class Tally:
     prompt_cached_tokens: int = 0
     latency_s: float = 0.0
     score_modes: dict[str, int] = field(default_factory=dict)
+    prompts: dict[str, int] = field(default_factory=dict)  # judge calls by the prompt sent: local, question
+    prompt_fallbacks: dict[str, int] = field(default_factory=dict)  # why ``prompt: auto`` asked as chats
 
     def add(self, rec: dict[str, Any]) -> None:
         if rec.get("cached"):
@@ -65,9 +67,14 @@ class Tally:
             self.prompt_cached_tokens += int(rec.get("prompt_cached_tokens") or 0)
         if rec.get("error"):
             self.failed += 1
-        mode = rec.get("score_mode")
-        if mode:
-            self.score_modes[mode] = self.score_modes.get(mode, 0) + 1
+        for counts, key in (
+            (self.score_modes, "score_mode"),
+            (self.prompts, "prompt"),
+            (self.prompt_fallbacks, "prompt_fallback"),
+        ):
+            value = rec.get(key)
+            if value:
+                counts[value] = counts.get(value, 0) + 1
 
     def as_dict(self) -> dict[str, Any]:
         out = asdict(self)

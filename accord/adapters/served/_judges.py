@@ -13,8 +13,13 @@ up to ``max_tokens`` tokens and read at the first position that ranks one. A ser
 log-probabilities (or no answer among the top ones) is read from the reply's text instead: yes /
 no, or a grade (0-9 in ``digits`` mode, 0-10 otherwise). Every call record says which
 (``score_mode``: ``logprobs`` or ``parsed``); a reply with neither is a null score with the reason,
-and so is a call that failed. ``prompt: local`` sends the local judge's own prompt instead (see
-:meth:`ServedJudges.local_request`).
+and so is a call that failed.
+
+Which prompt: ``prompt: auto`` (the default) sends the local judge's own prompt (see
+:meth:`ServedJudges.local_request`), which gives the in-process scores in one request per step, where
+the server renders its chat template and answers a list of prompts; elsewhere it asks the check in
+the user's turn as chats, and every such call record says why (``prompt_fallback``), as the summary
+does. ``local`` and ``question`` force one or the other.
 """
 
 from __future__ import annotations
@@ -48,10 +53,9 @@ from accord.protocols import JudgeScore, StepContext
 _YES = {v.strip().lower() for v in YES_VARIANTS}
 _NO = {v.strip().lower() for v in NO_VARIANTS}
 _DIGITS = {str(d) for d in range(10)}
-PROMPTS = (
-    "question",
-    "local",
-)  # the check asked in the user's turn; the local judge's prompt, read after the role label
+# auto: the local prompt where the server allows, else the question; question: the check asked in the
+# user's turn; local: the local judge's prompt, read after the role label
+PROMPTS = ("auto", "question", "local")
 LOCAL_ALTERNATIVES = (
     200  # log-probabilities asked per token with the local prompt: the answer variants beyond the top 20
 )
@@ -59,6 +63,11 @@ NO_TEMPLATE = (
     "served judge: prompt 'local' needs a server that renders its chat template and answers a list of "
     "prompts (llama.cpp's llama-server); {url} does not"
 )
+FALLBACK = {  # why ``prompt: auto`` asked the question as chats
+    "template": "the server renders no chat template or answers no list of prompts (llama.cpp's llama-server does)",
+    "images": "images travel only in chat requests",
+    "batch": "batch: false sends chats",
+}
 _WORD = re.compile(r"\b(yes|no)\b", re.IGNORECASE)
 _GRADE = re.compile(r"(?<![\d.])(\d+(?:\.\d+)?)\s*(/\s*10\b)?")
 
@@ -144,7 +153,7 @@ class ServedJudges:
         max_tokens: int = 8,
         top_logprobs: int = 20,
         batch: bool | str = "auto",
-        prompt: str = "question",
+        prompt: str = "auto",
     ):
         unknown = [r for r in roles if r not in self.roles_known]
         if unknown or not roles:
@@ -167,6 +176,7 @@ class ServedJudges:
         if prompt == "local" and not self.batch:
             raise ValueError("prompt 'local' is sent as text completions: it needs batch: auto (and text-only judges)")
         self.prompt = prompt
+        self._local_worked = False  # auto: once the local prompt was answered, it stays (one scale per run)
         self.client = ServedClient(endpoint)
         self.roles = tuple(roles)
         self.mode = mode
@@ -201,12 +211,17 @@ class ServedJudges:
 
     def describe(self) -> dict[str, Any]:
         """How the scores are read (recorded in the run's trace header; no key)."""
-        read = (
-            "top_logprobs of the token after the role's label in the assistant's turn"
-            if self.prompt == "local"
-            else "top_logprobs at the reply's first token (further, up to max_tokens, where none ranks an answer), "
+        local = "top_logprobs of the token after the role's label in the assistant's turn"
+        question = (
+            "top_logprobs at the reply's first token (further, up to max_tokens, where none ranks an answer), "
             "else the parsed verdict"
         )
+        read = {
+            "local": local,
+            "question": question,
+            "auto": f"the local prompt where the server renders its chat template: {local}; elsewhere asked as "
+            f"chats: {question}",
+        }[self.prompt]
         return {
             "roles": dict(zip(self.names, self.roles)),
             "scoring": "served",
@@ -223,38 +238,48 @@ class ServedJudges:
         server with a prompt cache computes the shared part once."""
         jobs = [(k, name, role, c) for c in candidates for k, (name, role) in enumerate(zip(self.names, self.roles))]
 
-        async def ask_all():
-            if self.prompt == "local":
+        async def ask_all() -> tuple[list[Reply], str, str | None]:
+            """The replies, the prompt they answered, and why the local prompt was not used (auto only)."""
+            fallback = None
+            if self.prompt == "auto" and not self.batch:
+                fallback = FALLBACK["batch" if self.batchable else "images"]
+            elif self.prompt != "question":
                 local = [self.local_request(role, ctx, c) for _, _, role, c in jobs]
                 wide = {**self.params, "top_logprobs": LOCAL_ALTERNATIVES}
                 together = await self.client.chat_many([m for m, _ in local], wide, [o for _, o in local])
-                return together or [Reply(None, error=NO_TEMPLATE.format(url=self.client.endpoint.base_url))] * len(
-                    jobs
-                )
+                if together is not None:
+                    self._local_worked = True
+                    return together, "local", None
+                if self.prompt == "local" or self._local_worked:  # never two scales in one run
+                    why = NO_TEMPLATE.format(url=self.client.endpoint.base_url)
+                    return [Reply(None, error=why)] * len(jobs), "local", None
+                fallback = FALLBACK["template"]
             requests = [self.messages(role, ctx, c) for _, _, role, c in jobs]
             if self.batch:
                 together = await self.client.chat_many(requests, self.params)
                 if together is not None:
-                    return together
-            return await asyncio.gather(*(self.client.chat(m, self.params) for m in requests))
+                    return together, "question", fallback
+            return await asyncio.gather(*(self.client.chat(m, self.params) for m in requests)), "question", fallback
 
         async def ask_further(requests):
             longer = {**self.params, "max_tokens": self.max_tokens}
             return await asyncio.gather(*(self.client.chat(m, longer) for m in requests))
 
-        replies = run(ask_all())
+        replies, used, fallback = run(ask_all())
+        replies = list(replies)
+        how_asked: dict[str, Any] = {"prompt": used, **({"prompt_fallback": fallback} if fallback else {})}
         read = [read_score(reply, self.mode) for reply in replies]
-        further = self.max_tokens > 1 and self.prompt == "question"
+        further = self.max_tokens > 1 and used == "question"
         again = [i for i, (_, how) in enumerate(read) if how is None and replies[i].error is None] if further else []
         for i in again:  # the first reply is recorded as it was: a call that did not give the score
-            self.client.record(replies[i], "judge", jobs[i][1], score_mode=None, read_further=True)
+            self.client.record(replies[i], "judge", jobs[i][1], score_mode=None, read_further=True, **how_asked)
         if again:
             for i, reply in zip(again, run(ask_further([self.messages(jobs[i][2], ctx, jobs[i][3]) for i in again]))):
                 replies[i], read[i] = reply, read_score(reply, self.mode)
         out: list[list[JudgeScore]] = [[] for _ in self.roles]
         tokens = 0
         for (k, name, _, _), reply, (score, how) in zip(jobs, replies, read):
-            self.client.record(reply, "judge", name, score_mode=how)
+            self.client.record(reply, "judge", name, score_mode=how, **how_asked)
             out[k].append(score)
             tokens += 0 if reply.cached else reply.usage["prompt_tokens"]
         self.last_tokens = tokens

@@ -378,6 +378,11 @@ def print_summary(summary: dict[str, Any], run_dir: Path, console) -> None:
             "judges (candidates scored / abstained / failed): "
             + ", ".join(f"{n} {c['scored']}/{c['abstained']}/{c['failed']}" for n, c in summary["judge_counts"].items())
         )
+    served = summary.get("served") or {}
+    if served.get("prompts"):
+        used = ", ".join(f"{n} {k}" for k, n in sorted(served["prompts"].items()))
+        why = "; ".join(f"{n}x {k}" for k, n in sorted((served.get("prompt_fallbacks") or {}).items()))
+        console.print(f"served judge prompts: {used}" + (f" (asked as chats: {why})" if why else ""), highlight=False)
     if summary.get("calibration"):
         cal = summary["calibration"]
         console.print(f"judge scale: {cal['method']} ({cal['source'] or 'not fitted: too few candidates scored'})")
