@@ -160,8 +160,8 @@ CASES = [  # argv, files to write first, words the one error line must hold
     ),
     (
         ["verify", "many.jsonl"],
-        {"many.jsonl": b'{"id": "a", "problem": "p", "steps": [' + b", ".join([b'"1 = 1"'] * 2001) + b"]}\n"},
-        "at most 2,000 per solution",
+        {"many.jsonl": b'{"id": "a", "problem": "p", "steps": [' + b", ".join([b'"1 = 1"'] * 100_001) + b"]}\n"},
+        "at most 100,000 per solution",
     ),
     (
         ["jury", "wide.jsonl", "--plan", "3"],

@@ -25,6 +25,7 @@ from collections.abc import Sequence
 
 from accord.adapters.math import _checks as checks
 from accord.adapters.math._arithmetic import check_arithmetic
+from accord.adapters.math._carried_checks import carried_check
 from accord.adapters.math._claims import solution_check
 from accord.adapters.math._limited import run
 from accord.adapters.math._reader import formulas
@@ -59,11 +60,28 @@ def _check_mode(mode: str) -> str:
     return mode
 
 
+SEND_STEPS_UP_TO = 16  # a context this short goes with each step: no second call when a worker lacks it
+
+
 def _solution_scores(ctx: StepContext, candidates: Sequence[str], real: bool, timeout: float) -> list[JudgeScore]:
+    """Each candidate checked in the context of the steps before; with a ``context_key`` in the
+    metadata (:func:`accord.protocols.context_key`) the worker carries that context from the step
+    before, so a step costs the same early or late in a long solution."""
     following = str(ctx.metadata.get("next_step", "") or "")
-    return [
-        _limited(solution_check, ctx.question, list(ctx.steps), c, real, following, timeout=timeout) for c in candidates
-    ]
+    key = ctx.metadata.get("context_key")
+    if not isinstance(key, str):
+        return [
+            _limited(solution_check, ctx.question, list(ctx.steps), c, real, following, timeout=timeout)
+            for c in candidates
+        ]
+    out = []
+    for c in candidates:
+        before = (ctx.question, tuple(ctx.steps)) if len(ctx.steps) <= SEND_STEPS_UP_TO else None
+        got = run(carried_check, key, c, real, following, before, timeout=timeout)
+        if got.ok and got.value is None:  # a worker that did not judge the step before
+            got = run(carried_check, key, c, real, following, (ctx.question, tuple(ctx.steps)), timeout=timeout)
+        out.append(_checked(*got.value) if got.ok else JudgeScore.failed(got.why))
+    return out
 
 
 class ArithmeticJudge:
