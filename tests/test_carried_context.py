@@ -3,6 +3,7 @@ earlier steps, and a step's work does not grow with the number of steps before i
 
 from __future__ import annotations
 
+import os
 import pickle
 from fractions import Fraction
 
@@ -125,3 +126,21 @@ def test_steps_before_is_a_tuple_to_every_reader():
         view[5]
     assert pickle.loads(pickle.dumps(view)) == STEPS[:5]
     assert "\n".join(view) == "\n".join(STEPS[:5]) and hash(view) == hash(STEPS[:5])
+
+
+def test_a_call_goes_to_the_idle_worker_that_holds_its_context():
+    from accord import timelimit
+
+    preload = (os.getpid.__module__,)
+    first, second = timelimit._borrow(preload), timelimit._borrow(preload)
+    try:
+        first.holds, second.holds = "x", "z"
+        timelimit._give_back(first)
+        timelimit._give_back(second)  # the one a plain call would take
+        assert timelimit.call_with_limit(os.getpid, timeout=60, affinity=("x", "y")) == first.process.pid
+        assert first.holds == "y" and second.holds == "z"
+        assert timelimit.call_with_limit(os.getpid, timeout=60, affinity=("z", "w")) == second.process.pid
+        assert timelimit.call_with_limit(os.getpid, timeout=60, affinity=("y", "v")) == first.process.pid
+    finally:
+        first.kill()
+        second.kill()

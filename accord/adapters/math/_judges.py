@@ -30,7 +30,7 @@ from accord.adapters.math._claims import solution_check
 from accord.adapters.math._limited import run
 from accord.adapters.math._reader import formulas
 from accord.adapters.math._sympy_text import extract, same
-from accord.protocols import JudgeScore, StepContext
+from accord.protocols import JudgeScore, StepContext, context_key
 
 DEFAULT_TIMEOUT_S = 10.0
 MODES = ("derivation", "solution")
@@ -77,9 +77,11 @@ def _solution_scores(ctx: StepContext, candidates: Sequence[str], real: bool, ti
     out = []
     for c in candidates:
         before = (ctx.question, tuple(ctx.steps)) if len(ctx.steps) <= SEND_STEPS_UP_TO else None
-        got = run(carried_check, key, c, real, following, before, timeout=timeout)
+        affinity = (key, context_key(key, c))  # a worker that judged the step before, when one is idle
+        got = run(carried_check, key, c, real, following, before, timeout=timeout, affinity=affinity)
         if got.ok and got.value is None:  # a worker that did not judge the step before
-            got = run(carried_check, key, c, real, following, (ctx.question, tuple(ctx.steps)), timeout=timeout)
+            before = (ctx.question, tuple(ctx.steps))
+            got = run(carried_check, key, c, real, following, before, timeout=timeout, affinity=affinity)
         out.append(_checked(*got.value) if got.ok else JudgeScore.failed(got.why))
     return out
 
