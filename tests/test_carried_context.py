@@ -10,7 +10,7 @@ from fractions import Fraction
 import pytest
 
 from accord.adapters.math import _carried, _carried_checks
-from accord.adapters.math._carried_checks import carried_check
+from accord.adapters.math._carried_checks import MISSING, READ_AGAIN, SHORT, carried_check
 from accord.adapters.math._claims import solution_check
 from accord.adapters.math._context import Facts
 from accord.protocols import StepsBefore, context_key
@@ -42,7 +42,10 @@ def carried_verdicts(question: str, steps: tuple[str, ...], real: bool) -> list:
     for k, step in enumerate(steps):
         following = steps[k + 1] if k + 1 < len(steps) else ""
         before = (question, steps[:k]) if k == 0 else None  # later steps: the worker's own context
-        out.append(carried_check(key, step, real, following, before))
+        got = carried_check(key, step, real, following, before)
+        if got == READ_AGAIN:  # what the judge does: the same call, allowed to read the steps again
+            got = carried_check(key, step, real, following, None, True)
+        out.append(got)
         key = context_key(key, step)
     return out
 
@@ -58,10 +61,23 @@ def test_carried_context_gives_the_verdicts_of_the_rebuilt_one(real):
     assert any(v[0] == 0.0 for v in rebuilt) and any(v[0] == 1.0 for v in rebuilt)  # the steps are really judged
 
 
+def test_a_new_function_name_in_a_long_context_is_read_again_only_when_allowed():
+    _carried_checks._contexts.clear()
+    plain = tuple(s for s in STEPS if "f(" not in s)
+    steps = tuple(plain[k % len(plain)] for k in range(SHORT + 4)) + ("So $g(2) = 4$ and $g(3) = g(2) + 1 = 5$.",)
+    key = context_key("", QUESTION)
+    for k, step in enumerate(steps[:-1]):
+        assert carried_check(key, step, False, steps[k + 1], (QUESTION, ()) if k == 0 else None) != READ_AGAIN
+        key = context_key(key, step)
+    assert carried_check(key, steps[-1], False, "") == READ_AGAIN
+    got = carried_check(key, steps[-1], False, "", None, True)
+    assert got == solution_check(QUESTION, list(steps[:-1]), steps[-1], False, "")
+
+
 def test_a_worker_without_the_context_says_so_and_takes_the_steps_once():
     _carried_checks._contexts.clear()
     key = context_key(context_key("", QUESTION), STEPS[0])
-    assert carried_check(key, STEPS[1], False, "") is None
+    assert carried_check(key, STEPS[1], False, "") == MISSING
     got = carried_check(key, STEPS[1], False, "", (QUESTION, STEPS[:1]))
     assert got == solution_check(QUESTION, [STEPS[0]], STEPS[1], False, "")
     assert carried_check(context_key(key, STEPS[1]), STEPS[2], False, STEPS[3]) is not None  # now held

@@ -25,7 +25,7 @@ from collections.abc import Sequence
 
 from accord.adapters.math import _checks as checks
 from accord.adapters.math._arithmetic import check_arithmetic
-from accord.adapters.math._carried_checks import carried_check
+from accord.adapters.math._carried_checks import MISSING, READ_AGAIN, SHORT, carried_check
 from accord.adapters.math._claims import solution_check
 from accord.adapters.math._limited import run
 from accord.adapters.math._reader import formulas
@@ -60,7 +60,7 @@ def _check_mode(mode: str) -> str:
     return mode
 
 
-SEND_STEPS_UP_TO = 16  # a context this short goes with each step: no second call when a worker lacks it
+READ_S_PER_STEP = 0.05  # time allowed per earlier step when a long context is made or read again
 
 
 def _solution_scores(ctx: StepContext, candidates: Sequence[str], real: bool, timeout: float) -> list[JudgeScore]:
@@ -75,13 +75,15 @@ def _solution_scores(ctx: StepContext, candidates: Sequence[str], real: bool, ti
             for c in candidates
         ]
     out = []
+    n = len(ctx.steps)
     for c in candidates:
-        before = (ctx.question, tuple(ctx.steps)) if len(ctx.steps) <= SEND_STEPS_UP_TO else None
+        before = (ctx.question, tuple(ctx.steps)) if n <= SHORT else None  # a short context goes along
         affinity = (key, context_key(key, c))  # a worker that judged the step before, when one is idle
         got = run(carried_check, key, c, real, following, before, timeout=timeout, affinity=affinity)
-        if got.ok and got.value is None:  # a worker that did not judge the step before
-            before = (ctx.question, tuple(ctx.steps))
-            got = run(carried_check, key, c, real, following, before, timeout=timeout, affinity=affinity)
+        if got.ok and got.value in (MISSING, READ_AGAIN):  # once per new function name or new worker
+            before = (ctx.question, tuple(ctx.steps)) if got.value == MISSING else None
+            long_limit = timeout + READ_S_PER_STEP * n
+            got = run(carried_check, key, c, real, following, before, True, timeout=long_limit, affinity=affinity)
         out.append(_checked(*got.value) if got.ok else JudgeScore.failed(got.why))
     return out
 
