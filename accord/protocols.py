@@ -7,9 +7,59 @@ not be given. Judges raise only for misconfiguration, never because one candidat
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import hashlib
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
+from itertools import islice
 from typing import Any, Protocol, runtime_checkable
+
+
+def context_key(previous: str, text: str) -> str:
+    """The key of a context after ``text``, chained from the key before it: one hash per step, so
+    a long solution's keys cost as much as its text (the problem's key is ``context_key("", problem)``)."""
+    h = hashlib.blake2b(previous.encode(), digest_size=20)
+    h.update(b"\x00")
+    h.update(text.encode("utf-8", "surrogatepass"))
+    return h.hexdigest()
+
+
+class StepsBefore(Sequence):
+    """The first ``n`` steps of a solution, without copying them: the steps before step ``n`` of a
+    long solution cost nothing to hand to a judge that does not read them all."""
+
+    __slots__ = ("_steps", "_n")
+
+    def __init__(self, steps: tuple[str, ...], n: int):
+        self._steps, self._n = steps, min(max(n, 0), len(steps))
+
+    def __len__(self) -> int:
+        return self._n
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            return tuple(self._steps[j] for j in range(self._n)[i])
+        return self._steps[range(self._n)[i]]
+
+    def __iter__(self) -> Iterator[str]:
+        return islice(self._steps, self._n)
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, Sequence) and tuple(self) == tuple(other)
+
+    def __hash__(self) -> int:
+        return hash(tuple(self))
+
+    def __add__(self, other) -> tuple[str, ...]:
+        return tuple(self) + tuple(other)
+
+    def __radd__(self, other) -> tuple[str, ...]:
+        return tuple(other) + tuple(self)
+
+    def __reduce__(self):
+        return tuple, (tuple(self),)
+
+    def __repr__(self) -> str:
+        return f"StepsBefore({tuple(self)!r})"
 
 
 @dataclass(frozen=True)

@@ -14,6 +14,8 @@ from __future__ import annotations
 import collections
 import os
 import shutil
+import subprocess
+import sys
 import tempfile
 from pathlib import Path
 
@@ -25,8 +27,9 @@ from tracegen import simulate_run
 from accord.cli.main import main
 
 EXAMPLES = 12
+REPO = Path(__file__).resolve().parents[1]
 TRIED: collections.Counter = collections.Counter()
-ROOT = os.geteuid() == 0  # chmod does not stop root: the read-only folder cases need another user
+ROOT = os.geteuid() == 0  # chmod does not stop root: as root, the read-only folders are read-only mounts
 
 JURY = (
     b'{"id": 1, "answers": {"a": "1", "b": "1", "c": "2"}, "reference": "1"}\n'
@@ -157,8 +160,8 @@ CASES = [  # argv, files to write first, words the one error line must hold
     ),
     (
         ["verify", "many.jsonl"],
-        {"many.jsonl": b'{"id": "a", "problem": "p", "steps": [' + b", ".join([b'"1 = 1"'] * 2001) + b"]}\n"},
-        "at most 2,000 per solution",
+        {"many.jsonl": b'{"id": "a", "problem": "p", "steps": [' + b", ".join([b'"1 = 1"'] * 100_001) + b"]}\n"},
+        "at most 100,000 per solution",
     ),
     (
         ["jury", "wide.jsonl", "--plan", "3"],
@@ -190,7 +193,37 @@ def test_a_bom_csv_reads_as_its_header_shows(work, capsys):
     assert rc == 0, err
 
 
-@pytest.mark.skipif(ROOT, reason="chmod does not make a folder read-only for root")
+def _can_mount_privately() -> list[str] | None:
+    """The ``unshare`` command that gives a child its own mount namespace where it may remount a
+    folder read-only (as root, or as root of a new user namespace), or None where neither works."""
+    if shutil.which("unshare") is None:
+        return None
+    for cmd in (["unshare", "-m"], ["unshare", "-rm"]):
+        probe = subprocess.run(
+            [*cmd, "sh", "-c", "mount --bind / /mnt && mount -o remount,ro,bind /mnt"], capture_output=True
+        )
+        if probe.returncode == 0:
+            return cmd
+    return None
+
+
+UNSHARE = _can_mount_privately() if ROOT else None
+
+
+def run_with_read_only(argv, folders) -> tuple[int, str, str]:
+    """The command in a child whose own view of ``folders`` is a read-only mount: root writes
+    through any mode bits, not through a read-only file system. The folders stay writable outside."""
+    mounts = " && ".join(f'mount --bind "{f}" "{f}" && mount -o remount,ro,bind "{f}"' for f in folders)
+    env = dict(os.environ, PYTHONPATH=str(REPO) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    cmd = [*UNSHARE, "sh", "-c", f'{mounts} && exec "$@"', "sh", sys.executable, "-m", "accord.cli.main", *argv]
+    proc = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=300)
+    return proc.returncode, proc.stdout, proc.stderr
+
+
+@pytest.mark.skipif(
+    ROOT and UNSHARE is None,
+    reason="as root, only a read-only mount stops a write, and this machine lets no process make one (unshare -m)",
+)
 @pytest.mark.parametrize(
     "argv, words",
     [
@@ -204,14 +237,22 @@ def test_a_bom_csv_reads_as_its_header_shows(work, capsys):
 def test_read_only_folders_are_refused_before_any_work(work, capsys, argv, words):
     (work / "ro").mkdir()
     shutil.copytree(work / "run", work / "ro_run")
-    for p in (work / "ro", work / "ro_run"):
-        p.chmod(0o555)
-    try:
-        rc, out, err = run(argv, capsys)
-    finally:
-        for p in (work / "ro", work / "ro_run"):
-            p.chmod(0o755)
-    assert rc == 2 and words in err and "Traceback" not in err, err
+    folders = (work / "ro", work / "ro_run")
+    before = snapshot(work)
+    if ROOT:  # a read-only mount says so, where mode bits say "permission denied"
+        rc, out, err = run_with_read_only(argv, folders)
+        words = words.replace("permission denied", "read-only file system")
+    else:
+        for p in folders:
+            p.chmod(0o555)
+        try:
+            rc, out, err = run(argv, capsys)
+        finally:
+            for p in folders:
+                p.chmod(0o755)
+    assert rc == 2 and words in err, err
+    assert_clean(argv[0], rc, out, err)
+    assert snapshot(work) == before
 
 
 # --- generated inputs ---------------------------------------------------------------------------

@@ -41,6 +41,7 @@ class _Worker:
     inbox: Connection  # answers from the worker
     outbox: Connection  # requests to the worker
     preload: tuple[str, ...] = ()
+    holds: str | None = None  # what the last call left in the worker (see ``affinity``)
 
     @classmethod
     def start(cls, preload: tuple[str, ...]) -> _Worker:
@@ -98,9 +99,14 @@ _live: set[_Worker] = set()  # every started worker, busy or idle, so that exit 
 _lock = threading.Lock()
 
 
-def _borrow(preload: tuple[str, ...]) -> _Worker:
+def _borrow(preload: tuple[str, ...], wants: str | None = None) -> _Worker:
+    """An idle worker for ``preload`` (one that holds ``wants``, when one is idle), or a new one."""
     with _lock:
         idle = _idle.get(preload, [])
+        if wants is not None:
+            at = next((i for i in range(len(idle) - 1, -1, -1) if idle[i].holds == wants), None)
+            if at is not None:
+                idle.append(idle.pop(at))
         while idle:
             w = idle.pop()
             if w.alive():
@@ -120,15 +126,20 @@ def _give_back(w: _Worker) -> None:
     w.kill()
 
 
-def call_with_limit(fn: Callable[..., Any], *args: Any, timeout: float, **kwargs: Any) -> Any:
+def call_with_limit(
+    fn: Callable[..., Any], *args: Any, timeout: float, affinity: tuple[str, str] | None = None, **kwargs: Any
+) -> Any:
     """``fn(*args, **kwargs)`` in a worker process, killed after ``timeout`` seconds.
 
     ``fn`` must be a module-level function; arguments and result must be picklable. Raises
-    :class:`CheckTimeout` on timeout and :class:`CheckError` if ``fn`` raised.
+    :class:`CheckTimeout` on timeout and :class:`CheckError` if ``fn`` raised. ``affinity``
+    ``(wants, leaves)``: prefer an idle worker whose last call left ``wants`` in it (state ``fn``
+    keeps between calls, e.g. a solution's context), and mark this one as holding ``leaves``.
     """
     if timeout <= 0:
         raise ValueError(f"timeout must be > 0 seconds, got {timeout}")
-    w = _borrow((fn.__module__,))
+    w = _borrow((fn.__module__,), affinity[0] if affinity else None)
+    w.holds = affinity[1] if affinity else None
     try:
         w.send((fn.__module__, fn.__qualname__, args, kwargs))
         if not w.inbox.poll(timeout):

@@ -33,13 +33,12 @@ from fractions import Fraction
 import mpmath
 
 from accord.adapters.math._arithmetic import calculator_annotations
+from accord.adapters.math._carried import Carried
 from accord.adapters.math._consequences import inequality_follows
 from accord.adapters.math._context import (
     Facts,
     closed_value,
     end_of_step,
-    facts_after,
-    functions_of,
     parse_side,
     record,
     side_trees,
@@ -59,8 +58,8 @@ from accord.adapters.math._identities import (
     seed_of,
     small_counterexample,
 )
-from accord.adapters.math._inequalities import check_inequality, conditional, domain_of
-from accord.adapters.math._notation import imaginary_link, makes_imaginary, remainder_statements, without_remainders
+from accord.adapters.math._inequalities import check_inequality, conditional
+from accord.adapters.math._notation import imaginary_link, remainder_statements, without_remainders
 from accord.adapters.math._numberfacts import number_facts
 from accord.adapters.math._parser import MathParseError, names, parse, to_text
 from accord.adapters.math._precision import compare, show, value_of
@@ -430,21 +429,30 @@ def _congruence_link(ta, tb, left, right, modulus_tree, facts: Facts, text: str)
 def check_step(question: str, steps: tuple[str, ...], step: str, real: bool = False, following: str = "") -> list[Link]:
     """Verdicts on every link of ``step``, given the problem and the steps before it; ``following``
     (the next step, when known) may say the step is a contradiction ("This is impossible")."""
-    functions = functions_of(question, tuple(steps) + (step,))
-    facts = facts_after(question, tuple(steps), functions).copy()
-    facts.step = len(steps)
+    return check_in(Carried.after(question, steps).reading(step), step, real, following)
+
+
+def check_in(carried: Carried, step: str, real: bool = False, following: str = "") -> list[Link]:
+    """:func:`check_step` with the context of the steps before carried along (``carried``, already
+    :meth:`~Carried.reading` the step): the work does not grow with the number of earlier steps."""
+    question = carried.question
+    facts = carried.facts.copy()
+    facts.step = carried.n
     links: list[Link] = []
-    domain = None if conditional(step) else domain_of(question, tuple(steps), functions)
+    domain = None if conditional(step) else carried.domain()
+    last = carried.last
+    lead_in = last if last is not None and is_lead_in(last) else ""
+    operated = [] if last is None else [carried.before_last, last] if lead_in and carried.n > 1 else [last]
     cues = (
         moduli_in(step),
         speaks_of_contradiction(step + "\n" + following),
         assumes(step),
-        rewrite_context(step, steps[-1] if steps and is_lead_in(steps[-1]) else ""),
+        rewrite_context(step, lead_in),
         domain,
         quantified(step),
-        transforms(step, steps[-1] if steps and is_lead_in(steps[-1]) else ""),
-        makes_imaginary(question, tuple(steps)),
-        (_operated_on(steps), [question, *steps, step], step),
+        transforms(step, lead_in),
+        carried.imaginary,
+        (operated, carried.with_step_signs(step), step),
     )
     for rem in remainder_statements(step):  # "100 ÷ 7 = 14 remainder 2": a = b·q + r, never a ÷ b = q
         links.append(Link(rem.text, "", "", rem.holds, rem.reason, float(rem.holds)))
@@ -469,7 +477,7 @@ def check_step(question: str, steps: tuple[str, ...], step: str, real: bool = Fa
         links.append(Link(claim.text, "", "", claim.holds, claim.reason, float(claim.holds)))
     links.extend(_always(step, facts))
     links.extend(_written_as(step, facts, real, cues))
-    digits = "digit" in f"{question} {' '.join(steps)} {step}".lower()
+    digits = carried.digits or "digit" in step.lower()
     for chain in read_chains(step_read):
         if digits and _digit_string(chain.text):
             links.append(
@@ -619,20 +627,23 @@ def solution_check(
     lead-in, as annotators do: when the next line has a false relation, so has the lead-in; a
     lead-in with nothing checkable of its own takes the next line's verdict."""
     with mpmath.workdps(60):
-        verdict = step_verdict(check_step(question, tuple(steps), step, real, following), real=real)
+        return carried_verdict(Carried.after(question, steps).reading(step), step, real, following)[0]
+
+
+def carried_verdict(
+    carried: Carried, step: str, real: bool = False, following: str = ""
+) -> tuple[tuple[float | None, str], Carried]:
+    """:func:`solution_check` on a carried context (already reading ``step``), with the context
+    after the step."""
+    with mpmath.workdps(60):
+        verdict = step_verdict(check_in(carried, step, real, following), real=real)
+        after = carried.advance(step)
         if verdict[0] == 0.0 or not is_lead_in(step) or not following.strip():
-            return verdict
-        shown = step_verdict(check_step(question, tuple(steps) + (step,), following, real, ""), real=real)
+            return verdict, after
+        shown = step_verdict(check_in(after.reading(following), following, real, ""), real=real)
         if shown[0] is not None and (shown[0] < 0.5 or verdict[0] is None):
-            return shown[0], f"the claim of the next line: {shown[1]}"
-        return verdict
-
-
-def _operated_on(steps: tuple[str, ...]) -> list[str]:
-    """The step a derived relation comes from: the one before (and the one before that across a lead-in)."""
-    if not steps:
-        return []
-    return list(steps[-2:]) if is_lead_in(steps[-1]) else [steps[-1]]
+            return (shown[0], f"the claim of the next line: {shown[1]}"), after
+        return verdict, after
 
 
 def is_lead_in(step: str) -> bool:

@@ -70,7 +70,7 @@ def holds_at(ta, tb, point: dict, facts: Facts) -> tuple[bool | None, object, ob
         return nearly_equal(a, b, 20), a, b
 
 
-def _sign_facts(texts: list[str], functions: frozenset[str]) -> list[tuple[str, str]]:
+def sign_facts(texts: list[str]) -> list[tuple[str, str]]:
     """ "a > 0", "b ≠ 0", "0 < c" in the problem and the steps: (name, relation to 0)."""
     out = []
     flip = {"<": ">", ">": "<", "≤": "≥", "≥": "≤", "≠": "≠"}
@@ -102,10 +102,11 @@ def _draw(rng: random.Random, domain) -> Fraction:
 
 
 def inequality_follows(
-    rel: str, ta, tb, facts: Facts, domain, before: list[str], context: list[str], step: str, seed: int
+    rel: str, ta, tb, facts: Facts, domain, before: list[str], signs: list[tuple[str, str]], step: str, seed: int
 ) -> tuple[bool, str] | None:
     """(False, the evidence) when ``ta REL tb`` fails at an admissible point where the inequality of
-    ``before`` (the step before) in the same names holds; (True, why) when it holds at every such
+    ``before`` (the step before) in the same names holds, and the sign facts of the problem and the
+    steps so far (``signs``, :func:`sign_facts`) hold; (True, why) when it holds at every such
     point; None when not checked (see the module docstring)."""
     if domain is None or _SIGN_WORDS.search(step):
         return None
@@ -124,7 +125,7 @@ def inequality_follows(
                     earlier.append((a, r, b))
     if not earlier:
         return None
-    signs = [(n, r) for n, r in _sign_facts(context, facts.functions) if n in free]
+    signs = [(n, r) for n, r in signs if n in free]
     rng = random.Random(seed)
     for a0, r0, b0 in earlier[-1:]:  # the relation just before: the one the step operates on
         admissible, found = 0, None

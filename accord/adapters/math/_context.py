@@ -26,7 +26,7 @@ from itertools import takewhile
 from accord.adapters.math._evaluate import EvaluationError, NotExact, Unknown, approx, exact, key
 from accord.adapters.math._notation import expand_ellipsis
 from accord.adapters.math._parser import MathParseError, names, parse
-from accord.adapters.math._reader import Chain, applied_names, ends_with_formula, read_chains
+from accord.adapters.math._reader import Chain, ends_with_formula, read_chains
 
 KEEP_EQUATIONS = 8
 _STOP = object()  # the end of a chain's leading run of '='
@@ -55,6 +55,33 @@ class Facts:
             self.step,
         )
 
+    def forget_spent(self) -> None:
+        """Drop what no later step can use, once the step ``self.step`` has been read: a value
+        that held in its own step only, and a carried value stated again later (the later one is
+        kept). The last entry of each name stays (:meth:`origin`). What :meth:`value` answers for
+        any later step is unchanged, and a long solution's facts stay as large as its distinct
+        values, not its length."""
+        for name, entries in self.values.items():
+            if len(entries) < 2:
+                continue
+            kept, seen = [entries[-1]], set()
+            if entries[-1][2]:
+                seen.add(_identity(entries[-1][0]))
+            for v, at, carried in reversed(entries[:-1]):
+                if not carried:
+                    if at >= self.step + 1:
+                        kept.append((v, at, carried))
+                    continue
+                ident = _identity(v)
+                if ident is not None and ident in seen:
+                    continue
+                if ident is not None:
+                    seen.add(ident)
+                kept.append((v, at, carried))
+            if len(kept) < len(entries):
+                kept.reverse()
+                self.values[name] = kept
+
     def value(self, name: str):
         """The value of a name or applied function usable in the current step (Unknown if none)."""
         usable = [(v, at) for v, at, carried in self.values.get(name, ()) if carried or at == self.step]
@@ -67,6 +94,15 @@ class Facts:
 
     def origin(self, name: str) -> int:
         return self.values[name][-1][1]
+
+
+def _identity(v):
+    """A value with its type, when hashable: two entries with the same identity answer every
+    comparison alike."""
+    try:
+        return type(v), hash(v), v
+    except TypeError:
+        return None
 
 
 def _same(a, b) -> bool:
@@ -100,7 +136,8 @@ def subject_key(tree, facts: Facts) -> str | None:
 
 @lru_cache(maxsize=16384)
 def parse_side(text: str, functions: frozenset[str]):
-    """A side's tree (memoised: the steps of a solution are read once per step after them); a
+    """A side's tree (memoised: a formula is read again when a step repeats it, or when a new
+    function name makes the earlier steps be read again); a
     finite sum or product with an ellipsis is read written out when its terms follow a pattern."""
     if any(dots in text for dots in ("…", "⋯", "...", "dots")):
         text = expand_ellipsis(text) or text
@@ -174,27 +211,3 @@ def end_of_step(text: str, facts: Facts) -> None:
     """A step that ends in prose cannot be continued by a formula starting with '='."""
     if not ends_with_formula(text):
         facts.last_side = facts.last_subject = None
-
-
-def functions_of(question: str, steps: tuple[str, ...]) -> frozenset[str]:
-    out = set(applied_names(question))
-    for s in steps:
-        out |= applied_names(s)
-    return frozenset(out)
-
-
-@lru_cache(maxsize=256)
-def facts_after(question: str, steps: tuple[str, ...], functions: frozenset[str] | None = None) -> Facts:
-    """The facts after the problem and ``steps``, reading ``functions`` as applied functions
-    (default: the names written as functions there). Memoised per prefix: a solution's steps
-    share their facts."""
-    want = functions_of(question, steps) if functions is None else functions
-    if steps:
-        prev = facts_after(question, steps[:-1], want)
-        facts = prev.copy()
-        facts.step = len(steps) - 1
-        read_text(steps[-1], facts)
-        return facts
-    facts = Facts(functions=want)
-    read_text(question, facts)
-    return facts

@@ -76,19 +76,37 @@ def _zero(tree) -> bool:
     return tree[0] == "num" and tree[1] == 0
 
 
-def domain_of(question: str, steps: tuple[str, ...], functions: frozenset[str]) -> Domain | None:
-    """The problem's domain, or None when it does not say where its names live."""
+def domain_sign(question: str) -> str | None:
+    """Where the problem says its names live: "positive", "nonnegative", "real", or None."""
     if _POSITIVE.search(question):
-        sign = "positive"
-    elif _NONNEGATIVE.search(question):
-        sign = "nonnegative"
-    elif _REAL.search(question):
-        sign = "real"
-    else:
+        return "positive"
+    if _NONNEGATIVE.search(question):
+        return "nonnegative"
+    if _REAL.search(question):
+        return "real"
+    return None
+
+
+def constrained_names(texts: list[str], functions: frozenset[str]) -> set[str]:
+    """The names an equation or an ordering of bare names in ``texts`` ties down."""
+    return _constrained(texts, functions)
+
+
+def domain_with(question: str, functions: frozenset[str], constrained: frozenset[str]) -> Domain | None:
+    """The problem's domain, given the names the problem and the steps so far tie down."""
+    sign = domain_sign(question)
+    if sign is None:
         return None
     named = frozenset(n for chain in read_chains(question) for side in chain.sides for n in _names_of(side, functions))
     named |= _listed_names(question, functions)
-    return Domain(sign, bool(_INTEGER.search(question)), frozenset(_constrained([question, *steps], functions)), named)
+    return Domain(sign, bool(_INTEGER.search(question)), frozenset(constrained), named)
+
+
+def domain_of(question: str, steps: tuple[str, ...], functions: frozenset[str]) -> Domain | None:
+    """The problem's domain, or None when it does not say where its names live."""
+    if domain_sign(question) is None:
+        return None
+    return domain_with(question, functions, frozenset(_constrained([question, *steps], functions)))
 
 
 _INLINE = re.compile(r"\$([^$]+)\$|\\\((.+?)\\\)")

@@ -25,11 +25,12 @@ from collections.abc import Sequence
 
 from accord.adapters.math import _checks as checks
 from accord.adapters.math._arithmetic import check_arithmetic
+from accord.adapters.math._carried_checks import MISSING, READ_AGAIN, SHORT, carried_check
 from accord.adapters.math._claims import solution_check
 from accord.adapters.math._limited import run
 from accord.adapters.math._reader import formulas
 from accord.adapters.math._sympy_text import extract, same
-from accord.protocols import JudgeScore, StepContext
+from accord.protocols import JudgeScore, StepContext, context_key
 
 DEFAULT_TIMEOUT_S = 10.0
 MODES = ("derivation", "solution")
@@ -59,11 +60,32 @@ def _check_mode(mode: str) -> str:
     return mode
 
 
+READ_S_PER_STEP = 0.05  # time allowed per earlier step when a long context is made or read again
+
+
 def _solution_scores(ctx: StepContext, candidates: Sequence[str], real: bool, timeout: float) -> list[JudgeScore]:
+    """Each candidate checked in the context of the steps before; with a ``context_key`` in the
+    metadata (:func:`accord.protocols.context_key`) the worker carries that context from the step
+    before, so a step costs the same early or late in a long solution."""
     following = str(ctx.metadata.get("next_step", "") or "")
-    return [
-        _limited(solution_check, ctx.question, list(ctx.steps), c, real, following, timeout=timeout) for c in candidates
-    ]
+    key = ctx.metadata.get("context_key")
+    if not isinstance(key, str):
+        return [
+            _limited(solution_check, ctx.question, list(ctx.steps), c, real, following, timeout=timeout)
+            for c in candidates
+        ]
+    out = []
+    n = len(ctx.steps)
+    for c in candidates:
+        before = (ctx.question, tuple(ctx.steps)) if n <= SHORT else None  # a short context goes along
+        affinity = (key, context_key(key, c))  # a worker that judged the step before, when one is idle
+        got = run(carried_check, key, c, real, following, before, timeout=timeout, affinity=affinity)
+        if got.ok and got.value in (MISSING, READ_AGAIN):  # once per new function name or new worker
+            before = (ctx.question, tuple(ctx.steps)) if got.value == MISSING else None
+            long_limit = timeout + READ_S_PER_STEP * n
+            got = run(carried_check, key, c, real, following, before, True, timeout=long_limit, affinity=affinity)
+        out.append(_checked(*got.value) if got.ok else JudgeScore.failed(got.why))
+    return out
 
 
 class ArithmeticJudge:

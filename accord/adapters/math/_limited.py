@@ -25,10 +25,11 @@ class Outcome:
         return self.why is None
 
 
-def run(fn: Callable, *args, timeout: float) -> Outcome:
-    """``fn(*args)`` in a worker, killed after ``timeout`` seconds."""
+def run(fn: Callable, *args, timeout: float, affinity: tuple[str, str] | None = None) -> Outcome:
+    """``fn(*args)`` in a worker, killed after ``timeout`` seconds (``affinity``: see
+    :func:`accord.timelimit.call_with_limit`)."""
     try:
-        return Outcome(call_with_limit(fn, *args, timeout=timeout))
+        return Outcome(call_with_limit(fn, *args, timeout=timeout, affinity=affinity))
     except CheckTimeout:
         return Outcome(why=f"timed out after {timeout:g} s")
     except CheckError as exc:

@@ -1,24 +1,25 @@
 """Judge every step of a solution in context, and turn the scores into its output record.
 
-Step k is judged with the problem and steps 0..k-1 as context (:class:`StepContext`), the
+Step k is judged with the problem and steps 0..k-1 as context (:class:`StepContext`, made as the
+steps advance: :func:`step_contexts`), the
 solution's reference answer (for the final-answer judge), and in ``metadata`` whether it is the
 last step (``final``) and the text of step k+1 (``next_step``: "This is impossible." tells a math
 judge that a false equation was derived on purpose). Scores go through an optional
-:class:`~accord.adapters._cache.JudgeCache`, keyed by judge, judge settings and the whole context,
+:class:`~accord.adapters._cache.JudgeCache`, keyed by judge, judge settings and the context's chained key,
 so a re-run (another policy, a resumed file) never pays for a judge call twice.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
 from accord.adapters import JudgeCache
 from accord.errors import UserError
-from accord.protocols import StepContext
+from accord.protocols import StepContext, StepsBefore, context_key
 from accord.verify.loop import Panel, build_panel
 from accord.verify.solutions._labelling import UNCERTAIN, explain, prediction, rule_stats, three_way
 from accord.verify.solutions._reading import Solution
@@ -40,14 +41,22 @@ def make_panel(settings: VerifySettings) -> Panel:
         raise UserError(f"judges: {exc}") from None
 
 
-def step_context(sol: Solution, k: int) -> StepContext:
-    nxt = sol.steps[k + 1] if k + 1 < len(sol.steps) else ""
-    return StepContext(
-        sol.problem,
-        tuple(sol.steps[:k]),
-        reference=sol.reference,
-        metadata={"final": k == len(sol.steps) - 1, "next_step": nxt},
-    )
+def step_contexts(sol: Solution) -> Iterator[StepContext]:
+    """Each step's context, made as the steps advance: the steps before are a view, not a copy, and
+    ``metadata["context_key"]`` is chained from the step before
+    (:func:`~accord.protocols.context_key`), so a step's context costs the same early or late in a
+    long solution."""
+    key = context_key("", sol.problem)
+    last = len(sol.steps) - 1
+    for k, step in enumerate(sol.steps):
+        nxt = sol.steps[k + 1] if k < last else ""
+        yield StepContext(
+            sol.problem,
+            StepsBefore(sol.steps, k),
+            reference=sol.reference,
+            metadata={"final": k == last, "next_step": nxt, "context_key": key},
+        )
+        key = context_key(key, step)
 
 
 class ScoreCache:
@@ -60,8 +69,12 @@ class ScoreCache:
 
     @staticmethod
     def prompt(ctx: StepContext, step: str) -> str:
+        """The cache key's text: the context's chained key (the problem and every step before, in
+        one hash) when it has one, else the whole context."""
         meta = {k: ctx.metadata.get(k) for k in ("final", "next_step")}
-        return json.dumps([ctx.question, list(ctx.steps), step, ctx.reference, meta], ensure_ascii=False)
+        key = ctx.metadata.get("context_key")
+        before = key if isinstance(key, str) else [ctx.question, list(ctx.steps)]
+        return json.dumps([before, step, ctx.reference, meta], ensure_ascii=False)
 
     def get(self, ctx: StepContext, step: str) -> StepScores | None:
         if self.cache is None:
@@ -83,16 +96,16 @@ class ScoreCache:
     def get_solution(self, sol: Solution) -> list[StepScores] | None:
         """Every step's scores from the cache, or None if one is missing."""
         out = []
-        for k, step in enumerate(sol.steps):
-            hit = self.get(step_context(sol, k), step)
+        for ctx, step in zip(step_contexts(sol), sol.steps):
+            hit = self.get(ctx, step)
             if hit is None:
                 return None
             out.append(hit)
         return out
 
     def put_solution(self, sol: Solution, scored: Sequence[StepScores]) -> None:
-        for k, (step, sc) in enumerate(zip(sol.steps, scored)):
-            self.put(step_context(sol, k), step, sc)
+        for ctx, step, sc in zip(step_contexts(sol), sol.steps, scored):
+            self.put(ctx, step, sc)
 
 
 class PanelScorer:
@@ -117,8 +130,8 @@ class PanelScorer:
 
 def judge_solution(sol: Solution, scorer: PanelScorer, progress=None) -> list[StepScores]:
     out = []
-    for k, step in enumerate(sol.steps):
-        out.append(scorer.score(step_context(sol, k), step))
+    for ctx, step in zip(step_contexts(sol), sol.steps):
+        out.append(scorer.score(ctx, step))
         if progress is not None:
             progress(1)
     return out

@@ -27,10 +27,12 @@ from accord.verify.labels import INCORRECT, read_labels
 from accord.verify.solutions._splitter import split_steps
 
 FORMATS = ("processbench", "prm800k", "mmreason", "jsonl", "text")
-# Limits checked when the file is read, before any judging (docs/verify.md, "Limits"): the math judges
-# read every step against the facts of the steps before it, so one solution's cost grows faster than
-# its length; a longer solution or step is refused at once instead of running for hours.
-MAX_STEPS_PER_SOLUTION = 2_000
+# Limits checked when the file is read, before any judging (docs/verify.md, "Limits"). The math judges
+# carry a solution's context from step to step, so a step costs the same early or late: 100,000 steps
+# took 11 minutes of CPU and 1 GiB, most of it every step's record kept for the summary; a longer
+# solution is refused at once. A longer step is refused because the judges' parsers grow faster than
+# a step's length.
+MAX_STEPS_PER_SOLUTION = 100_000
 MAX_STEP_CHARS = 20_000
 TEXT_SUFFIXES = (".txt", ".md", ".markdown")
 _PROBLEM = re.compile(r"^\s*(?:\*\*)?(?:problem|question)(?:\*\*)?\s*[:.]\s*", re.IGNORECASE)
