@@ -190,14 +190,20 @@ def part_budget(files: dict[str, Path], seeds: int) -> dict:
     return out
 
 
-def part_risk(files: dict[str, Path], seeds: int, bounds: tuple[str, ...] = ("binomial", "clopper-pearson")) -> dict:
+def part_risk(
+    files: dict[str, Path],
+    seeds: int,
+    bounds: tuple[str, ...] = ("binomial", "clopper-pearson"),
+    alphas: tuple[float, ...] = (0.2, 0.1),
+    budgets: tuple[int, ...] = (100, 200),
+) -> dict:
     """Per fold, alpha, budget and ``--risk-bound``: seeds certified, mean coverage of the unlabelled
     rows (0 where nothing was certified), mean upper bound where certified, and seeds whose realised
     error among the answered unlabelled rows is over alpha."""
     out = {}
     for cat, path in files.items():
-        for alpha in (0.2, 0.1):
-            for budget in (100, 200):
+        for alpha in alphas:
+            for budget in budgets:
                 for bound in bounds:
                     runs = []
                     for seed in range(seeds):
@@ -228,6 +234,9 @@ def main() -> None:
         "--classes", type=Path, default=None, help="a folder with the graded class files from an earlier run"
     )
     ap.add_argument("--folds", default=",".join(FOLDS), help="the categories to measure (comma-separated)")
+    ap.add_argument("--alphas", default="0.2,0.1", help="risk: the --risk values (comma-separated)")
+    ap.add_argument("--budgets", default="100,200", help="risk: the --label-budget values (comma-separated)")
+    ap.add_argument("--bounds", default="binomial,clopper-pearson", help="risk: the --risk-bound values")
     ap.add_argument("--out", type=Path, default=None)
     args = ap.parse_args()
     parts = args.parts.split(",")
@@ -245,7 +254,13 @@ def main() -> None:
         if "budget" in parts:
             figures["budget"] = part_budget(files, args.seeds)
         if "risk" in parts:
-            figures["risk"] = part_risk(files, args.risk_seeds)
+            figures["risk"] = part_risk(
+                files,
+                args.risk_seeds,
+                tuple(args.bounds.split(",")),
+                tuple(float(a) for a in args.alphas.split(",")),
+                tuple(int(b) for b in args.budgets.split(",")),
+            )
     print(json.dumps(figures, indent=1))
     if args.out:
         args.out.write_text(json.dumps(figures, indent=1) + "\n", encoding="utf-8")
