@@ -15,9 +15,11 @@ reference as the class it matches, or ``none-right``); every measured run is the
 - ``budget``: ``--label-budget 50`` and ``200`` over ``--seeds`` seeds: the jury on the unlabelled
   rows against the best member chosen on the same labels and the accuracy-weighted vote; the
   calibration error of ``confidence`` (and of the uncalibrated score) on those rows.
-- ``risk``: ``--risk ALPHA --label-budget N`` for alpha 0.2 and 0.1, N 100 and 200.
+- ``risk``: ``--risk ALPHA --label-budget N`` for alpha 0.2 and 0.1, N 100 and 200, with
+  ``--risk-bound binomial`` (the default) and ``clopper-pearson`` (the earlier rule).
 
     python benchmarks/jury_trust.py [--parts labelfree,shared,budget,risk] [--seeds 10] [--risk-seeds 20]
+        [--folds Combinatorics,Number-Theory,Inequality] [--classes DIR] [--out FILE]
 """
 
 from __future__ import annotations
@@ -61,7 +63,7 @@ def class_files(data: Path, folder: Path) -> dict[str, Path]:
     for cat in FOLDS:
         raw = folder / f"{cat}.raw.jsonl"
         raw.write_text("".join(json.dumps(o) + "\n" for o in rows[cat]), encoding="utf-8")
-        doc = jury(raw, "--method", "modal", "--n-boot", "1")
+        doc = jury(raw, "--method", "modal", "--n-boot", "40")
         lines = []
         for v in doc["verdicts"]:
             ans = {m: None if k is None else f"c{k}" for m, k in v["classes"].items()}
@@ -77,7 +79,7 @@ def part_labelfree(files: dict[str, Path]) -> dict:
     out = {}
     for cat, path in files.items():
         doc = jury(path, "--equivalence", "text", "--n-boot", "40")
-        diff = jury(path, "--equivalence", "text", "--method", "difficulty", "--n-boot", "1")
+        diff = jury(path, "--equivalence", "text", "--method", "difficulty", "--n-boot", "40")
         lf = doc["label_free"]
         out[cat] = {
             "default": doc["jury"]["accuracy"],
@@ -119,9 +121,9 @@ def part_shared(seeds: int, n: int = 600) -> dict:
                         for i, row in enumerate(p.codes)
                     )
                 )
-                doc = jury(path, "--equivalence", "text", "--n-boot", "20", "--seed", str(seed))
+                doc = jury(path, "--equivalence", "text", "--n-boot", "40", "--seed", str(seed))
                 diff = jury(
-                    path, "--equivalence", "text", "--method", "difficulty", "--n-boot", "1", "--seed", str(seed)
+                    path, "--equivalence", "text", "--method", "difficulty", "--n-boot", "40", "--seed", str(seed)
                 )
                 lf = doc["label_free"]
                 runs.append(
@@ -157,7 +159,7 @@ def part_budget(files: dict[str, Path], seeds: int) -> dict:
             runs = []
             for seed in range(seeds):
                 doc = jury(
-                    path, "--equivalence", "text", "--label-budget", str(budget), "--seed", str(seed), "--n-boot", "1"
+                    path, "--equivalence", "text", "--label-budget", str(budget), "--seed", str(seed), "--n-boot", "40"
                 )
                 un = doc["unlabeled"]
                 rest = [v for v in doc["verdicts"] if not v["labeled"] and not v["abstained"]]
@@ -188,39 +190,37 @@ def part_budget(files: dict[str, Path], seeds: int) -> dict:
     return out
 
 
-def part_risk(files: dict[str, Path], seeds: int) -> dict:
+def part_risk(
+    files: dict[str, Path],
+    seeds: int,
+    bounds: tuple[str, ...] = ("binomial", "clopper-pearson"),
+    alphas: tuple[float, ...] = (0.2, 0.1),
+    budgets: tuple[int, ...] = (100, 200),
+) -> dict:
+    """Per fold, alpha, budget and ``--risk-bound``: seeds certified, mean coverage of the unlabelled
+    rows (0 where nothing was certified), mean upper bound where certified, and seeds whose realised
+    error among the answered unlabelled rows is over alpha."""
     out = {}
     for cat, path in files.items():
-        for alpha in (0.2, 0.1):
-            for budget in (100, 200):
-                runs = []
-                for seed in range(seeds):
-                    r = jury(
-                        path,
-                        "--equivalence",
-                        "text",
-                        "--risk",
-                        str(alpha),
-                        "--label-budget",
-                        str(budget),
-                        "--seed",
-                        str(seed),
-                        "--n-boot",
-                        "1",
-                    )["risk"]
-                    runs.append(r)
-                errs = [r["realised_error"] for r in runs if r.get("realised_error") is not None]
-                key = f"{cat} alpha {alpha} N {budget}"
-                out[key] = {
-                    "seeds": seeds,
-                    "certified": sum(r["threshold"] is not None for r in runs),
-                    "coverage_mean": float(np.mean([r["coverage_unlabeled"] for r in runs])),
-                    "bound_mean_certified": float(np.mean([r["bound"] for r in runs if r["threshold"] is not None]))
-                    if errs
-                    else None,
-                    "seeds_over_alpha": sum(e > alpha for e in errs),
-                }
-                print(f"risk {key}: {json.dumps(out[key])}", flush=True)
+        for alpha in alphas:
+            for budget in budgets:
+                for bound in bounds:
+                    runs = []
+                    for seed in range(seeds):
+                        argv = ["--equivalence", "text", "--risk", str(alpha), "--label-budget", str(budget)]
+                        argv += ["--risk-bound", bound, "--seed", str(seed), "--n-boot", "40"]
+                        runs.append(jury(path, *argv)["risk"])
+                    errs = [r["realised_error"] for r in runs if r.get("realised_error") is not None]
+                    bounds_certified = [r["bound"] for r in runs if r["threshold"] is not None]
+                    key = f"{cat} alpha {alpha} N {budget} {bound}"
+                    out[key] = {
+                        "seeds": seeds,
+                        "certified": len(bounds_certified),
+                        "coverage_mean": float(np.mean([r["coverage_unlabeled"] for r in runs])),
+                        "bound_mean_certified": float(np.mean(bounds_certified)) if bounds_certified else None,
+                        "seeds_over_alpha": sum(e > alpha for e in errs),
+                    }
+                    print(f"risk {key}: {json.dumps(out[key])}", flush=True)
     return out
 
 
@@ -233,6 +233,10 @@ def main() -> None:
     ap.add_argument(
         "--classes", type=Path, default=None, help="a folder with the graded class files from an earlier run"
     )
+    ap.add_argument("--folds", default=",".join(FOLDS), help="the categories to measure (comma-separated)")
+    ap.add_argument("--alphas", default="0.2,0.1", help="risk: the --risk values (comma-separated)")
+    ap.add_argument("--budgets", default="100,200", help="risk: the --label-budget values (comma-separated)")
+    ap.add_argument("--bounds", default="binomial,clopper-pearson", help="risk: the --risk-bound values")
     ap.add_argument("--out", type=Path, default=None)
     args = ap.parse_args()
     parts = args.parts.split(",")
@@ -242,6 +246,7 @@ def main() -> None:
         files = {c: folder / f"{c}.jsonl" for c in FOLDS}
         if any(p in parts for p in ("labelfree", "budget", "risk")) and not all(f.is_file() for f in files.values()):
             files = class_files(args.data, folder)
+        files = {c: f for c, f in files.items() if c in args.folds.split(",")}
         if "labelfree" in parts:
             figures["labelfree"] = part_labelfree(files)
         if "shared" in parts:
@@ -249,7 +254,13 @@ def main() -> None:
         if "budget" in parts:
             figures["budget"] = part_budget(files, args.seeds)
         if "risk" in parts:
-            figures["risk"] = part_risk(files, args.risk_seeds)
+            figures["risk"] = part_risk(
+                files,
+                args.risk_seeds,
+                tuple(args.bounds.split(",")),
+                tuple(float(a) for a in args.alphas.split(",")),
+                tuple(int(b) for b in args.budgets.split(",")),
+            )
     print(json.dumps(figures, indent=1))
     if args.out:
         args.out.write_text(json.dumps(figures, indent=1) + "\n", encoding="utf-8")

@@ -202,7 +202,7 @@ def test_risk_answers_only_above_a_certified_threshold(capsys, tmp_path, panel_f
     doc = _json(capsys, panel_file, "--equivalence", "math", "--risk", "0.2", "--delta", "0.2", "--label-budget", "100")
     risk = doc["risk"]
     assert doc["labeled"] == 100 and risk["calibration_rows"] == 100 and risk["unlabeled_rows"] == 50
-    assert "random" in risk["calibration"] and "Clopper-Pearson" in risk["test"]
+    assert "random" in risk["calibration"] and "binomial" in risk["test"] and risk["method"] == "binomial"
     answered = [v for v in doc["verdicts"] if not v["abstained"]]
     if risk["threshold"] is None:
         assert not answered and risk["reason"]
@@ -236,6 +236,54 @@ def test_risk_answers_only_above_a_certified_threshold(capsys, tmp_path, panel_f
         assert main(["jury", str(panel_file), *argv]) == 2
         err = capsys.readouterr().err.strip()
         assert message in err and len(err.splitlines()) == 1
+
+
+def _risk_panel(path: Path, n: int = 800, seed: int = 0) -> Path:
+    """Four members; agreement goes with being right, so a high threshold is certifiable."""
+    rng = np.random.default_rng(seed)
+    lines = []
+    for i in range(n):
+        acc = rng.choice([0.95, 0.75, 0.45])  # easy, middling and hard rows
+        answers = {m: "right" if rng.random() < acc else f"w{rng.integers(3)}" for m in ("a", "b", "c", "d")}
+        lines.append(json.dumps({"id": i, "answers": answers, "reference": "right"}))
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+@pytest.mark.parametrize("bound", ["binomial", "hb", "clopper-pearson"])
+def test_risk_reports_its_bound_threshold_coverage_and_error_bound(capsys, tmp_path, bound):
+    path = _risk_panel(tmp_path / "risk.jsonl")
+    argv = ["--equivalence", "text", "--risk", "0.1", "--label-budget", "300", "--risk-bound", bound]
+    risk = _json(capsys, path, *argv)["risk"]
+    assert risk["method"] == bound and risk["threshold"] is not None and risk["bound"] <= 0.1
+    assert 0 < risk["coverage"] <= 1 and risk["realised_error"] <= 0.15
+    assert main(["jury", str(path), "--n-boot", "40", *argv]) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert f"(bound {bound}), coverage {risk['coverage']:.1%}" in out
+    assert f"upper bound on the error among answered rows {risk['bound']:.3f}" in out
+
+
+def test_risk_that_certifies_nothing_answers_nothing_and_prints_no_accuracy(capsys, tmp_path):
+    path = _risk_panel(tmp_path / "risk.jsonl", n=300)
+    argv = ["--equivalence", "text", "--risk", "0.01", "--label-budget", "100"]
+    assert main(["jury", str(path), "--json", "--n-boot", "40", *argv]) == 0
+    raw = capsys.readouterr().out
+    doc = json.loads(raw, parse_constant=lambda c: pytest.fail(f"not strict JSON: {c}"))
+    risk = doc["risk"]
+    assert risk["threshold"] is None and risk["bound"] is None and risk["coverage"] == 0 and risk["reason"]
+    assert doc["answered"] == 0 and doc["jury"]["accuracy"] is None
+    assert doc["unlabeled"]["jury"]["accuracy"] is None and doc["unlabeled"]["jury"]["note"] == "answered no row"
+    assert main(["jury", str(path), "--n-boot", "40", *argv]) == 0
+    out = capsys.readouterr().out
+    assert "abstains on every row (bound binomial)" in " ".join(out.split())
+    jury_lines = [line for line in out.splitlines() if line.strip().startswith("jury")]
+    assert jury_lines and all("answered no row" in line for line in jury_lines)
+
+
+def test_an_unknown_risk_bound_is_a_one_line_error(capsys, panel_file):
+    assert main(["jury", str(panel_file), "--risk", "0.1", "--label-budget", "50", "--risk-bound", "bonferroni"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "--risk-bound" in err and "Traceback" not in err
 
 
 def test_a_panel_that_cannot_be_ranked_without_labels_says_so(capsys, tmp_path):

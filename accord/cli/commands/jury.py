@@ -16,6 +16,7 @@ from accord.consensus_core import bootstrap_ci
 from accord.consensus_core.jury import (
     MAX_CANDIDATES,
     MISSING,
+    RISK_BOUNDS,
     check_law,
     correctness,
     estimate_law,
@@ -90,6 +91,14 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         type=open_unit,
         default=0.1,
         help="with --risk: the chance the certified error rate is exceeded (default 0.1)",
+    )
+    p.add_argument(
+        "--risk-bound",
+        choices=RISK_BOUNDS,
+        default=RISK_BOUNDS[0],
+        help="with --risk: the test of each threshold. binomial: exact binomial p-values, the sequence starting "
+        "where it tolerates errors (default); hb: Hoeffding-Bentkus p-values, same start; clopper-pearson: exact "
+        "binomial p-values from the fewest rows that could certify (the earlier rule)",
     )
     p.add_argument(
         "--min-agreement",
@@ -252,6 +261,7 @@ def build_document(args: argparse.Namespace, panel: PanelAnswers, progress=None)
                 args.seed,
                 min(args.n_boot, 40),
                 args.label_budget,
+                args.risk_bound,
             )
         else:
             prior = parse_prior(args.prior, panel.members) if args.prior is not None else None
@@ -396,6 +406,7 @@ def risk_outcome(classes, dec, abstain: np.ndarray) -> dict:
     rest = ~dec.labeled
     answered = rest & ~abstain
     out = {
+        "coverage": float((~abstain).mean()),
         "unlabeled_rows": int(rest.sum()),
         "answered_unlabeled": int(answered.sum()),
         "coverage_unlabeled": float(answered.sum() / max(rest.sum(), 1)),
@@ -565,12 +576,12 @@ def print_decision(con, doc: dict) -> None:
             f"calibrated on {risk['calibration']}): "
         )
         if risk["threshold"] is None:
-            con.print(head + f"[bold yellow]abstains on every row[/]: {risk['reason']}")
+            con.print(head + f"[bold yellow]abstains on every row[/] (bound {risk['method']}): {risk['reason']}")
         else:
             con.print(
-                head + f"answers rows with confidence >= {risk['threshold']:.3f}; on the labelled rows "
-                f"{risk['calibration_errors']} errors "
-                f"in {risk['calibration_answered']}, error bound {risk['bound']:.3f}"
+                head + f"answers rows with confidence >= {risk['threshold']:.3f} (bound {risk['method']}), "
+                f"coverage {risk['coverage']:.1%}; on the labelled rows {risk['calibration_errors']} errors "
+                f"in {risk['calibration_answered']}, upper bound on the error among answered rows {risk['bound']:.3f}"
             )
         if risk.get("unlabeled_rows"):
             real = f", realised error {risk['realised_error']:.3f}" if "realised_error" in risk else ""
@@ -603,6 +614,7 @@ def print_decision(con, doc: dict) -> None:
             t.add_column(col)
         rows = [
             (f"jury ({doc['method']})", un["jury"]),
+            ("jury, answered only", un.get("jury_answered")),
             (f"best member ({un['best_member']['name']}, by hindsight)", un["best_member"]),
             ("difficulty-class vote (label-free)", un.get("difficulty")),
             (f"best member on the labels ({un['best_member_on_labels']['name']})", un["best_member_on_labels"]),
@@ -613,6 +625,9 @@ def print_decision(con, doc: dict) -> None:
         ]
         for name, e in rows:
             if e is None:
+                continue
+            if e.get("note"):
+                t.add_row(name, e["note"], "")
                 continue
             t.add_row(name, _num(e["accuracy"]), _ci(e["ci"]))
         con.print(t)

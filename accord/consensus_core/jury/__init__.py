@@ -4,7 +4,8 @@
 - :func:`weighted_vote`, :func:`dawid_skene`, :func:`weighted_plurality` — label-free estimators of
   member accuracy and the votes they weight; :func:`label_free_jury` checks their claims.
 - :func:`fit_few_labels`, :func:`choose_labels` — the few-label jury and which rows to label.
-- :func:`certify_threshold`, :func:`labels_needed` — risk control over a confidence threshold.
+- :func:`certify_threshold`, :func:`labels_needed` — risk control over a confidence threshold
+  (``RISK_BOUNDS`` name its tests; :func:`hb_pvalue`, :func:`binomial_pvalue`, :func:`upper_bound`).
 - :func:`predict`, :func:`estimate_law`, :func:`check_law`, :func:`simulate_panel` — the jury law:
   accuracy of a panel of M members from their accuracy and how their wrong answers coincide.
 - :func:`plan_panel` — which members to seat.
@@ -45,6 +46,10 @@ _EXPORTS = {
     "certify_threshold": "_risk",
     "labels_needed": "_risk",
     "RiskThreshold": "_risk",
+    "RISK_BOUNDS": "_risk_names",
+    "hb_pvalue": "_risk_bounds",
+    "binomial_pvalue": "_risk_bounds",
+    "upper_bound": "_risk_bounds",
     "classify": "_vote",
     "correctness": "_vote",
     "JuryResult": "_vote",

@@ -3,12 +3,19 @@
 The jury answers a row when its confidence is at least a threshold and abstains otherwise. The
 threshold is chosen by Learn-then-Test (Angelopoulos et al., 2021) with fixed-sequence testing:
 the candidate thresholds, from the highest confidence down, are tested one after another; the
-null hypothesis at threshold t is "the error among rows with confidence >= t exceeds alpha", and
-its p-value is the exact binomial tail P(Binomial(n_t, alpha) <= e_t), e_t errors among the n_t
-calibration rows at or above t (the Clopper–Pearson test). Testing stops at the first threshold
-that is not rejected; the lowest rejected one is used. A fixed sequence needs no multiplicity
-correction, so with probability at least 1 - delta over the calibration rows the error rate
-among the answered rows of the population is at most alpha.
+null hypothesis at threshold t is "the error among rows with confidence >= t exceeds alpha",
+tested on the e_t errors among the n_t calibration rows at or above t with a p-value from
+:mod:`accord.consensus_core.jury._risk_bounds` (the exact binomial tail, or Hoeffding–Bentkus).
+Testing stops at the first threshold that is not rejected; the lowest rejected one is used. A
+fixed sequence needs no multiplicity correction, so with probability at least 1 - delta over the
+calibration rows the error rate among the answered rows of the population is at most alpha.
+
+Where the sequence starts decides its power. Started at the fewest rows that could certify at
+all (``clopper-pearson``, the first rule: n_t rows with no error allowed), one wrong answer among
+the dozen most confident labelled rows stops it before it reaches a useful coverage. The other
+rules (``binomial``, ``hb``) start deeper: at the most rows, within the most confident
+``START_SHARE`` of the labelled rows, whose test still tolerates the most errors. That start
+depends on the number of labelled rows and their confidences only, never on their labels.
 
 What this needs, and why it holds:
 
@@ -16,9 +23,7 @@ What this needs, and why it holds:
   and not the easy ones): given n_t, their errors are then Binomial(n_t, error rate above t);
 - the confidence does not depend on their labels (a label-free rule's posterior, say), so
   calibration and unlabelled rows are exchangeable;
-- the candidate thresholds come from the confidences alone (never the labels), and thresholds
-  where even zero errors could not be certified (n_t < log delta / log(1 - alpha)) are skipped
-  before testing starts; that depends on the confidences only.
+- the candidate thresholds and the start come from the confidences alone (never the labels).
 
 The guarantee is on the error rate (the expectation); the realised error on a finite set of
 answered rows scatters around it.
@@ -33,7 +38,11 @@ import numpy as np
 from scipy.stats import beta as beta_dist
 from scipy.stats import binom
 
+from accord.consensus_core.jury._risk_bounds import PVALUES, upper_bound
+from accord.consensus_core.jury._risk_names import RISK_BOUNDS, TESTS
+
 MAX_GRID = 200
+START_SHARE = 0.2  # the sequence starts within the most confident fifth of the labelled rows
 
 
 @dataclass(frozen=True)
@@ -46,9 +55,11 @@ class RiskThreshold:
     calibration_rows: int  # labelled rows the threshold was tested on
     calibration_answered: int  # of those, at or above the threshold
     calibration_errors: int
-    bound: float  # Clopper-Pearson (1 - delta) upper bound on the error above the threshold
+    bound: float | None  # (1 - delta) upper bound on the error above the threshold (None: none certified)
     tested: int  # thresholds tested before the sequence stopped
     reason: str  # why nothing could be certified ("" when a threshold was)
+    method: str = "binomial"  # which of RISK_BOUNDS
+    start_rows: int = 0  # labelled rows above the first threshold the sequence may test
 
     @property
     def certified(self) -> bool:
@@ -65,8 +76,9 @@ class RiskThreshold:
             "bound": self.bound,
             "tested": self.tested,
             "reason": self.reason,
-            "test": "Learn-then-Test, fixed-sequence over descending confidence, exact binomial (Clopper-Pearson) "
-            "p-values",
+            "method": self.method,
+            "start_rows": self.start_rows,
+            "test": TESTS[self.method],
         }
 
 
@@ -90,12 +102,32 @@ def threshold_grid(confidence: np.ndarray, max_points: int = MAX_GRID) -> np.nda
     return values
 
 
-def certify_threshold(confidence, wrong, calibration, alpha: float = 0.1, delta: float = 0.1) -> RiskThreshold:
+def start_rows(alpha: float, delta: float, n_cal: int, bound: str = "binomial") -> int:
+    """Labelled rows above the first threshold tested: the most rows, within ``START_SHARE`` of
+    ``n_cal``, at which the test still certifies with the most errors tolerated (``min_rows`` for
+    ``clopper-pearson``, or when even no error needs more rows than that share)."""
+    first = min_rows(alpha, delta)
+    if bound == "clopper-pearson":
+        return first
+    pvalue, limit = PVALUES[bound], START_SHARE * n_cal
+    start, n, k = first, first, 0
+    while True:
+        while pvalue(k, n, alpha) > delta:  # the fewest rows that certify with k errors
+            n += 1
+        if n > limit:
+            return start
+        start, k = n, k + 1
+
+
+def certify_threshold(
+    confidence, wrong, calibration, alpha: float = 0.1, delta: float = 0.1, bound: str = "binomial"
+) -> RiskThreshold:
     """The lowest threshold whose error rate is certified <= ``alpha`` at level ``delta``.
 
     ``confidence``: (n,) the jury's confidence per row (from a rule that did not read the labels);
     ``wrong``: (n,) bool, the jury's answer is wrong (read on calibration rows only; a row the jury
-    could not answer counts as wrong); ``calibration``: (n,) bool, the randomly drawn labelled rows.
+    could not answer counts as wrong); ``calibration``: (n,) bool, the randomly drawn labelled rows;
+    ``bound``: one of ``RISK_BOUNDS``.
     """
     conf = np.asarray(confidence, dtype=float)
     cal = np.asarray(calibration, dtype=bool)
@@ -107,21 +139,25 @@ def certify_threshold(confidence, wrong, calibration, alpha: float = 0.1, delta:
         )
     if not (0 < alpha < 1) or not (0 < delta < 1):
         raise ValueError(f"alpha and delta must lie in (0, 1), got {alpha} and {delta}")
+    if bound not in RISK_BOUNDS:
+        raise ValueError(f"bound must be one of {', '.join(RISK_BOUNDS)}, got {bound!r}")
     c_conf, c_err = conf[cal], err[cal]
+    n_cal = int(cal.sum())
     need = min_rows(alpha, delta)
+    first = start_rows(alpha, delta, n_cal, bound)
+    pvalue = PVALUES["binomial" if bound == "clopper-pearson" else bound]
     best = None
     tested = 0
     for t in threshold_grid(conf):
         above = c_conf >= t
         n_t = int(above.sum())
-        if n_t < need:  # even no error could not be certified here: skip (depends on confidences only)
+        if n_t < first:  # before the start (depends on the confidences and the row count only)
             continue
         e_t = int(c_err[above].sum())
         tested += 1
-        if binom.cdf(e_t, n_t, alpha) > delta:
+        if pvalue(e_t, n_t, alpha) > delta:
             break
         best = (float(t), n_t, e_t)
-    n_cal = int(cal.sum())
     if best is None:
         if n_cal < need:
             why = (
@@ -136,9 +172,10 @@ def certify_threshold(confidence, wrong, calibration, alpha: float = 0.1, delta:
             more = labels_needed(c_conf, c_err, conf, alpha, delta)
             if more is not None:
                 why += f"; at the error rate seen among the most confident rows, about {more} random labels would"
-        return RiskThreshold(alpha, delta, math.inf, n_cal, 0, 0, 1.0, tested, why)
+        return RiskThreshold(alpha, delta, math.inf, n_cal, 0, 0, None, tested, why, bound, first)
     t, n_t, e_t = best
-    return RiskThreshold(alpha, delta, t, n_cal, n_t, e_t, clopper_pearson_upper(e_t, n_t, delta), tested, "")
+    ub = upper_bound(e_t, n_t, delta, "hb") if bound == "hb" else clopper_pearson_upper(e_t, n_t, delta)
+    return RiskThreshold(alpha, delta, t, n_cal, n_t, e_t, ub, tested, "", bound, first)
 
 
 def labels_needed(

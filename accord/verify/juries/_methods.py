@@ -214,11 +214,13 @@ def decide_with_risk(
     seed: int = 0,
     n_boot: int = 40,
     label_budget: int | None = None,
+    bound: str = "binomial",
 ) -> Decision:
     """A label-free rule (``auto``: the difficulty-class vote, whose posterior ranks rows best)
     answers the rows whose confidence clears a threshold certified on labelled rows drawn at
-    random (:mod:`accord.consensus_core.jury._risk`): ``label_budget`` rows drawn with ``seed``, or,
-    without a budget, the rows that have a reference (assumed to be a random sample)."""
+    random (:mod:`accord.consensus_core.jury._risk`, ``bound`` one of its ``RISK_BOUNDS``):
+    ``label_budget`` rows drawn with ``seed``, or, without a budget, the rows that have a reference
+    (assumed to be a random sample)."""
     c, truth, has_ref = classes.codes, classes.truth, classes.has_reference
     n = c.shape[0]
     if label_budget is not None:
@@ -236,7 +238,7 @@ def decide_with_risk(
         )
     base = decide("difficulty" if method == "auto" else method, classes, members, seed, n_boot)
     wrong = (base.chosen != truth) | (base.chosen == MISSING)
-    risk = certify_threshold(base.confidence, wrong, labeled, alpha, delta)
+    risk = certify_threshold(base.confidence, wrong, labeled, alpha, delta, bound)
     report = {**base.report, "risk": {**risk.as_dict(), "calibration": source, "rule": base.method}}
     return Decision(
         f"{base.method}, error <= {alpha:g} (delta {delta:g})",
@@ -268,6 +270,18 @@ def label_accuracy_vote(codes: np.ndarray, truth: np.ndarray, labeled: np.ndarra
     return weighted_vote(codes, acc, 0.0, seed, method="accuracy-weighted").chosen
 
 
+def jury_entries(hit: np.ndarray, answered: np.ndarray, n_boot: int, seed: int) -> dict:
+    """The jury on these rows (a row it did not answer is not right) and on the rows it answered;
+    no accuracy when it answered none."""
+    if not answered.any():
+        note = {"accuracy": None, "ci": None, "n": int(hit.size), "note": "answered no row"}
+        return {"jury": note, "jury_answered": {**note, "n": 0}}
+    out = {"jury": _entry(hit & answered, n_boot, seed)}
+    if not answered.all():
+        out["jury_answered"] = _entry(hit[answered], n_boot, seed)
+    return out
+
+
 def unlabeled_comparison(
     classes: PanelClasses, decision: Decision, members: list[str], seed: int = 0, n_boot: int = 200
 ) -> dict:
@@ -284,24 +298,25 @@ def unlabeled_comparison(
     def hits(chosen: np.ndarray) -> np.ndarray:
         return ((chosen == truth) & (chosen != MISSING))[rest]
 
+    answered = decision.confidence >= decision.threshold  # with a certified risk threshold, the rows it answers
     member_acc = right[rest].mean(axis=0)
     hindsight = int(np.argmax(member_acc))
     on_labels = right[decision.labeled].mean(axis=0) if decision.labeled.any() else member_acc * np.nan
     picked = int(np.nanargmax(on_labels)) if decision.labeled.any() else hindsight
-    lf = label_free_jury(c, n_boot=min(n_boot, 40), seed=seed)
+    difficulty = fit_difficulty(c, seed=seed).chosen  # the label-free jury's vote (its bootstraps are not needed)
     out = {
         "rows": int(rest.sum()),
-        "jury": _entry(hits(decision.chosen), n_boot, seed),
+        **jury_entries(hits(decision.chosen), answered[rest], n_boot, seed),
         "best_member": {"name": members[hindsight], **_entry(right[rest, hindsight], n_boot, seed)},
         "best_member_on_labels": {"name": members[picked], **_entry(right[rest, picked], n_boot, seed)},
         "modal": _entry(hits(vote_codes(c, seed).chosen), n_boot, seed),
         "accuracy_weighted": _entry(hits(label_accuracy_vote(c, truth, decision.labeled, seed)), n_boot, seed),
         "label_free": {"rule": "majority vote", **_entry(hits(vote_codes(c, seed).chosen), n_boot, seed)},
-        "difficulty": _entry(hits(lf.chosen), n_boot, seed),
+        "difficulty": _entry(hits(difficulty), n_boot, seed),
     }
     if c.shape[1] >= 3:  # the agreement-rate accuracies need three members
         out["weighted"] = _entry(hits(weighted_plurality(c, seed=seed).chosen), n_boot, seed)
-    diff = hits(decision.chosen).astype(float) - right[rest, hindsight].astype(float)
+    diff = (hits(decision.chosen) & answered[rest]).astype(float) - right[rest, hindsight].astype(float)
     lo, hi = bootstrap_ci(diff, n_boot=max(n_boot, 1), seed=seed)
     out["vs_best_member"] = {"difference": float(diff.mean()), "ci": [lo, hi]}
     return out
