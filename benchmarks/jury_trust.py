@@ -32,6 +32,7 @@ import tempfile
 from pathlib import Path
 
 import numpy as np
+from scipy.special import expit, logit
 
 from accord.cli.main import main as accord_main
 from accord.consensus_core.jury import calibration_error
@@ -165,6 +166,11 @@ def part_budget(files: dict[str, Path], seeds: int) -> dict:
                 rest = [v for v in doc["verdicts"] if not v["labeled"] and not v["abstained"]]
                 ok = np.array([v["correct"] for v in rest])
                 score = np.array([v["score"] for v in rest])
+                cal = doc.get("calibration")
+                platt = None  # the map without the per-level blend, from the slope and intercept reported
+                if cal:
+                    z = logit(np.clip(score, 1e-4, 1 - 1e-4))
+                    platt = calibration_error(expit(cal["slope"] * z + cal["intercept"]), ok)
                 runs.append(
                     {
                         "jury": un["jury"]["accuracy"],
@@ -173,6 +179,7 @@ def part_budget(files: dict[str, Path], seeds: int) -> dict:
                         "best_hindsight": un["best_member"]["accuracy"],
                         "ece": doc["confidence"].get("error_on_unlabeled"),
                         "ece_score": calibration_error(score, ok),
+                        "ece_platt": platt,
                     }
                 )
                 print(f"budget {cat} {budget} seed {seed}: {json.dumps(runs[-1])}", flush=True)
@@ -184,6 +191,7 @@ def part_budget(files: dict[str, Path], seeds: int) -> dict:
                 "wins_vs_accuracy_weighted": sum(r["jury"] >= r["accuracy_weighted"] for r in runs),
                 "ece": float(np.mean([r["ece"] for r in runs if r["ece"] is not None])),
                 "ece_uncalibrated": float(np.mean([r["ece_score"] for r in runs])),
+                "ece_platt_only": float(np.mean([r["ece_platt"] for r in runs if r["ece_platt"] is not None])),
                 "seeds": seeds,
             }
             print(f"budget {cat} {budget}: {json.dumps(out[f'{cat} {budget}'])}", flush=True)

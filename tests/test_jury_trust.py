@@ -231,6 +231,21 @@ def test_platt_scaling_repairs_an_overconfident_score():
     assert calibration_error(fixed, right) < 0.05 < calibration_error(score, right)
 
 
+def test_the_map_reaches_an_agreement_level_only_as_far_as_its_labels():
+    from accord.consensus_core.jury._calibration import LEVEL_PSEUDO, Calibration, agreement_levels
+
+    codes = np.array([[0, 0, 0], [0, 0, 1], [0, 1, 2], [0, 1, -1], [-1, -1, -1]])
+    assert agreement_levels(codes).tolist() == [1.0, round(2 / 3, 3), round(1 / 3, 3), 0.5, 0.0]
+    cal = Calibration(slope=0.5, intercept=-0.5, rows=40, cross_fitted_error=0.1, level_rows=((0.5, 40),))
+    score = np.array([0.99, 0.99])
+    mapped = cal(score)  # without levels: the map everywhere
+    blended = cal(score, [1.0, 0.5])  # no label at 1.0 keeps the score; 40 labels at 0.5 move it most of the way
+    assert blended[0] == pytest.approx(0.99)
+    w = 40 / (40 + LEVEL_PSEUDO)
+    assert blended[1] == pytest.approx(w * mapped[1] + (1 - w) * 0.99)
+    assert mapped[1] < blended[1] < 0.99
+
+
 def test_asked_rows_spread_over_the_uncertain_patterns():
     panel = shared_error_panel((0.55,), 0.35, 3, 0.8, 400, seed=1)
     rows = rows_to_label(panel.codes, 40)

@@ -64,6 +64,7 @@ _EXPORTS = {
     "WeightedVote": "_weighted",
     "rows_to_label": "_ask",
     "calibrate": "_calibration",
+    "agreement_levels": "_calibration",
     "calibration_error": "_calibration",
     "prior_vote": "_trust",
     "trusted_answers": "_trust",

@@ -8,6 +8,11 @@ rows' outcomes. The map is shrunk toward the identity (a Gaussian prior of scale
 slope - 1 and intercept), so a few labels move the score a little and many labels move it as far
 as they say. ``calibration_error`` is the expected calibration error (equal-width bins) used to
 report how well it worked on rows whose reference was not read.
+
+Labels chosen actively are rows where members disagree; the map learned there says little about
+rows at an agreement level (the largest share of members giving one answer) that no label
+reached, unanimous rows above all. Per level the map is blended with the score by the labels
+seen at that level, w = k / (k + ``LEVEL_PSEUDO``): a level with no label keeps the score.
 """
 
 from __future__ import annotations
@@ -20,10 +25,12 @@ from scipy.special import expit, logit
 
 from accord.consensus_core.jury._difficulty import fit_difficulty
 from accord.consensus_core.jury._labels import fit_few_labels, pattern_groups
+from accord.consensus_core.jury._vote import MISSING
 
 FOLDS = 5
 PRIOR_SD = 1.0
 EPS = 1e-4
+LEVEL_PSEUDO = 5.0
 
 
 @dataclass(frozen=True)
@@ -32,10 +39,19 @@ class Calibration:
     intercept: float
     rows: int  # labelled rows the map was fitted on
     cross_fitted_error: float  # ECE of the out-of-fold scores before the map (on those rows)
+    level_rows: tuple = ()  # (agreement level, labelled rows at it)
 
-    def __call__(self, score) -> np.ndarray:
+    def __call__(self, score, levels=None) -> np.ndarray:
+        """The calibrated probability; with ``levels`` (each row's agreement level) blended with
+        the score by the labels seen at the row's level."""
         s = np.clip(np.asarray(score, dtype=float), EPS, 1 - EPS)
-        return expit(self.slope * logit(s) + self.intercept)
+        mapped = expit(self.slope * logit(s) + self.intercept)
+        if levels is None:
+            return mapped
+        seen = dict(self.level_rows)
+        k = np.array([seen.get(round(float(v), 3), 0) for v in np.asarray(levels, dtype=float)])
+        w = k / (k + LEVEL_PSEUDO)
+        return w * mapped + (1 - w) * np.asarray(score, dtype=float)
 
     def as_dict(self) -> dict:
         return {
@@ -45,7 +61,20 @@ class Calibration:
             "intercept": self.intercept,
             "folds": FOLDS,
             "error_before_on_labels": self.cross_fitted_error,
+            "labels_by_agreement_level": {f"{lv:g}": k for lv, k in self.level_rows},
+            "level_pseudo_count": LEVEL_PSEUDO,
         }
+
+
+def agreement_levels(codes) -> np.ndarray:
+    """Per row the largest share of the answering members that gave one answer (0 when none answered)."""
+    c = np.asarray(codes)
+    present = c != MISSING
+    top = np.zeros(c.shape[0])
+    for j in range(c.shape[1]):
+        same = ((c == c[:, [j]]) & present & present[:, [j]]).sum(axis=1)
+        top = np.maximum(top, same)
+    return np.round(np.where(present.any(axis=1), top / np.maximum(present.sum(axis=1), 1), 0.0), 3)
 
 
 def platt(score, correct, prior_sd: float = PRIOR_SD) -> tuple[float, float]:
@@ -91,7 +120,9 @@ def calibrate(codes, truth, labeled, seed: int = 0, label_free=None) -> Calibrat
         label_free = fit_difficulty(codes, seed=seed)
     _, score, correct = out_of_fold_scores(codes, truth, labeled, seed, label_free)
     slope, intercept = platt(score, correct)
-    return Calibration(slope, intercept, int(score.size), calibration_error(score, correct))
+    lv, counts = np.unique(agreement_levels(codes)[np.asarray(labeled, dtype=bool)], return_counts=True)
+    levels = tuple((float(a), int(k)) for a, k in zip(lv, counts))
+    return Calibration(slope, intercept, int(score.size), calibration_error(score, correct), levels)
 
 
 def calibration_error(prob, correct, bins: int = 10) -> float:

@@ -28,6 +28,7 @@ import numpy as np
 from accord.adapters.math.answers import AnswerGrader, asked_form, equivalence, text_equivalent
 from accord.consensus_core.jury import (
     MISSING,
+    agreement_levels,
     best_member_answers,
     calibrate,
     certify_threshold,
@@ -168,7 +169,7 @@ def few_label_decision(name: str, jury, codes, truth, members: list[str], seed: 
     cal = calibrate(codes, truth, jury.labeled, seed, label_free=None)
     probability = None
     if cal is not None:
-        probability = np.where(jury.labeled, 1.0, cal(jury.confidence))
+        probability = np.where(jury.labeled, 1.0, cal(jury.confidence, agreement_levels(codes)))
         probability = np.where(jury.chosen == MISSING, 0.0, probability)
         report["calibration"] = cal.as_dict()
     return Decision(name, jury.chosen, jury.confidence, jury.tied, jury.labeled, report, probability=probability)
