@@ -77,6 +77,15 @@ def _values(kind: str, n: int) -> list[int]:
     return list(range(1, n + 1))
 
 
+def _small_cases(names: list[str], domains: dict[str, str], facts: Facts):
+    """(combo, evaluation point) for the smallest cases of each quantified name's domain, up to
+    about 300 cases in all."""
+    per_name = max(2, int(300 ** (1 / len(names)))) if len(names) > 1 else N_SMALL
+    for combo in itertools.product(*(_values(domains[x], min(per_name, N_SMALL)) for x in names)):
+        point = {x: Fraction(v) for x, v in zip(names, combo)}
+        yield combo, RandomPoint(facts, random.Random(0), False, point)
+
+
 def _domain_text(kind: str, name: str) -> str:
     """How a quantified name is shown in the evidence: "n", "odd n", "n ≥ 3"."""
     if kind == "positive":
@@ -95,11 +104,8 @@ def universal_check(rel: str, ta, tb, modulus_tree, facts: Facts, domains: dict[
     if not free or not free <= set(domains):
         return None
     names = sorted(free)
-    per_name = max(2, int(300 ** (1 / len(names)))) if len(names) > 1 else N_SMALL
     tried = 0
-    for combo in itertools.product(*(_values(domains[x], min(per_name, N_SMALL)) for x in names)):
-        point = {x: Fraction(v) for x, v in zip(names, combo)}
-        look = RandomPoint(facts, random.Random(0), False, point)
+    for combo, look in _small_cases(names, domains, facts):
         try:
             a, b = exact(ta, look), exact(tb, look)
             m = exact(modulus_tree, look) if modulus_tree is not None else None
@@ -197,12 +203,10 @@ def prime_check(tree, facts: Facts, domains: dict[str, str]):
     if not free or not free <= set(domains):
         return None
     names = sorted(free)
-    per_name = max(2, int(300 ** (1 / len(names)))) if len(names) > 1 else N_SMALL
     tried = 0
-    for combo in itertools.product(*(_values(domains[x], min(per_name, N_SMALL)) for x in names)):
-        point = {x: Fraction(v) for x, v in zip(names, combo)}
+    for combo, look in _small_cases(names, domains, facts):
         try:
-            v = exact(tree, RandomPoint(facts, random.Random(0), False, point))
+            v = exact(tree, look)
         except (EvaluationError, ArithmeticError, ValueError):
             continue
         if v.denominator != 1 or v.numerator.bit_length() > 256:
