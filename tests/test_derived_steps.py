@@ -12,6 +12,7 @@ from accord.cli.main import main
 
 POSITIVE = "Let a, b, c be positive real numbers."
 REAL = "Let a, b, c be real numbers."
+KIND = "For positive a, b, c, d, how many of a+b<c+d and ab<cd can hold?"
 CASES = [
     # an equation not linear in any name: a point on it found numerically
     (
@@ -39,6 +40,14 @@ CASES = [
     # the domain: a sign the solution states is respected; without it, multiplying by c may flip
     (REAL, ["We know $c > 0$ and $a - b > c$."], "Multiplying both sides by $c$ gives $ac - bc > c^2$.", 1.0),
     (REAL, ["We know $a - b > c$."], "Multiplying both sides by $c$ gives $ac - bc > c^2$.", 0.0),
+    # grouping, factoring and rewriting are operations too; names given by their kind ("For positive
+    # a, b, c, d") are the problem's; an earlier inequality few random points satisfy is still used
+    (KIND, ["$ac + bc - ab + ad + bd - cd < 0$", "Grouping terms, we get:"], "$c(a + b - d) + a(d + b - c) < 0$", 0.0),
+    (KIND, ["$ac + bc - ab + ad + bd - cd < 0$", "Grouping terms, we get:"], "$c(a + b - d) + a(d - b) + bd < 0$", 1.0),
+    (KIND, ["We have $a^2 + 2ab + b^2 > c^2$."], "Factoring the left side gives $(a + b)^2 > c^2$.", 1.0),
+    (KIND, ["We have $a^2 + 2ab + b^2 > c^2$."], "Factoring the left side gives $(a - b)^2 > c^2$.", 0.0),
+    (KIND, ["We have $a + b > 2c$."], "We can rewrite this as $a - c > c - b$.", 1.0),
+    (KIND, ["We have $a + b > 2c$."], "We can rewrite this as $a - c > b - c$.", 0.0),
 ]
 
 
@@ -49,6 +58,32 @@ def test_a_derived_relation_is_checked_against_the_one_before(problem, before, s
         assert got == 1.0 and "follows from" in reason, reason
     else:
         assert got == 0.0 and "does not follow from" in reason and "where that" in reason, reason
+
+
+CITED = "For positive a, b, c, what is the smallest value of (a^3+b^3+c^3)/((a+b+c)(a^2+b^2+c^2))?"
+E = "\\frac{a^3+b^3+c^3}{(a+b+c)(a^2+b^2+c^2)}"
+CITED_CASES = [
+    # a known inequality cited: what it gives must hold wherever the problem's names may be
+    (CITED, [], "By the AM-GM inequality, we have $ab + bc + ca \\ge 3\\sqrt[3]{a^2b^2c^2}$.", 1.0),
+    (CITED, [], "By the AM-GM inequality, we have $ab + bc + ca \\ge 3\\sqrt{a^2b^2c^2}$.", 0.0),
+    (CITED, ["By Cauchy-Schwarz, we have:"], "$(a^2 + b^2)(1 + 1) \\ge (a + b)^2$", 1.0),
+    (CITED, ["By Cauchy-Schwarz, we have:"], "$(a^2 + b^2)(1 + 1) \\ge (a + b)^3$", 0.0),
+    # a side known only to 60 digits (a square root) compared with an exact one
+    (CITED, ["Applying this inequality to the expression, we have:"], f"${E} \\le \\sqrt{{{E}}}$", 1.0),
+    (CITED, ["Applying this inequality to the expression, we have:"], f"${E} \\ge \\sqrt{{{E}}}$", 0.0),
+]
+
+
+@pytest.mark.parametrize("problem,before,step,score", CITED_CASES, ids=[f"{c[2][-30:]}-{c[3]}" for c in CITED_CASES])
+def test_an_inequality_a_theorem_gives_holds_everywhere(problem, before, step, score):
+    got, reason = solution_check(problem, before, step)
+    if score:
+        assert got == 1.0 and "holds at" in reason, reason
+    else:
+        assert got == 0.0 and "fails at" in reason, reason
+    # without the citation it could be a condition on particular values: not checked
+    bare = solution_check(problem, [], "We have " + step.split("have ", 1)[-1])
+    assert bare[0] is None, bare
 
 
 def test_names_the_problem_does_not_use_and_signs_in_words_are_left_alone():

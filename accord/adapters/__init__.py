@@ -12,7 +12,7 @@
   sandbox and the code judges).
 """
 
-from accord.adapters._cache import JudgeCache
+from accord.adapters._cache import JudgeCache, code_digest
 from accord.adapters._calibration import (
     METHODS,
     Calibrator,
@@ -40,6 +40,7 @@ __all__ = [
     "Built",
     "Calibrator",
     "JudgeCache",
+    "code_digest",
     "JudgeSpec",
     "JudgeType",
     "apply_calibrators",

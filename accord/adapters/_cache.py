@@ -3,7 +3,9 @@
 Kept in memory, and optionally persisted as an append-only JSONL file (e.g. ``<run>/judge_cache.jsonl``):
 each new score is one line written and flushed at once, so a crashed run keeps every score it
 paid for and the next run starts from them. Keys are SHA-256 digests of the three parts; prompts
-themselves are not stored.
+themselves are not stored. Callers put :func:`code_digest` into the settings part of a key for
+judges whose verdicts come from accord's own code, so a newer accord never reuses an older one's
+verdicts.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import json
 import math
 import threading
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 
 FORMAT = "accord-judge-cache/1"
@@ -34,6 +37,18 @@ def cache_key(judge: str, model: str, prompt: str) -> str:
         h.update(len(data).to_bytes(8, "little"))  # length-prefixed: no two splits collide
         h.update(data)
     return h.hexdigest()
+
+
+@lru_cache(maxsize=1)
+def code_digest() -> str:
+    """A digest of the judges' source (every module under ``accord/adapters``): it changes whenever
+    a judge may score differently, so stored scores of another version are never hits."""
+    root = Path(__file__).resolve().parent
+    h = hashlib.sha256()
+    for path in sorted(root.rglob("*.py")):
+        h.update(str(path.relative_to(root)).encode("utf-8") + b"\0")
+        h.update(path.read_bytes())
+    return h.hexdigest()[:16]
 
 
 class JudgeCache:

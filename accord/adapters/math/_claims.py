@@ -45,7 +45,7 @@ from accord.adapters.math._context import (
     subject_key,
 )
 from accord.adapters.math._counterexamples import on_the_problem
-from accord.adapters.math._cues import assumes, moduli_in, speaks_of_contradiction
+from accord.adapters.math._cues import assumes, cites_inequality, moduli_in, speaks_of_contradiction
 from accord.adapters.math._evaluate import EvaluationError, TooLarge, Undefined, Unknown, approx, uses_bare_log
 from accord.adapters.math._identities import (
     N_FLOAT_POINTS,
@@ -307,6 +307,8 @@ def _check_chain(
             links.append(Link(left, rel, right, None, f"cannot read it: {why[i] or why[i + 1]}"))
             continue
         rewriting = (i > 0 or chain.continues) and not cues[2]
+        if rel in _ORDER_RELATIONS and len(cues) > 9 and cues[9] and not cues[2]:
+            rewriting = True  # an instance of the cited inequality: it holds everywhere, first link too
         opening = False
         if not rewriting and rel == "=" and not cues[2] and not chain.continues:
             rewriting = opening = first_link_rewrites(ta, tb, facts, cues[3], seed_of(chain.text))
@@ -330,6 +332,9 @@ def _check_chain(
         links.append(link)
     record(chain, trees, facts)
     return links
+
+
+_ORDER_RELATIONS = ("<", "≤", ">", "≥")
 
 
 def _check_link(
@@ -453,6 +458,7 @@ def check_in(carried: Carried, step: str, real: bool = False, following: str = "
         transforms(step, lead_in),
         carried.imaginary,
         (operated, carried.with_step_signs(step), step),
+        cites_inequality(step, lead_in),
     )
     for rem in remainder_statements(step):  # "100 ÷ 7 = 14 remainder 2": a = b·q + r, never a ÷ b = q
         links.append(Link(rem.text, "", "", rem.holds, rem.reason, float(rem.holds)))

@@ -8,7 +8,8 @@
   an inequality of the step before in the same names: at random points of the problem's domain
   (positive, non-negative or real; integers when it says so) that satisfy the earlier inequality
   and every sign the solution states of a bare name ("a > 0", "b ≠ 0"), the new one must hold
-  (:func:`inequality_follows`). Names an equation ties down, or a step that speaks of signs
+  (:func:`inequality_follows`); points are drawn until enough satisfy an earlier inequality that
+  few points do. Names an equation ties down, or a step that speaks of signs
   in words, are left alone: a point off the problem's condition is no evidence.
 """
 
@@ -24,10 +25,11 @@ from accord.adapters.math._context import Facts, parse_side
 from accord.adapters.math._evaluate import EvaluationError, Unknown, approx
 from accord.adapters.math._identities import free_names
 from accord.adapters.math._parser import MathParseError, to_text
-from accord.adapters.math._precision import nearly_equal, show, value_of
+from accord.adapters.math._precision import as_mp, nearly_equal, show, value_of
 from accord.adapters.math._reader import read_chains
 
 N_POINTS = 60
+MAX_DRAWS = 600  # an earlier inequality that few random points satisfy: draw on until N_POINTS do
 MIN_ADMISSIBLE = 8
 _ORDER = {"<", "≤", ">", "≥"}
 _SIGN_WORDS = re.compile(r"\b(?:positive|negative|nonzero|non-zero|sign|flip\w*|revers\w*|absolute)\b", re.IGNORECASE)
@@ -88,8 +90,11 @@ def sign_facts(texts: list[str]) -> list[tuple[str, str]]:
 
 
 def _holds(rel: str, a, b) -> bool | None:
-    if nearly_equal(a, b, 30) is True:
-        return None  # on the boundary: no evidence either way
+    close = nearly_equal(a, b, 30)
+    if close is not False:
+        return None  # on the boundary, or too close to tell: no evidence either way
+    if isinstance(a, Fraction) != isinstance(b, Fraction):
+        a, b = as_mp(a), as_mp(b)  # an exact side against a side known to 60 digits
     return {"<": a < b, "≤": a <= b, ">": a > b, "≥": a >= b, "≠": a != b}[rel]
 
 
@@ -129,7 +134,9 @@ def inequality_follows(
     rng = random.Random(seed)
     for a0, r0, b0 in earlier[-1:]:  # the relation just before: the one the step operates on
         admissible, found = 0, None
-        for _ in range(N_POINTS):
+        for _ in range(MAX_DRAWS):
+            if admissible >= N_POINTS:
+                break
             point = {n: _draw(rng, domain) for n in sorted(free)}
             if any(_holds(r, point[n], 0) is False for n, r in signs):
                 continue

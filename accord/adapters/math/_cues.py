@@ -4,7 +4,9 @@
   (``5 + 5 = 10 = 2 modulo 8``), so an equation that holds modulo one of them is not an error;
 - a contradiction spoken of in the step or the next one ("This is impossible", "a contradiction"):
   a false equation derived on purpose is not an error;
-- an assumption or definition ("let", "suppose", "denote"): a formula there is supposed, not derived.
+- an assumption or definition ("let", "suppose", "denote"): a formula there is supposed, not derived;
+- a known inequality cited ("By AM-GM, we have:", "applying this inequality"): the inequality stated
+  is an instance of a theorem, so it must hold wherever the problem's names may be.
 """
 
 from __future__ import annotations
@@ -22,6 +24,15 @@ _CONTRADICTION = re.compile(
 _ASSUMING = re.compile(r"\b(?:let|suppose|assume|assuming|define|denote|substitut\w*)\b", re.IGNORECASE)
 
 
+_CITED_INEQUALITY = re.compile(
+    r"\b(?:AM\s*[-–—]\s*GM|AM\s*[-–—]\s*HM|GM\s*[-–—]\s*HM|QM\s*[-–—]\s*AM|RMS\s*[-–—]\s*AM|Cauchy|Schwarz|"
+    r"triangle\s+inequality|power\s+means?|H[öo]lder|Jensen|Chebyshev|rearrangement\s+inequality|Bernoulli|"
+    r"Schur|Muirhead|Nesbitt|arithmetic\s+mean\s*[-–—]\s*geometric\s+mean|"
+    r"(?:apply\w*|using|by)\s+(?:this|that|the\s+above)\s+inequality)",
+    re.IGNORECASE,
+)
+
+
 def moduli_in(text: str) -> frozenset[int]:
     """Moduli a step mentions ("mod 11", "modulo 8", "(mod 7)"): there '=' may mean congruent."""
     return frozenset(int(m) for m in _MODULI.findall(text) if 1 < int(m) < 10**12)
@@ -33,3 +44,8 @@ def speaks_of_contradiction(text: str) -> bool:
 
 def assumes(text: str) -> bool:
     return bool(_ASSUMING.search(text))
+
+
+def cites_inequality(step: str, lead_in: str = "") -> bool:
+    """The step, or its lead-in line, cites a known inequality for what it states."""
+    return bool(_CITED_INEQUALITY.search(f"{lead_in}\n{step}"))

@@ -24,7 +24,7 @@ from accord.adapters.math._context import Facts, parse_side
 from accord.adapters.math._evaluate import EvaluationError, Unknown
 from accord.adapters.math._identities import free_names
 from accord.adapters.math._parser import MathParseError, names, to_text
-from accord.adapters.math._precision import nearly_equal, show, value_of
+from accord.adapters.math._precision import as_mp, nearly_equal, show, value_of
 from accord.adapters.math._reader import read_chains
 
 N_POINTS = 24
@@ -115,6 +115,12 @@ _LISTED = re.compile(
     r"(?:be|are|is|satisfy|such)\b",
     re.IGNORECASE,
 )
+# "For positive a, b, c, what is ...", "for positive real numbers x and y": names given by their kind alone
+_LISTED_BY_KIND = re.compile(
+    r"\bfor\s+(?:all\s+|any\s+)?(?:(?:positive|non-?negative|nonzero|real)\s+)+(?:(?:real\s+)?numbers?\s+|reals\s+)?"
+    r"((?:[a-z]\s*,\s*)*[a-z](?:\s*,?\s*and\s+[a-z])?)(?![\w(])",
+    re.IGNORECASE,
+)
 _SUBSCRIPTED = re.compile(r"(?<![A-Za-z\\])[A-Za-z]_\{?[A-Za-z0-9]+\}?")
 
 
@@ -122,7 +128,8 @@ def _listed_names(question: str, functions: frozenset[str]) -> frozenset[str]:
     """Names the problem introduces without a relation: "Let $a, b, c$ be ...", "x_1, y_1, z_1 are ..."."""
     pieces = [p for m in _INLINE.finditer(question) for part in m.groups() if part for p in part.split(",")]
     pieces += _SUBSCRIPTED.findall(question)
-    pieces += [p for m in _LISTED.finditer(question) for p in re.split(r",|\band\b", m.group(1))]
+    lists = [m.group(1) for pattern in (_LISTED, _LISTED_BY_KIND) for m in pattern.finditer(question)]
+    pieces += [p for listed in lists for p in re.split(r",|\band\b", listed)]
     return frozenset(n for p in pieces for n in _names_of(p.strip(), functions))
 
 
@@ -149,8 +156,13 @@ def _draw(rng: random.Random, domain: Domain):
 
 
 def _holds(rel: str, a, b) -> bool | None:
-    if nearly_equal(a, b, 30) is True:
+    close = nearly_equal(a, b, 30)
+    if close is True:
         return rel in ("≤", "≥")
+    if close is None:
+        return None  # too close to tell at the working precision
+    if isinstance(a, Fraction) != isinstance(b, Fraction):
+        a, b = as_mp(a), as_mp(b)  # an exact side against a side known to 60 digits
     return {"<": a < b, "≤": a <= b, ">": a > b, "≥": a >= b}[rel]
 
 
@@ -181,6 +193,8 @@ def check_inequality(rel: str, ta, tb, facts: Facts, domain: Domain | None, seed
             a, b = value_of(ta, look), value_of(tb, look)
             ok = _holds(rel, a, b)
         except (Unknown, EvaluationError, ArithmeticError, ValueError, TypeError):
+            continue
+        if ok is None:
             continue
         tried += 1
         if ok is False:

@@ -2,8 +2,8 @@
 
 "Subtracting a, 10b, 100c and 1000d from both sides gives: 3999a + 390b + 30c - 996d = 0", after
 "4000a + 400b + 40c + 4d = 1000d + 100c + 10b + a": when the step (or its lead-in) says it
-rearranges, subtracts, adds, moves, expands, simplifies, collects, divides or multiplies, and does
-not substitute or bring in another equation, the new equation must hold wherever an equation of
+rearranges, subtracts, adds, moves, expands, simplifies, collects, groups, factors, rewrites, divides
+or multiplies, and does not substitute or bring in another equation, the new equation must hold wherever an equation of
 the previous step (or the one before, across a lead-in) holds. It is false when, for every such
 equation in the same names, a point satisfying it (solved for one name; the others drawn at
 random) violates the new one: that point is the evidence.
@@ -25,7 +25,7 @@ from accord.adapters.math._precision import show
 _TRANSFORM = re.compile(
     r"\b(?:rearrang\w*|subtract\w*|adding|add|mov(?:e|es|ing)|expand\w*|simplif\w*|collect\w*|"
     r"combin\w*|bring\w*|divid\w*|multiply\w*|multiplied|cancel\w*|both sides|"
-    r"cross[- ]?multipl\w*|solv\w*|isolat\w*|squar\w*|raising)\b",
+    r"cross[- ]?multipl\w*|solv\w*|isolat\w*|squar\w*|raising|(?:re)?group\w*|factor\w*|rewrit\w*|rewrote)\b",
     re.IGNORECASE,
 )
 _OTHER = re.compile(

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from accord.adapters import JudgeCache
+from accord.adapters import JudgeCache, code_digest
 from accord.errors import UserError
 from accord.protocols import StepContext, StepsBefore, context_key
 from accord.verify.loop import Panel, build_panel
@@ -65,7 +65,10 @@ class ScoreCache:
     def __init__(self, names: Sequence[str], info: dict, cache: JudgeCache | None):
         self.names = list(names)
         self.cache = cache
-        self.settings = {n: json.dumps(info.get(n, {}), sort_keys=True, default=str) for n in self.names}
+        code = code_digest()  # a newer accord judges afresh rather than reuse an older one's verdicts
+        self.settings = {
+            n: json.dumps({"judge": info.get(n, {}), "code": code}, sort_keys=True, default=str) for n in self.names
+        }
 
     @staticmethod
     def prompt(ctx: StepContext, step: str) -> str:
