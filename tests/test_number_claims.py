@@ -197,9 +197,42 @@ def test_parity_and_divisibility_claimed_for_every_value_are_checked_on_small_ca
         "If $n^2 + 1$ is always even then we win.",
         "So $n^2 + 1$ is even.",
         "So n is always even.",
-        "$n^2 + n$ is even for all n not divisible by 3.",
+        "$n^2 + 1$ is even for all n not divisible by 2.",
     ]:
         assert solution_check("", [], left)[0] is None, left
+    # a restricted claim that every integer satisfies holds for the restricted ones too
+    assert solution_check("", [], "$n^2 + n$ is even for all n not divisible by 3.")[0] == 1.0
+
+
+def test_a_claim_about_particular_values_is_decided_only_when_every_integer_agrees():
+    """ "2^x must be a multiple of 3" says nothing about which x, so it is false only because no
+    integer x makes it true; one that some values satisfy depends on what the solution knows."""
+    q = "Find all positive integers x, y with 2^x + 1 = 3^y."
+    score, reason = solution_check(q, [], "Then, $2^x$ must be a multiple of 3.")
+    assert score == 0.0 and "false whatever the integer value of x" in reason and "1 mod 3" in reason
+    score, reason = solution_check(q, [], "This implies that z = 2c + 1 is divisible by 4.")
+    assert score == 0.0 and "whatever the integer value of c" in reason
+    assert solution_check(q, [], "Since 3^k + 1 is odd, a must be a power of 2.")[0] == 0.0
+    for true in ["Then $4^x - 1$ is divisible by 3.", "So $x^2 + x$ is even.", "Therefore, (n-2)(n-1) is even."]:
+        score, reason = solution_check(q, [], true)
+        assert score == 1.0 and "holds whatever the integer value" in reason, (true, reason)
+    for left in [
+        "So $x^2 + 1$ is odd.",  # true for even x only: what x is decides
+        "Since 36n^2 is a multiple of 24, we are done.",
+        "If $2^x$ is a multiple of 3, then we are done.",
+        "Then $2^x$ must be a multiple of 3, which is impossible.",  # refuted on purpose
+    ]:
+        assert solution_check(q, [], left)[0] is None, left
+
+
+@settings(max_examples=30, deadline=None)
+@given(a=st.integers(1, 9), b=st.integers(0, 9), m=st.integers(2, 12), r=st.integers(0, 11))
+def test_a_residue_said_of_particular_values_is_false_exactly_when_no_integer_has_it(a, b, m, r):
+    r %= m
+    claim = f"Then ${a}x^2 + {b}x + {r}$ is divisible by {m}." if r else f"Then ${a}x^2 + {b}x$ is divisible by {m}."
+    score, _ = solution_check("Let x be an integer.", [], claim)
+    residues = {(a * x * x + b * x + r) % m for x in range(m)}
+    assert score == (1.0 if residues == {0} else 0.0 if 0 not in residues else None)
 
 
 @settings(max_examples=40, deadline=None)

@@ -70,6 +70,7 @@ from accord.adapters.math._quantifiers import (
     residue_check,
     residue_claims,
     universal_check,
+    whatever_the_value,
 )
 from accord.adapters.math._reader import Chain, read_chains
 from accord.adapters.math._rewrites import first_link_rewrites, rewrite_context, written_as
@@ -481,7 +482,7 @@ def check_in(carried: Carried, step: str, real: bool = False, following: str = "
         links.append(Link(fact.text, "", "", fact.holds, fact.reason, float(fact.holds)))
     for claim in sequence_claims(question, step) + word_claims(question, step):  # "a_5 = 31", "a_n is increasing"
         links.append(Link(claim.text, "", "", claim.holds, claim.reason, float(claim.holds)))
-    links.extend(_always(step, facts))
+    links.extend(_always(step, facts, cues[1]))
     links.extend(_written_as(step, facts, real, cues))
     digits = carried.digits or "digit" in step.lower()
     for chain in read_chains(step_read):
@@ -559,8 +560,10 @@ def _written_as(step: str, facts: Facts, real: bool, cues) -> list[Link]:
     return out
 
 
-def _always(step: str, facts: Facts) -> list[Link]:
-    """ "n^2 is always even": checked on the smallest cases (:mod:`accord.adapters.math._quantifiers`)."""
+def _always(step: str, facts: Facts, contradiction: bool = False) -> list[Link]:
+    """ "n^2 is always even": checked on the smallest cases (:mod:`accord.adapters.math._quantifiers`);
+    "2^x must be a multiple of 3", said of particular values, only when every integer gives the
+    same answer, and not when the step (or the next) says it is a contradiction."""
     out = []
     for claim in always_claims(step):
         try:
@@ -576,9 +579,14 @@ def _always(step: str, facts: Facts) -> list[Link]:
             if verdict is not None:
                 out.append(Link(claim.text, "", "", verdict[0], f"{claim.text}: {verdict[1]}", float(verdict[0])))
             continue
-        verdict = universal_check(
-            "≡", tree, ("num", Fraction(claim.residue), 0), ("num", Fraction(claim.modulus), 0), facts, domains
-        )
+        if claim.plain:
+            verdict = whatever_the_value(tree, claim.residue, claim.modulus, facts)
+            if verdict is not None and not verdict[0] and contradiction:
+                continue  # derived on purpose, to be refuted
+        else:
+            verdict = universal_check(
+                "≡", tree, ("num", Fraction(claim.residue), 0), ("num", Fraction(claim.modulus), 0), facts, domains
+            )
         if verdict is not None:
             out.append(Link(claim.text, "", "", verdict[0], f"{claim.text}: {verdict[1]}", float(verdict[0])))
     for res in residue_claims(step):

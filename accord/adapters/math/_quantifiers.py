@@ -6,6 +6,11 @@ small case where the relation fails refutes the step. The quantifier must name e
 the relation and say nothing that restricts it further ("for all n not divisible by 5", "for all
 n ≥ 2", "for all i in 1 to n" are left alone); its words give the domain: odd, even, prime, or
 (integer, natural, positive, or no word) the positive integers. A counterexample is the evidence.
+
+A divisibility or parity claim with neither "always" nor a quantifier ("2^x must be a multiple of
+3") is about particular values the solution has in mind: it is decided only when every integer
+gives the same answer over a whole period (:func:`whatever_the_value`); otherwise what the solution
+knows of the names decides, and it is left alone.
 """
 
 from __future__ import annotations
@@ -130,7 +135,7 @@ def universal_check(rel: str, ta, tb, modulus_tree, facts: Facts, domains: dict[
 
 
 _PREDICATE = re.compile(
-    r"\bis\s+(always\s+)?(?:(even|odd|(?:an?\s+)?prime(?:\s+number)?)\b|(?:divisible\s+by|an?\s+multiple\s+of)\s+(\d{1,6})(?![\d^*/+\-(])|"
+    r"\b(?:is|must\s+be|has\s+to\s+be)\s+(always\s+)?(?:(even|odd|(?:an?\s+)?prime(?:\s+number)?)\b|(?:divisible\s+by|an?\s+multiple\s+of)\s+(\d{1,6})(?![\d^*/+\-(])|"
     r"(?:congruent\s+to\s+)?(\d{1,6})\s+(?:mod(?:ulo)?|\(mod)\s+(\d{1,6})(?![\d^*/+\-(]))",
     re.IGNORECASE,
 )
@@ -153,6 +158,7 @@ class Always:
     modulus: int
     domains: dict
     prime: bool = False  # "is a prime number for every n": residue and modulus are unused
+    plain: bool = False  # neither "always" nor "for all": decided only when every integer agrees
 
 
 def always_claims(step: str) -> list[Always]:
@@ -175,11 +181,11 @@ def always_claims(step: str) -> list[Always]:
             if _HEDGED.search(before[: sub.start()].rsplit("(", 1)[-1]):
                 continue
             domains = quantified(sentence[m.end() :])
-            if not m.group(1) and not domains:
-                continue  # neither "always" nor "for all n": a statement about the names
+            plain = not m.group(1) and not domains  # "2^x is a multiple of 3": about the names' values
             parity, mult, res, mod = m.group(2), m.group(3), m.group(4), m.group(5)
             if parity and "prime" in parity.lower():
-                out.append(Always(f"{subject} {m.group(0).strip()}", subject, 0, 0, domains, prime=True))
+                if not plain:
+                    out.append(Always(f"{subject} {m.group(0).strip()}", subject, 0, 0, domains, prime=True))
                 continue
             if parity:
                 residue, modulus = int(parity.lower() == "odd"), 2
@@ -189,8 +195,51 @@ def always_claims(step: str) -> list[Always]:
                 residue, modulus = int(res), int(mod)
             if modulus < 2:
                 continue
-            out.append(Always(f"{subject} {m.group(0).strip()}", subject, residue, modulus, domains))
+            out.append(Always(f"{subject} {m.group(0).strip()}", subject, residue, modulus, domains, plain=plain))
     return out
+
+
+def whatever_the_value(tree, residue: int, modulus: int, facts: Facts):
+    """``(holds, reason)`` for "TREE ≡ RESIDUE (mod MODULUS)" said of particular integer values of
+    its names, when the answer is the same at every integer: each name over 0 … 2·modulus + 12
+    (a whole period of a sum of powers and polynomials modulo the modulus, at most 400 cases in
+    all); None when it depends on the values (what the solution says of them decides) or too few
+    cases have an integer value."""
+    free = sorted(free_names(tree, facts))
+    if not free or len(free) > 2 or modulus > 100:
+        return None
+    top = 2 * modulus + 12
+    values = range(0, top + 1) if len(free) == 1 else range(0, min(top, 19) + 1)
+    if len(free) == 2 and top > 19:
+        return None  # two names and a modulus too large to cover both periods: not decided here
+    seen, tried, example = set(), 0, None
+    for combo in itertools.product(values, repeat=len(free)):
+        point = {x: Fraction(v) for x, v in zip(free, combo)}
+        try:
+            v = exact(tree, RandomPoint(facts, random.Random(0), False, point))
+        except (EvaluationError, ArithmeticError, ValueError):
+            continue
+        if v.denominator != 1:
+            continue
+        tried += 1
+        holds = v.numerator % modulus == residue % modulus
+        seen.add(holds)
+        if len(seen) > 1:
+            return None
+        if example is None:
+            example = (combo, v)
+    if tried < 6:
+        return None
+    names = ", ".join(free)
+    span = f"{names} = 0 … {values[-1]}"
+    if seen == {True}:
+        return True, f"holds whatever the integer value of {names} ({span})"
+    combo, v = example
+    at = ", ".join(f"{x} = {c}" for x, c in zip(free, combo))
+    return False, (
+        f"false whatever the integer value of {names}: at {span} it never holds (at {at} the value is "
+        f"{show(v)}, {show(v % modulus)} mod {modulus})"
+    )
 
 
 def prime_check(tree, facts: Facts, domains: dict[str, str]):
