@@ -117,3 +117,40 @@ def test_accord_verify_flags_the_step_that_does_not_follow(tmp_path, capsys):
         and rec["prediction"] == 1
         and "does not follow from the inequality before it" in rec["steps"][1]["reason"]
     )
+
+
+NUMBERS = "Find all positive integers x, y, a, b, c, n, m with 2x + y = c^2 and n(n^2 - 1) = a^m."
+KEPT = [
+    # one side written exactly as before: the other must be the earlier side rewritten
+    (["(2x + y) - (x + 2y) = c^2 - b^2"], "2x - x = c^2 - b^2", 0.0),
+    (["(2x + y) - (x + 2y) = c^2 - b^2"], "2x + y - x - 2y = c^2 - b^2", 1.0),  # the solved-for check decides it
+    (["(2x + y) - (x + 2y) = b^2 + c^2 - 2b^2"], "x - y = b^2 + c^2 - 2b^2", 1.0),
+    (["n(n^2 - 1) = a^m", "Next, using the difference of squares:"], "(n-1)(n+1) = a^m", 0.0),
+    (["n(n^2 - 1) = a^m", "Next, using the difference of squares:"], "n(n-1)(n+1) = a^m", 1.0),
+    (["x^2 = 7^2 y^2 + 3^2"], "x^2 = 49y^2 + 6", 0.0),
+    (["x^2 = 7^2 y^2 + 3^2"], "x^2 = 49y^2 + 9", 1.0),
+]
+
+
+@pytest.mark.parametrize("before,step,score", KEPT, ids=[f"{c[1]}-{c[2]}" for c in KEPT])
+def test_an_equation_keeping_one_side_must_rewrite_the_other(before, step, score):
+    got, reason = solution_check(NUMBERS, before, step)
+    if score:
+        assert got == 1.0 and ("side is kept" in reason or "follows from" in reason), reason
+    else:
+        assert got == 0.0 and "side is kept from the equation before" in reason and "must equal" in reason, reason
+
+
+@pytest.mark.parametrize(
+    "before,step",
+    [
+        (["a^2 = a + 100k"], "a^2 = a + 200j"),  # a new name: a substitution
+        (["p = 6n - 1"], "p = 6n + 1"),  # a bare name kept: a list of forms
+        (["Case 1: x + y = c^2 - 1"], "Case 2: x + y = c^2 + 1"),  # cases
+        (["x + y = c^2 - 1"], "Substituting $y = 2$, we get $x + 2 = c^2 - 1$."),
+        (["x + y = c^2 - 1"], "Similarly, $x + 2y = c^2 - 1$."),
+    ],
+)
+def test_substitutions_lists_and_cases_are_not_rewrites(before, step):
+    got, reason = solution_check(NUMBERS, before, step)
+    assert got is None or "side is kept" not in reason, reason

@@ -59,6 +59,7 @@ from accord.adapters.math._identities import (
     small_counterexample,
 )
 from accord.adapters.math._inequalities import check_inequality, conditional
+from accord.adapters.math._kept_sides import kept_side
 from accord.adapters.math._notation import imaginary_link, remainder_statements, without_remainders
 from accord.adapters.math._numberfacts import number_facts
 from accord.adapters.math._parser import MathParseError, names, parse, to_text
@@ -385,6 +386,17 @@ def _check_link(
                 why = follows(ta, tb, facts, seed_of(f"{text}|{left}|{right}"))
                 if why is not None:
                     return Link(left, rel, right, True, why, 1.0)
+            if (
+                holds is None
+                and reason.startswith("an equation stating")
+                and not ambiguous
+                and len(cues) > 8
+                and cues[8]
+            ):
+                operated, _, step = cues[8]
+                verdict = kept_side(ta, tb, operated, step, facts, seed_of(f"{text}|{left}|{right}"))
+                if verdict is not None:
+                    return Link(left, rel, right, verdict[0], verdict[1], float(verdict[0]))
         except TooLarge as exc:
             return Link(left, rel, right, None, str(exc))
         except EvaluationError as exc:
