@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from accord.adapters.math._consequences import sign_facts
 from accord.adapters.math._context import Facts, read_text
+from accord.adapters.math._digits import digit_string
 from accord.adapters.math._inequalities import Domain, constrained_names, domain_sign, domain_with
 from accord.adapters.math._notation import makes_imaginary
 from accord.adapters.math._reader import applied_names
@@ -74,7 +75,8 @@ class Carried:
         """The context after one more step (functions unchanged: see :meth:`reading`)."""
         facts = self.facts.copy()
         facts.step = self.n
-        read_text(step, facts)
+        digits = self.digits or "digit" in step.lower()
+        read_text(step, facts, digit_string if digits else None)
         facts.forget_spent()
         texts = self.texts
         if len(texts) == self.n:
@@ -95,7 +97,7 @@ class Carried:
             self.functions,
             facts,
             self.imaginary or makes_imaginary(step, ()),
-            self.digits or "digit" in step.lower(),
+            digits,
             signs,
             constrained,
         )

@@ -46,6 +46,7 @@ from accord.adapters.math._context import (
 )
 from accord.adapters.math._counterexamples import on_the_problem
 from accord.adapters.math._cues import assumes, cites_inequality, moduli_in, speaks_of_contradiction
+from accord.adapters.math._digits import digit_string
 from accord.adapters.math._evaluate import EvaluationError, TooLarge, Undefined, Unknown, approx, uses_bare_log
 from accord.adapters.math._identities import (
     N_FLOAT_POINTS,
@@ -59,7 +60,7 @@ from accord.adapters.math._identities import (
     small_counterexample,
 )
 from accord.adapters.math._inequalities import check_inequality, conditional
-from accord.adapters.math._kept_sides import kept_side
+from accord.adapters.math._kept_sides import kept_side, never_equal
 from accord.adapters.math._notation import imaginary_link, remainder_statements, without_remainders
 from accord.adapters.math._numberfacts import number_facts
 from accord.adapters.math._parser import MathParseError, names, parse, to_text
@@ -329,7 +330,10 @@ def _check_chain(
             chain.text,
             cues,
         )
-        if opening and link.holds is False:
+        if opening and link.holds is False and cues[1]:  # "so 9 = 4, which is impossible": derived on purpose
+            why = f"false as the step itself says (a contradiction): {link.reason}"
+            link = Link(link.left, rel, link.right, None, why)
+        elif opening and link.holds is False:
             link = Link(link.left, rel, link.right, False, f"read as a rewrite: {link.reason}", link.score)
         links.append(link)
     record(chain, trees, facts)
@@ -394,6 +398,9 @@ def _check_link(
                 and cues[8]
             ):
                 operated, _, step = cues[8]
+                why = never_equal(ta, tb, facts, seed_of(f"{text}|{left}|{right}"))
+                if why is not None and not cues[1]:
+                    return Link(left, rel, right, False, f"{to_text(ta)} = {to_text(tb)}: {why}", 0.0)
                 verdict = kept_side(ta, tb, operated, step, facts, seed_of(f"{text}|{left}|{right}"))
                 if verdict is not None:
                     return Link(left, rel, right, verdict[0], verdict[1], float(verdict[0]))
@@ -498,7 +505,7 @@ def check_in(carried: Carried, step: str, real: bool = False, following: str = "
     links.extend(_written_as(step, facts, real, cues))
     digits = carried.digits or "digit" in step.lower()
     for chain in read_chains(step_read):
-        if digits and _digit_string(chain.text):
+        if digits and digit_string(chain.text):
             links.append(
                 Link(chain.text, "", "", None, "a number written by its digits (abcd), not a product: not read")
             )
@@ -506,50 +513,6 @@ def check_in(carried: Carried, step: str, real: bool = False, following: str = "
         links.extend(link for link in check_chain(chain, facts, real, cues) if not _bound_of(link, cues[5]))
     end_of_step(step, facts)
     return links
-
-
-_DIGIT_STRING = re.compile(r"(?<![A-Za-z0-9_\\.^])(?=[a-z][a-z0-9]*[a-z])[a-z][a-z0-9]{2,}(?![A-Za-z0-9_(])")
-_WORDS = frozenset(
-    {
-        "sqrt",
-        "sin",
-        "cos",
-        "tan",
-        "log",
-        "exp",
-        "mod",
-        "gcd",
-        "lcm",
-        "binom",
-        "floor",
-        "ceil",
-        "max",
-        "min",
-        "frac",
-        "cdot",
-        "times",
-        "pmod",
-        "bmod",
-        "choose",
-        "and",
-        "for",
-        "the",
-    }
-)
-
-
-def _bound_of(link: Link, domains: dict[str, str]) -> bool:
-    """ "n ≥ 3" in "… for all n ≥ 3": the quantifier's own range, not a claim of the step."""
-    kind = domains.get(link.left.strip().strip("$"))
-    return bool(
-        kind and kind.startswith("≥") and link.relation in ("≥", ">") and re.fullmatch(r"-?\d+", link.right.strip())
-    )
-
-
-def _digit_string(text: str) -> bool:
-    """``abcd``, ``aabb``, ``abc0`` where the solution speaks of digits: a numeral
-    spelt by its digits; read as a product of names it would be a false claim accord made up."""
-    return any(m.group(0) not in _WORDS for m in _DIGIT_STRING.finditer(text))
 
 
 def _written_as(step: str, facts: Facts, real: bool, cues) -> list[Link]:
@@ -610,6 +573,14 @@ def _always(step: str, facts: Facts, contradiction: bool = False) -> list[Link]:
         if verdict is not None:
             out.append(Link(res.text, "", "", verdict[0], f"{res.text}: {verdict[1]}", float(verdict[0])))
     return out
+
+
+def _bound_of(link: Link, domains: dict[str, str]) -> bool:
+    """ "n ≥ 3" in "… for all n ≥ 3": the quantifier's own range, not a claim of the step."""
+    kind = domains.get(link.left.strip().strip("$"))
+    return bool(
+        kind and kind.startswith("≥") and link.relation in ("≥", ">") and re.fullmatch(r"-?\d+", link.right.strip())
+    )
 
 
 _EXCUSED = ("equal modulo", "false as the step itself says")

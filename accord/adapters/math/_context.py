@@ -199,9 +199,12 @@ def side_trees(chain: Chain, facts: Facts) -> tuple[list, list[str | None]]:
     return trees, why
 
 
-def read_text(text: str, facts: Facts) -> None:
-    """Add everything a text (the problem or a step) establishes."""
+def read_text(text: str, facts: Facts, skip=None) -> None:
+    """Add everything a text (the problem or a step) establishes; ``skip(chain text)`` says which
+    chains establish nothing (a number spelt by its digits)."""
     for chain in read_chains(text):
+        if skip is not None and skip(chain.text):
+            continue
         trees, _ = side_trees(chain, facts)
         record(chain, trees, facts)
     end_of_step(text, facts)

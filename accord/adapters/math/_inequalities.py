@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from accord.adapters.math._context import Facts, parse_side
+from accord.adapters.math._cues import LET
 from accord.adapters.math._evaluate import EvaluationError, Unknown
 from accord.adapters.math._identities import free_names
 from accord.adapters.math._parser import MathParseError, names, to_text
@@ -34,7 +35,7 @@ _NONNEGATIVE = re.compile(r"\bnon-?negative\b", re.IGNORECASE)
 _REAL = re.compile(r"\breals?\b|\breal numbers?\b|\\mathbb\{R\}|ℝ", re.IGNORECASE)
 _INTEGER = re.compile(r"\bintegers?\b|\bnatural numbers?\b|\\mathbb\{[NZ]\}", re.IGNORECASE)
 _CONDITIONAL = re.compile(
-    r"\b(?:if|when|whenever|suppose|assume|assuming|let|case|wlog|without loss|either|whether|need|want|goal|"
+    r"\b(?:if|when|whenever|suppose|assume|assuming|" + LET + r"|case|wlog|without loss|either|whether|need|want|goal|"
     r"suffices?|show|prove|claim|would|must|should|try|otherwise|unless|equality|maximi[sz]\w*|minimi[sz]\w*|"
     r"contradict\w*|impossible|false|not)\b|\?",
     re.IGNORECASE,

@@ -8,20 +8,26 @@ that brings in a name the earlier one lacks is a substitution ("a^2 = a + 200j" 
 side comes from: both are left alone, as are a kept side that is a bare name or number ("p = 6n - 1"
 then "p = 6n + 1" lists forms or cases), sides without free names (arithmetic is checked elsewhere)
 and inequalities (keeping one side of an inequality allows any weaker bound).
+
+An equation whose sides differ by the same nonzero number wherever they are evaluated holds for
+no value of its names (:func:`never_equal`), whatever the solution knows of them.
 """
 
 from __future__ import annotations
 
+import random
 import re
 
 from accord.adapters.math._context import Facts, parse_side
-from accord.adapters.math._identities import free_names, holds_at_points
+from accord.adapters.math._cues import LET
+from accord.adapters.math._evaluate import EvaluationError, exact
+from accord.adapters.math._identities import RandomPoint, free_names, holds_at_points
 from accord.adapters.math._parser import MathParseError, to_text
 from accord.adapters.math._precision import show
 from accord.adapters.math._reader import read_chains
 
 _ELSEWHERE = re.compile(
-    r"\b(?:substitut\w*|plug\w*|replac\w*|insert\w*|set|sets|setting|let|suppos\w*|assum\w*|case|if|when|"
+    r"\b(?:substitut\w*|plug\w*|replac\w*|insert\w*|set|sets|setting|" + LET + r"|suppos\w*|assum\w*|case|if|when|"
     r"mod\w*|equations|system|from\s+(?:the|equation)|equation\s*\(?\d|into|where|for\s+some|try|trying|"
     r"check\w*|similarly|another|other)\b|\(\d\)|≡",
     re.IGNORECASE,
@@ -76,3 +82,25 @@ def kept_side(ta, tb, before: list[str], step: str, facts: Facts, seed: int) -> 
         f"the {kept} side is kept from the equation before, {to_text(a0)} = {to_text(b0)}, so the {side} side "
         f"{to_text(new)} must equal {to_text(old)}: at {at} it is {show(a)}, not {show(b)}"
     )
+
+
+def never_equal(ta, tb, facts: Facts, seed: int) -> str | None:
+    """Why ``ta = tb`` holds for no value of its names, when its sides differ by the same nonzero
+    number at every point ("7y^2 + 9 = 7y^2 + 2^2"); None otherwise."""
+    free = sorted(free_names(ta, facts) | free_names(tb, facts))
+    if not free or any(n.endswith("()") for n in free):
+        return None
+    rng = random.Random(seed)
+    gaps = set()
+    for _ in range(6):
+        look = RandomPoint(facts, rng, False)
+        try:
+            gaps.add(exact(ta, look) - exact(tb, look))
+        except (EvaluationError, ArithmeticError, ValueError, TypeError):
+            return None
+        if len(gaps) > 1:
+            return None
+    gap = gaps.pop()
+    if gap == 0:
+        return None
+    return f"its sides differ by {show(gap)} whatever the value of {', '.join(free)}: it holds for no value"

@@ -17,6 +17,7 @@ from fractions import Fraction
 
 from accord.adapters.math._consequences import holds_at, numeric_point
 from accord.adapters.math._context import Facts
+from accord.adapters.math._cues import LET
 from accord.adapters.math._evaluate import EvaluationError, exact
 from accord.adapters.math._identities import RandomPoint, free_names, is_identity
 from accord.adapters.math._parser import names, to_text
@@ -30,7 +31,8 @@ _TRANSFORM = re.compile(
 )
 _OTHER = re.compile(
     r"\b(?:set|sets|setting|substitut\w*|plug\w*|insert\w*|replac\w*|equations|system|first equation|second equation|"
-    r"other equation|into|using|mod\w*|if|when|case|assum\w*|suppos\w*|let)\b|\(\d\)|≡",
+    r"other equation|into|using\s+(?:equations?|eq|the\s+(?:first|second|third|other|given|previous)\s+equation)|"
+    r"mod\w*|if|when|case|assum\w*|suppos\w*|" + LET + r")\b|\(\d\)|≡",
     re.IGNORECASE,
 )
 N_TRIES = 8
