@@ -109,6 +109,16 @@ CASES = [
         " + 2\\sum_{k=1}^{n} \\binom{n}{k} k$",
         0.0,
     ),
+    # sums, powers and roots written in plain text or with Unicode letters
+    (Q, [], "S = Sum_{i=1}^{n} i^2 = n*(n+1)*(2n+1)/6", 1.0),
+    (Q, [], "S = Sum_{i=1}^{n} i^2 = n*(n+1)*(2n+1)/3", 0.0),
+    (Q, [], "The value is sum_(k=1)^4 k^2 = 30.", 1.0),
+    (Q, [], "The value is sum_(k=1)^4 k^2 = 31.", 0.0),
+    (Q, [], "Then 2^𝑛 = 8 when 𝑛 = 3, so 2^3 = 8.", 1.0),
+    (Q, [], "So 2ⁿ + 1 = 2^n + 1 and 3⁵ = 243.", 1.0),
+    (Q, [], "So 3⁵ = 245.", 0.0),
+    (Q, [], "Taking cube roots, ∛27 = 3.", 1.0),
+    (Q, [], "Taking cube roots, ∛27 = 9.", 0.0),
 ]
 
 

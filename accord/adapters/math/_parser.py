@@ -22,6 +22,7 @@ Anything else (ellipses, one-sided limits, sums without bounds, over indexed ter
 from __future__ import annotations
 
 import re
+import unicodedata
 from fractions import Fraction
 
 from accord.adapters.math._english import COMMON_WORDS
@@ -153,9 +154,35 @@ class MathParseError(ValueError):
     """The text is not an expression accord can read (the message says why)."""
 
 
+# plain-text spellings of notation LaTeX writes with a command: "Sum_{i=1}^{n}", "sum_(k=1)^n"
+_PLAIN_SUM = re.compile(
+    r"(?<![\\\w¿])(?:Sum|sum|SUM|Σ|∑)\s*_\s*\(\s*([A-Za-z])\s*=\s*([^()]+?)\s*\)\s*\^\s*(\w+|\([^()]*\))"
+)
+_PLAIN_SUM_BRACED = re.compile(r"(?<![\\\w¿])(?:Sum|sum|SUM|Σ|∑)\s*_\s*\{")
+_SUPERSCRIPTS = {"⁰": "^0", "¹": "^1", "⁵": "^5", "⁶": "^6", "⁷": "^7", "⁸": "^8", "⁹": "^9", "ⁿ": "^n", "ᵏ": "^k"}
+_CUBE_ROOT = re.compile(r"∛\s*(\d+(?:\.\d+)?|[A-Za-z]|\([^()]*\))")
+
+
+def _plain_notation(s: str) -> str:
+    """Mathematical italic letters (𝑛) as letters, superscript letters and digits as powers, "∛5"
+    as a cube root, and sums written in plain text as the LaTeX the reader understands."""
+    if any("\U0001d400" <= c <= "\U0001d7ff" for c in s):
+        s = "".join(unicodedata.normalize("NFKC", c) if "\U0001d400" <= c <= "\U0001d7ff" else c for c in s)
+    for a, b in _SUPERSCRIPTS.items():
+        if a in s:
+            s = s.replace(a, b)
+    if "∛" in s:
+        s = _CUBE_ROOT.sub(lambda m: f"\\sqrt[3]{{{m.group(1)}}}", s)
+    if "_" in s:
+        s = _PLAIN_SUM.sub(lambda m: f"\\sum_{{{m.group(1)}={m.group(2)}}}^{{{m.group(3).strip('()')}}}", s)
+        s = _PLAIN_SUM_BRACED.sub(r"\\sum_{", s)
+    return s
+
+
 def normalize(text: str) -> str:
     """Unicode operators to ASCII, LaTeX to plain notation, thousands separators out."""
     s = text.strip().strip("$`").strip()
+    s = _plain_notation(s)
     if "\\" in s or "{" in s:
         try:
             s = from_latex(s)
