@@ -187,3 +187,10 @@ def test_a_number_spelt_by_its_digits_is_never_evidence():
     steps += ["aabb - 1100a - 11b = 0", "Now, let's factor out the common factor of 11:"]
     score, reason = solution_check(q, steps, "11(aa - 100a - b) = 0")
     assert "a·a·b·b" not in reason, reason
+
+
+def test_a_sum_is_not_a_number_spelt_by_its_digits():
+    from accord.adapters.math._digits import digit_string
+
+    assert digit_string("aabb - 1100a - 11b = 0") and digit_string("4 * abc0 = 0dcba")
+    assert not digit_string("¿sum _{k=0}^m 2^(n-k) = 2^n - 1") and not digit_string("binom(n, k) = 3")

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-_DIGIT_STRING = re.compile(r"(?<![A-Za-z0-9_\\.^])(?=[a-z][a-z0-9]*[a-z])[a-z][a-z0-9]{2,}(?![A-Za-z0-9_(])")
+_DIGIT_STRING = re.compile(r"(?<![A-Za-z0-9_\\.^¿])(?=[a-z][a-z0-9]*[a-z])[a-z][a-z0-9]{2,}(?![A-Za-z0-9_(])")
 _WORDS = frozenset(
     {
         "sqrt",
