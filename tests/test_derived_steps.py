@@ -55,7 +55,9 @@ CASES = [
 def test_a_derived_relation_is_checked_against_the_one_before(problem, before, step, score):
     got, reason = solution_check(problem, before, step)
     if score:
-        assert got == 1.0 and "follows from" in reason, reason
+        assert got == 1.0 and ("follows from" in reason or "side is" in reason), reason
+    elif "the left side" in step:  # a named side rewritten: it must equal the side before
+        assert got == 0.0 and "side rewritten must equal" in reason, reason
     else:
         assert got == 0.0 and "does not follow from" in reason and "where that" in reason, reason
 
@@ -194,3 +196,30 @@ def test_a_sum_is_not_a_number_spelt_by_its_digits():
 
     assert digit_string("aabb - 1100a - 11b = 0") and digit_string("4 * abc0 = 0dcba")
     assert not digit_string("¿sum _{k=0}^m 2^(n-k) = 2^n - 1") and not digit_string("binom(n, k) = 3")
+
+
+SIDES = "For positive a, b, c, what is the largest value of sqrt(ab+bc+ac)/(a+b+c)?"
+RIGHT = "Simplifying the right side, we have:"
+SIDE_CASES = [
+    # words that rewrite one named side: the other stays, the named one must be the earlier one rewritten
+    ("(a + b + c)(b + c + a) ≥ (√a√b + √b√c + √c√a)^2", RIGHT, "(a + b + c)^2 ≥ (ab + bc + ac)", 0.0),
+    ("(a + b + c)(a + b + c) ≥ (√a√b + √b√c)^2", RIGHT, "(a + b + c)^2 ≥ ab + 2b√(ac) + bc", 1.0),
+    ("(a + b)^2 ≥ 4ab", "Expanding the left side, we get:", "a^2 + 2ab + b^2 ≥ 4ab", 1.0),
+    ("(a + b)^2 ≥ 4ab", "Expanding the left side, we get:", "a^2 + ab + b^2 ≥ 4ab", 0.0),
+]
+
+
+@pytest.mark.parametrize("premise,lead_in,step,score", SIDE_CASES, ids=[f"{c[2][:30]}-{c[3]}" for c in SIDE_CASES])
+def test_a_named_side_rewritten_must_equal_the_side_before(premise, lead_in, step, score):
+    got, reason = solution_check(SIDES, [premise, lead_in], step)
+    if score:
+        assert got == 1.0, reason
+    else:
+        assert got == 0.0 and ("side rewritten must equal" in reason or "does not follow" in reason), reason
+
+
+def test_an_identity_in_square_roots_is_checked_at_positive_points():
+    got, reason = solution_check("Let a and b be positive.", [], "So t = (√a√b + √b)^2 = ab + 2b√a + b.")
+    assert got == 1.0 and "positive points" in reason, reason
+    got, reason = solution_check("Let a and b be positive.", [], "So t = (√a√b + √b)^2 = ab + b.")
+    assert got == 0.0, reason

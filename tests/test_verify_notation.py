@@ -119,6 +119,8 @@ CASES = [
     (Q, [], "So 3⁵ = 245.", 0.0),
     (Q, [], "Taking cube roots, ∛27 = 3.", 1.0),
     (Q, [], "Taking cube roots, ∛27 = 9.", 0.0),
+    ("For positive a, b, find the minimum.", [], "So (√a√b)^2 = ab and √a√b = √(ab).", 1.0),
+    ("For positive a, b, find the minimum.", [], "So t = (√a√b + √b)^2 = ab + b.", 0.0),
 ]
 
 

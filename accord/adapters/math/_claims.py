@@ -60,7 +60,7 @@ from accord.adapters.math._identities import (
     small_counterexample,
 )
 from accord.adapters.math._inequalities import check_inequality, conditional
-from accord.adapters.math._kept_sides import kept_side, never_equal
+from accord.adapters.math._kept_sides import kept_side, never_equal, side_rewritten
 from accord.adapters.math._notation import imaginary_link, remainder_statements, without_remainders
 from accord.adapters.math._numberfacts import number_facts
 from accord.adapters.math._parser import MathParseError, names, parse, to_text
@@ -101,13 +101,15 @@ def _symbolic_link(
     ta, tb, facts: Facts, rewriting: bool, real: bool, text: str
 ) -> tuple[bool | None, str, float | None]:
     seed = seed_of(text)
-    good, defined, _ = holds_at_points(
-        ta, tb, facts, seed, real, definitions=False, n=N_FLOAT_POINTS if real else N_POINTS, stop=not real
-    )
+    n = N_FLOAT_POINTS if real else N_POINTS
+    good, defined, _ = holds_at_points(ta, tb, facts, seed, real, definitions=False, n=n, stop=not real)
+    positive = defined < 3 and good == defined  # √a, log b: undefined at negative points, so draw positive ones
+    if positive:
+        good, defined, _ = holds_at_points(ta, tb, facts, seed, real, False, n=n, stop=not real, positive=True)
     if defined < 3 and good == defined:
         return None, "undefined at most points (a domain problem)", None
     if good == defined:
-        return True, f"holds at {defined} random points", 1.0
+        return True, f"holds at {defined} random{' positive' if positive else ''} points", 1.0
     share = good / defined if real else None
     if facts.definitions and is_identity(ta, tb, facts, seed, definitions=True):
         return True, "holds with the definitions made earlier", 1.0
@@ -375,6 +377,12 @@ def _check_link(
         if rel in ("<", "≤", ">", "≥") and rewriting and len(cues) > 4 and cues[4] is not None:
             holds, reason = check_inequality(rel, ta, tb, facts, cues[4], seed_of(f"{text}|{left}|{right}"))
             return Link(left, rel, right, holds, reason, None if holds is None else float(holds))
+        if rel in _ORDER_RELATIONS and len(cues) > 8 and cues[8] and not ambiguous:  # before "follows": a
+            operated, _, step = cues[8]  # wrong rewrite of one side may still follow
+            positive = cues[4] is not None and cues[4].sign != "real"
+            verdict = side_rewritten(rel, ta, tb, operated, step, facts, seed_of(f"{text}|{left}"), positive)
+            if verdict is not None:
+                return Link(left, rel, right, verdict[0], verdict[1], float(verdict[0]))
         if rel in ("<", "≤", ">", "≥") and not rewriting and len(cues) > 8 and cues[6] and cues[8]:
             verdict = inequality_follows(rel, ta, tb, facts, cues[4], *cues[8], seed_of(f"{text}|{left}|{right}"))
             if verdict is not None:

@@ -37,8 +37,10 @@ class RandomPoint:
         definitions: bool = False,
         depth: int = 0,
         integers: bool = False,
+        positive: bool = False,
     ):
         self.facts, self.rng, self.real = facts, rng, real
+        self.positive = positive  # where a square root or a log of a name needs it
         self.assigned: dict[str, object] = dict(fixed or {})
         self.definitions = definitions
         self.depth = depth
@@ -47,9 +49,10 @@ class RandomPoint:
     def draw(self):
         if self.integers:
             return Fraction(self.rng.randint(2, 60))
+        sign = 1 if self.positive else self.rng.choice([-1, 1])
         if self.real:
-            return mpmath.mpf(self.rng.choice([-1, 1]) * self.rng.uniform(0.3, 3.0))
-        return Fraction(self.rng.choice([-1, 1]) * self.rng.randint(11, 97), self.rng.randint(7, 31))
+            return mpmath.mpf(sign * self.rng.uniform(0.3, 3.0))
+        return Fraction(sign * self.rng.randint(11, 97), self.rng.randint(7, 31))
 
     def __call__(self, name: str):
         if name in self.assigned:
@@ -59,7 +62,9 @@ class RandomPoint:
         except Unknown:
             pass
         if self.definitions and name in self.facts.definitions and self.depth < 4:
-            inner = RandomPoint(self.facts, self.rng, self.real, self.assigned, True, self.depth + 1, self.integers)
+            inner = RandomPoint(
+                self.facts, self.rng, self.real, self.assigned, True, self.depth + 1, self.integers, self.positive
+            )
             v = value_of(self.facts.definitions[name], inner)
             self.assigned.update(inner.assigned)
         else:
@@ -103,16 +108,27 @@ def integer_only(tree) -> bool:
 
 
 def holds_at_points(
-    ta, tb, facts: Facts, seed: int, real: bool, definitions: bool, solve=None, n=N_POINTS, stop: bool = False
+    ta,
+    tb,
+    facts: Facts,
+    seed: int,
+    real: bool,
+    definitions: bool,
+    solve=None,
+    n=N_POINTS,
+    stop: bool = False,
+    positive: bool = False,
 ):
     """(agreeing points, defined points, first disagreeing point) of ``a = b`` at random points
-    (random positive integers when a side needs integers); with ``stop``, it returns at the first
-    disagreement."""
+    (random positive integers when a side needs integers; positive numbers with ``positive``); with
+    ``stop``, it returns at the first disagreement."""
     rng = random.Random(seed)
     good, defined, witness = 0, 0, None
     integers = integer_only(ta) or integer_only(tb)
     for _ in range(n):
-        look = RandomPoint(facts, rng, real and not integers, definitions=definitions, integers=integers)
+        look = RandomPoint(
+            facts, rng, real and not integers, definitions=definitions, integers=integers, positive=positive
+        )
         try:
             if solve is not None and not solve(look):
                 continue

@@ -9,6 +9,10 @@ side comes from: both are left alone, as are a kept side that is a bare name or 
 then "p = 6n + 1" lists forms or cases), sides without free names (arithmetic is checked elsewhere)
 and inequalities (keeping one side of an inequality allows any weaker bound).
 
+Words that rewrite one named side ("Simplifying the right side, we have:") say the same of an
+inequality: the other side stays, and the named side must be the earlier one rewritten
+(:func:`side_rewritten`).
+
 An equation whose sides differ by the same nonzero number wherever they are evaluated holds for
 no value of its names (:func:`never_equal`), whatever the solution knows of them.
 """
@@ -104,3 +108,62 @@ def never_equal(ta, tb, facts: Facts, seed: int) -> str | None:
     if gap == 0:
         return None
     return f"its sides differ by {show(gap)} whatever the value of {', '.join(free)}: it holds for no value"
+
+
+_NAMED_SIDE = re.compile(r"\b(right|left)[- ](?:hand[- ])?side\b|\b(RHS|LHS)\b", re.IGNORECASE)
+_REWRITES_SIDE = re.compile(r"\b(?:simplif\w*|expand\w*|rewrit\w*|factor\w*|combin\w*|group\w*|writ\w*)\b", re.I)
+
+
+def _last_link(texts: list[str], facts: Facts):
+    """(left, relation, right) of the last link of the latest text that has one, or None."""
+    for text in reversed(texts):
+        for chain in reversed(read_chains(text)):
+            if not chain.relations:
+                continue
+            k = len(chain.relations) - 1
+            try:
+                (a, odd_a), (b, odd_b) = (parse_side(chain.sides[j], facts.functions) for j in (k, k + 1))
+            except MathParseError:
+                return None
+            return None if odd_a or odd_b else (a, chain.relations[k], b)
+    return None
+
+
+def _agree(new, old, facts: Facts, seed: int, positive: bool):
+    """(agreeing points, defined points, first disagreeing point) of ``new = old``."""
+    good, defined, witness = holds_at_points(new, old, facts, seed, False, False, stop=True, positive=positive)
+    if not positive and witness is None and defined < 3:  # √a, log b: undefined at negative points
+        good, defined, witness = holds_at_points(new, old, facts, seed, False, False, stop=True, positive=True)
+    return good, defined, witness
+
+
+def side_rewritten(rel, ta, tb, before: list[str], step: str, facts: Facts, seed: int, positive: bool):
+    """(holds, why) for a relation after words that rewrite one named side of the relation before
+    ("Simplifying the right side, we have:"): the other side must be the same expression, and
+    the named side the earlier one rewritten (at positive points when the problem's names are
+    positive); None when the words name no single side or the relation before differs."""
+    words = "\n".join([*before[-1:], step])
+    sides = {(m.group(1) or m.group(2)).lower()[0] for m in _NAMED_SIDE.finditer(words)}
+    if len(sides) != 1 or not _REWRITES_SIDE.search(words) or _ELSEWHERE.search(words):
+        return None
+    earlier = _last_link(before, facts)
+    if earlier is None or earlier[1] != rel:
+        return None
+    a0, _, b0 = earlier
+    named = sides.pop()  # "r" or "l"
+    new, old, other_new, other_old = (tb, b0, ta, a0) if named == "r" else (ta, a0, tb, b0)
+    if not free_names(old, facts) | free_names(new, facts):
+        return None
+    _, defined, witness = _agree(other_new, other_old, facts, seed, positive)
+    if witness is not None or defined < 3:
+        return None  # the other side changed too: not a rewrite of one side
+    good, defined, witness = _agree(new, old, facts, seed, positive)
+    side = "right" if named == "r" else "left"
+    if witness is None:
+        return (True, f"the {side} side is {to_text(old)} rewritten (holds at {good} points)") if defined >= 3 else None
+    point, a, b = witness
+    at = ", ".join(f"{k} = {show(v)}" for k, v in sorted(point.items()))
+    return False, (
+        f"the {side} side rewritten must equal the {side} side before, {to_text(old)}: at {at}, {to_text(new)} is "
+        f"{show(a)}, not {show(b)}"
+    )

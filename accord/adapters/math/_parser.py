@@ -160,6 +160,7 @@ _PLAIN_SUM = re.compile(
 )
 _PLAIN_SUM_BRACED = re.compile(r"(?<![\\\w¿])(?:Sum|sum|SUM|Σ|∑)\s*_\s*\{")
 _SUPERSCRIPTS = {"⁰": "^0", "¹": "^1", "⁵": "^5", "⁶": "^6", "⁷": "^7", "⁸": "^8", "⁹": "^9", "ⁿ": "^n", "ᵏ": "^k"}
+_SQRT_ATOM = re.compile(r"√\s*([A-Za-z](?![A-Za-z(])|\d+(?:\.\d+)?(?![\d(A-Za-z.]))")
 _CUBE_ROOT = re.compile(r"∛\s*(\d+(?:\.\d+)?|[A-Za-z]|\([^()]*\))")
 
 
@@ -171,6 +172,8 @@ def _plain_notation(s: str) -> str:
     for a, b in _SUPERSCRIPTS.items():
         if a in s:
             s = s.replace(a, b)
+    if "√" in s:  # "√a√b": the root of one letter or number, then the next factor
+        s = _SQRT_ATOM.sub(lambda m: f" sqrt({m.group(1)})", s)
     if "∛" in s:
         s = _CUBE_ROOT.sub(lambda m: f"\\sqrt[3]{{{m.group(1)}}}", s)
     if "_" in s:
