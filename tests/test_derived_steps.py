@@ -223,3 +223,14 @@ def test_an_identity_in_square_roots_is_checked_at_positive_points():
     assert got == 1.0 and "positive points" in reason, reason
     got, reason = solution_check("Let a and b be positive.", [], "So t = (√a√b + √b)^2 = ab + b.")
     assert got == 0.0, reason
+
+
+def test_a_range_of_positive_integers_is_the_domain_and_its_start_is_used():
+    """ "n in {101, ..., 1000}": positive integers from 101; an inequality derived from the one
+    before is checked there (4n times the sum is not 4n minus the terms)."""
+    q = "For how many values of n in {101, ..., 1000} is 1/(n+1)+1/(n+2)+...+1/(2n)<3/4?"
+    before = ["$$\\frac{1}{n+1}+\\frac{1}{n+2}+\\cdots+\\frac{1}{2n}<\\frac{3}{4}$$", "Multiplying both sides by $4n$:"]
+    score, reason = solution_check(q, before, "$$4n-\\frac{4}{n+1}-\\frac{4}{n+2}-\\cdots-\\frac{4}{2n}<3$$")
+    assert score == 0.0 and "positive integers" in reason and "at n = 1" in reason, reason
+    score, reason = solution_check(q, before, "$$\\frac{4n}{n+1}+\\frac{4n}{n+2}+\\cdots+\\frac{4n}{2n}<3n$$")
+    assert score == 1.0, reason

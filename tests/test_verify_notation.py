@@ -120,6 +120,25 @@ CASES = [
     (Q, [], "Taking cube roots, ∛27 = 3.", 1.0),
     (Q, [], "Taking cube roots, ∛27 = 9.", 0.0),
     ("For positive a, b, find the minimum.", [], "So (√a√b)^2 = ab and √a√b = √(ab).", 1.0),
+    # sums with "…" whose last term is the pattern at an index found from it, and subtracted runs
+    (Q, [], "S = 1/(1*2) + 1/(2*3) + ... + 1/(n(n+1)) = 1 - 1/(n+1)", 1.0),
+    (Q, [], "S = 1/(1*2) + 1/(2*3) + ... + 1/(n(n+1)) = 1 - 1/n", 0.0),
+    (
+        Q,
+        [],
+        "$$T = \\frac{1}{n+1} + \\frac{1}{n+2} + \\cdots + \\frac{1}{2n} = \\frac{2}{2n+2} + \\frac{2}{2n+4}"
+        " + \\cdots + \\frac{2}{4n}$$",
+        1.0,
+    ),
+    (
+        Q,
+        [],
+        "$$T = \\frac{1}{n} + \\frac{1}{n+1} + \\frac{1}{n+2} + \\cdots + \\frac{1}{2n} = \\frac{2}{n}"
+        " + \\frac{2}{n+1} + \\frac{2}{n+2} + \\cdots + \\frac{2}{2n}$$",
+        0.0,
+    ),
+    (Q, [], "So U = 10 - 1 - 2 - … - 4 = 0.", 1.0),
+    (Q, [], "So U = 10 - 1 - 2 - … - 4 = 1.", 0.0),
     ("For positive a, b, find the minimum.", [], "So t = (√a√b + √b)^2 = ab + b.", 0.0),
 ]
 

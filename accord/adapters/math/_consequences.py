@@ -24,6 +24,7 @@ import mpmath
 from accord.adapters.math._context import Facts, parse_side
 from accord.adapters.math._evaluate import EvaluationError, Unknown, approx
 from accord.adapters.math._identities import free_names
+from accord.adapters.math._inequalities import draw
 from accord.adapters.math._parser import MathParseError, to_text
 from accord.adapters.math._precision import as_mp, nearly_equal, show, value_of
 from accord.adapters.math._reader import read_chains
@@ -98,14 +99,6 @@ def _holds(rel: str, a, b) -> bool | None:
     return {"<": a < b, "≤": a <= b, ">": a > b, "≥": a >= b, "≠": a != b}[rel]
 
 
-def _draw(rng: random.Random, domain) -> Fraction:
-    if domain.integers:
-        lo = 1 if domain.sign == "positive" else 0 if domain.sign == "nonnegative" else -12
-        return Fraction(rng.randint(lo, 12))
-    v = Fraction(rng.randint(1, 120), rng.randint(1, 40))
-    return -v if domain.sign == "real" and rng.random() < 0.5 else v
-
-
 def inequality_follows(
     rel: str, ta, tb, facts: Facts, domain, before: list[str], signs: list[tuple[str, str]], step: str, seed: int
 ) -> tuple[bool, str] | None:
@@ -137,7 +130,7 @@ def inequality_follows(
         for _ in range(MAX_DRAWS):
             if admissible >= N_POINTS:
                 break
-            point = {n: _draw(rng, domain) for n in sorted(free)}
+            point = {n: draw(rng, domain) for n in sorted(free)}
             if any(_holds(r, point[n], 0) is False for n, r in signs):
                 continue
             look = lambda n: point[n] if n in point else facts.value(n)  # noqa: E731

@@ -50,6 +50,7 @@ class Domain:
     integers: bool
     constrained: frozenset[str]
     named: frozenset[str]  # the names the problem uses: only inequalities in these are checked
+    start: int = 1  # the least positive integer ("n in {101, ..., 1000}": 101)
 
 
 def _simple(tree) -> bool:
@@ -77,9 +78,13 @@ def _zero(tree) -> bool:
     return tree[0] == "num" and tree[1] == 0
 
 
+# "for how many values of n in {101, ..., 1000}": a name running over a range of positive integers
+_POSITIVE_RANGE = re.compile(r"\bin\s*\\?\{\s*[1-9]\d*\s*,[^{}]*(?:\.\.\.|…|\\ldots|\\dots)[^{}]*\}")
+
+
 def domain_sign(question: str) -> str | None:
     """Where the problem says its names live: "positive", "nonnegative", "real", or None."""
-    if _POSITIVE.search(question):
+    if _POSITIVE.search(question) or _POSITIVE_RANGE.search(question):
         return "positive"
     if _NONNEGATIVE.search(question):
         return "nonnegative"
@@ -100,7 +105,10 @@ def domain_with(question: str, functions: frozenset[str], constrained: frozenset
         return None
     named = frozenset(n for chain in read_chains(question) for side in chain.sides for n in _names_of(side, functions))
     named |= _listed_names(question, functions)
-    return Domain(sign, bool(_INTEGER.search(question)), frozenset(constrained), named)
+    ranged = _POSITIVE_RANGE.search(question)
+    integers = bool(_INTEGER.search(question) or ranged)
+    start = int(re.search(r"\d+", ranged.group(0)).group(0)) if ranged else 1
+    return Domain(sign, integers, frozenset(constrained), named, start)
 
 
 def domain_of(question: str, steps: tuple[str, ...], functions: frozenset[str]) -> Domain | None:
@@ -146,10 +154,12 @@ def conditional(step: str) -> bool:
     return bool(_CONDITIONAL.search(step))
 
 
-def _draw(rng: random.Random, domain: Domain):
+def draw(rng: random.Random, domain: Domain) -> Fraction:
+    """A random point of the domain for one name: small integers (from ``domain.start`` when
+    positive), else fractions of either sign where the names are real."""
     if domain.integers:
-        lo = 1 if domain.sign == "positive" else 0 if domain.sign == "nonnegative" else -12
-        return Fraction(rng.randint(lo, 12))
+        lo = domain.start if domain.sign == "positive" else 0 if domain.sign == "nonnegative" else -12
+        return Fraction(rng.randint(lo, lo + 11 if lo > 1 else 12))
     v = Fraction(rng.randint(1, 120), rng.randint(1, 40))
     if domain.sign == "real" and rng.random() < 0.5:
         v = -v
@@ -183,7 +193,7 @@ def check_inequality(rel: str, ta, tb, facts: Facts, domain: Domain | None, seed
     rng = random.Random(seed)
     tried = 0
     for _ in range(N_POINTS):
-        point = {n: _draw(rng, domain) for n in sorted(free)}
+        point = {n: draw(rng, domain) for n in sorted(free)}
 
         def look(name: str):
             if name in point:

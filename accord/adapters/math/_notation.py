@@ -193,24 +193,82 @@ def _symbolic_pattern(before: list[str], last: str, op: str) -> str | None:
         re.escape(p) + ((r"(.+?)" if steps[k] else str(rows[0][k])) if k < len(steps) else "")
         for k, p in enumerate(pieces)
     )
-    m = re.fullmatch(pattern, last.replace(" ", ""))
-    if m is None:
-        return None
-    ends = list(m.groups())
-    if any(_INTEGER.fullmatch(e) for e in ends) or not all(re.fullmatch(r"[\w+\-*/^(){} ]+", e) for e in ends):
-        return None  # a number at the end is the numeric pattern's case; anything else is not a bound
-    if len(set(ends)) != 1 or len({(rows[0][k], steps[k]) for k in range(len(steps)) if steps[k]}) != 1:
-        return None  # every moving integer runs over the same values to the same end
     var = next((v for v in _INDEX_NAMES if not re.search(rf"(?<![A-Za-z\\]){v}(?![A-Za-z])", first + last)), None)
     if var is None:
         return None
     start, step = next((rows[0][k], steps[k]) for k in range(len(steps)) if steps[k])
-    count = f"(({ends[0]}) - {start})/{step}" if step != 1 else f"({ends[0]}) - {start}"
     body = "".join(
-        p + ((f"({start} + {step}*{var})" if steps[k] else str(rows[0][k])) if k < len(steps) else "")
+        p + ((f"({rows[0][k]} + {steps[k]}*{var})" if steps[k] else str(rows[0][k])) if k < len(steps) else "")
         for k, p in enumerate(pieces)
     )
+    m = re.fullmatch(pattern, last.replace(" ", ""))
+    if m is not None and len({(rows[0][k], steps[k]) for k in range(len(steps)) if steps[k]}) != 1:
+        return None  # every moving integer runs over the same values to the same end
+    if m is None:
+        count = _solved_count(body, var, last)  # "1/(n+1) + … + 1/(2n)": where the body is the last term
+        if count is None:
+            return None
+    else:
+        ends = list(m.groups())
+        if any(_INTEGER.fullmatch(e) for e in ends) or not all(re.fullmatch(r"[\w+\-*/^(){} ]+", e) for e in ends):
+            return None  # a number at the end is the numeric pattern's case; anything else is not a bound
+        if len(set(ends)) != 1:
+            return None  # every moving integer runs to the same end
+        count = f"(({ends[0]}) - {start})/{step}" if step != 1 else f"({ends[0]}) - {start}"
     return f"(\\{op}_{{{var}=0}}^{{{count}}} ({body}))"  # bracketed: a factor after it is not in the body
+
+
+_SOLVE_AT = (5, 6, 7, 11)  # values of the other name at which the last term's index is found
+_MAX_INDEX = 400
+
+
+def _solved_count(body: str, var: str, last: str) -> str | None:
+    """The index at which ``body`` is the last term, when the terms have one other name and that
+    index is linear in it ("1/(n + (1 + 1*j))" is "1/(2n)" at j = n - 1): found exactly at a few
+    values of the name, then fitted and checked at one more; None otherwise."""
+    from accord.adapters.math._evaluate import EvaluationError, exact  # here: the parser reads this module
+    from accord.adapters.math._parser import MathParseError, names, parse
+
+    try:
+        (tf, _), (tl, _) = parse(body), parse(last)
+    except MathParseError:
+        return None
+    other = names(tl)
+    if len(other) != 1 or var in other or var not in names(tf) or not names(tf) <= other | {var}:
+        return None
+    (x,) = other
+    found = []
+    for xv in _SOLVE_AT:
+        try:
+            target = exact(tl, {x: Fraction(xv)}.__getitem__)
+            at = [{x: Fraction(xv), var: Fraction(j)} for j in range(_MAX_INDEX)]
+            hits = [j for j in range(_MAX_INDEX) if exact(tf, at[j].__getitem__) == target]
+        except (EvaluationError, ArithmeticError, ValueError, KeyError):
+            return None
+        if len(hits) != 1:
+            return None
+        found.append(hits[0])
+    slope = Fraction(found[1] - found[0], _SOLVE_AT[1] - _SOLVE_AT[0])
+    intercept = found[0] - slope * _SOLVE_AT[0]
+    if slope.denominator != 1 or intercept.denominator != 1 or slope <= 0:
+        return None
+    if any(slope * xv + intercept != j for xv, j in zip(_SOLVE_AT, found)):
+        return None
+    return f"({slope}*{x} + ({intercept}))"
+
+
+def _subtracted_run(seg: str) -> str | None:
+    """ "a - t1 - t2 - … - tn": the terms after the first, all subtracted, as ``a - (t1 + … + tn)``
+    when they follow a pattern; None otherwise (a leading minus sign is not a subtraction)."""
+    terms = [t.strip() for t in _split_top(seg, "-")]
+    at = [k for k, t in enumerate(terms) if t == "…"]
+    if len(at) != 1 or not terms[0] or at[0] < 3 or at[0] + 1 >= len(terms) or not all(terms):
+        return None
+    k = at[0]
+    run = expand_ellipsis(" + ".join(terms[1:k] + ["…"] + terms[k + 1 :]))
+    if run is None:
+        return None
+    return f"({terms[0]} - ({run}))"
 
 
 def expand_ellipsis(text: str) -> str | None:
@@ -252,6 +310,8 @@ def expand_ellipsis(text: str) -> str | None:
                     break
             if expanded is not None:
                 break
+        if expanded is None:
+            expanded = _subtracted_run(seg)  # "4n - 4/(n+1) - 4/(n+2) - … - 4/(2n)"
         if expanded is None:
             return None
         text = text[:start] + expanded + text[end:]
