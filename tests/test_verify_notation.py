@@ -120,6 +120,9 @@ CASES = [
     (Q, [], "Taking cube roots, ∛27 = 3.", 1.0),
     (Q, [], "Taking cube roots, ∛27 = 9.", 0.0),
     ("For positive a, b, find the minimum.", [], "So (√a√b)^2 = ab and √a√b = √(ab).", 1.0),
+    # a power of a negative number is defined at integers
+    (Q, [], "So S = (1-3)^n = (-2)^n.", 1.0),
+    (Q, [], "So S = (1-3)^n = (-2)^(n+1).", 0.0),
     # sums with "…" whose last term is the pattern at an index found from it, and subtracted runs
     (Q, [], "S = 1/(1*2) + 1/(2*3) + ... + 1/(n(n+1)) = 1 - 1/(n+1)", 1.0),
     (Q, [], "S = 1/(1*2) + 1/(2*3) + ... + 1/(n(n+1)) = 1 - 1/n", 0.0),

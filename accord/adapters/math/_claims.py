@@ -103,13 +103,17 @@ def _symbolic_link(
     seed = seed_of(text)
     n = N_FLOAT_POINTS if real else N_POINTS
     good, defined, _ = holds_at_points(ta, tb, facts, seed, real, definitions=False, n=n, stop=not real)
-    positive = defined < 3 and good == defined  # √a, log b: undefined at negative points, so draw positive ones
-    if positive:
+    where = ""
+    if defined < 3 and good == defined:  # √a, log b: undefined at negative points, so draw positive ones
+        where = " positive"
         good, defined, _ = holds_at_points(ta, tb, facts, seed, real, False, n=n, stop=not real, positive=True)
+    if defined < 3 and good == defined:  # (-2)^n: a power of a negative number, defined at integers
+        where = " integer"
+        good, defined, _ = holds_at_points(ta, tb, facts, seed, real, False, n=n, stop=not real, integers=True)
     if defined < 3 and good == defined:
         return None, "undefined at most points (a domain problem)", None
     if good == defined:
-        return True, f"holds at {defined} random{' positive' if positive else ''} points", 1.0
+        return True, f"holds at {defined} random{where} points", 1.0
     share = good / defined if real else None
     if facts.definitions and is_identity(ta, tb, facts, seed, definitions=True):
         return True, "holds with the definitions made earlier", 1.0

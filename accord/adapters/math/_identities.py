@@ -118,13 +118,15 @@ def holds_at_points(
     n=N_POINTS,
     stop: bool = False,
     positive: bool = False,
+    integers: bool = False,
 ):
     """(agreeing points, defined points, first disagreeing point) of ``a = b`` at random points
-    (random positive integers when a side needs integers; positive numbers with ``positive``); with
+    (random positive integers when a side needs integers or with ``integers``; positive numbers with
+    ``positive``); with
     ``stop``, it returns at the first disagreement."""
     rng = random.Random(seed)
     good, defined, witness = 0, 0, None
-    integers = integer_only(ta) or integer_only(tb)
+    integers = integers or integer_only(ta) or integer_only(tb)
     for _ in range(n):
         look = RandomPoint(
             facts, rng, real and not integers, definitions=definitions, integers=integers, positive=positive
