@@ -56,6 +56,8 @@ DIFFERENT = [
     ("always greater", "none"),
     ("greater", "2"),
     ("B is greater than A", "greater"),
+    ("n", "n!"),  # a factorial, not an exclamation
+    ("10", "10!"),
 ]
 
 

@@ -242,6 +242,26 @@ def test_final_answer_against_constructor_and_context_reference():
     assert missing.value is None and "no reference" in missing.reason
 
 
+@pytest.mark.parametrize(
+    "reference,step,value",
+    [
+        ("n(n-3)/2", "So the number of diagonals of a convex n-gon is given by the expression n(n-3)/2.", 1.0),
+        ("n(n-3)/2", "So the number of diagonals is n(n-1)/2.", None),
+        ("Yes", "Therefore, the answer is yes, $2n$ is always a sum of two perfect squares.", 1.0),
+        ("Yes", "Therefore, the answer is no.", None),
+        ("Exactly one", "We conclude that none of the three numbers can be greater than 1.", None),
+        ("n", "In conclusion, the sum is $n!$.", None),
+    ],
+)
+def test_a_reference_math_verify_cannot_read_is_compared_by_answer_forms(reference, step, value):
+    """ "n(n-3)/2", "Yes": a match is valid; no match leaves the step unjudged (a sentence that
+    matches no form is not a wrong answer), and a bare number in prose is not the answer."""
+    got = one(FinalAnswerJudge(), step, StepContext("q", reference=reference, metadata={"final": True}))
+    assert got.value == value, got.reason
+    if value is None:
+        assert "cannot parse the reference answer" in got.reason
+
+
 def test_final_answer_time_limit_holds():
     s = one(FinalAnswerJudge("2", timeout=2), "The answer is $9^{9^{9^{9}}}$")
     assert s.value is None and "timed out" in s.reason

@@ -21,7 +21,9 @@ The symbolic and numeric judges read steps two ways (``mode``):
 from __future__ import annotations
 
 import re
+import threading
 from collections.abc import Sequence
+from functools import lru_cache
 
 from accord.adapters.math import _checks as checks
 from accord.adapters.math._arithmetic import check_arithmetic
@@ -227,6 +229,45 @@ class FinalAnswerJudge:
         for c in candidates:
             if self.scope == "final" and not ctx.metadata.get("final") and "\\boxed" not in c:
                 out.append(JudgeScore.abstain("not the final step"))
-            else:
-                out.append(_limited(final_answer_check, c, str(ref), timeout=self.timeout))
+                continue
+            got = _limited(final_answer_check, c, str(ref), timeout=self.timeout)
+            if got.value is None and (got.reason or "").startswith(UNPARSED_REFERENCE):
+                got = by_answer_forms(c, str(ref)) or got
+            out.append(got)
         return out
+
+
+UNPARSED_REFERENCE = "cannot parse the reference answer"
+_ANSWER_CLAUSE = re.compile(r"\banswer\s+(?:is|:)\s*([^,.;]+)", re.IGNORECASE)
+# "n(n-3)/2." at the end of a sentence: an expression in a name, never a bare number ("greater than 1")
+_MATH_TOKEN = re.compile(r"(?<!\S)(?=\S*[A-Za-z])(?=\S*[()^*/+\-!\\{}])\S+")
+_GRADER_LOCK = threading.Lock()
+
+
+@lru_cache(maxsize=1)
+def _answer_grader():
+    from accord.adapters.math.answers import AUTO, AnswerGrader  # the jury's answer forms
+
+    return AnswerGrader(AUTO)
+
+
+def by_answer_forms(candidate: str, reference: str) -> JudgeScore | None:
+    """A reference math-verify cannot read ("n(n-3)/2", "Yes", "No such values") compared by
+    accord's answer forms with the step and each formula in it: a match is valid; anything else
+    stays unjudged, since a sentence that matches no form is not a wrong answer. Runs in the
+    caller's process: the grader has its own time-limited workers."""
+    said = [m.group(1) for m in _ANSWER_CLAUSE.finditer(candidate)]
+    tokens = _MATH_TOKEN.findall(candidate)
+    pieces = [candidate, *said, *(f.strip() for f in formulas(candidate)), *tokens[-1:]]
+    pieces = list(dict.fromkeys(p.strip().rstrip(".,;:$").strip() for p in pieces if p.strip()))
+    with _GRADER_LOCK:
+        grader = _answer_grader()
+        for piece in pieces:
+            try:
+                if grader.equivalent(reference, piece):
+                    return JudgeScore(
+                        1.0, f"the step states {piece[:80]!r}, which matches {reference!r} (answer forms)"
+                    )
+            except Exception:  # noqa: BLE001 — an answer the forms cannot compare: not judged
+                continue
+    return None

@@ -208,8 +208,11 @@ def clean(text: str) -> str:
 def normalize_text(text: str) -> str:
     """Cleaned, case folded, trailing punctuation and $ dropped: the key of plain text comparison."""
     t = unicodedata.normalize("NFKC", text).strip().strip("$").strip()
-    t = re.sub(r"[\s.;:!]+$", "", t)
+    t = _TRAILING.sub("", t)  # "Yes!" is "Yes", but "n!", "10!" and "(2n)!" are factorials
     return _SPACE.sub(" ", t).casefold()
+
+
+_TRAILING = re.compile(r"(?:[\s.;:]|(?<=[A-Za-z]{2})!)+$")
 
 
 def alternatives(text: str) -> list[str]:
