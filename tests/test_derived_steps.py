@@ -56,7 +56,7 @@ def test_a_derived_relation_is_checked_against_the_one_before(problem, before, s
     got, reason = solution_check(problem, before, step)
     if score:
         assert got == 1.0 and ("follows from" in reason or "side is" in reason), reason
-    elif "the left side" in step:  # a named side rewritten: it must equal the side before
+    elif "the left side" in step or "Grouping" in before[-1]:  # one side rewritten: it must equal the side before
         assert got == 0.0 and "side rewritten must equal" in reason, reason
     else:
         assert got == 0.0 and "does not follow from" in reason and "where that" in reason, reason
@@ -206,6 +206,11 @@ SIDE_CASES = [
     ("(a + b + c)(a + b + c) ≥ (√a√b + √b√c)^2", RIGHT, "(a + b + c)^2 ≥ ab + 2b√(ac) + bc", 1.0),
     ("(a + b)^2 ≥ 4ab", "Expanding the left side, we get:", "a^2 + 2ab + b^2 ≥ 4ab", 1.0),
     ("(a + b)^2 ≥ 4ab", "Expanding the left side, we get:", "a^2 + ab + b^2 ≥ 4ab", 0.0),
+    # words that rewrite without naming a side: the side written as before stays, the other is rewritten
+    ("(a + b)^2 ≥ 4ab", "Expanding the square, we get:", "a^2 + 2ab + b^2 ≥ 4ab", 1.0),
+    ("(a + b)^2 ≥ 4ab", "Expanding the square, we get:", "a^2 + b^2 ≥ 4ab", 0.0),
+    ("(a + b - 2√(ab))^2 ≥ 0", "Expanding, we get:", "a^2 + b^2 + 2ab - 4(a + b)√(ab) + 4ab ≥ 0", 1.0),
+    ("(a + b - 2√(ab))^2 ≥ 0", "Expanding, we get:", "a^2 + b^2 + 2ab - 4ab√(ab) + 4ab ≥ 0", 0.0),
 ]
 
 
@@ -216,6 +221,17 @@ def test_a_named_side_rewritten_must_equal_the_side_before(premise, lead_in, ste
         assert got == 1.0, reason
     else:
         assert got == 0.0 and ("side rewritten must equal" in reason or "does not follow" in reason), reason
+
+
+def test_a_relation_changed_on_one_side_by_a_step_that_is_not_a_rewrite_is_left_to_other_checks():
+    """Squaring, multiplying or bounding changes one side while the other (0, 4ab) stays: not a rewrite."""
+    for lead_in, step in [
+        ("Squaring, we get:", "(a - b)^2 ≥ 0"),
+        ("Multiplying by 2, we get:", "2(a + b)^2 ≥ 4ab"),
+        ("Using ab ≤ (a + b)^2/4, we get:", "(a + b)^2 ≥ 4ab"),
+    ]:
+        _, reason = solution_check(SIDES, ["a - b ≥ 0" if "Squaring" in lead_in else "(a + b)^2 ≥ 4ab", lead_in], step)
+        assert "rewritten must equal" not in reason, (lead_in, reason)
 
 
 def test_an_identity_in_square_roots_is_checked_at_positive_points():
@@ -234,3 +250,64 @@ def test_a_range_of_positive_integers_is_the_domain_and_its_start_is_used():
     assert score == 0.0 and "positive integers" in reason and "at n = 1" in reason, reason
     score, reason = solution_check(q, before, "$$\\frac{4n}{n+1}+\\frac{4n}{n+2}+\\cdots+\\frac{4n}{2n}<3n$$")
     assert score == 1.0, reason
+
+
+EXPR = "For positive a, b, c, what is the smallest value of abc - (a+b-c)(a+c-b)(b+c-a)?"
+DISPLAY_CASES = [
+    # an expression shown alone after words that rewrite: it must be the expression before, rewritten
+    (
+        ["The given expression is abc - (a+b-c)(a+c-b)(b+c-a).", "We can rewrite the expression as follows:"],
+        "abc - (a^2 + b^2 + c^2 - ab - ac - bc)",
+        0.0,
+    ),
+    (
+        ["The given expression is $abc - (a+b-c)(a+c-b)(b+c-a)$.", "Expanding the product, we get:"],
+        "$a^3 + b^3 + c^3 - a^2b - a^2c - ab^2 - b^2c - ac^2 - bc^2 + 3abc$",
+        1.0,
+    ),
+    (
+        ["This simplifies to (a+b+c)/(abc/a^2 + abc/b^2 + abc/c^2)."],
+        "Further simplifying, we get (a+b+c)/(bc + ac + ab).",
+        0.0,
+    ),
+    (
+        ["This simplifies to (a+b+c)/(abc/a^2 + abc/b^2 + abc/c^2)."],
+        "Further simplifying, we get abc(a+b+c)/(b^2c^2 + a^2c^2 + a^2b^2).",
+        1.0,
+    ),
+    # a lead-in without a colon ("We can write this as") is one claim with the display after it
+    (["$$a^2 + b^2 + c^2 - ab - bc - ca$$", "We can write this as"], "$$\\frac{(a-b)^2 + (b-c)^2 + (c-a)^2}{2}$$", 1.0),
+    (["$$a^2 + b^2 + c^2 - ab - bc - ca$$", "We can write this as"], "$$(a-b)^2 + (b-c)^2 + (c-a)^2$$", 0.0),
+    # not a rewrite: a part of a relation, a new name, or words that change the expression
+    (["$$a + b \\ge 2c$$", "Expanding the left side:"], "$$b + a$$", None),
+    (["The given expression is $abc - (a+b)(b+c)$.", "Substituting $c = a$, we get:"], "$$a^2b - (a+b)^2$$", None),
+    (["The given expression is $abc - (a+b)(b+c)$.", "We can rewrite it as follows:"], "$$abc - (a+b)(b+d)$$", None),
+    (["The given expression is $abc - (a+b)(b+c)$.", "Adding $ab$, we get:"], "$$abc - b^2 - bc - ac$$", None),
+    (["Now our expression becomes sqrt(ab+bc+ac)/(abc)^(1/3)."], "We can rewrite abc as sqrt((ab)(bc)(ac)).", None),
+]
+
+
+@pytest.mark.parametrize("before,step,score", DISPLAY_CASES, ids=[f"{c[1][:30]}-{c[2]}" for c in DISPLAY_CASES])
+def test_an_expression_shown_after_rewriting_words_is_the_expression_before(before, step, score):
+    got, reason = solution_check(EXPR, before, step)
+    if score is None:
+        assert got is None or "rewritten" not in reason, reason
+    elif score:
+        assert got == 1.0 and "rewritten" in reason, reason
+    else:
+        assert got == 0.0 and "is shown as" in reason and "rewritten, but at" in reason, reason
+
+
+def test_a_lead_in_without_a_colon_takes_the_verdict_of_the_display_after_it():
+    before = ["$$a^2 + b^2 + c^2 - ab - bc - ca$$"]
+    got, reason = solution_check(EXPR, before, "We can write this as", following="$$(a-b)^2 + (b-c)^2 + (c-a)^2$$")
+    assert got == 0.0 and reason.startswith("the claim of the next line"), reason
+    got, _ = solution_check(EXPR, before, "We can write this as.", following="$$(a-b)^2 + (b-c)^2 + (c-a)^2$$")
+    assert got is None  # a sentence that ends is not a lead-in
+
+
+def test_a_lead_in_with_several_formulas_does_not_say_which_one_is_rewritten():
+    q = "Find the minimum of sin(x)^3/cos(x) + cos(x)^3/sin(x) for 0 < x < π/2."
+    lead_in = "1. Write sin(x)^3/cos(x) as sin(x)^3*(1/cos(x)), and write cos(x)^3/sin(x) as cos(x)^3*(1/sin(x)):"
+    got, reason = solution_check(q, [lead_in], "sin(x)^3*(1/cos(x)) + cos(x)^3*(1/sin(x))")
+    assert got is None, reason

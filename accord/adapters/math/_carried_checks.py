@@ -13,7 +13,8 @@ from collections import OrderedDict
 import mpmath
 
 from accord.adapters.math._carried import Carried
-from accord.adapters.math._claims import carried_verdict, is_lead_in
+from accord.adapters.math._claims import carried_verdict
+from accord.adapters.math._cues import is_lead_in
 from accord.adapters.math._reader import applied_names
 from accord.protocols import context_key
 

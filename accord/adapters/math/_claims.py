@@ -45,8 +45,9 @@ from accord.adapters.math._context import (
     subject_key,
 )
 from accord.adapters.math._counterexamples import on_the_problem
-from accord.adapters.math._cues import assumes, cites_inequality, moduli_in, speaks_of_contradiction
+from accord.adapters.math._cues import assumes, cites_inequality, is_lead_in, moduli_in, speaks_of_contradiction
 from accord.adapters.math._digits import digit_string
+from accord.adapters.math._displays import rewritten_display
 from accord.adapters.math._evaluate import EvaluationError, TooLarge, Undefined, Unknown, approx, uses_bare_log
 from accord.adapters.math._identities import (
     N_FLOAT_POINTS,
@@ -523,6 +524,12 @@ def check_in(carried: Carried, step: str, real: bool = False, following: str = "
             )
             continue
         links.extend(link for link in check_chain(chain, facts, real, cues) if not _bound_of(link, cues[5]))
+    if not links and operated:  # "We can rewrite the expression as follows:" then the expression alone
+        positive = domain is not None and domain.sign != "real"
+        shown = rewritten_display(step_read, operated, lead_in, facts, seed_of(step), positive)
+        if shown is not None:
+            holds, why, old, new = shown
+            links.append(Link(f"{old} rewritten as {new}", "", "", holds, why, float(holds)))
     end_of_step(step, facts)
     return links
 
@@ -653,8 +660,3 @@ def carried_verdict(
         if shown[0] is not None and (shown[0] < 0.5 or verdict[0] is None):
             return (shown[0], f"the claim of the next line: {shown[1]}"), after
         return verdict, after
-
-
-def is_lead_in(step: str) -> bool:
-    """ "We can simplify the expression as follows:" — its claim is the formula on the next line."""
-    return step.rstrip().endswith(":")

@@ -5,6 +5,7 @@
 - a contradiction spoken of in the step or the next one ("This is impossible", "a contradiction"):
   a false equation derived on purpose is not an error;
 - an assumption or definition ("let", "suppose", "denote"): a formula there is supposed, not derived;
+- a lead-in ("We can write this as", "Expanding, we get:"): its claim is the formula on the next line;
 - a known inequality cited ("By AM-GM, we have:", "applying this inequality"): the inequality stated
   is an instance of a theorem, so it must hold wherever the problem's names may be.
 """
@@ -54,3 +55,15 @@ def assumes(text: str) -> bool:
 def cites_inequality(step: str, lead_in: str = "") -> bool:
     """The step, or its lead-in line, cites a known inequality for what it states."""
     return bool(_CITED_INEQUALITY.search(f"{lead_in}\n{step}"))
+
+
+_CONTINUED = re.compile(
+    r"\b(?:as|as follows|get|obtain|gives?|yields?|becomes?|simplifies\s+to|reduces\s+to|we\s+have)\s*$", re.IGNORECASE
+)
+
+
+def is_lead_in(step: str) -> bool:
+    """ "We can simplify the expression as follows:", "We can write this as" — its claim is the
+    formula on the next line."""
+    text = step.rstrip()
+    return text.endswith(":") or bool(_CONTINUED.search(text))

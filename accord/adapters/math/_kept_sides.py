@@ -11,7 +11,9 @@ and inequalities (keeping one side of an inequality allows any weaker bound).
 
 Words that rewrite one named side ("Simplifying the right side, we have:") say the same of an
 inequality: the other side stays, and the named side must be the earlier one rewritten
-(:func:`side_rewritten`).
+(:func:`side_rewritten`). So do words that rewrite without naming a side ("Expanding the square,
+we get:") when one side is written exactly as before and nothing else is done to the relation
+(no multiplying, adding, bounding or theorem applied).
 
 An equation whose sides differ by the same nonzero number wherever they are evaluated holds for
 no value of its names (:func:`never_equal`), whatever the solution knows of them.
@@ -114,6 +116,13 @@ _NAMED_SIDE = re.compile(r"\b(right|left)[- ](?:hand[- ])?side\b|\b(RHS|LHS)\b",
 _REWRITES_SIDE = re.compile(r"\b(?:simplif\w*|expand\w*|rewrit\w*|factor\w*|combin\w*|group\w*|writ\w*)\b", re.I)
 
 
+_CHANGING = re.compile(
+    r"\b(?:both\s+sides|multipl\w*|divid\w*|add\w*|subtract\w*|squaring|squared|square\s+(?:both|each|it|this|the\s+inequality)|rais\w*|tak\w*|apply\w*|using|"
+    r"since|because|by|inequalit(?:y|ies)\s+(?:of|for|to)|bound\w*|minim\w*|maxim\w*|drop\w*|omit\w*|ignor\w*)\b",
+    re.IGNORECASE,
+)
+
+
 def _last_link(texts: list[str], facts: Facts):
     """(left, relation, right) of the last link of the latest text that has one, or None."""
     for text in reversed(texts):
@@ -129,8 +138,9 @@ def _last_link(texts: list[str], facts: Facts):
     return None
 
 
-def _agree(new, old, facts: Facts, seed: int, positive: bool):
-    """(agreeing points, defined points, first disagreeing point) of ``new = old``."""
+def agree_at_points(new, old, facts: Facts, seed: int, positive: bool):
+    """(agreeing points, defined points, first disagreeing point) of ``new = old``, again at positive
+    points when most random points leave a side undefined."""
     good, defined, witness = holds_at_points(new, old, facts, seed, False, False, stop=True, positive=positive)
     if not positive and witness is None and defined < 3:  # √a, log b: undefined at negative points
         good, defined, witness = holds_at_points(new, old, facts, seed, False, False, stop=True, positive=True)
@@ -144,20 +154,24 @@ def side_rewritten(rel, ta, tb, before: list[str], step: str, facts: Facts, seed
     positive); None when the words name no single side or the relation before differs."""
     words = "\n".join([*before[-1:], step])
     sides = {(m.group(1) or m.group(2)).lower()[0] for m in _NAMED_SIDE.finditer(words)}
-    if len(sides) != 1 or not _REWRITES_SIDE.search(words) or _ELSEWHERE.search(words):
+    if len(sides) > 1 or not _REWRITES_SIDE.search(words) or _ELSEWHERE.search(words):
         return None
     earlier = _last_link(before, facts)
     if earlier is None or earlier[1] != rel:
         return None
     a0, _, b0 = earlier
+    if not sides:  # "Expanding the square, we get:" and one side written as before: the other is rewritten
+        if _CHANGING.search(words) or (to_text(ta) == to_text(a0)) == (to_text(tb) == to_text(b0)):
+            return None
+        sides = {"r" if to_text(ta) == to_text(a0) else "l"}
     named = sides.pop()  # "r" or "l"
     new, old, other_new, other_old = (tb, b0, ta, a0) if named == "r" else (ta, a0, tb, b0)
     if not free_names(old, facts) | free_names(new, facts):
         return None
-    _, defined, witness = _agree(other_new, other_old, facts, seed, positive)
+    _, defined, witness = agree_at_points(other_new, other_old, facts, seed, positive)
     if witness is not None or defined < 3:
         return None  # the other side changed too: not a rewrite of one side
-    good, defined, witness = _agree(new, old, facts, seed, positive)
+    good, defined, witness = agree_at_points(new, old, facts, seed, positive)
     side = "right" if named == "r" else "left"
     if witness is None:
         return (True, f"the {side} side is {to_text(old)} rewritten (holds at {good} points)") if defined >= 3 else None

@@ -323,6 +323,36 @@ def ends_with_formula(text: str) -> bool:
     return _is_prose_word(last) is not True
 
 
+def trailing_expression(text: str) -> str | None:
+    """The expression a prose step ends with, written without delimiters ("This simplifies to
+    (a+b+c)/(ab+bc+ca)."): the run of mathematical words at its end, when it has an operator and no
+    relation, and the prose before it has no formula; None otherwise."""
+    words = _TAIL.sub("", text).split()
+    run: list[str] = []
+    for w in reversed(words):
+        if _is_prose_word(w) is True:
+            break
+        run.append(w)
+    if any(_is_prose_word(w) is False for w in words[: len(words) - len(run)]):
+        return None  # "write A as B, and C as D": not one expression
+    run.reverse()
+    while len(run) > 1 and _is_prose_word(run[0]) is None and _is_prose_word(run[1]) is None:
+        run = run[1:]
+    expr = " ".join(run)
+    if (
+        not any(_is_prose_word(w) is False for w in run)
+        or _RELATION.search(expr)
+        or not re.search(r"[-+*/^·×()]", expr)
+    ):
+        return None
+    return expr
+
+
+def has_prose(text: str) -> bool:
+    """Some word of ``text`` outside its delimited formulas is prose."""
+    return any(_is_prose_word(w) is True for w in _DELIMITED.sub(" ", text).split())
+
+
 _APPLIED = re.compile(
     r"(?<![A-Za-z_\d])([A-Za-z](?:_(?:\d+|[A-Za-z]|\{[^{}]{1,8}\}))?)\(\s*"
     r"((?:[A-Za-z]|\d+|[A-Za-z]\s*[-+]\s*\d+)(?:\s*,\s*(?:[A-Za-z]|\d+|[A-Za-z]\s*[-+]\s*\d+))*)\s*\)\s*([=≤≥<>]?)"
