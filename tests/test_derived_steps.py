@@ -311,3 +311,42 @@ def test_a_lead_in_with_several_formulas_does_not_say_which_one_is_rewritten():
     lead_in = "1. Write sin(x)^3/cos(x) as sin(x)^3*(1/cos(x)), and write cos(x)^3/sin(x) as cos(x)^3*(1/sin(x)):"
     got, reason = solution_check(q, [lead_in], "sin(x)^3*(1/cos(x)) + cos(x)^3*(1/sin(x))")
     assert got is None, reason
+
+
+SYSTEM = [
+    "x + y = a^2   (Equation 1)",
+    "x + 2y = b^2  (Equation 2)",
+    "2x + y = c^2  (Equation 3)",
+]
+
+
+@pytest.mark.parametrize(
+    "lead_in,step,score",
+    [
+        ("Adding Equation 1 and Equation 2, we get:", "2x + 3y = a^2 + b^2", 1.0),
+        ("Adding Equation 1 and Equation 2, we get:", "2x + 3y = a^2 + 2b^2", 0.0),
+        ("Subtracting Equation 1 from Equation 3, we get:", "x = c^2 - a^2", 1.0),
+        ("Subtracting Equation 1 from Equation 3, we get:", "x = c^2 + a^2", 0.0),
+        ("Subtracting the first equation from twice the second, we get:", "x + 3y = 2b^2 - a^2", 1.0),
+    ],
+)
+def test_an_equation_got_by_adding_or_subtracting_equations_is_their_combination(lead_in, step, score):
+    got, reason = solution_check("Find positive integers x, y with x+y, x+2y, 2x+y squares.", [*SYSTEM, lead_in], step)
+    assert got == score, reason
+    assert ("a combination of the equations before" if score else "no sum of multiples") in reason, reason
+
+
+def test_lets_consider_announces_no_supposition_and_a_number_side_kept_fixes_the_other():
+    lead_in = "Now, let's consider the relationship among x+1 and y. We can rewrite the equation as:"
+    before = ["x^3 + 3x^2 + 3x + 1 - y^3 = 0", lead_in]
+    got, reason = solution_check("Find integers x, y with x^3+3x^2+3x+1 = y^3.", before, "(x+1)^3 - y^3 = 0")
+    assert got == 1.0, reason
+    got, reason = solution_check("Find integers x, y with x^3+3x^2+3x+1 = y^3.", before, "(x+1)^3 - (y^3 - 1) = 0")
+    assert got == 0.0, reason
+
+
+def test_nothing_is_derived_from_a_number_spelt_by_its_digits():
+    q = "Find all four-digit numbers aabb that are perfect squares."
+    before = ["aabb - 1100a - 11b = 0", "Now, let's factor out the common factor of 11:"]
+    got, reason = solution_check(q, before, "11(aa - 100a - b) = 0")
+    assert got is None, reason

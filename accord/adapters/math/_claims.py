@@ -34,6 +34,7 @@ import mpmath
 
 from accord.adapters.math._arithmetic import calculator_annotations
 from accord.adapters.math._carried import Carried
+from accord.adapters.math._combinations import combination_check, combines_equations
 from accord.adapters.math._consequences import inequality_follows
 from accord.adapters.math._context import (
     Facts,
@@ -396,6 +397,16 @@ def _check_link(
             return Link(left, rel, right, None, "a relation between expressions with free names: not checked")
         try:
             holds, reason, share = _symbolic_link(ta, tb, facts, rewriting, real, f"{text}|{left}|{right}")
+            if (
+                holds is None
+                and reason.startswith("an equation stating")
+                and len(cues) > 8
+                and cues[8]
+                and combines_equations("\n".join([*cues[8][0][-1:], cues[8][2]]))
+            ):
+                verdict = combination_check(ta, tb, facts, seed_of(f"{text}|{left}|{right}"))
+                if verdict is not None:
+                    return Link(left, rel, right, verdict[0], verdict[1], float(verdict[0]))
             if holds is None and reason.startswith("an equation stating") and len(cues) > 6 and cues[6]:
                 why = does_not_follow(ta, tb, facts, seed_of(f"{text}|{left}|{right}"))
                 if why is not None:
@@ -481,6 +492,9 @@ def check_in(carried: Carried, step: str, real: bool = False, following: str = "
     last = carried.last
     lead_in = last if last is not None and is_lead_in(last) else ""
     operated = [] if last is None else [carried.before_last, last] if lead_in and carried.n > 1 else [last]
+    digits = carried.digits or "digit" in step.lower()
+    if digits and any(digit_string(t) for t in operated if t):
+        operated = []  # "aabb - 1100a - 11b = 0" read as a product: nothing to derive from
     cues = (
         moduli_in(step),
         speaks_of_contradiction(step + "\n" + following),
@@ -516,7 +530,6 @@ def check_in(carried: Carried, step: str, real: bool = False, following: str = "
         links.append(Link(claim.text, "", "", claim.holds, claim.reason, float(claim.holds)))
     links.extend(_always(step, facts, cues[1]))
     links.extend(_written_as(step, facts, real, cues))
-    digits = carried.digits or "digit" in step.lower()
     for chain in read_chains(step_read):
         if digits and digit_string(chain.text):
             links.append(

@@ -72,7 +72,8 @@ def kept_side(ta, tb, before: list[str], step: str, facts: Facts, seed: int) -> 
         return None
     new, old, side = (tb, b0, "right") if same_left else (ta, a0, "left")
     kept = "left" if same_left else "right"
-    if (a0 if same_left else b0)[0] in ("name", "apply", "num"):
+    kind = (a0 if same_left else b0)[0]
+    if kind in ("name", "apply") or kind == "num" and not _REWRITES_SIDE.search("\n".join([*before[-1:], step])):
         return None  # "p = 6n - 1", then "p = 6n + 1": a list of forms or cases, not a rewrite
     old_names, new_names = free_names(old, facts), free_names(new, facts)
     if not old_names or new_names - old_names or any(n.endswith("()") for n in old_names | new_names):
