@@ -350,3 +350,39 @@ def test_nothing_is_derived_from_a_number_spelt_by_its_digits():
     before = ["aabb - 1100a - 11b = 0", "Now, let's factor out the common factor of 11:"]
     got, reason = solution_check(q, before, "11(aa - 100a - b) = 0")
     assert got is None, reason
+
+
+@pytest.mark.parametrize(
+    "step,score",
+    [
+        ("m^2 + m + 1 = n^4 + 2n^3 + 3n^2 + 2n + 1", 1.0),
+        ("m^2 + m + 1 = n^4 + 2n^3 + 3n^2 + 2n + 1 - (n^2 + n)^2", 0.0),
+    ],
+)
+def test_lets_complete_the_square_is_an_operation_on_the_equation_before(step, score):
+    before = ["m^2 + m = n^4 + 2n^3 + 3n^2 + 2n", "Now, let's complete the square by adding 1 to both sides:"]
+    got, reason = solution_check("Find integers m, n with m^2 + m = n^4 + 2n^3 + 3n^2 + 2n.", before, step)
+    assert got == score, reason
+
+
+@pytest.mark.parametrize(
+    "before,step,score",
+    [
+        (
+            ["a^2bc + ab^2c + abc^2 > bc + ac + ab", "Since abc = 1, we can substitute it into the inequality:"],
+            "a + b + c > bc + ac + ab",
+            1.0,
+        ),
+        (
+            ["a^2bc + ab^2c + abc^2 > bc + ac + ab", "Since abc = 1, we can substitute it into the inequality:"],
+            "a^2 + b^2 + c^2 > bc + ac + ab",
+            0.0,
+        ),
+        (["x^2y + xy^2 = 12", "Substituting xy = 3, we get:"], "3(x + y) = 12", 1.0),
+        (["x^2y + xy^2 = 12", "Substituting xy = 3, we get:"], "x + y = 12", 0.0),
+    ],
+)
+def test_a_side_after_substituting_a_stated_equation_is_the_side_before_where_it_holds(before, step, score):
+    got, reason = solution_check("For real a, b, c, x, y with abc = 1 and xy = 3, show it.", before, step)
+    assert got == score, reason
+    assert ("where" in reason) and ("substituting" in reason if not score else True), reason

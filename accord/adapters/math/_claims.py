@@ -80,6 +80,7 @@ from accord.adapters.math._reader import Chain, read_chains
 from accord.adapters.math._rewrites import first_link_rewrites, rewrite_context, written_as
 from accord.adapters.math._sequence_words import word_claims
 from accord.adapters.math._sequences import sequence_claims
+from accord.adapters.math._substitutions import substituted_side
 from accord.adapters.math._transforms import does_not_follow, follows, transforms
 
 
@@ -385,6 +386,9 @@ def _check_link(
             return Link(left, rel, right, holds, reason, None if holds is None else float(holds))
         if rel in _ORDER_RELATIONS and len(cues) > 8 and cues[8] and not ambiguous:  # before "follows": a
             operated, _, step = cues[8]  # wrong rewrite of one side may still follow
+            verdict = substituted_side(rel, ta, tb, operated, step, facts, seed_of(f"{text}|{left}"))
+            if verdict is not None:
+                return Link(left, rel, right, verdict[0], verdict[1], float(verdict[0]))
             positive = cues[4] is not None and cues[4].sign != "real"
             verdict = side_rewritten(rel, ta, tb, operated, step, facts, seed_of(f"{text}|{left}"), positive)
             if verdict is not None:
@@ -425,7 +429,9 @@ def _check_link(
                 why = never_equal(ta, tb, facts, seed_of(f"{text}|{left}|{right}"))
                 if why is not None and not cues[1]:
                     return Link(left, rel, right, False, f"{to_text(ta)} = {to_text(tb)}: {why}", 0.0)
-                verdict = kept_side(ta, tb, operated, step, facts, seed_of(f"{text}|{left}|{right}"))
+                verdict = substituted_side(rel, ta, tb, operated, step, facts, seed_of(f"{text}|{left}"))
+                if verdict is None:
+                    verdict = kept_side(ta, tb, operated, step, facts, seed_of(f"{text}|{left}|{right}"))
                 if verdict is not None:
                     return Link(left, rel, right, verdict[0], verdict[1], float(verdict[0]))
         except TooLarge as exc:

@@ -25,7 +25,7 @@ _CONTRADICTION = re.compile(
 # "let's simplify", "let's expand": an operation announced, not a supposition ("let's say", "let x = 2")
 LET = (
     r"let(?!['’]s\s+(?:now\s+|first\s+|then\s+|further\s+)?(?:simplif|expand|factor|rewrit|rearrang|solv|comput|"
-    r"calculat|consider|find|subtract|add|multipl|divid|combin|group|squar|evaluat|reduc|mov|isolat|cancel|collect|bring|cross))"
+    r"calculat|complet|consider|find|subtract|add|multipl|divid|combin|group|squar|evaluat|reduc|mov|isolat|cancel|collect|bring|cross))"
 )
 _ASSUMING = re.compile(r"\b(?:" + LET + r"|suppose|assume|assuming|define|denote|substitut\w*)\b", re.IGNORECASE)
 

@@ -124,7 +124,7 @@ _CHANGING = re.compile(
 )
 
 
-def _last_link(texts: list[str], facts: Facts):
+def last_link(texts: list[str], facts: Facts):
     """(left, relation, right) of the last link of the latest text that has one, or None."""
     for text in reversed(texts):
         for chain in reversed(read_chains(text)):
@@ -157,7 +157,7 @@ def side_rewritten(rel, ta, tb, before: list[str], step: str, facts: Facts, seed
     sides = {(m.group(1) or m.group(2)).lower()[0] for m in _NAMED_SIDE.finditer(words)}
     if len(sides) > 1 or not _REWRITES_SIDE.search(words) or _ELSEWHERE.search(words):
         return None
-    earlier = _last_link(before, facts)
+    earlier = last_link(before, facts)
     if earlier is None or earlier[1] != rel:
         return None
     a0, _, b0 = earlier

@@ -44,7 +44,7 @@ def transforms(step: str, lead_in: str = "") -> bool:
     return bool(_TRANSFORM.search(both)) and not _OTHER.search(both)
 
 
-def _solve_point(left, right, x: str, free: list[str], facts: Facts, rng: random.Random):
+def solve_point(left, right, x: str, free: list[str], facts: Facts, rng: random.Random):
     """A point where ``left = right`` holds: the other names random, ``x`` solved (when linear in x)."""
     fixed = {n: Fraction(rng.randint(-9, 9) or 1, rng.randint(1, 4)) for n in free if n != x}
 
@@ -94,7 +94,7 @@ def _point(left, right, x: str, free: list[str], facts: Facts, rng: random.Rando
     """A point where ``left = right`` holds and whether it is exact (``x`` solved when linear in it,
     else found by a root finder)."""
     try:
-        pt = _solve_point(left, right, x, free, facts, rng)
+        pt = solve_point(left, right, x, free, facts, rng)
     except (EvaluationError, ArithmeticError, ValueError):
         pt = None
     if pt is not None:
