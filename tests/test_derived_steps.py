@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 
 import pytest
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
 
 from accord.adapters.math._claims import solution_check
 from accord.cli.main import main
@@ -386,3 +388,31 @@ def test_a_side_after_substituting_a_stated_equation_is_the_side_before_where_it
     got, reason = solution_check("For real a, b, c, x, y with abc = 1 and xy = 3, show it.", before, step)
     assert got == score, reason
     assert ("where" in reason) and ("substituting" in reason if not score else True), reason
+
+
+_COEF = st.integers(-5, 5)
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    st.lists(st.tuples(_COEF, _COEF, _COEF), min_size=2, max_size=3),
+    st.lists(_COEF, min_size=3, max_size=3),
+    st.integers(1, 4),
+)
+def test_a_sum_of_multiples_of_the_equations_is_valid_and_a_shifted_one_is_not(rows, multiples, shift):
+    """Equations p·x + q·y = r·a^2 combined with integer multiples give an equation that is valid;
+    the same equation with its constant shifted is no combination of them."""
+    import sympy
+
+    assume(sympy.Matrix([list(r) for r in rows]).rank() == len(rows))  # independent, consistent equations
+    assume(any(m for m, _ in zip(multiples, rows)))
+    equations = [f"{p}*x + {q}*y = {r}*a^2 + {k + 1}" for k, (p, q, r) in enumerate(rows)]
+    total = [sum(m * r[i] for m, r in zip(multiples, rows)) for i in range(3)]
+    constant = sum(m * (k + 1) for k, m in enumerate(multiples[: len(rows)]))
+    left = f"{total[0]}*x + {total[1]}*y - {total[2]}*a^2"
+    assume(any(total))
+    before = [*equations, "Adding these equations, we get:"]
+    got, reason = solution_check("Find x, y, a.", before, f"{left} = {constant}")
+    assert got == 1.0, reason
+    got, reason = solution_check("Find x, y, a.", before, f"{left} = {constant + shift}")
+    assert got == 0.0 and "no sum of multiples" in reason, reason
