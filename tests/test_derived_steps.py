@@ -67,27 +67,35 @@ def test_a_derived_relation_is_checked_against_the_one_before(problem, before, s
 CITED = "For positive a, b, c, what is the smallest value of (a^3+b^3+c^3)/((a+b+c)(a^2+b^2+c^2))?"
 E = "\\frac{a^3+b^3+c^3}{(a+b+c)(a^2+b^2+c^2)}"
 CITED_CASES = [
-    # a known inequality cited: what it gives must hold wherever the problem's names may be
-    (CITED, [], "By the AM-GM inequality, we have $ab + bc + ca \\ge 3\\sqrt[3]{a^2b^2c^2}$.", 1.0),
-    (CITED, [], "By the AM-GM inequality, we have $ab + bc + ca \\ge 3\\sqrt{a^2b^2c^2}$.", 0.0),
-    (CITED, ["By Cauchy-Schwarz, we have:"], "$(a^2 + b^2)(1 + 1) \\ge (a + b)^2$", 1.0),
-    (CITED, ["By Cauchy-Schwarz, we have:"], "$(a^2 + b^2)(1 + 1) \\ge (a + b)^3$", 0.0),
+    # a known inequality cited: what it gives must hold wherever the problem's names may be; the
+    # last score is the same statement uncited (a first statement that may be a hypothesis)
+    (CITED, [], "By the AM-GM inequality, we have $ab + bc + ca \\ge 3\\sqrt[3]{a^2b^2c^2}$.", 1.0, 1.0),
+    (CITED, [], "By the AM-GM inequality, we have $ab + bc + ca \\ge 3\\sqrt{a^2b^2c^2}$.", 0.0, None),
+    (CITED, ["By Cauchy-Schwarz, we have:"], "$(a^2 + b^2)(1 + 1) \\ge (a + b)^2$", 1.0, 1.0),
+    (CITED, ["By Cauchy-Schwarz, we have:"], "$(a^2 + b^2)(1 + 1) \\ge (a + b)^3$", 0.0, None),
     # a side known only to 60 digits (a square root) compared with an exact one
-    (CITED, ["Applying this inequality to the expression, we have:"], f"${E} \\le \\sqrt{{{E}}}$", 1.0),
-    (CITED, ["Applying this inequality to the expression, we have:"], f"${E} \\ge \\sqrt{{{E}}}$", 0.0),
+    (CITED, ["Applying this inequality to the expression, we have:"], f"${E} \\le \\sqrt{{{E}}}$", 1.0, 1.0),
+    (CITED, ["Applying this inequality to the expression, we have:"], f"${E} \\ge \\sqrt{{{E}}}$", 0.0, 0.0),
 ]
 
 
-@pytest.mark.parametrize("problem,before,step,score", CITED_CASES, ids=[f"{c[2][-30:]}-{c[3]}" for c in CITED_CASES])
-def test_an_inequality_a_theorem_gives_holds_everywhere(problem, before, step, score):
+@pytest.mark.parametrize(
+    "problem,before,step,score,uncited", CITED_CASES, ids=[f"{c[2][-30:]}-{c[3]}" for c in CITED_CASES]
+)
+def test_an_inequality_a_theorem_gives_holds_everywhere(problem, before, step, score, uncited):
     got, reason = solution_check(problem, before, step)
     if score:
         assert got == 1.0 and "holds at" in reason, reason
     else:
         assert got == 0.0 and "fails at" in reason, reason
-    # without the citation it could be a condition on particular values: not checked
-    bare = solution_check(problem, [], "We have " + step.split("have ", 1)[-1])
-    assert bare[0] is None, bare
+    # uncited it may be a condition on particular values: valid only when it holds at every point,
+    # false only when it fails at every one (the value 0 < E < 1 is never at least its square root)
+    bare, why = solution_check(problem, [], "We have " + step.split("have ", 1)[-1])
+    assert bare == uncited, why
+    if uncited == 0.0:
+        assert "at every one of" in why and "false for every admissible value" in why, why
+    if uncited is None:
+        assert "holds at some admissible points and not at others" in why, why
 
 
 def test_names_the_problem_does_not_use_and_signs_in_words_are_left_alone():

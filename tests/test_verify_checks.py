@@ -84,7 +84,7 @@ def test_new_checks_find_the_first_errors_through_the_command(tmp_path, capsys):
         in recs["calculator"]["steps"][1]["reason"]
     )
     assert "the inequality (a + b)^2 ≥ 4·a·b + 1 fails at" in recs["inequality"]["steps"][0]["reason"]
-    assert recs["correct"]["step_labels"] == ["valid", "valid", "uncertain", "valid"]
+    assert recs["correct"]["step_labels"] == ["valid", "valid", "valid", "valid"]  # a^2 + b^2 ≥ 2ab everywhere
 
 
 def test_an_opening_equation_to_solve_is_not_read_as_a_rewrite():

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from accord.adapters.math._consequences import sign_facts
 from accord.adapters.math._context import Facts, read_text
 from accord.adapters.math._digits import digit_string
-from accord.adapters.math._inequalities import Domain, constrained_names, domain_sign, domain_with
+from accord.adapters.math._inequalities import Domain, constrained_names, domain_with, has_domain
 from accord.adapters.math._notation import makes_imaginary
 from accord.adapters.math._reader import applied_names
 
@@ -48,7 +48,7 @@ class Carried:
             makes_imaginary(question, ()),
             "digit" in question.lower(),
             tuple(dict.fromkeys(sign_facts([question]))),
-            frozenset(constrained_names([question], functions)) if domain_sign(question) else None,
+            frozenset(constrained_names([question], functions, orderings=False)) if has_domain(question) else None,
         )
 
     @classmethod

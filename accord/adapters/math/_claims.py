@@ -80,6 +80,7 @@ from accord.adapters.math._reader import Chain, read_chains
 from accord.adapters.math._rewrites import first_link_rewrites, rewrite_context, written_as
 from accord.adapters.math._sequence_words import word_claims
 from accord.adapters.math._sequences import sequence_claims
+from accord.adapters.math._solutions import equations_in, sentence_of, value_found
 from accord.adapters.math._substitutions import substituted_side
 from accord.adapters.math._transforms import does_not_follow, follows, transforms
 
@@ -395,8 +396,19 @@ def _check_link(
                 return Link(left, rel, right, verdict[0], verdict[1], float(verdict[0]))
         if rel in ("<", "≤", ">", "≥") and not rewriting and len(cues) > 8 and cues[6] and cues[8]:
             verdict = inequality_follows(rel, ta, tb, facts, cues[4], *cues[8], seed_of(f"{text}|{left}|{right}"))
-            if verdict is not None:
+            if verdict is not None and not (ambiguous and verdict[0] is False):
                 return Link(left, rel, right, verdict[0], verdict[1], float(verdict[0]))
+        if rel in _ORDER_RELATIONS and not rewriting and len(cues) > 4 and cues[4] is not None:
+            seed = seed_of(f"{text}|{left}|{right}")
+            holds, reason = check_inequality(rel, ta, tb, facts, cues[4], seed, first=True)
+            if holds is False and ambiguous:  # "(a + b)(b + c) / abc": read one way of two
+                return Link(left, rel, right, None, f"read one way of two, not flagged: {reason}")
+            if holds is False and cues[1]:  # "this gives 1 > 64, which is not true": derived on purpose
+                return Link(left, rel, right, None, f"false as the step itself says (a contradiction): {reason}")
+            if holds is None:
+                return Link(left, rel, right, None, reason)
+            why = "true wherever the problem's names live" if holds else "false for every admissible value"
+            return Link(left, rel, right, holds, f"{reason}: {why}", float(holds))
         if rel != "=":
             return Link(left, rel, right, None, "a relation between expressions with free names: not checked")
         try:
@@ -536,13 +548,16 @@ def check_in(carried: Carried, step: str, real: bool = False, following: str = "
         links.append(Link(claim.text, "", "", claim.holds, claim.reason, float(claim.holds)))
     links.extend(_always(step, facts, cues[1]))
     links.extend(_written_as(step, facts, real, cues))
+    earlier = [eq for text in operated if text for eq in equations_in(text, facts)]
     for chain in read_chains(step_read):
         if digits and digit_string(chain.text):
             links.append(
                 Link(chain.text, "", "", None, "a number written by its digits (abcd), not a product: not read")
             )
             continue
-        links.extend(link for link in check_chain(chain, facts, real, cues) if not _bound_of(link, cues[5]))
+        found = [link for link in check_chain(chain, facts, real, cues) if not _bound_of(link, cues[5])]
+        links.extend(_as_solution(link, step_read, earlier, facts) for link in found)
+        earlier.extend(equations_in(chain.text, facts))
     if not links and operated:  # "We can rewrite the expression as follows:" then the expression alone
         positive = domain is not None and domain.sign != "real"
         shown = rewritten_display(step_read, operated, lead_in, facts, seed_of(step), positive)
@@ -551,6 +566,16 @@ def check_in(carried: Carried, step: str, real: bool = False, following: str = "
             links.append(Link(f"{old} rewritten as {new}", "", "", holds, why, float(holds)))
     end_of_step(step, facts)
     return links
+
+
+def _as_solution(link: Link, step: str, earlier: list[tuple], facts: Facts) -> Link:
+    """An unchecked ``y = 5`` the step concludes, checked in the equation it was found from."""
+    if link.holds is not None or link.relation != "=":
+        return link
+    verdict = value_found(link.left, link.right, sentence_of(step, link.left, link.right), earlier, facts)
+    if verdict is None:
+        return link
+    return Link(link.left, "=", link.right, verdict[0], verdict[1], float(verdict[0]))
 
 
 def _written_as(step: str, facts: Facts, real: bool, cues) -> list[Link]:

@@ -24,7 +24,7 @@ import mpmath
 from accord.adapters.math._context import Facts, parse_side
 from accord.adapters.math._evaluate import EvaluationError, Unknown, approx
 from accord.adapters.math._identities import free_names
-from accord.adapters.math._inequalities import draw
+from accord.adapters.math._inequalities import admissible_point
 from accord.adapters.math._parser import MathParseError, to_text
 from accord.adapters.math._precision import as_mp, nearly_equal, show, value_of
 from accord.adapters.math._reader import read_chains
@@ -130,8 +130,8 @@ def inequality_follows(
         for _ in range(MAX_DRAWS):
             if admissible >= N_POINTS:
                 break
-            point = {n: draw(rng, domain) for n in sorted(free)}
-            if any(_holds(r, point[n], 0) is False for n, r in signs):
+            point = admissible_point(rng, domain, free)
+            if point is None or any(_holds(r, point[n], 0) is False for n, r in signs):
                 continue
             look = lambda n: point[n] if n in point else facts.value(n)  # noqa: E731
             try:

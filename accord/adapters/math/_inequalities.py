@@ -4,13 +4,16 @@ A later link of a chain (``(a + b)^2 ≥ 4ab + 1`` after ``a^2 + b^2 + 2ab``) in
 positive reals is a step of a derivation: it holds for every admissible a, b. The first link may
 be a hypothesis about particular values and is not checked.
 
-The domain comes from the problem: its names are positive ("positive"), non-negative or real, and
-integers when it says so. A claim is checked only in names the problem itself uses and nothing
+The domain comes from the problem: its names are positive ("positive", "a, b, c > 0"),
+non-negative or real, integers when it says so, and the sides of a triangle when it speaks of one;
+the inequalities the problem states as conditions ("with a > 0, a + b + c ≥ 0") hold at every
+point drawn (never the inequality it asks about). A claim is checked only in names the problem itself uses and nothing
 else narrows — no equation in them (``abc = 1``), no ordering of bare names (``a ≥ b``,
 ``n ≥ 3``) in the problem or an earlier step — and only when the step is not a condition, a case
 or a goal ("if", "suppose", "we need to show"). Then the inequality is evaluated exactly at random
 admissible points; it is false with the first point where it fails as evidence, and valid when it
-holds at all of them.
+holds at all of them. A first statement that holds at every point is true whatever its role; one
+that fails somewhere may be a hypothesis about particular values and is left unchecked.
 """
 
 from __future__ import annotations
@@ -29,6 +32,8 @@ from accord.adapters.math._precision import as_mp, nearly_equal, show, value_of
 from accord.adapters.math._reader import read_chains
 
 N_POINTS = 24
+N_FIRST = 60  # a first statement: valid or false only on this many points drawn at every scale
+MAX_DRAWS = 400  # conditions few random points satisfy: draw on until N_POINTS do
 _ORDER = {"<", "≤", ">", "≥"}
 _POSITIVE = re.compile(r"\bpositive\b", re.IGNORECASE)
 _NONNEGATIVE = re.compile(r"\bnon-?negative\b", re.IGNORECASE)
@@ -51,14 +56,16 @@ class Domain:
     constrained: frozenset[str]
     named: frozenset[str]  # the names the problem uses: only inequalities in these are checked
     start: int = 1  # the least positive integer ("n in {101, ..., 1000}": 101)
+    signs: tuple[tuple[str, str], ...] = ()  # a sign the problem gives one name ("x, y > 0"): it wins
+    conditions: tuple[tuple, ...] = ()  # (relation, tree, tree): the problem's stated conditions
 
 
 def _simple(tree) -> bool:
     return tree[0] in ("num", "name") or tree[0] == "neg" and tree[1][0] in ("num", "name")
 
 
-def _constrained(texts: list[str], functions: frozenset[str]) -> set[str]:
-    """Names an equation or an ordering of bare names ties down in ``texts``."""
+def _constrained(texts: list[str], functions: frozenset[str], orderings: bool = True) -> set[str]:
+    """Names an equation (or, with ``orderings``, an ordering of bare names) ties down in ``texts``."""
     out: set[str] = set()
     for text in texts:
         for chain in read_chains(text):
@@ -69,9 +76,26 @@ def _constrained(texts: list[str], functions: frozenset[str]) -> set[str]:
             for (a, b), rel in zip(
                 zip(trees, trees[1:]), chain.relations[-len(trees) + 1 :] if chain.continues else chain.relations
             ):
-                if rel == "=" or rel in _ORDER and _simple(a) and _simple(b) and not _zero(a) and not _zero(b):
+                ordering = rel in _ORDER and _simple(a) and _simple(b) and not _zero(a) and not _zero(b)
+                if rel == "=" and not _identity(a, b) or orderings and ordering:
                     out |= names(a) | names(b)
     return out
+
+
+def _identity(a, b) -> bool:
+    """``a = b`` holds at a few random positive points (a rewrite, not a tie between names)."""
+    free = sorted(names(a) | names(b))
+    if not free:
+        return False
+    rng = random.Random(7)
+    for _ in range(3):
+        point = {n: Fraction(rng.randint(1, 97), rng.randint(1, 13)) for n in free}
+        try:
+            if nearly_equal(value_of(a, point.__getitem__), value_of(b, point.__getitem__), 30) is not True:
+                return False
+        except (KeyError, Unknown, EvaluationError, ArithmeticError, ValueError, TypeError):
+            return False
+    return True
 
 
 def _zero(tree) -> bool:
@@ -80,6 +104,77 @@ def _zero(tree) -> bool:
 
 # "for how many values of n in {101, ..., 1000}": a name running over a range of positive integers
 _POSITIVE_RANGE = re.compile(r"\bin\s*\\?\{\s*[1-9]\d*\s*,[^{}]*(?:\.\.\.|…|\\ldots|\\dots)[^{}]*\}")
+
+
+# "a, b, c > 0", "x_1, x_2, ..., x_n > 0", "a_i ≥ 1": names the problem bounds below by a number
+_NAME = r"[A-Za-z](?:_\{?\w+\}?)?"
+_SIGNED_LIST = re.compile(
+    rf"(?<![\w^+\-*/(])((?:{_NAME}\s*,\s*(?:(?:\.\.\.|…|\\[lc]?dots)\s*,\s*)?)*{_NAME})\s*"
+    r"(>=|≥|\\geq?|>|\\gt)\s*(\d+(?:\.\d+)?)(?![\w^*/(]|\.\d)"
+)
+_TRIANGLE = re.compile(r"\bsides?\b[^.?]*\btriangle\b|\btriangle\b[^.?]*\bsides?\b", re.IGNORECASE)
+# the question itself starts here: relations after it are asked about, not given
+_ASKING = re.compile(
+    r"\b(?:what|how|which|whether|find|determine|prove|show|compute|evaluate|calculate)\b|\?", re.IGNORECASE
+)
+
+
+def signed_names(question: str) -> dict[str, str]:
+    """The names the problem bounds below by a number: "positive" (``> 0``, ``≥ 1``) or "nonnegative"."""
+    out: dict[str, str] = {}
+    for part in _given_parts(question):
+        for m in _SIGNED_LIST.finditer(part):
+            rel, bound = m.group(2), float(m.group(3))
+            sign = "positive" if bound > 0 or rel in (">", "\\gt") else "nonnegative"
+            for name in re.split(r"\s*,\s*", m.group(1)):
+                if re.fullmatch(_NAME, name):
+                    out[name.replace("{", "").replace("}", "")] = sign
+    if _TRIANGLE.search(question):
+        for name in _triangle_sides(question):
+            out[name] = "positive"
+    return out
+
+
+def _triangle_sides(question: str) -> list[str]:
+    sides = sorted(n for n in _listed_names(question, frozenset()) if re.fullmatch(r"[a-z]", n))
+    return sides if len(sides) == 3 else []
+
+
+def _given_parts(question: str) -> list[str]:
+    """The problem's text up to where it asks (per sentence): what it gives, not what it asks about."""
+    out = []
+    for sentence in re.split(r"(?<=[.?!])\s+", question):
+        asking = _ASKING.search(sentence)
+        out.append(sentence[: asking.start()] if asking else sentence)
+    return out
+
+
+def _conditions(question: str, functions: frozenset[str]) -> tuple[tuple, ...]:
+    """The inequalities the problem gives as conditions, and the triangle inequalities of its sides."""
+    out = []
+    for part in _given_parts(question):
+        for chain in read_chains(part):
+            try:
+                trees = [parse_side(s, functions)[0] for s in chain.sides]
+            except MathParseError:
+                continue
+            if chain.continues:
+                continue
+            for (a, b), rel in zip(zip(trees, trees[1:]), chain.relations):
+                if rel in _ORDER:
+                    out.append((rel, a, b))
+    sides = _triangle_sides(question) if _TRIANGLE.search(question) else []
+    if sides:
+        strict = "<" if not re.search(r"degenerate", question, re.IGNORECASE) else "≤"
+        for k in range(3):
+            one, others = sides[k], [sides[j] for j in range(3) if j != k]
+            out.append((strict, parse_side(one, functions)[0], parse_side(" + ".join(others), functions)[0]))
+    return tuple(out)
+
+
+def has_domain(question: str) -> bool:
+    """The problem says where its names live, in words or by bounds ("x, y > 0")."""
+    return domain_sign(question) is not None or bool(signed_names(question))
 
 
 def domain_sign(question: str) -> str | None:
@@ -93,29 +188,40 @@ def domain_sign(question: str) -> str | None:
     return None
 
 
-def constrained_names(texts: list[str], functions: frozenset[str]) -> set[str]:
-    """The names an equation or an ordering of bare names in ``texts`` ties down."""
-    return _constrained(texts, functions)
+def constrained_names(texts: list[str], functions: frozenset[str], orderings: bool = True) -> set[str]:
+    """The names an equation (or, with ``orderings``, an ordering of bare names) in ``texts`` ties
+    down. The problem's own orderings are conditions every drawn point meets, not ties."""
+    return _constrained(texts, functions, orderings)
 
 
 def domain_with(question: str, functions: frozenset[str], constrained: frozenset[str]) -> Domain | None:
     """The problem's domain, given the names the problem and the steps so far tie down."""
     sign = domain_sign(question)
-    if sign is None:
+    signs = signed_names(question)
+    if sign is None and not signs:
         return None
     named = frozenset(n for chain in read_chains(question) for side in chain.sides for n in _names_of(side, functions))
-    named |= _listed_names(question, functions)
+    named |= _listed_names(question, functions) | frozenset(signs)
     ranged = _POSITIVE_RANGE.search(question)
     integers = bool(_INTEGER.search(question) or ranged)
     start = int(re.search(r"\d+", ranged.group(0)).group(0)) if ranged else 1
-    return Domain(sign, integers, frozenset(constrained), named, start)
+    return Domain(
+        sign or "real",
+        integers,
+        frozenset(constrained),
+        named,
+        start,
+        tuple(sorted(signs.items())),
+        _conditions(question, functions),
+    )
 
 
 def domain_of(question: str, steps: tuple[str, ...], functions: frozenset[str]) -> Domain | None:
     """The problem's domain, or None when it does not say where its names live."""
-    if domain_sign(question) is None:
+    if not has_domain(question):
         return None
-    return domain_with(question, functions, frozenset(_constrained([question, *steps], functions)))
+    tied = _constrained([question], functions, orderings=False) | _constrained(list(steps), functions)
+    return domain_with(question, functions, frozenset(tied))
 
 
 _INLINE = re.compile(r"\$([^$]+)\$|\\\((.+?)\\\)")
@@ -154,16 +260,35 @@ def conditional(step: str) -> bool:
     return bool(_CONDITIONAL.search(step))
 
 
-def draw(rng: random.Random, domain: Domain) -> Fraction:
-    """A random point of the domain for one name: small integers (from ``domain.start`` when
-    positive), else fractions of either sign where the names are real."""
+def draw(rng: random.Random, domain: Domain, name: str | None = None, wide: bool = False) -> Fraction:
+    """A random value of one name: small integers (from ``domain.start`` when positive), else
+    fractions of either sign where the name is real; ``wide``: as often below 1 as above it."""
+    sign = dict(domain.signs).get(name, domain.sign) if name is not None else domain.sign
     if domain.integers:
-        lo = domain.start if domain.sign == "positive" else 0 if domain.sign == "nonnegative" else -12
+        lo = domain.start if sign == "positive" else 0 if sign == "nonnegative" else -12
         return Fraction(rng.randint(lo, lo + 11 if lo > 1 else 12))
     v = Fraction(rng.randint(1, 120), rng.randint(1, 40))
-    if domain.sign == "real" and rng.random() < 0.5:
+    if wide and rng.random() < 0.5:
+        v = Fraction(rng.randint(1, 99), 100) if rng.random() < 0.5 else 1 / v
+    if sign == "real" and rng.random() < 0.5:
         v = -v
     return v
+
+
+def admissible_point(rng: random.Random, domain: Domain, free, wide: bool = False) -> dict[str, Fraction] | None:
+    """Random values of ``free`` (and of the names a condition ties to them) where every condition
+    of the problem on them holds; None when this draw breaks one (draw again)."""
+    touching = [c for c in domain.conditions if (names(c[1]) | names(c[2])) & set(free)]
+    usable = [c for c in touching if names(c[1]) | names(c[2]) <= domain.named - domain.constrained | set(free)]
+    drawn = set(free).union(*(names(c[1]) | names(c[2]) for c in usable))
+    point = {n: draw(rng, domain, n, wide) for n in sorted(drawn)}
+    for rel, a, b in usable:
+        try:
+            if _holds(rel, value_of(a, point.__getitem__), value_of(b, point.__getitem__)) is not True:
+                return None
+        except (KeyError, Unknown, EvaluationError, ArithmeticError, ValueError, TypeError):
+            return None
+    return point
 
 
 def _holds(rel: str, a, b) -> bool | None:
@@ -177,8 +302,14 @@ def _holds(rel: str, a, b) -> bool | None:
     return {"<": a < b, "≤": a <= b, ">": a > b, "≥": a >= b}[rel]
 
 
-def check_inequality(rel: str, ta, tb, facts: Facts, domain: Domain | None, seed: int) -> tuple[bool | None, str]:
-    """(holds, reason) of ``ta REL tb`` over the domain; None with the reason when not checked."""
+def check_inequality(
+    rel: str, ta, tb, facts: Facts, domain: Domain | None, seed: int, first: bool = False
+) -> tuple[bool | None, str]:
+    """(holds, reason) of ``ta REL tb`` over the domain; None with the reason when not checked.
+
+    ``first``: the first statement of a chain, which may be a hypothesis about particular values:
+    valid when it holds at every point, false only when it fails at every point (it then holds for
+    no admissible values at all), unchecked in between."""
     if domain is None:
         return None, "an inequality with free names, and the problem does not say where they live: not checked"
     free = free_names(ta, facts) | free_names(tb, facts)
@@ -191,30 +322,40 @@ def check_inequality(rel: str, ta, tb, facts: Facts, domain: Domain | None, seed
     if _simple(ta) and _simple(tb):
         return None, "an ordering of names (a condition): not checked"
     rng = random.Random(seed)
-    tried = 0
-    for _ in range(N_POINTS):
-        point = {n: draw(rng, domain) for n in sorted(free)}
-
-        def look(name: str):
-            if name in point:
-                return point[name]
-            return facts.value(name)
-
+    tried, failed = 0, None
+    where = "admissible" if domain.signs or domain.conditions else domain.sign
+    for _ in range(MAX_DRAWS):
+        if tried >= (N_FIRST if first else N_POINTS):
+            break
+        point = admissible_point(rng, domain, free, wide=first)
+        if point is None:
+            continue
+        look = lambda name: point[name] if name in point else facts.value(name)  # noqa: E731
         try:
             a, b = value_of(ta, look), value_of(tb, look)
             ok = _holds(rel, a, b)
+            if first and ok is not None and nearly_equal(a, b, 30) is not False:
+                continue  # on the boundary: "x > x" is a slip of strictness, no evidence either way
         except (Unknown, EvaluationError, ArithmeticError, ValueError, TypeError):
             continue
         if ok is None:
             continue
         tried += 1
-        if ok is False:
-            at = ", ".join(f"{k} = {show(v)}" for k, v in sorted(point.items()))
-            return False, (
-                f"the inequality {to_text(ta)} {rel} {to_text(tb)} fails at {at} ({domain.sign}"
-                f"{' integers' if domain.integers else ''}): the left side is {show(a)}, the right side "
-                f"{show(b)}"
-            )
+        if ok is False and failed is None:
+            failed = (point, a, b)
+            if not first:
+                break
+        if ok is True and first and failed is not None:
+            return None, "a first statement that holds at some admissible points and not at others: not checked"
+    if failed is not None and not first or tried >= 6 and failed is not None:
+        point, a, b = failed
+        at = ", ".join(f"{k} = {show(v)}" for k, v in sorted(point.items()) if k in free)
+        never = f" (and at every one of {tried} random {where} points)" if first else ""
+        return False, (
+            f"the inequality {to_text(ta)} {rel} {to_text(tb)} fails at {at} ({where}"
+            f"{' integers' if domain.integers else ''}){never}: the left side is {show(a)}, the right side "
+            f"{show(b)}"
+        )
     if tried < 6:
         return None, "an inequality accord could evaluate at too few admissible points: not checked"
-    return True, f"holds at {tried} random {domain.sign} points"
+    return True, f"holds at {tried} random {where} points"

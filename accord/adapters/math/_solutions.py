@@ -1,0 +1,108 @@
+"""A value found for a name, checked in the equation it was found from.
+
+"... which simplifies to 31 = 3^y. This implies that y = 5": the value a step concludes for y must
+make the last equation in y alone (earlier in the step, or in the step before) hold, and 3^5 is
+243, not 31. Only a conclusion is checked: the sentence says so ("so", "implies", "we find",
+"solving"), and says nothing of a case, a trial or a failure ("if x = 3", "try x = 7", "x = 7 does
+not work"). Decimals are rounded values and are not checked, nor equations in other names too,
+nor identities (every value satisfies them).
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from fractions import Fraction
+
+from accord.adapters.math._context import Facts, parse_side
+from accord.adapters.math._evaluate import EvaluationError, Unknown
+from accord.adapters.math._parser import MathParseError, names, to_text
+from accord.adapters.math._precision import nearly_equal, show, value_of
+from accord.adapters.math._reader import read_chains
+
+_CONCLUDES = re.compile(
+    r"\b(?:so|thus|therefore|hence|implies|implying|gives|giving|get|find|found|solv\w*|solutions?|roots?|"
+    r"means|conclude\w*|obtain\w*|yields?)\b",
+    re.IGNORECASE,
+)
+_NOT_CONCLUDED = re.compile(
+    r"\b(?:if|suppose|assume|assuming|let|case|try|trying|tried|check\w*|test\w*|not|no|never|cannot|fails?|"
+    r"impossible|contradict\w*|when|for|plug\w*|substitut\w*|set|setting|take|taking|say|example|only|other|"
+    r"approximately|about)\b|n't\b|≈|\?",
+    re.IGNORECASE,
+)
+_VALUE = re.compile(r"\s*-?\s*\d+(?:\s*/\s*\d+)?\s*")
+
+
+def equations_in(text: str, facts: Facts) -> list[tuple]:
+    """The equations ``text`` states, as (left tree, right tree), in reading order."""
+    out = []
+    for chain in read_chains(text):
+        if chain.continues:
+            continue
+        try:
+            trees = [parse_side(s, facts.functions) for s in chain.sides]
+        except MathParseError:
+            continue
+        for (a, b), rel in zip(zip(trees, trees[1:]), chain.relations):
+            if rel == "=" and not a[1] and not b[1]:  # neither side read one way of two
+                out.append((a[0], b[0]))
+    return out
+
+
+def concludes_value(sentence: str) -> bool:
+    """The sentence states a value as found, not as a case, a trial or a failure."""
+    return bool(_CONCLUDES.search(sentence)) and not _NOT_CONCLUDED.search(sentence)
+
+
+def sentence_of(step: str, left: str, right: str) -> str:
+    """The sentence of ``step`` that writes ``left = right`` (the whole step when none does)."""
+    plain = re.sub(r"\\[()\[\]]|\$", "", step)
+    pattern = re.compile(rf"{re.escape(left.strip())}\s*=\s*{re.escape(right.strip())}")
+    for sentence in re.split(r"(?<=[.!?])\s+|\n", plain):
+        if pattern.search(sentence):
+            return sentence
+    return plain
+
+
+def value_found(left: str, right: str, sentence: str, earlier: list[tuple], facts: Facts):
+    """(holds, why) for ``left = right`` read as a value found for a name from the last equation of
+    ``earlier`` in that name alone; None when it is not such a value or there is no such equation."""
+    if not concludes_value(sentence):
+        return None
+    if _VALUE.fullmatch(left) and not _VALUE.fullmatch(right):
+        left, right = right, left
+    if not re.fullmatch(r"\s*[A-Za-z]\s*", left) or not _VALUE.fullmatch(right):
+        return None
+    name, value = left.strip(), Fraction(right.replace(" ", ""))
+    for a, b in reversed(earlier):
+        if names(a) | names(b) != {name} or ("name", name) in (a[:2], b[:2]) or _identity(a, b, name):
+            continue
+        look = {name: value}.__getitem__
+        try:
+            va, vb = value_of(a, look), value_of(b, look)
+        except (Unknown, EvaluationError, ArithmeticError, ValueError, TypeError, KeyError):
+            return None
+        same = nearly_equal(va, vb, 30)
+        if same is None:
+            return None
+        shown = f"{to_text(a)} = {to_text(b)}"
+        if same:
+            return True, f"{name} = {show(value)} satisfies {shown}, the equation it is found from"
+        return False, (
+            f"{name} = {show(value)} does not satisfy {shown}, the equation it is found from: there the left "
+            f"side is {show(va)}, the right side {show(vb)}"
+        )
+    return None
+
+
+def _identity(a, b, name: str) -> bool:
+    rng = random.Random(3)
+    for _ in range(3):
+        look = {name: Fraction(rng.randint(2, 97), rng.randint(1, 13))}.__getitem__
+        try:
+            if nearly_equal(value_of(a, look), value_of(b, look), 30) is not True:
+                return False
+        except (Unknown, EvaluationError, ArithmeticError, ValueError, TypeError, KeyError):
+            return False
+    return True
