@@ -77,6 +77,7 @@ from accord.adapters.math._quantifiers import (
     whatever_the_value,
 )
 from accord.adapters.math._reader import Chain, read_chains
+from accord.adapters.math._residue_cases import residue_case, within_case
 from accord.adapters.math._rewrites import first_link_rewrites, rewrite_context, written_as
 from accord.adapters.math._sequence_words import word_claims
 from accord.adapters.math._sequences import sequence_claims
@@ -381,6 +382,9 @@ def _check_link(
         return Link(left, rel, right, None, f"undefined: {exc}")
     except Unknown:
         if rel == "≡" and modulus_tree is not None:
+            verdict = within_case(ta, tb, modulus_tree, cues[10]) if len(cues) > 10 and cues[10] else None
+            if verdict is not None:  # "For y ≡ 6 (mod 8), we have y(y + 1) ≡ 0 (mod 8)"
+                return Link(left, rel, right, verdict[0], verdict[1], float(verdict[0]))
             return _congruence_link(ta, tb, left, right, modulus_tree, facts, text)
         if rel in ("<", "≤", ">", "≥") and rewriting and len(cues) > 4 and cues[4] is not None:
             holds, reason = check_inequality(rel, ta, tb, facts, cues[4], seed_of(f"{text}|{left}|{right}"))
@@ -524,6 +528,7 @@ def check_in(carried: Carried, step: str, real: bool = False, following: str = "
         carried.imaginary,
         (operated, carried.with_step_signs(step), step),
         cites_inequality(step, lead_in),
+        residue_case(step),
     )
     for rem in remainder_statements(step):  # "100 ÷ 7 = 14 remainder 2": a = b·q + r, never a ÷ b = q
         links.append(Link(rem.text, "", "", rem.holds, rem.reason, float(rem.holds)))
