@@ -70,6 +70,9 @@ def test_what_a_first_statement_never_flags():
     assert got is None, why
     # a hypothesis in words
     assert solution_check(POSITIVE, [], "Suppose $\\frac{c^3}{(a+b)^3(b+c)} \\le 0$.")[0] is None
+    # a condition the problem gives holds at every point drawn: restating it checks nothing
+    got, why = solution_check(BOUNDED, [], "We are given $a + b \\le 1$.")
+    assert got is None and "a condition the problem gives" in why, why
 
 
 def test_an_identity_ties_no_names_an_equation_does():
