@@ -387,3 +387,35 @@ def test_thousands_separators_and_bracketed_remarks_are_read_whole():
     assert solution_check("", [], "So there are 10 * 9 * 8 * 7 * 6 = 30,240 strings.")[0] == 1.0
     score, reason = solution_check("", [], "$3^{105} \\bmod 13 = 1$ (since 3^4 mod 13 = 1)")
     assert score == 0.0 and "3^4 mod 13 = 1 is false: the left side is 3" in reason
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 10**6), st.booleans(), st.sampled_from(["perfect square", "perfect cube"]))
+def test_perfect_powers_in_prose_are_judged_exactly(n, negated, word):
+    power = 3 if "cube" in word else 2
+    facts = number_facts(f"We get {n}, which is {'not ' if negated else ''}a {word}.")
+    assert len(facts) == 1, facts
+    is_power = sympy.integer_nthroot(n, power)[1]
+    assert facts[0].holds == (is_power != negated), facts[0].reason
+    assert number_facts(f"If {n} is a {word}, then ...") == []  # a hypothesis
+    assert number_facts(f"x + {n} is a {word}.") == []  # the end of an expression
+
+
+def test_a_formula_said_never_to_be_a_square_is_refuted_by_one_value():
+    problem = "Find all positive integers a, b with a^2 + b^2 a perfect square."
+    got, why = solution_check(problem, [], "Since b^2 is positive, 9 + b^2 can never be a perfect square.")
+    assert got == 0.0 and "at b = 4 the value is 25 = 5^2" in why, why
+    got, why = solution_check(problem, [], "So 3481 + b^2 can never be a perfect square.")
+    assert got == 0.0 and "at b = 1740" in why, why  # 59 is prime: the only solution is far out
+    got, why = solution_check(problem, [], "Hence n^2 + n + 41 is never prime.")
+    assert got == 0.0 and "at n = 1 the value is 43, a prime" in why, why
+    # true claims: a search cannot confirm "never", so they stay unchecked
+    assert solution_check(problem, [], "So 4n + 2 can never be a perfect square.")[0] is None
+    assert solution_check(problem, [], "So 4 + b^2 can never be a perfect square.")[0] is None
+    # the problem's words narrow the name: odd b below 100 (9 + b^2 is 2 modulo 4 for odd b)
+    odd = "How many pairs of positive odd integers (a, b) both under 100 make a^2+b^2 a perfect square?"
+    assert solution_check(odd, [], "Again, 9 + b^2 can never be a perfect square.")[0] is None
+    # a hypothesis, and the absurd statement of a proof by contradiction
+    assert solution_check(problem, [], "If 9 + b^2 can never be a perfect square, then ...")[0] is None
+    contradiction = "So 9 + b^2 can never be a perfect square, a contradiction."
+    assert solution_check(problem, [], contradiction)[0] is None

@@ -69,10 +69,13 @@ from accord.adapters.math._parser import MathParseError, names, parse, to_text
 from accord.adapters.math._precision import compare, show, value_of
 from accord.adapters.math._quantifiers import (
     always_claims,
+    never_check,
+    never_claims,
     prime_check,
     quantified,
     residue_check,
     residue_claims,
+    search_values,
     universal_check,
     whatever_the_value,
 )
@@ -551,7 +554,7 @@ def check_in(carried: Carried, step: str, real: bool = False, following: str = "
         links.append(Link(fact.text, "", "", fact.holds, fact.reason, float(fact.holds)))
     for claim in sequence_claims(question, step) + word_claims(question, step):  # "a_5 = 31", "a_n is increasing"
         links.append(Link(claim.text, "", "", claim.holds, claim.reason, float(claim.holds)))
-    links.extend(_always(step, facts, cues[1]))
+    links.extend(_always(step, facts, cues[1], question))
     links.extend(_written_as(step, facts, real, cues))
     earlier = [eq for text in operated if text for eq in equations_in(text, facts)]
     for chain in read_chains(step_read):
@@ -603,7 +606,7 @@ def _written_as(step: str, facts: Facts, real: bool, cues) -> list[Link]:
     return out
 
 
-def _always(step: str, facts: Facts, contradiction: bool = False) -> list[Link]:
+def _always(step: str, facts: Facts, contradiction: bool = False, question: str = "") -> list[Link]:
     """ "n^2 is always even": checked on the smallest cases (:mod:`accord.adapters.math._quantifiers`);
     "2^x must be a multiple of 3", said of particular values, only when every integer gives the
     same answer, and not when the step (or the next) says it is a contradiction."""
@@ -632,6 +635,14 @@ def _always(step: str, facts: Facts, contradiction: bool = False) -> list[Link]:
             )
         if verdict is not None:
             out.append(Link(claim.text, "", "", verdict[0], f"{claim.text}: {verdict[1]}", float(verdict[0])))
+    for never in never_claims(step):  # "9 + b^2 can never be a perfect square": one value refutes it
+        try:
+            tree = parse_side(never.subject, facts.functions)[0]
+        except MathParseError:
+            continue
+        verdict = never_check(tree, never.kind, facts, search_values(question))
+        if verdict is not None and not contradiction:
+            out.append(Link(never.text, "", "", verdict[0], f"{never.text}: {verdict[1]}", float(verdict[0])))
     for res in residue_claims(step):
         try:
             tree = parse_side(res.subject, facts.functions)[0]

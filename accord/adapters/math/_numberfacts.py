@@ -1,8 +1,8 @@
 """Facts about given whole numbers stated in prose, checked exactly.
 
 "1980 is divisible by 100", "1977 is not divisible by 3", "p = 1991 is a prime number", "495 is a
-multiple of 991", "7 divides 63", "17 and 19 are coprime", "45 is odd", "... = 0, which is greater
-than 1/4": a claim about numbers
+multiple of 991", "7 divides 63", "17 and 19 are coprime", "45 is odd", "1993 is not a perfect
+square", "... = 0, which is greater than 1/4", "becomes 144, which is a perfect square": a claim about numbers
 written out, true or false whatever the solution is about. Only a number standing alone is read
 (not the end of an expression: ``10^981 + 1 is ...``, ``divisible by 2^3``), and never in a
 hypothesis or a question ("if 12 is divisible by 5", "check whether ...", "would be").
@@ -41,6 +41,10 @@ _FACTS = [
         ),
     ),
     ("coprime", re.compile(r"are\s+" + _NOT + r"(?:co-?prime|relatively\s+prime)\b", re.I)),
+    (
+        "power",
+        re.compile(r"(?:is|are)\s+" + _NOT + r"(?:a\s+)?(perfect\s+square|perfect\s+cube|square\s+number)\b", re.I),
+    ),
 ]
 _SUBJECT = re.compile(r"(?:(?<![\w.])([A-Za-z](?:_\w+)?)\s*=\s*)?(?<![\w.^,])" + r"(\d{1,40})\s+$")
 _PAIR = re.compile(r"(?<![\w.^,])(\d{1,40})\s+and\s+(\d{1,40})\s+$")
@@ -64,9 +68,13 @@ class NumberFact:
 def _subject(before: str, pair_wanted: bool) -> list[int] | None:
     """The whole number(s) the predicate is about, or None if the text before is an expression.
     "... = 0, which is greater than 1/4": the value a computation ends with is the subject."""
+    before = re.sub(r"\bwhich\s*$", "", before)  # "becomes 144, which is a perfect square"
     end = re.search(r"=\s*(-?\d{1,40})\s*,\s*$", before)
     if end:
         return [int(end.group(1))]
+    named = re.search(r"(?<![\w.^,])(\d{1,40})\s*,\s*$", before)
+    if named and not _OPERATOR.search(before[: named.start()]):
+        return [int(named.group(1))]
     pair = _PAIR.search(before) if pair_wanted else None
     if pair and not _OPERATOR.search(before[: pair.start()]):
         return [int(pair.group(1)), int(pair.group(2))]
@@ -96,6 +104,13 @@ def _judge(
         bigger = word.lower() in ("greater", "larger", "bigger", "more")
         claim = (a > b or strict_not and a == b) if bigger else (a < b or strict_not and a == b)
         why = f"{a} {'>' if a > b else '<' if a < b else '='} {b}"
+    elif kind == "power":
+        power = 3 if "cube" in word.lower() else 2
+        n = subject[0]
+        if n < 0:
+            return None
+        root, claim = sympy.integer_nthroot(n, power)
+        why = f"{n} = {root}^{power}" if claim else f"{root}^{power} < {n} < {root + 1}^{power}"
     elif kind in ("divisible", "divides"):
         n, d = (subject[0], other) if kind == "divisible" else (other, subject[0])
         if d == 0:
@@ -140,7 +155,7 @@ def number_facts(step: str) -> list[NumberFact]:
                 groups = m.groups()
                 negated = bool(groups[0])
                 other = int(groups[1]) if kind in ("divisible", "divides") else None
-                word = groups[1] if kind in ("prime", "compare") else ""
+                word = groups[1] if kind in ("prime", "compare", "power") else ""
                 if kind == "compare":
                     other = Fraction(groups[3])
                 if other is not None and re.match(r"\s*[-+*/^·×!(]|\s*\d", sentence[m.end() :]):

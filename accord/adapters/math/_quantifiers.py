@@ -367,3 +367,93 @@ def _polynomial(tree) -> bool:
     if tree[0] in ("div", "call", "apply", "fact", "abs", "mod", "floor", "ceil"):
         return not names(tree)
     return all(_polynomial(c) for c in children(tree))
+
+
+_NEVER = re.compile(
+    r"\b(?:can\s*not\s+ever\s+be|can\s+never\s+be|will\s+never\s+be|is\s+never)\s+(?:an?\s+)?"
+    r"(perfect\s+squares?|perfect\s+cubes?|square\s+numbers?|prime(?:\s+numbers?)?)\b",
+    re.IGNORECASE,
+)
+N_SEARCH = 5000
+
+
+@dataclass(frozen=True)
+class Never:
+    """ "9 + b^2 can never be a perfect square": the formula and what it is said never to be."""
+
+    text: str
+    subject: str
+    kind: str  # "square", "cube" or "prime"
+
+
+def never_claims(step: str) -> list[Never]:
+    """Formulas in a name the step says can never be a perfect square, a cube or a prime. One
+    value of the name where it is one refutes the claim; no search can confirm it."""
+    out = []
+    text = _MATH.sub("", step).replace("\\cdot", "·")
+    for sentence in re.split(r"(?<=[.;!?])\s+|\n", text):
+        for m in _NEVER.finditer(sentence):
+            before = sentence[: m.start()].rstrip()
+            sub = _SUBJECT.search(before)
+            if not sub:
+                continue
+            subject = sub.group(0).strip()
+            while subject.count("(") > subject.count(")"):
+                subject = subject[1:].lstrip()
+            if not re.search(r"[A-Za-z]", subject) or not re.search(r"[\^*+\-/·×\d]", subject):
+                continue
+            if re.search(r"\b(?:if|when|whenever|suppose|assume|unless|whether)\b|\?", before[: sub.start()], re.I):
+                continue
+            word = m.group(1).lower()
+            kind = "prime" if word.startswith("prime") else "cube" if "cube" in word else "square"
+            out.append(Never(f"{subject} {m.group(0).strip()}", subject, kind))
+    return out
+
+
+_BELOW = re.compile(r"\b(?:under|less\s+than|below|smaller\s+than)\s+(\d{1,6})\b|<\s*(\d{1,6})\b", re.IGNORECASE)
+_AT_MOST = re.compile(r"\bat\s+most\s+(\d{1,6})\b|(?:≤|<=|\\le(?:q)?)\s*(\d{1,6})\b", re.IGNORECASE)
+_NARROWED = re.compile(r"\b(?:primes?|digits?|divisible|multiples?|coprime|distinct|consecutive)\b", re.IGNORECASE)
+
+
+def search_values(question: str) -> range | None:
+    """The positive integers a name of the problem may take, as far as its words say: odd or even,
+    below a bound; None when the problem narrows its names in a way a range cannot hold."""
+    odd, even = bool(re.search(r"\bodd\b", question, re.I)), bool(re.search(r"\beven\b", question, re.I))
+    if odd and even or _NARROWED.search(question):
+        return None
+    top = N_SEARCH
+    for m in _BELOW.finditer(question):
+        top = min(top, int(m.group(1) or m.group(2)) - 1)
+    for m in _AT_MOST.finditer(question):
+        top = min(top, int(m.group(1) or m.group(2)))
+    return range(1, top + 1, 2) if odd else range(2, top + 1, 2) if even else range(1, top + 1)
+
+
+def never_check(tree, kind: str, facts: Facts, values: range | None) -> tuple[bool, str] | None:
+    """(False, a value where it is one) for a formula in one name said never to be a square, a cube
+    or a prime, searched over ``values`` (the problem's, :func:`search_values`); None when none is
+    found there (a search cannot show "never"), the formula is not in one name, or the problem
+    narrows its names in a way the search cannot follow."""
+    from sympy import integer_nthroot, isprime
+
+    free = sorted(free_names(tree, facts))
+    if len(free) != 1 or values is None:
+        return None
+    (name,) = free
+    for v in values:
+        try:
+            value = exact(tree, RandomPoint(facts, random.Random(0), False, {name: Fraction(v)}))
+        except (EvaluationError, ArithmeticError, ValueError):
+            continue
+        if value.denominator != 1 or value.numerator < 0 or value.numerator.bit_length() > 256:
+            continue
+        n = value.numerator
+        if kind == "prime":
+            if isprime(n):
+                return False, f"at {name} = {v} the value is {n}, a prime"
+            continue
+        power = 2 if kind == "square" else 3
+        root, exact_root = integer_nthroot(n, power)
+        if exact_root:
+            return False, f"at {name} = {v} the value is {n} = {root}^{power}"
+    return None
