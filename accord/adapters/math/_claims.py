@@ -295,9 +295,11 @@ def _check_chain(
     ``cues``: the moduli the step mentions, whether it speaks of a contradiction, whether it
     assumes or defines (then a rewriting that is not an identity is a supposition, not checked),
     how the step presents its formulas (an aligned row, a rewrite, an equation: whether an opening
-    link between expressions with the same names is a rewrite, :mod:`accord.adapters.math._rewrites`), and the domain
-    of the problem's names
-    for inequalities with free names (None: not checked; :mod:`accord.adapters.math._inequalities`)."""
+    link between expressions with the same names is a rewrite, :mod:`accord.adapters.math._rewrites`), the domain
+    of the problem's names for inequalities with free names (None: not checked;
+    :mod:`accord.adapters.math._inequalities`), the quantified names, whether the step transforms
+    the relation before, whether ``i`` is imaginary, the texts it operates on, whether it cites an
+    inequality, and the residue case it opens with (:mod:`accord.adapters.math._residue_cases`)."""
     trees, why = side_trees(chain, facts)
     texts = (["(previous)"] if chain.continues else []) + list(chain.sides)
     modulus_tree = None
