@@ -96,6 +96,9 @@ def test_an_identity_ties_no_names_an_equation_does():
         (["$x^2 - 5x + 6 = 0$"], "So let's try $x = 4$.", None),
         (["$x^2 - 5x + 6 = 0$"], "So $x = 4$ does not work.", None),
         (["$x^2 = 2$"], "So $x = 1.41$.", None),
+        # a value in other names: checked at random values of them
+        (["$x^2 = c$"], "Therefore $x = \\sqrt{c}$.", 1.0),
+        (["$x^3 = 8c$"], "Hence $x = 2c$.", 0.0),
     ],
 )
 def test_a_value_found_must_satisfy_the_equation_it_was_found_from(before, step, score):

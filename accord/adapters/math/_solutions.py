@@ -4,8 +4,9 @@
 make the last equation in y alone (earlier in the step, or in the step before) hold, and 3^5 is
 243, not 31. Only a conclusion is checked: the sentence says so ("so", "implies", "we find",
 "solving"), and says nothing of a case, a trial or a failure ("if x = 3", "try x = 7", "x = 7 does
-not work"). Decimals are rounded values and are not checked, nor equations in other names too,
-nor identities (every value satisfies them).
+not work"). Decimals are rounded values and are not checked, nor identities (every value
+satisfies them). A value may be an expression in other names ("x = sqrt(c)" after "x^2 = c"): the
+equation must then be in the name and those names alone, and is checked at random values of them.
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ _NOT_CONCLUDED = re.compile(
     r"approximately|about)\b|n't\b|≈|\?",
     re.IGNORECASE,
 )
-_VALUE = re.compile(r"\s*-?\s*\d+(?:\s*/\s*\d+)?\s*")
+N_POINTS = 6
 
 
 def equations_in(text: str, facts: Facts) -> list[tuple]:
@@ -66,40 +67,71 @@ def sentence_of(step: str, left: str, right: str) -> str:
 
 
 def value_found(left: str, right: str, sentence: str, earlier: list[tuple], facts: Facts):
-    """(holds, why) for ``left = right`` read as a value found for a name from the last equation of
-    ``earlier`` in that name alone; None when it is not such a value or there is no such equation."""
+    """(holds, why) for ``left = right`` read as a value found for a name (a number, or an
+    expression in other names: "x = (c - b)/a") from the last equation of ``earlier`` in that name
+    and the value's names alone; None when it is not such a value or there is no such equation."""
     if not concludes_value(sentence):
         return None
-    if _VALUE.fullmatch(left) and not _VALUE.fullmatch(right):
+    if not re.fullmatch(r"\s*[A-Za-z]\s*", left) and re.fullmatch(r"\s*[A-Za-z]\s*", right):
         left, right = right, left
-    if not re.fullmatch(r"\s*[A-Za-z]\s*", left) or not _VALUE.fullmatch(right):
+    if not re.fullmatch(r"\s*[A-Za-z]\s*", left) or "." in right:  # a decimal is a rounded value
         return None
-    name, value = left.strip(), Fraction(right.replace(" ", ""))
+    name = left.strip()
+    try:
+        value, odd = parse_side(right, facts.functions)
+    except MathParseError:
+        return None
+    others = names(value)
+    if odd or name in others:
+        return None
     for a, b in reversed(earlier):
-        if names(a) | names(b) != {name} or ("name", name) in (a[:2], b[:2]) or _identity(a, b, name):
+        used = names(a) | names(b)
+        if name not in used or not used <= others | {name} or ("name", name) in (a[:2], b[:2]):
             continue
-        look = {name: value}.__getitem__
-        try:
-            va, vb = value_of(a, look), value_of(b, look)
-        except (Unknown, EvaluationError, ArithmeticError, ValueError, TypeError, KeyError):
-            return None
-        same = nearly_equal(va, vb, 30)
-        if same is None:
-            return None
-        shown = f"{to_text(a)} = {to_text(b)}"
-        if same:
-            return True, f"{name} = {show(value)} satisfies {shown}, the equation it is found from"
-        return False, (
-            f"{name} = {show(value)} does not satisfy {shown}, the equation it is found from: there the left "
-            f"side is {show(va)}, the right side {show(vb)}"
-        )
+        if _identity(a, b, name, others):
+            continue
+        return _substituted(name, value, others, a, b)
     return None
 
 
-def _identity(a, b, name: str) -> bool:
+def _points(others, rng: random.Random):
+    """The values of the other names: none, or a few random positive rationals."""
+    if not others:
+        return [{}]
+    return [{n: Fraction(rng.randint(2, 60), rng.randint(1, 9)) for n in sorted(others)} for _ in range(N_POINTS)]
+
+
+def _substituted(name: str, value, others, a, b):
+    shown, tried = f"{to_text(a)} = {to_text(b)}", 0
+    for point in _points(others, random.Random(11)):
+        try:
+            v = value_of(value, point.__getitem__)
+            look = {**point, name: v}.__getitem__
+            va, vb = value_of(a, look), value_of(b, look)
+        except (Unknown, EvaluationError, ArithmeticError, ValueError, TypeError, KeyError):
+            continue
+        same = nearly_equal(va, vb, 30)
+        if same is None:
+            continue
+        tried += 1
+        if not same:
+            at = "".join(f"{k} = {show(x)}, " for k, x in sorted(point.items()))
+            return False, (
+                f"{name} = {to_text(value)} does not satisfy {shown}, the equation it is found from: at "
+                f"{at}{name} = {show(v)} the left side is {show(va)}, the right side {show(vb)}"
+            )
+    if tried < (1 if not others else 3):
+        return None
+    return True, f"{name} = {to_text(value)} satisfies {shown}, the equation it is found from"
+
+
+def _identity(a, b, name: str, others) -> bool:
+    """Every value of ``name`` satisfies ``a = b`` (it determines nothing)."""
     rng = random.Random(3)
     for _ in range(3):
-        look = {name: Fraction(rng.randint(2, 97), rng.randint(1, 13))}.__getitem__
+        look = {name: Fraction(rng.randint(2, 97), rng.randint(1, 13))}
+        look.update({n: Fraction(rng.randint(2, 60), rng.randint(1, 9)) for n in others})
+        look = look.__getitem__
         try:
             if nearly_equal(value_of(a, look), value_of(b, look), 30) is not True:
                 return False
