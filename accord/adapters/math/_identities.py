@@ -147,8 +147,8 @@ def holds_at_points(
     return good, defined, witness
 
 
-def is_identity(ta, tb, facts, seed, definitions=False, solve=None) -> bool:
-    good, defined, _ = holds_at_points(ta, tb, facts, seed, False, definitions, solve, stop=True)
+def is_identity(ta, tb, facts, seed, definitions=False, solve=None, positive=False) -> bool:
+    good, defined, _ = holds_at_points(ta, tb, facts, seed, False, definitions, solve, stop=True, positive=positive)
     return defined >= 3 and good == defined
 
 

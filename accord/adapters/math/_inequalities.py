@@ -22,11 +22,12 @@ import random
 import re
 from dataclasses import dataclass
 from fractions import Fraction
+from functools import lru_cache
 
 from accord.adapters.math._context import Facts, parse_side
 from accord.adapters.math._cues import LET
 from accord.adapters.math._evaluate import EvaluationError, Unknown
-from accord.adapters.math._identities import free_names
+from accord.adapters.math._identities import free_names, is_identity
 from accord.adapters.math._parser import MathParseError, names, to_text
 from accord.adapters.math._precision import as_mp, nearly_equal, show, value_of
 from accord.adapters.math._reader import read_chains
@@ -77,25 +78,10 @@ def _constrained(texts: list[str], functions: frozenset[str], orderings: bool = 
                 zip(trees, trees[1:]), chain.relations[-len(trees) + 1 :] if chain.continues else chain.relations
             ):
                 ordering = rel in _ORDER and _simple(a) and _simple(b) and not _zero(a) and not _zero(b)
-                if rel == "=" and not _identity(a, b) or orderings and ordering:
+                rewrite = rel == "=" and is_identity(a, b, Facts(functions=functions), 7, positive=True)
+                if rel == "=" and not rewrite or orderings and ordering:
                     out |= names(a) | names(b)
     return out
-
-
-def _identity(a, b) -> bool:
-    """``a = b`` holds at a few random positive points (a rewrite, not a tie between names)."""
-    free = sorted(names(a) | names(b))
-    if not free:
-        return False
-    rng = random.Random(7)
-    for _ in range(3):
-        point = {n: Fraction(rng.randint(1, 97), rng.randint(1, 13)) for n in free}
-        try:
-            if nearly_equal(value_of(a, point.__getitem__), value_of(b, point.__getitem__), 30) is not True:
-                return False
-        except (KeyError, Unknown, EvaluationError, ArithmeticError, ValueError, TypeError):
-            return False
-    return True
 
 
 def _zero(tree) -> bool:
@@ -194,6 +180,7 @@ def constrained_names(texts: list[str], functions: frozenset[str], orderings: bo
     return _constrained(texts, functions, orderings)
 
 
+@lru_cache(maxsize=512)  # every step of a solution asks again, mostly with the same ties
 def domain_with(question: str, functions: frozenset[str], constrained: frozenset[str]) -> Domain | None:
     """The problem's domain, given the names the problem and the steps so far tie down."""
     sign = domain_sign(question)
@@ -349,7 +336,7 @@ def check_inequality(
                 break
         if ok is True and first and failed is not None:
             return None, "a first statement that holds at some admissible points and not at others: not checked"
-    if failed is not None and not first or tried >= 6 and failed is not None:
+    if failed is not None and (not first or tried >= 6):
         point, a, b = failed
         at = ", ".join(f"{k} = {show(v)}" for k, v in sorted(point.items()) if k in free)
         never = f" (and at every one of {tried} random {where} points)" if first else ""

@@ -161,6 +161,20 @@ class Always:
     plain: bool = False  # neither "always" nor "for all": decided only when every integer agrees
 
 
+def _formula_before(before: str) -> tuple[str, int] | None:
+    """The formula a predicate is about, read backwards from it, and where it starts; None when it
+    is no formula with a name in it (a bare name, "n is even", depends on what the solution says of n)."""
+    sub = _SUBJECT.search(before)
+    if not sub:
+        return None
+    subject = sub.group(0).strip()
+    while subject.count("(") > subject.count(")"):
+        subject = subject[1:].lstrip()
+    if not re.search(r"[A-Za-z]", subject) or not re.search(r"[\^*+\-/·×\d]", subject):
+        return None
+    return subject, sub.start()
+
+
 def always_claims(step: str) -> list[Always]:
     """Divisibility and parity claims about a formula for every value of its names: "n^2 is always
     even", "32k^2 + 32k + 9 is always odd", "n^5 - n is divisible by 5 for any integer n". The
@@ -170,16 +184,10 @@ def always_claims(step: str) -> list[Always]:
     for sentence in re.split(r"(?<=[.;!?])\s+|\n|,\s+(?:and|so|while|but)\s+", text):
         for m in _PREDICATE.finditer(sentence):
             before = sentence[: m.start()].rstrip()
-            sub = _SUBJECT.search(before)
-            if not sub:
+            found = _formula_before(before)
+            if found is None or _HEDGED.search(before[: found[1]].rsplit("(", 1)[-1]):
                 continue
-            subject = sub.group(0).strip()
-            while subject.count("(") > subject.count(")"):
-                subject = subject[1:].lstrip()
-            if not re.search(r"[A-Za-z]", subject) or not re.search(r"[\^*+\-/·×\d]", subject):
-                continue  # a bare name ("n is even") depends on what the solution says of n
-            if _HEDGED.search(before[: sub.start()].rsplit("(", 1)[-1]):
-                continue
+            subject = found[0]
             domains = quantified(sentence[m.end() :])
             plain = not m.group(1) and not domains  # "2^x is a multiple of 3": about the names' values
             parity, mult, res, mod = m.group(2), m.group(3), m.group(4), m.group(5)
@@ -375,6 +383,7 @@ _NEVER = re.compile(
     re.IGNORECASE,
 )
 N_SEARCH = 5000
+_SUPPOSED = re.compile(r"\b(?:if|when|whenever|suppose|assume|unless|whether)\b|\?", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -394,16 +403,10 @@ def never_claims(step: str) -> list[Never]:
     for sentence in re.split(r"(?<=[.;!?])\s+|\n", text):
         for m in _NEVER.finditer(sentence):
             before = sentence[: m.start()].rstrip()
-            sub = _SUBJECT.search(before)
-            if not sub:
+            found = _formula_before(before)
+            if found is None or _SUPPOSED.search(before[: found[1]]):
                 continue
-            subject = sub.group(0).strip()
-            while subject.count("(") > subject.count(")"):
-                subject = subject[1:].lstrip()
-            if not re.search(r"[A-Za-z]", subject) or not re.search(r"[\^*+\-/·×\d]", subject):
-                continue
-            if re.search(r"\b(?:if|when|whenever|suppose|assume|unless|whether)\b|\?", before[: sub.start()], re.I):
-                continue
+            subject = found[0]
             word = m.group(1).lower()
             kind = "prime" if word.startswith("prime") else "cube" if "cube" in word else "square"
             out.append(Never(f"{subject} {m.group(0).strip()}", subject, kind))

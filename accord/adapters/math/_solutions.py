@@ -17,6 +17,7 @@ from fractions import Fraction
 
 from accord.adapters.math._context import Facts, parse_side
 from accord.adapters.math._evaluate import EvaluationError, Unknown
+from accord.adapters.math._identities import is_identity
 from accord.adapters.math._parser import MathParseError, names, to_text
 from accord.adapters.math._precision import nearly_equal, show, value_of
 from accord.adapters.math._reader import read_chains
@@ -88,7 +89,7 @@ def value_found(left: str, right: str, sentence: str, earlier: list[tuple], fact
         used = names(a) | names(b)
         if name not in used or not used <= others | {name} or ("name", name) in (a[:2], b[:2]):
             continue
-        if _identity(a, b, name, others):
+        if is_identity(a, b, Facts(functions=facts.functions), 3, positive=True):  # every value satisfies it
             continue
         return _substituted(name, value, others, a, b)
     return None
@@ -123,18 +124,3 @@ def _substituted(name: str, value, others, a, b):
     if tried < (1 if not others else 3):
         return None
     return True, f"{name} = {to_text(value)} satisfies {shown}, the equation it is found from"
-
-
-def _identity(a, b, name: str, others) -> bool:
-    """Every value of ``name`` satisfies ``a = b`` (it determines nothing)."""
-    rng = random.Random(3)
-    for _ in range(3):
-        look = {name: Fraction(rng.randint(2, 97), rng.randint(1, 13))}
-        look.update({n: Fraction(rng.randint(2, 60), rng.randint(1, 9)) for n in others})
-        look = look.__getitem__
-        try:
-            if nearly_equal(value_of(a, look), value_of(b, look), 30) is not True:
-                return False
-        except (Unknown, EvaluationError, ArithmeticError, ValueError, TypeError, KeyError):
-            return False
-    return True
