@@ -9,10 +9,8 @@ step concludes ("this implies y = 5") must satisfy the equation it was found fro
 
 from __future__ import annotations
 
-import json
-
 import pytest
-from cli_runs import verify_to
+from cli_runs import verified
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -138,12 +136,8 @@ def test_first_statements_and_found_values_through_the_command(tmp_path, capsys)
             "label": -1,
         },
     ]
-    data, out = tmp_path / "sols.jsonl", tmp_path / "pred.jsonl"
-    data.write_text("".join(json.dumps(s) + "\n" for s in sols))
-    verify_to(data, out)
-    doc = json.loads(capsys.readouterr().out)
+    doc, recs = verified(tmp_path, sols, capsys)
     assert doc["predictions"] == {s["id"]: s["label"] for s in sols}
-    recs = {r["id"]: r for r in map(json.loads, out.read_text().splitlines())}
     assert "false for every admissible value" in recs["never"]["steps"][1]["reason"]
     assert "y = 2 does not satisfy 3 = 3^y" in recs["root"]["steps"][1]["reason"]
     assert recs["correct"]["step_labels"][1] == "valid"

@@ -324,7 +324,7 @@ def test_comparisons_of_numbers_in_prose():
 
 def test_a_prose_rewrite_is_checked_as_an_identity():
     score, reason = solution_check("", [], "We can rewrite 1978^m - 1000^m as (2^m * 989^m) - (2^m * 5^m).")
-    assert score == 0.0 and reason.startswith("written as: ") and "at m = 2 the left side is 2912484" in reason
+    assert score == 0.0 and reason.startswith("read as a rewrite: ") and "at m = 2 the left side is 2912484" in reason
     score, reason = solution_check("", [], "We can write 50 as $2^2\\cdot5^2$ and 23 as $23^1$.")
     assert score == 0.0 and "50 = 2^2·5^2 is false: the right side is 100" in reason
     assert solution_check("", [], "Write $\\sin(x)^3/\\cos(x)$ as $\\sin(x)^3 \\cdot (1/\\cos(x))$.")[0] == 1.0

@@ -81,7 +81,7 @@ from accord.adapters.math._quantifiers import (
 )
 from accord.adapters.math._reader import Chain, read_chains
 from accord.adapters.math._residue_cases import residue_case, within_case
-from accord.adapters.math._rewrites import first_link_rewrites, rewrite_context, written_as
+from accord.adapters.math._rewrites import first_link_rewrites, rewrite_context
 from accord.adapters.math._sequence_words import word_claims
 from accord.adapters.math._sequences import sequence_claims
 from accord.adapters.math._solutions import equations_in, sentence_of, value_found
@@ -225,6 +225,17 @@ def _closed_link(rel, ta, tb, va, vb, used, facts, modulus_tree, alternative) ->
     else:
         detail = f"the left side is {show(va)}, the right side {show(vb)}"
     return False, f"{lhs} {rel} {rhs}{what} is false: {detail}{_with_values(used, facts)}"
+
+
+def _holds_read_otherwise(left: str, right: str, facts, rewriting: bool, real: bool, text: str) -> bool:
+    """An equation that fails as read but holds read the other way ("(ab)(bc)(ac)^(1/6)" as the
+    root of the whole product, "1/2x" as 1/(2x)) is not flagged."""
+    try:
+        ta = parse(left, facts.functions, implicit_first=True)[0]
+        tb = parse(right, facts.functions, implicit_first=True)[0]
+        return _symbolic_link(ta, tb, facts, rewriting, real, f"{text}|{left}|{right}|other")[0] is True
+    except (MathParseError, EvaluationError, TooLarge, ArithmeticError, ValueError):
+        return False
 
 
 def _alternative(side_texts, rel, facts, modulus_tree) -> callable:
@@ -455,6 +466,8 @@ def _check_link(
                     verdict = kept_side(ta, tb, operated, step, facts, seed_of(f"{text}|{left}|{right}"))
                 if verdict is not None:
                     return Link(left, rel, right, verdict[0], verdict[1], float(verdict[0]))
+            if holds is False and ambiguous and _holds_read_otherwise(left, right, facts, rewriting, real, text):
+                return Link(left, rel, right, None, f"read one way of two, not flagged: {reason}")
         except TooLarge as exc:
             return Link(left, rel, right, None, str(exc))
         except EvaluationError as exc:
@@ -557,7 +570,6 @@ def check_in(carried: Carried, step: str, real: bool = False, following: str = "
     for claim in sequence_claims(question, step) + word_claims(question, step):  # "a_5 = 31", "a_n is increasing"
         links.append(Link(claim.text, "", "", claim.holds, claim.reason, float(claim.holds)))
     links.extend(_always(step, facts, cues[1], question))
-    links.extend(_written_as(step, facts, real, cues))
     earlier = [eq for text in operated if text for eq in equations_in(text, facts)]
     for chain in read_chains(step_read):
         if digits and digit_string(chain.text):
@@ -586,26 +598,6 @@ def _as_solution(link: Link, step: str, earlier: list[tuple], facts: Facts) -> L
     if verdict is None:
         return link
     return Link(link.left, "=", link.right, verdict[0], verdict[1], float(verdict[0]))
-
-
-def _written_as(step: str, facts: Facts, real: bool, cues) -> list[Link]:
-    """ "We can rewrite 2^(641-1) as (2^6)^(106) * 2^5": checked as an identity when both formulas
-    have the same free names (exactly when they have none); left alone otherwise."""
-    out = []
-    for a, b in written_as(step):
-        try:
-            ta, tb = parse_side(a, facts.functions)[0], parse_side(b, facts.functions)[0]
-        except MathParseError:
-            continue
-        if free_names(ta, facts) != free_names(tb, facts):
-            continue
-        link = _check_link(
-            "=", ta, tb, a, b, facts, True, real, None, False, False, step, cues[:2] + (False,) + cues[3:]
-        )
-        if link.holds is not None:
-            reason = link.reason if link.holds else f"written as: {link.reason}"
-            out.append(Link(f"{a} written as {b}", "", "", link.holds, reason, link.score))
-    return out
 
 
 def _always(step: str, facts: Facts, contradiction: bool = False, question: str = "") -> list[Link]:

@@ -276,6 +276,8 @@ def expand_ellipsis(text: str) -> str | None:
     Σ or Π when the last term has a name in place of the moving integers: "1 + 2 + … + n"), or
     None when some ellipsis does not follow a pattern accord can read."""
     text = _DOTS.sub("…", text)
+    if re.search(r"\)\s*…\s*\(", text):  # "(n+1)(n+2)…(2n)": a product of groups written side by side
+        text = re.sub(r"\)\s*\(", ")*(", text)
     if re.search(r"[*·×]", text):  # "1 · 2 ⋯ 6": the dots stand between two factors
         text = re.sub(r"(?<=[\w)!])\s*…\s*(?=[\w(])", " * … * ", text)
     for _ in range(4):
@@ -288,9 +290,9 @@ def expand_ellipsis(text: str) -> str | None:
         for ops in ("+", "*·×"):
             terms = _split_top(seg, ops)
             at = [k for k, t in enumerate(terms) if t.strip() == "…"]
-            if len(at) != 1 or at[0] + 1 >= len(terms):
+            if not at or at[0] + 1 >= len(terms) or terms[at[0] + 1].strip() == "…":
                 continue
-            k = at[0]
+            k = at[0]  # the first run; a later one ("(1/2)·…·(99/100)·(2/3)·…·(100/101)") is read next
             before, last = [t.strip() for t in terms[:k]], terms[k + 1].strip()
             for first in range(0, k - 1):
                 run = _pattern(before[first:], last)

@@ -296,14 +296,23 @@ class _Parser:
                 self.take()
                 node = ("call", "binom", (node, self.unary()))
             elif not self.implicit_first and self._starts_atom():
-                node = _mul(node, self.power())
+                group = val == "("
+                factor = self.power()
+                if group and factor[0] == "pow" and not _whole_number(factor[2]):
+                    self.ambiguous = True  # "(ab)(bc)(ac)^(1/6)": the root may be meant of the whole product
+                node = _mul(node, factor)
             else:
                 return node
 
     def implicit(self):
         node = self.unary()
         while self._starts_atom():
-            node = _mul(node, self.power())
+            group = self.peek()[1] == "("
+            factor = self.power()
+            if group and factor[0] == "pow" and not _whole_number(factor[2]):
+                node = ("pow", _mul(node, factor[1]), factor[2])  # "(ab)(bc)(ac)^(1/6)": the root of all of it
+            else:
+                node = _mul(node, factor)
         return node
 
     def unary(self):
@@ -502,6 +511,10 @@ def _bound(text: str, functions: frozenset[str]):
     if not p.t:
         raise MathParseError("a sum or product bound is missing")
     return p.parse()
+
+
+def _whole_number(tree) -> bool:
+    return tree[0] == "num" and tree[1].denominator == 1
 
 
 def _number_or_name(text: str):

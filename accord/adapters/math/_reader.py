@@ -19,6 +19,7 @@ from functools import lru_cache
 
 from accord.adapters.math._english import COMMON_WORDS
 from accord.adapters.math._latex import BREAK, LatexError, from_latex
+from accord.adapters.math._spoken import between_formulas, in_prose
 
 RELATIONS = {
     "=": "=",
@@ -246,7 +247,7 @@ def _runs(prose: str, whole_line: bool = False) -> list[tuple[int, str]]:
 def _located_formulas(text: str, expressions: bool) -> list[tuple[bool, str]]:
     """(at the start of the step, formula) in reading order, LaTeX not yet converted."""
     s = _MARKDOWN.sub(" ", text)
-    s = "\n".join(_LIST_MARK.sub("", line) for line in s.split("\n"))
+    s = between_formulas("\n".join(_LIST_MARK.sub("", line) for line in s.split("\n")))
     found: list[tuple[int, str]] = []
     last = 0
     pieces = []
@@ -268,7 +269,7 @@ def _located_formulas(text: str, expressions: bool) -> list[tuple[bool, str]]:
             prose = _ENV_LINE.sub(lambda m: BREAK + " ", prose)
         offset = start
         for line in prose.split("\n"):
-            for at, run in _runs(line, expressions):
+            for at, run in _runs(in_prose(line), expressions):
                 found.append((offset + at, run))
             offset += len(line) + 1
     found.sort(key=lambda x: x[0])
