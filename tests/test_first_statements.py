@@ -115,6 +115,42 @@ def test_a_root_found_is_valid_exactly_when_it_is_a_root(r, s, v):
     assert got == (1.0 if v in (r, s) else 0.0), why
 
 
+PELL = "Find all integer solutions of x^2 - 3y^2 = 17."
+TRIPLES = "Find all integers x, y, z with (x^2-1)(y^2-1)+1984=z^2."
+
+
+@pytest.mark.parametrize(
+    "problem,step,score",
+    [
+        (PELL, "So, the integer solutions to the equation are (x, y) = (13, 4) and (-13, 4).", 0.0),
+        ("Find x, y with x^2 - 3y^2 = 13.", "So the solutions are (x, y) = (5, 2) and (-5, -2).", 1.0),
+        ("Find x, y with x^2 - 3y^2 = 13.", "So the solutions are (x, y) = (5, 2) and (4, 2).", 0.0),
+        (TRIPLES, "So the solutions are (x, y, z) = (44, 7, 308), (-44, -7, 308) and (7, 44, 308).", 1.0),
+        (TRIPLES, "So the solutions are (x, y, z) = (44, 7, 308) and (7, 44, 309).", 0.0),
+        # the sentence's own equation when the problem writes none
+        ("Solve the Diophantine equation.", "The only solution of $15x^2 - 7y^2 = 9$ is $(x, y) = (3, 0)$.", 0.0),
+        ("Solve the Diophantine equation.", "The only solution of $15x^2 - 7y^2 = 135$ is $(x, y) = (3, 0)$.", 1.0),
+        # a case, a trial, a doubt or a list cut off is not a claim
+        (PELL, "If (x, y) = (13, 4) is a solution, we are done.", None),
+        (PELL, "Let's check whether (x, y) = (13, 4) is a solution.", None),
+        (PELL, "The solutions are (x, y) = (13, 4), (14, 4), ...", None),
+        (PELL, "(x, y) = (13, 4) is not a solution.", None),
+    ],
+)
+def test_tuples_claimed_as_solutions_must_solve_the_problem(problem, step, score):
+    got, why = solution_check(problem, [], step)
+    assert got == score, why
+    if score == 0.0:
+        assert "is not a solution of" in why, why
+
+
+def test_tuples_are_put_into_the_problems_equation_not_one_derived_on_the_way():
+    before = ["Completing the cube, x^3 + 14x^2 + 44x + 40 = y^3."]
+    problem = "Find all non-negative integers x, y with x^3 + 8x^2 - 6x + 8 = y^3."
+    got, why = solution_check(problem, before, "So one solution of the equation is (x, y) = (0, 2).")
+    assert got == 1.0 and "satisfies x^3 + 8·x^2 - 6·x + 8 = y^3" in why, why
+
+
 def test_first_statements_and_found_values_through_the_command(tmp_path, capsys):
     sols = [
         {

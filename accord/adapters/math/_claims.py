@@ -84,7 +84,13 @@ from accord.adapters.math._residue_cases import residue_case, within_case
 from accord.adapters.math._rewrites import first_link_rewrites, rewrite_context
 from accord.adapters.math._sequence_words import word_claims
 from accord.adapters.math._sequences import sequence_claims
-from accord.adapters.math._solutions import equations_in, sentence_of, value_found
+from accord.adapters.math._solutions import (
+    equations_in,
+    sentence_of,
+    solutions_check,
+    solutions_claimed,
+    value_found,
+)
 from accord.adapters.math._substitutions import substituted_side
 from accord.adapters.math._transforms import does_not_follow, follows, transforms
 
@@ -580,6 +586,11 @@ def check_in(carried: Carried, step: str, real: bool = False, following: str = "
         found = [link for link in check_chain(chain, facts, real, cues) if not _bound_of(link, cues[5])]
         links.extend(_as_solution(link, step_read, earlier, facts) for link in found)
         earlier.extend(equations_in(chain.text, facts))
+    for sentence, tuple_names, values in solutions_claimed(step_read):  # "(x, y) = (13, 4) are the solutions"
+        verdict = solutions_check(tuple_names, values, equations_in(question, facts) + equations_in(sentence, facts))
+        if verdict is not None:
+            said = f"solutions ({', '.join(tuple_names)})"
+            links.append(Link(said, "", "", verdict[0], verdict[1], float(verdict[0])))
     if not links and operated:  # "We can rewrite the expression as follows:" then the expression alone
         positive = domain is not None and domain.sign != "real"
         shown = rewritten_display(step_read, operated, lead_in, facts, seed_of(step), positive)

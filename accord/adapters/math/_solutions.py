@@ -124,3 +124,67 @@ def _substituted(name: str, value, others, a, b):
     if tried < (1 if not others else 3):
         return None
     return True, f"{name} = {to_text(value)} satisfies {shown}, the equation it is found from"
+
+
+_NAMED_TUPLE = re.compile(r"\(\s*([A-Za-z](?:_\d)?(?:\s*,\s*[A-Za-z](?:_\d)?)+)\s*\)\s*=\s*(?=\()")
+_NUMBER_TUPLE = re.compile(r"\(\s*(-?\d+(?:/\d+)?(?:\s*,\s*-?\d+(?:/\d+)?)+)\s*\)")
+_SOLUTION_WORD = re.compile(r"\bsolutions?\b|\bsatisf", re.IGNORECASE)
+_NOT_CLAIMED = re.compile(
+    r"\b(?:if|suppose|assume|assuming|let|case|try|trying|check\w*|test\w*|not|no|never|cannot|fails?|"
+    r"impossible|when|whether|other|candidates?|possible|could|might|would|may)\b|n't\b|\?|\.\.\.|…",
+    re.IGNORECASE,
+)
+
+
+def solutions_claimed(step: str) -> list[tuple[str, tuple[str, ...], list[tuple[Fraction, ...]]]]:
+    """(sentence, names, values) for each sentence that says number tuples are solutions: "the integer
+    solutions to the equation x^2 - 3y^2 = 17 are (x, y) = (13, 4) and (-13, 4)". Every tuple of
+    the names' length after "(x, y) =" is claimed; a case, a trial, a doubt or a list cut off with
+    "..." is not a claim."""
+    out = []
+    plain = re.sub(r"\\[()\[\]]|\$", "", step).replace("\\pm", "±")
+    for sentence in re.split(r"(?<=[.!?])\s+|\n", plain):
+        named = _NAMED_TUPLE.search(sentence)
+        if named is None or not _SOLUTION_WORD.search(sentence) or _NOT_CLAIMED.search(sentence):
+            continue
+        names_ = tuple(re.split(r"\s*,\s*", named.group(1).strip()))
+        values = []
+        for m in _NUMBER_TUPLE.finditer(sentence, named.end()):
+            parts = re.split(r"\s*,\s*", m.group(1).strip())
+            if len(parts) == len(names_):
+                values.append(tuple(Fraction(p) for p in parts))
+        if values and len(set(names_)) == len(names_):
+            out.append((sentence, names_, values))
+    return out
+
+
+def solutions_check(names_: tuple[str, ...], values, equations: list[tuple]) -> tuple[bool, str] | None:
+    """(holds, why): each tuple put into the last of ``equations`` (the problem's, then the
+    sentence's own) in exactly these names; None when there is no such equation, it is an
+    identity, or it cannot be evaluated. An equation the solution derived on the way is not used:
+    the tuples are claimed to solve the problem."""
+    wanted = set(names_)
+    for a, b in reversed(equations):
+        if names(a) | names(b) != wanted:
+            continue
+        if is_identity(a, b, Facts(), 3):
+            return None
+        shown = f"{to_text(a)} = {to_text(b)}"
+        for tup in values:
+            look = dict(zip(names_, tup)).__getitem__
+            try:
+                va, vb = value_of(a, look), value_of(b, look)
+            except (Unknown, EvaluationError, ArithmeticError, ValueError, TypeError, KeyError):
+                return None
+            same = nearly_equal(va, vb, 30)
+            if same is None:
+                return None
+            if not same:
+                at = ", ".join(f"{n} = {show(v)}" for n, v in zip(names_, tup))
+                return False, (
+                    f"({', '.join(names_)}) = ({', '.join(show(v) for v in tup)}) is not a solution of {shown}: "
+                    f"at {at} the left side is {show(va)}, the right side {show(vb)}"
+                )
+        listed = ", ".join("(" + ", ".join(show(v) for v in tup) + ")" for tup in values)
+        return True, f"({', '.join(names_)}) = {listed} satisfies {shown}"
+    return None
