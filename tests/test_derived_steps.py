@@ -424,3 +424,30 @@ def test_a_sum_of_multiples_of_the_equations_is_valid_and_a_shifted_one_is_not(r
     assert got == 1.0, reason
     got, reason = solution_check("Find x, y, a.", before, f"{left} = {constant + shift}")
     assert got == 0.0 and "no sum of multiples" in reason, reason
+
+
+SMALLEST = "Let x, y>0 and s be the smallest of x, 1/(x+y), 1/y. What is the largest possible value of s?"
+
+
+@pytest.mark.parametrize(
+    "step,score",
+    [
+        ("From \\( x \\leq \\frac{1}{y} \\), we get \\( xy \\leq 1 \\).", 1.0),
+        ("From \\( x \\leq \\frac{1}{y} \\), we get \\( xy \\geq 1 \\).", 0.0),
+        ("From \\( \\frac{1}{x+y} \\leq x \\), we get \\( 1 \\leq x^2 + xy \\).", 1.0),
+        # fewer names than the inequality it comes from; "positive" restates the problem's domain
+        (
+            "From \\( \\frac{1}{x+y} \\leq x \\), we get \\( 1 \\leq x^2 + xy \\), which implies \\( x \\geq 1 \\) "
+            "since \\( x \\) and \\( y \\) are positive.",
+            0.0,
+        ),
+        # a supposition, or a step that speaks of other signs, is left alone
+        ("If \\( x \\leq \\frac{1}{y} \\), we get \\( xy \\geq 1 \\).", None),
+        ("From \\( x \\leq \\frac{1}{y} \\), and as x is negative, we get \\( xy \\geq 1 \\).", None),
+    ],
+)
+def test_an_inequality_derived_within_a_step_must_follow_from_the_one_it_comes_from(step, score):
+    got, why = solution_check(SMALLEST, [], step)
+    assert got == score, why
+    if score == 0.0:
+        assert "does not follow from the inequality it is derived from" in why and "(admissible)" in why, why

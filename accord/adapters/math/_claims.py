@@ -577,6 +577,8 @@ def check_in(carried: Carried, step: str, real: bool = False, following: str = "
         links.append(Link(claim.text, "", "", claim.holds, claim.reason, float(claim.holds)))
     links.extend(_always(step, facts, cues[1], question))
     earlier = [eq for text in operated if text for eq in equations_in(text, facts)]
+    ordered: list[str] = []  # the inequalities read so far in this step
+    derives = bool(_DERIVES.search(step_read))
     for chain in read_chains(step_read):
         if digits and digit_string(chain.text):
             links.append(
@@ -584,8 +586,12 @@ def check_in(carried: Carried, step: str, real: bool = False, following: str = "
             )
             continue
         found = [link for link in check_chain(chain, facts, real, cues) if not _bound_of(link, cues[5])]
+        if ordered and derives:
+            found = [_derived_within(link, ordered[-1], facts, cues) for link in found]
         links.extend(_as_solution(link, step_read, earlier, facts) for link in found)
         earlier.extend(equations_in(chain.text, facts))
+        if set(chain.relations) & set(_ORDER_RELATIONS) and not chain.continues:
+            ordered.append(chain.text)
     for sentence, tuple_names, values in solutions_claimed(step_read):  # "(x, y) = (13, 4) are the solutions"
         verdict = solutions_check(tuple_names, values, equations_in(question, facts) + equations_in(sentence, facts))
         if verdict is not None:
@@ -599,6 +605,33 @@ def check_in(carried: Carried, step: str, real: bool = False, following: str = "
             links.append(Link(f"{old} rewritten as {new}", "", "", holds, why, float(holds)))
     end_of_step(step, facts)
     return links
+
+
+_DERIVES = re.compile(
+    r"\b(?:we\s+get|gets?|gives?|giving|implies|implying|which\s+means|means\s+that|so|thus|hence|therefore|"
+    r"yields?|obtain|follows)\b",
+    re.IGNORECASE,
+)
+
+
+def _derived_within(link: Link, before: str, facts: Facts, cues) -> Link:
+    """ "From 1/(x+y) ≤ x, we get 1 ≤ x^2 + xy, which implies x ≥ 1": an unchecked inequality after
+    another in the same step and words that derive it, checked as its consequence (the earlier one
+    may have more names)."""
+    if link.holds is not None or link.relation not in _ORDER_RELATIONS or len(cues) < 9 or cues[4] is None:
+        return link
+    try:
+        ta, tb = parse_side(link.left, facts.functions)[0], parse_side(link.right, facts.functions)[0]
+    except MathParseError:
+        return link
+    seed = seed_of(f"{before}|{link.left}|{link.right}")
+    verdict = inequality_follows(
+        link.relation, ta, tb, facts, cues[4], [before], cues[8][1], cues[8][2], seed, fewer_names=True
+    )
+    if verdict is None:
+        return link
+    why = verdict[1].replace("the inequality before it", "the inequality it is derived from")
+    return Link(link.left, link.relation, link.right, verdict[0], why, float(verdict[0]))
 
 
 def _as_solution(link: Link, step: str, earlier: list[tuple], facts: Facts) -> Link:

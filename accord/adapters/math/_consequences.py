@@ -90,6 +90,19 @@ def sign_facts(texts: list[str]) -> list[tuple[str, str]]:
     return out
 
 
+def _kind(domain) -> str:
+    """The points drawn, in words: "positive", "real", or "admissible" when names have their own signs."""
+    return "admissible" if domain.signs or domain.conditions else domain.sign
+
+
+def _speaks_of_signs(step: str, domain) -> bool:
+    """The step speaks of signs in words, other than restating that the problem's names are
+    positive ("since x and y are positive", where the domain already is)."""
+    words = {w.lower() for w in _SIGN_WORDS.findall(step)}
+    signs = {_kind(domain)} if not domain.signs else {sign for _, sign in domain.signs}
+    return bool(words) and not (words == {"positive"} and signs == {"positive"})
+
+
 def _holds(rel: str, a, b) -> bool | None:
     close = nearly_equal(a, b, 30)
     if close is not False:
@@ -100,13 +113,23 @@ def _holds(rel: str, a, b) -> bool | None:
 
 
 def inequality_follows(
-    rel: str, ta, tb, facts: Facts, domain, before: list[str], signs: list[tuple[str, str]], step: str, seed: int
+    rel: str,
+    ta,
+    tb,
+    facts: Facts,
+    domain,
+    before: list[str],
+    signs: list[tuple[str, str]],
+    step: str,
+    seed: int,
+    fewer_names: bool = False,
 ) -> tuple[bool, str] | None:
     """(False, the evidence) when ``ta REL tb`` fails at an admissible point where the inequality of
     ``before`` (the step before) in the same names holds, and the sign facts of the problem and the
     steps so far (``signs``, :func:`sign_facts`) hold; (True, why) when it holds at every such
-    point; None when not checked (see the module docstring)."""
-    if domain is None or _SIGN_WORDS.search(step):
+    point; None when not checked (see the module docstring). With ``fewer_names`` the earlier
+    inequality may have more names than the new one ("1 ≤ x^2 + xy, which implies x ≥ 1")."""
+    if domain is None or _speaks_of_signs(step, domain):
         return None
     free = free_names(ta, facts) | free_names(tb, facts)
     if not free or any(n.endswith("()") for n in free) or free & domain.constrained or not free <= domain.named:
@@ -119,10 +142,12 @@ def inequality_follows(
             except MathParseError:
                 continue
             for (a, b), r in zip(zip(trees, trees[1:]), chain.relations):
-                if r in _ORDER and (free_names(a, facts) | free_names(b, facts)) == free:
+                used = free_names(a, facts) | free_names(b, facts)
+                if r in _ORDER and (used == free or fewer_names and free < used <= domain.named - domain.constrained):
                     earlier.append((a, r, b))
     if not earlier:
         return None
+    free = free | free_names(earlier[-1][0], facts) | free_names(earlier[-1][2], facts)
     signs = [(n, r) for n, r in signs if n in free]
     rng = random.Random(seed)
     for a0, r0, b0 in earlier[-1:]:  # the relation just before: the one the step operates on
@@ -151,13 +176,13 @@ def inequality_follows(
         if found is None:
             return True, (
                 f"follows from the inequality before it, {to_text(a0)} {r0} {to_text(b0)} (holds at "
-                f"{admissible} {domain.sign} points where it holds)"
+                f"{admissible} {_kind(domain)} points where it holds)"
             )
         point, a, b = found
         at = ", ".join(f"{k} = {show(v)}" for k, v in sorted(point.items()))
         return False, (
             f"{to_text(ta)} {rel} {to_text(tb)} does not follow from the inequality before it, {to_text(a0)} "
-            f"{r0} {to_text(b0)}: at {at} ({domain.sign}{' integers' if domain.integers else ''}), where that "
+            f"{r0} {to_text(b0)}: at {at} ({_kind(domain)}{' integers' if domain.integers else ''}), where that "
             f"inequality holds, the left side is {show(a)}, the right side {show(b)}"
         )
     return None
