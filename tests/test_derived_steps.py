@@ -451,3 +451,20 @@ def test_an_inequality_derived_within_a_step_must_follow_from_the_one_it_comes_f
     assert got == score, why
     if score == 0.0:
         assert "does not follow from the inequality it is derived from" in why and "(admissible)" in why, why
+
+
+TRIANGLE = "Let a, b, c be the sides of a triangle. What is the largest value of (a^2+b^2+c^2)/(ab+bc+ac)?"
+
+
+@pytest.mark.parametrize(
+    "step,score",
+    [
+        ("so $a+b+c \\ge 2$.", 0.0),  # false for small sides: points are drawn below 1 as often as above
+        ("so $a+b+c \\ge 0$.", 1.0),
+        ("Therefore, $a+b+c \\ge 0$.", 1.0),
+        ("We also know $a+b+c \\ge 2$.", None),  # no word concludes it from the line before: a first statement
+    ],
+)
+def test_an_inequality_a_step_concludes_from_the_one_before_must_follow_from_it(step, score):
+    got, why = solution_check(TRIANGLE, ["Adding these three inequalities, we get $$2(a+b+c) \\ge a+b+c,$$"], step)
+    assert got == score, why

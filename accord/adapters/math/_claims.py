@@ -420,7 +420,13 @@ def _check_link(
             verdict = side_rewritten(rel, ta, tb, operated, step, facts, seed_of(f"{text}|{left}"), positive)
             if verdict is not None:
                 return Link(left, rel, right, verdict[0], verdict[1], float(verdict[0]))
-        if rel in ("<", "≤", ">", "≥") and not rewriting and len(cues) > 8 and cues[6] and cues[8]:
+        if (
+            rel in ("<", "≤", ">", "≥")
+            and not rewriting
+            and len(cues) > 8
+            and cues[8]
+            and (cues[6] or _concluded(cues[8][2]))
+        ):
             verdict = inequality_follows(rel, ta, tb, facts, cues[4], *cues[8], seed_of(f"{text}|{left}|{right}"))
             if verdict is not None and not (ambiguous and verdict[0] is False):
                 return Link(left, rel, right, verdict[0], verdict[1], float(verdict[0]))
@@ -605,6 +611,16 @@ def check_in(carried: Carried, step: str, real: bool = False, following: str = "
             links.append(Link(f"{old} rewritten as {new}", "", "", holds, why, float(holds)))
     end_of_step(step, facts)
     return links
+
+
+_CONCLUDED = re.compile(
+    r"\s*(?:[-*•]\s*)?(?:so|thus|hence|therefore|this\s+(?:implies|gives|means)|which\s+implies)\b", re.I
+)
+
+
+def _concluded(step: str) -> bool:
+    """ "so a + b + c ≥ 2": the step opens by concluding from the one before."""
+    return bool(_CONCLUDED.match(re.sub(r"^\W*\$?", "", step)))
 
 
 _DERIVES = re.compile(

@@ -155,7 +155,7 @@ def inequality_follows(
         for _ in range(MAX_DRAWS):
             if admissible >= N_POINTS:
                 break
-            point = admissible_point(rng, domain, free)
+            point = admissible_point(rng, domain, free, wide=True)
             if point is None or any(_holds(r, point[n], 0) is False for n, r in signs):
                 continue
             look = lambda n: point[n] if n in point else facts.value(n)  # noqa: E731
