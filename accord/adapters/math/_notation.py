@@ -303,6 +303,8 @@ def expand_ellipsis(text: str) -> str | None:
                     break
             if expanded is not None:
                 break
+            if len(at) > 1:
+                continue  # a bound with a name is read only where the dots stand once (it is costly to find)
             for first in range(0, k - 1):  # "1 + 2 + … + n": a sum up to a bound with a name in it
                 big = _symbolic_pattern(before[first:], last, "sum" if ops == "+" else "prod")
                 if big is not None:
