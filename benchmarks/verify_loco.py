@@ -62,7 +62,8 @@ CHECKS = [
     ("sequence the problem defines", re.compile(r"with the problem's definition|for the problem's sequence")),
     ("opening link read as a rewrite", re.compile(r"read as a rewrite")),
     ("equation derived from the one before", re.compile(r"does not follow from the equation before it")),
-    ("prose rewrite (write A as B)", re.compile(r"written as: ")),
+    ("tuple claimed as a solution", re.compile(r"is not a solution of")),
+    ("inequality derived from another", re.compile(r"does not follow from the inequality")),
     ("quantified claim (small cases)", re.compile(r"claimed for all .* it fails at")),
     ("residues claimed modulo n", re.compile(r"\(mod \d+\), not among|over all residues, never")),
     (
@@ -267,6 +268,49 @@ def print_decided(recs: list[dict], cats: list[str], title: str) -> None:
     print(decided_row("whole split", recs))
 
 
+# a rough reading of the words of a step with no formula, for the table below only (accord does not use it)
+_NO_CLAIM = re.compile(r"(?:[:?]|\\\[|\\begin\{\w+\*?\})\s*$|^\s*(?:draw|label|fill|dot|path|size|unitsize)\s*\(", re.I)
+_PLAN = re.compile(
+    r"^\s*(?:[-*•]|\d+[.)])?\s*(?:(?:now|next|first|then|finally|so),?\s+)?(?:let'?s|let us|we (?:need|want|can|will|"
+    r"must|should|have to|start|begin|are asked)|to (?:solve|find|do|count|determine|prove|show|simplify|minimi|"
+    r"maximi|answer|check|compute|calculate|get)|consider|recall|note that|notice that|case\b|step\b|suppose|"
+    r"assume|if\b|for (?:each|every|the)\b)|\blet\s+\S+\s+(?:be|denote)\b|\bdenote\b|\bdefine\b",
+    re.I,
+)
+
+
+def print_no_formula_split(recs: list[dict]) -> None:
+    """The steps with no formula, split by a rough reading of their words: how many state nothing
+    a checker could decide (so how far reading formulas alone can take the decided share)."""
+    kinds = Counter()
+    for r in recs:
+        for s in r["steps"]:
+            if s["label"] != "uncertain":
+                continue
+            if kind_of(uncertain_reason(s["scores"], s["reasons"], s.get("dispersion"), r["eps"])) != "no formula":
+                continue
+            text = s["text"].strip()
+            kinds[
+                "no claim: lead-in, heading, drawing, question"
+                if not text or _NO_CLAIM.search(text)
+                else "no claim: plan, case, supposition, definition"
+                if _PLAN.search(text)
+                else "prose that may claim something"
+            ] += 1
+    steps = sum(len(r["steps"]) for r in recs)
+    decided = sum(s["label"] != "uncertain" for r in recs for s in r["steps"])
+    claim_free = (
+        kinds["no claim: lead-in, heading, drawing, question"] + kinds["no claim: plan, case, supposition, definition"]
+    )
+    print("\nsteps with no formula, by a rough reading of their words (this table only):")
+    for kind, n in kinds.most_common():
+        print(f"  {kind}: {n}")
+    print(
+        f"  decided share among the other steps: {decided / (steps - claim_free):.3f} "
+        f"({decided} of {steps - claim_free})"
+    )
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--data", type=Path, default=DEFAULT_DATA)
@@ -342,6 +386,7 @@ def measure(args: argparse.Namespace, cache: Path, tmp: Path) -> int:
         for rule in list(judges) + list(RULES):
             print(row(rule, figures([r for r in recs if category(r["id"]) == c], rule, doc["tau"])))
     print_decided(recs, cats, "this run")
+    print_no_formula_split(recs)
     if args.baseline:
         old = {json.loads(x)["id"]: json.loads(x) for x in args.baseline.read_text().splitlines() if x.strip()}
         print_decided(list(old.values()), cats, "the baseline")
