@@ -13,6 +13,9 @@ raw judge scores in ``PRED.jsonl`` (what ``--policy``/``--tau`` relabel without 
   equal F1 broken by fewer false alarms, then higher precision there, then the default policy,
   then the lower τ), and its figures on the held-out category; the three folds pooled;
 - each category on its own, every judge and rule at the default settings (the per-fold table);
+- the steps decided and the uncertain steps by reason, and the steps with no formula split by a
+  rough reading of their words (no claim at all; a plan, case, supposition or definition; other
+  prose), with the decided share among the steps that are not claim-free;
 - with ``--baseline OLD.jsonl`` (an earlier run's ``--out``): the solutions whose first error is
   found exactly now and not before, and the reverse, counted by the check whose evidence found it;
 - with ``--calibration METHOD``: the judges on one scale, leave-one-category-out through the command
