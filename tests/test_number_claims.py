@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import math
 
+import pytest
 import sympy
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -419,3 +420,26 @@ def test_a_formula_said_never_to_be_a_square_is_refuted_by_one_value():
     assert solution_check(problem, [], "If 9 + b^2 can never be a perfect square, then ...")[0] is None
     contradiction = "So 9 + b^2 can never be a perfect square, a contradiction."
     assert solution_check(problem, [], contradiction)[0] is None
+
+
+@pytest.mark.parametrize(
+    "step,score",
+    [
+        ("So, the last digit of 385^1980 is 5.", 1.0),
+        ("So, the last digit of 387^1980 is 5.", 0.0),  # 7^4 ends in 1: 387^1980 ends in 1
+        ("Since 1980 is divisible by 4, the last digit of 18^1980 is 6.", 1.0),
+        ("the units digit of $7^{2023}$ is 3.", 1.0),
+        ("the units digit of $7^{2023}$ is 7.", 0.0),
+        ("The last digit of 36^m is always 6, whatever m is.", 1.0),
+        ("The last digit of 2^n is always 2, whatever n is.", 0.0),  # 4 at n = 2
+        # prose, a hypothesis, or a name without "always": not read
+        ("So the last digit of the product is 4.", None),
+        ("If the last digit of 3^4 were 3, we would be done.", None),
+        ("The last digit of 2^n is 2.", None),
+    ],
+)
+def test_a_last_digit_said_in_words_is_computed_modulo_10(step, score):
+    got, why = solution_check("Find the last digit.", [], step)
+    assert got == score, why
+    if score == 0.0:
+        assert "is false: it is" in why, why

@@ -63,6 +63,7 @@ from accord.adapters.math._identities import (
 )
 from accord.adapters.math._inequalities import check_inequality, conditional
 from accord.adapters.math._kept_sides import kept_side, never_equal, side_rewritten
+from accord.adapters.math._last_digits import last_digit_claims
 from accord.adapters.math._notation import imaginary_link, remainder_statements, without_remainders
 from accord.adapters.math._numberfacts import number_facts
 from accord.adapters.math._parser import MathParseError, names, parse, to_text
@@ -577,7 +578,8 @@ def check_in(carried: Carried, step: str, real: bool = False, following: str = "
                 float(eq.correct),
             )
         )
-    for fact in number_facts(step):  # "1977 is not divisible by 3": numbers alone, never excused
+    facts_said = number_facts(step) + last_digit_claims(step)  # "1977 is not divisible by 3", "... of 7^9 is 7"
+    for fact in facts_said:
         links.append(Link(fact.text, "", "", fact.holds, fact.reason, float(fact.holds)))
     for claim in sequence_claims(question, step) + word_claims(question, step):  # "a_5 = 31", "a_n is increasing"
         links.append(Link(claim.text, "", "", claim.holds, claim.reason, float(claim.holds)))
