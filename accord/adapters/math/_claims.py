@@ -34,6 +34,7 @@ import mpmath
 
 from accord.adapters.math._arithmetic import calculator_annotations
 from accord.adapters.math._carried import Carried
+from accord.adapters.math._case_steps import CASE_REACH, case_values, in_case
 from accord.adapters.math._combinations import combination_check, combines_equations
 from accord.adapters.math._consequences import inequality_follows
 from accord.adapters.math._context import (
@@ -548,6 +549,7 @@ def check_in(carried: Carried, step: str, real: bool = False, following: str = "
     digits = carried.digits or "digit" in step.lower()
     if digits and any(digit_string(t) for t in operated if t):
         operated = []  # "aabb - 1100a - 11b = 0" read as a product: nothing to derive from
+    case = case_values(step)  # "If y = 1, then ...": the values the step's case gives
     cues = (
         moduli_in(step),
         speaks_of_contradiction(step + "\n" + following),
@@ -555,7 +557,7 @@ def check_in(carried: Carried, step: str, real: bool = False, following: str = "
         rewrite_context(step, lead_in),
         domain,
         quantified(step),
-        transforms(step, lead_in),
+        transforms(step, lead_in) and not case,  # a case substitutes into an earlier equation instead
         carried.imaginary,
         (operated, carried.with_step_signs(step), step),
         cites_inequality(step, lead_in),
@@ -596,7 +598,11 @@ def check_in(carried: Carried, step: str, real: bool = False, following: str = "
         found = [link for link in check_chain(chain, facts, real, cues) if not _bound_of(link, cues[5])]
         if ordered and derives:
             found = [_derived_within(link, ordered[-1], facts, cues) for link in found]
-        links.extend(_as_solution(link, step_read, earlier, facts) for link in found)
+        found = [_as_solution(link, step_read, earlier, facts) for link in found]
+        links.extend(
+            _in_case(link, case, question, carried.texts[max(0, carried.n - CASE_REACH) : carried.n], facts)
+            for link in found
+        )
         earlier.extend(equations_in(chain.text, facts))
         if set(chain.relations) & set(_ORDER_RELATIONS) and not chain.continues:
             ordered.append(chain.text)
@@ -657,6 +663,22 @@ def _as_solution(link: Link, step: str, earlier: list[tuple], facts: Facts) -> L
     if link.holds is not None or link.relation != "=":
         return link
     verdict = value_found(link.left, link.right, sentence_of(step, link.left, link.right), earlier, facts)
+    if verdict is None:
+        return link
+    return Link(link.left, "=", link.right, verdict[0], verdict[1], float(verdict[0]))
+
+
+def _in_case(link: Link, case: dict[str, int], question: str, before: list[str], facts: Facts) -> Link:
+    """An unchecked equation in the case the step opens with, checked with the case's values put in
+    (:mod:`accord.adapters.math._case_steps`). A contradiction the step goes on to speak of ("but x
+    is not an integer") is about the case, not a licence for a wrong equation."""
+    if not case or link.holds is not None or link.relation != "=" or not link.reason.startswith("an equation stating"):
+        return link
+    try:
+        ta, tb = parse_side(link.left, facts.functions)[0], parse_side(link.right, facts.functions)[0]
+    except MathParseError:
+        return link
+    verdict = in_case(ta, tb, case, question, list(before), facts, seed_of(f"{link.left}|{link.right}"))
     if verdict is None:
         return link
     return Link(link.left, "=", link.right, verdict[0], verdict[1], float(verdict[0]))

@@ -359,6 +359,7 @@ _APPLIED = re.compile(
     r"((?:[A-Za-z]|\d+|[A-Za-z]\s*[-+]\s*\d+)(?:\s*,\s*(?:[A-Za-z]|\d+|[A-Za-z]\s*[-+]\s*\d+))*)\s*\)\s*([=≤≥<>]?)"
 )
 _FUNCTION_LETTERS = set("fghFGHPQ")
+_GROUPED = re.compile(r"(?<![A-Za-z_\d])([A-Za-z])\(([^()]*)\)")  # y(20 + y - 1): a product when y is inside
 
 
 @lru_cache(maxsize=8192)
@@ -367,10 +368,14 @@ def applied_names(text: str) -> frozenset[str]:
 
     A one-letter name counts when it is a usual function letter (f, g, h, F, G, H, P, Q) or an
     application of it is followed by a relation (``x(4) = 65536``), and it is not part of its own
-    argument (``n(n-1)`` is a product).
+    argument (``n(n-1)`` is a product). Nor is another letter written once as a product in the
+    same text (``y(20 + y - 1) = 10, which simplifies to y(19) = 10``).
     """
-    out = set()
+    out, products = set(), set()
     for f in formulas(text):
+        for m in _GROUPED.finditer(f):
+            if re.search(rf"(?<![A-Za-z]){m.group(1)}(?![A-Za-z])", m.group(2)):
+                products.add(m.group(1))
         for m in _APPLIED.finditer(f):
             name, arg, rel = m.group(1), m.group(2), m.group(3)
             base = name.split("_")[0]
@@ -378,4 +383,4 @@ def applied_names(text: str) -> frozenset[str]:
                 continue
             if base in _FUNCTION_LETTERS or rel or "_" in name:
                 out.add(name.replace("{", "").replace("}", "") if re.fullmatch(r"[A-Za-z]_\{\d+\}", name) else name)
-    return frozenset(out)
+    return frozenset(n for n in out if n not in products or n in _FUNCTION_LETTERS or "_" in n)

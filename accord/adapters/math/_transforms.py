@@ -60,7 +60,7 @@ def solve_point(left, right, x: str, free: list[str], facts: Facts, rng: random.
     return fixed if f(fixed[x]) == 0 else None
 
 
-def _case(left, right) -> bool:
+def is_case(left, right) -> bool:
     """``b = 1``: a name given a value (a case, or a conclusion), not an equation to operate on."""
     return any(
         a[0] == "name" and (b[0] == "num" or b[0] == "neg" and b[1][0] == "num")
@@ -71,19 +71,20 @@ def _case(left, right) -> bool:
 def _candidates(ta, tb, free: set[str], facts: Facts, seed: int) -> list[tuple]:
     """The equations of the step before (or the one before that) in the same names that a derived
     equation may come from: not an identity (it constrains nothing), not a case such as ``b = 0``."""
-    if _case(ta, tb):
+    if is_case(ta, tb):
         return []
     return [
         (l, r)
         for l, r, at in facts.equations
         if facts.step - 2 <= at < facts.step
         and (free_names(l, facts) | free_names(r, facts)) == free
-        and not _case(l, r)
-        and not _identity(l, r, facts, seed)
+        and not is_case(l, r)
+        and not identity_safely(l, r, facts, seed)
     ]
 
 
-def _identity(left, right, facts: Facts, seed: int) -> bool:
+def identity_safely(left, right, facts: Facts, seed: int) -> bool:
+    """Whether ``left = right`` holds everywhere (False when it cannot be evaluated)."""
     try:
         return is_identity(left, right, facts, seed)
     except (EvaluationError, ArithmeticError, ValueError):
@@ -102,12 +103,14 @@ def _point(left, right, x: str, free: list[str], facts: Facts, rng: random.Rando
     return numeric_point(left, right, x, free, facts, rng), False
 
 
-def does_not_follow(ta, tb, facts: Facts, seed: int) -> str | None:
-    """The evidence that ``ta = tb`` fails where every candidate earlier equation holds, or None."""
+def does_not_follow(ta, tb, facts: Facts, seed: int, candidates: list[tuple] | None = None) -> str | None:
+    """The evidence that ``ta = tb`` fails where every candidate earlier equation holds (by default
+    those of the steps just before in the same names), or None."""
     free = free_names(ta, facts) | free_names(tb, facts)
     if not free or any(n.endswith("()") for n in free):
         return None
-    candidates = _candidates(ta, tb, free, facts, seed)
+    if candidates is None:
+        candidates = _candidates(ta, tb, free, facts, seed)
     if not candidates:
         return None
     rng = random.Random(seed)
@@ -146,13 +149,14 @@ def does_not_follow(ta, tb, facts: Facts, seed: int) -> str | None:
     return evidence
 
 
-def follows(ta, tb, facts: Facts, seed: int) -> str | None:
-    """Why ``ta = tb`` follows from an equation of the step before in the same names (it holds at
-    every one of several points where that equation holds), or None."""
+def follows(ta, tb, facts: Facts, seed: int, candidates: list[tuple] | None = None) -> str | None:
+    """Why ``ta = tb`` follows from a candidate equation (by default one of the step before in the
+    same names): it holds at every one of several points where that equation holds; or None."""
     free = free_names(ta, facts) | free_names(tb, facts)
     if not free or any(n.endswith("()") for n in free):
         return None
-    candidates = _candidates(ta, tb, free, facts, seed)
+    if candidates is None:
+        candidates = _candidates(ta, tb, free, facts, seed)
     rng = random.Random(seed)
     for left, right in candidates:
         for x in sorted(free & (names(left) | names(right))):
