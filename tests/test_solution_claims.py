@@ -98,6 +98,13 @@ def test_closed_claims_are_evaluated(step, holds):
     assert value == holds, why
 
 
+@pytest.mark.parametrize("word", ["But", "Yet", "Nor", "Back", "Real", "None", "Each"])
+@pytest.mark.parametrize("claim, holds", [("4·7 + 1 mod 3 = 2", 1.0), ("4·7 + 1 mod 3 = 1", 0.0)])
+def test_a_short_word_after_a_formula_ends_it(word, claim, holds):
+    value, why = verdict(f"Then {claim}. {word} this is not the end of it.")
+    assert value == holds and ". " + word not in why, why
+
+
 def test_a_false_claim_shows_its_evaluation():
     value, why = verdict(r"So the total is $4 \cdot 7 = 26$ ways.")
     assert value == 0.0 and why == "4·7 = 26 is false: the left side is 28"

@@ -17,5 +17,9 @@ same term terms part what else next last first end ends done good know kind once
 root roots base line side sides zero four five nine one's area half time times plus minus over
 into upon onto via like unit units days day year week hour sort item list pair pairs mean must
 order prime primes both sign open well left right top bottom seat seats ball balls box boxes cell
+but yet nor want non real fact hand back look work help sure ask fix due keep were care pass
+easy able seen put rest none long free main vice law add move draw swap size tile row rows fill rook
+face cube lot lots red blue loss bell gaps toy toys dog dogs boys girl hint map maps park ties tied
+rid ones car cars his edge sit sits bar bars bit tens path tree dots bins task goes go pell
 """.split()
 )
