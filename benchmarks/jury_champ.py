@@ -35,10 +35,10 @@ import _machine  # benchmarks/_machine.py: the machine line and CPU time beside 
 import numpy as np
 from math_verify import parse, verify
 
-from accord.adapters.math.answers import AnswerGrader, normalize_text
 from accord.consensus_core.jury import choose_labels, dawid_skene, label_free_jury, weighted_plurality
 from accord.consensus_core.jury._difficulty import fit_difficulty, pattern_fit, pattern_keys
 from accord.consensus_core.jury._vote import MISSING, class_of, run_jury, vote_codes
+from accord.mathcheck.answers import AnswerGrader, normalize_text
 
 DEFAULT_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "champ-dev" / "jury.jsonl"
 

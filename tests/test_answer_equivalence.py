@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from accord.adapters.math.answers import AUTO, MATH, AnswerConfig, AnswerGrader, equivalence
 from accord.consensus_core.jury import MISSING
+from accord.mathcheck.answers import AUTO, MATH, AnswerConfig, AnswerGrader, equivalence
 
 
 @pytest.fixture(scope="module")

@@ -9,11 +9,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from accord.adapters.math.answers import AUTO, AnswerGrader, asked_form
-from accord.adapters.math.answers._asked_form import in_lowest_terms, shape
-from accord.adapters.math.answers._parser import function_alternatives, plus_minus_list
-from accord.adapters.math.answers._text_forms import comparison, function_value, gloss, plus_minus
 from accord.cli.main import main
+from accord.mathcheck.answers import AUTO, AnswerGrader, asked_form
+from accord.mathcheck.answers._asked_form import in_lowest_terms, shape
+from accord.mathcheck.answers._parser import function_alternatives, plus_minus_list
+from accord.mathcheck.answers._text_forms import comparison, function_value, gloss, plus_minus
 
 
 @pytest.fixture(scope="module")

@@ -128,7 +128,7 @@ def broken_contracts(extra_imports: list[tuple[str, str, int]]) -> list[str]:
 def test_lazily_imported_modules_keep_the_contracts():
     found, unknown = lazy_imports()
     # the scanner sees the lazy packages (a scanner that finds nothing would pass anything)
-    assert ("accord.adapters.math", "accord.adapters.math") in {(a, b) for a, b, _ in found}
+    assert ("accord.mathcheck", "accord.mathcheck") in {(a, b) for a, b, _ in found}
     assert ("accord.verify.tables", "accord.verify.tables") in {(a, b) for a, b, _ in found}
     assert {m for m, _ in unknown} <= set(RUNTIME_NAMES), (
         f"import by a run-time name outside {sorted(RUNTIME_NAMES)}: {unknown}"
@@ -148,12 +148,12 @@ def test_lazily_imported_modules_keep_the_contracts():
         (
             "accord.adapters._calibration",
             "accord.proofs",
-            "The proofs are the CLI's: adapters and verify do not import them",
+            "The proofs are the CLI's: adapters, the math engine and verify do not import them",
         ),
         (
             "accord.adapters._calibration",
             "accord.cli.options",
-            "Layers: cli > verify > adapters > extras > protocols/errors",
+            "Layers: cli > verify > adapters > mathcheck > extras > protocols/errors",
         ),
         (
             "accord.cli.options",
@@ -162,7 +162,7 @@ def test_lazily_imported_modules_keep_the_contracts():
         ),
         (
             "accord.cli.options",
-            "accord.adapters.math._parser",
+            "accord.mathcheck._parser",
             "Private modules (_name) are imported only inside their package: others use its __all__",
         ),
         (
@@ -171,7 +171,12 @@ def test_lazily_imported_modules_keep_the_contracts():
             "Private modules (_name) are imported only inside their package: others use its __all__",
         ),
         (
-            "accord.adapters.math._parser",
+            "accord.mathcheck._parser",
+            "accord.adapters.local",
+            "Layers: cli > verify > adapters > mathcheck > extras > protocols/errors",
+        ),
+        (
+            "accord.adapters.math._judges",
             "accord.adapters.local",
             "Adapters: builtin_judges > served > code > local > math > registry/calibration/cache",
         ),

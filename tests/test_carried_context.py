@@ -9,10 +9,10 @@ from fractions import Fraction
 
 import pytest
 
-from accord.adapters.math import _carried, _carried_checks
-from accord.adapters.math._carried_checks import MISSING, READ_AGAIN, SHORT, carried_check
-from accord.adapters.math._claims import solution_check
-from accord.adapters.math._context import Facts
+from accord.mathcheck import _carried, _carried_checks
+from accord.mathcheck._carried_checks import MISSING, READ_AGAIN, SHORT, carried_check
+from accord.mathcheck._claims import solution_check
+from accord.mathcheck._context import Facts
 from accord.protocols import StepsBefore, context_key
 from accord.verify.solutions import Solution
 from accord.verify.solutions._judging import step_contexts

@@ -9,8 +9,8 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from accord.adapters.math._claims import solution_check
 from accord.cli.main import main
+from accord.mathcheck._claims import solution_check
 
 POSITIVE = "Let a, b, c be positive real numbers."
 REAL = "Let a, b, c be real numbers."
@@ -202,7 +202,7 @@ def test_a_number_spelt_by_its_digits_is_never_evidence():
 
 
 def test_a_sum_is_not_a_number_spelt_by_its_digits():
-    from accord.adapters.math._digits import digit_string
+    from accord.mathcheck._digits import digit_string
 
     assert digit_string("aabb - 1100a - 11b = 0") and digit_string("4 * abc0 = 0dcba")
     assert not digit_string("¿sum _{k=0}^m 2^(n-k) = 2^n - 1") and not digit_string("binom(n, k) = 3")

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from accord.adapters.math.answers import MATH, AnswerGrader, normalize_text, text_equivalent
 from accord.consensus_core.jury._vote import MISSING, classify, run_jury, vote_codes
+from accord.mathcheck.answers import MATH, AnswerGrader, normalize_text, text_equivalent
 
 
 def test_modal_class_wins_and_agreement_is_its_share():

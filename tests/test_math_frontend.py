@@ -8,11 +8,12 @@ import dataclasses
 import pytest
 import sympy as sp
 
-from accord.adapters import math as math_pkg
-from accord.adapters.math import StepConfig, parse_sympy
-from accord.adapters.math._limited import run
-from accord.adapters.math._sympy_text import LATEX, MathParseError, extract, same
-from accord.adapters.math.answers import AUTO, AnswerGrader
+from accord import mathcheck
+from accord.adapters import math as math_judges
+from accord.mathcheck import StepConfig, parse_sympy
+from accord.mathcheck._limited import run_limited
+from accord.mathcheck._sympy_text import LATEX, MathParseError, extract, same
+from accord.mathcheck.answers import AUTO, AnswerGrader
 
 n, k = sp.symbols("n k")
 
@@ -49,24 +50,23 @@ def test_math_verify_through_the_same_layer():
 
 
 def test_one_worker_path_reports_timeouts_and_errors():
-    assert run(pow, 2, 10, timeout=30).value == 1024
-    slow = run(parse_sympy, "factorial(factorial(12))", AUTO, timeout=0.5)  # sympy evaluates it
+    assert run_limited(pow, 2, 10, timeout=30).value == 1024
+    slow = run_limited(parse_sympy, "factorial(factorial(12))", AUTO, timeout=0.5)  # sympy evaluates it
     assert not slow.ok and slow.why == "timed out after 0.5 s"
-    broken = run(parse_sympy, 123, timeout=30)
+    broken = run_limited(parse_sympy, 123, timeout=30)
     assert not broken.ok and broken.why.startswith("check failed")
 
 
 def test_the_package_api_is_small_and_lazy():
-    assert {"AnswerConfig", "AnswerGrader", "StepConfig", "parse_sympy", "SymbolicEquivalenceJudge"} <= set(
-        math_pkg.__all__
-    )
-    assert math_pkg.AnswerGrader is AnswerGrader
+    assert {"AnswerConfig", "AnswerGrader", "StepConfig", "parse_sympy", "solution_check"} <= set(mathcheck.__all__)
+    assert mathcheck.AnswerGrader is AnswerGrader
     with pytest.raises(AttributeError):
-        math_pkg.no_such_name  # noqa: B018 - the lookup itself must fail
+        mathcheck.no_such_name  # noqa: B018 - the lookup itself must fail
+    assert "SymbolicEquivalenceJudge" in math_judges.__all__  # the judges wrap the engine, outside it
 
 
 def test_every_answer_function_name_is_known_to_the_answer_parser():
-    from accord.adapters.math import _sympy_text as sympy_text
+    from accord.mathcheck import _sympy_text as sympy_text
 
     assert sympy_text.ANSWER_FUNCTIONS <= set(sympy_text._LOCALS)
     assert parse_sympy("C(5, 2) + lg(100)", AUTO) == 12

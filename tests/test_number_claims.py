@@ -16,11 +16,11 @@ import sympy
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from accord.adapters.math._arithmetic import check_arithmetic
-from accord.adapters.math._claims import solution_check
-from accord.adapters.math._numberfacts import number_facts
-from accord.adapters.math._quantifiers import quantified
 from accord.cli.main import main
+from accord.mathcheck._arithmetic import check_arithmetic
+from accord.mathcheck._claims import solution_check
+from accord.mathcheck._numberfacts import number_facts
+from accord.mathcheck._quantifiers import quantified
 
 SOLUTIONS = [
     {

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import pytest
 
-from accord.adapters.math._claims import check_step, solution_check, step_verdict
-from accord.adapters.math._parser import MathParseError, parse, to_text
-from accord.adapters.math._reader import applied_names, read_chains
+from accord.mathcheck._claims import check_step, solution_check, step_verdict
+from accord.mathcheck._parser import MathParseError, parse, to_text
+from accord.mathcheck._reader import applied_names, read_chains
 
 
 def verdict(step, before=(), question="", following=""):

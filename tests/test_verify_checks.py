@@ -14,9 +14,9 @@ from fractions import Fraction
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from accord.adapters.math._arithmetic import check_arithmetic
-from accord.adapters.math._claims import solution_check
 from accord.cli.main import main
+from accord.mathcheck._arithmetic import check_arithmetic
+from accord.mathcheck._claims import solution_check
 
 SOLUTIONS = [
     {

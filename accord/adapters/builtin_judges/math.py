@@ -1,5 +1,5 @@
 """Judge types ``arithmetic``, ``symbolic``, ``numeric`` and ``final_answer``: the math checks of a
-step (:mod:`accord.adapters.math`), each one column, λ 1.0."""
+step (:mod:`accord.mathcheck`), each one column, λ 1.0."""
 
 from __future__ import annotations
 

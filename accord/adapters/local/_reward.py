@@ -200,7 +200,7 @@ class SimilarityReward:
 
 
 class CorrectnessReward:
-    """1.0 when the response's final answer equals the reference (:mod:`accord.adapters.math.answers`), else 0.0."""
+    """1.0 when the response's final answer equals the reference (:mod:`accord.mathcheck.answers`), else 0.0."""
 
     def __init__(self, name: str = "correct"):
         self.name = name
@@ -209,7 +209,7 @@ class CorrectnessReward:
         _check_pairs(prompts, responses)
         if references is None or any(r is None for r in references):
             raise ValueError("correctness rewards need a reference answer for every response")
-        from accord.adapters.math.answers import AnswerGrader
+        from accord.mathcheck.answers import AnswerGrader
 
         grader = AnswerGrader()  # a whole response states its answer in a sentence: read it as one
         grader.prepare(list(responses) + list(references))

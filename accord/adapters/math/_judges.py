@@ -13,25 +13,29 @@ The symbolic and numeric judges read steps two ways (``mode``):
   be an identity or follow from the premises or the previous equation (lines in prose are read
   as in ``"solution"``);
 - ``"solution"``: steps of a real solution, prose with inline math
-  (:mod:`accord.adapters.math._claims`): an equation that states something is not an error; a
+  (:mod:`accord.mathcheck._claims`): an equation that states something is not an error; a
   score of 0 always comes with a shown evaluation or counterexample. ``ctx.metadata["next_step"]``
   (the text after the step, when known) lets a derived contradiction ("This is impossible") pass.
 """
 
 from __future__ import annotations
 
-import re
-import threading
 from collections.abc import Sequence
-from functools import lru_cache
 
-from accord.adapters.math import _checks as checks
-from accord.adapters.math._arithmetic import check_arithmetic
-from accord.adapters.math._carried_checks import MISSING, READ_AGAIN, SHORT, carried_check
-from accord.adapters.math._claims import solution_check
-from accord.adapters.math._limited import run
-from accord.adapters.math._reader import formulas
-from accord.adapters.math._sympy_text import extract, same
+from accord.mathcheck import (
+    MISSING,
+    READ_AGAIN,
+    SHORT,
+    UNPARSED_REFERENCE,
+    by_answer_forms,
+    carried_check,
+    check_arithmetic,
+    final_answer_check,
+    numeric_check,
+    run_limited,
+    solution_check,
+    symbolic_check,
+)
 from accord.protocols import JudgeScore, StepContext, context_key
 
 DEFAULT_TIMEOUT_S = 10.0
@@ -45,7 +49,7 @@ def _checked(value: float | None, why: str) -> JudgeScore:
 
 
 def _limited(fn, *args, timeout: float) -> JudgeScore:
-    got = run(fn, *args, timeout=timeout)
+    got = run_limited(fn, *args, timeout=timeout)
     return _checked(*got.value) if got.ok else JudgeScore.failed(got.why)
 
 
@@ -81,11 +85,13 @@ def _solution_scores(ctx: StepContext, candidates: Sequence[str], real: bool, ti
     for c in candidates:
         before = (ctx.question, tuple(ctx.steps)) if n <= SHORT else None  # a short context goes along
         affinity = (key, context_key(key, c))  # a worker that judged the step before, when one is idle
-        got = run(carried_check, key, c, real, following, before, timeout=timeout, affinity=affinity)
+        got = run_limited(carried_check, key, c, real, following, before, timeout=timeout, affinity=affinity)
         if got.ok and got.value in (MISSING, READ_AGAIN):  # once per new function name or new worker
             before = (ctx.question, tuple(ctx.steps)) if got.value == MISSING else None
             long_limit = timeout + READ_S_PER_STEP * n
-            got = run(carried_check, key, c, real, following, before, True, timeout=long_limit, affinity=affinity)
+            got = run_limited(
+                carried_check, key, c, real, following, before, True, timeout=long_limit, affinity=affinity
+            )
         out.append(_checked(*got.value) if got.ok else JudgeScore.failed(got.why))
     return out
 
@@ -119,7 +125,7 @@ class SymbolicEquivalenceJudge:
         if self.mode == "solution":
             return _solution_scores(ctx, candidates, False, self.timeout)
         prior = list(ctx.steps)
-        return [_limited(checks.symbolic_check, c, prior, self.seed, timeout=self.timeout) for c in candidates]
+        return [_limited(symbolic_check, c, prior, self.seed, timeout=self.timeout) for c in candidates]
 
 
 class NumericSamplingJudge:
@@ -149,53 +155,7 @@ class NumericSamplingJudge:
         if self.mode == "solution":
             return _solution_scores(ctx, candidates, True, self.timeout)
         prior = list(ctx.steps)
-        return [
-            _limited(checks.numeric_check, c, prior, self.seed, self.n_points, timeout=self.timeout) for c in candidates
-        ]
-
-
-_EXPLICIT_ANSWER = re.compile(r"\\boxed|\banswer\s*(?:is|:|=)", re.IGNORECASE)
-_NUMBER = re.compile(r"(?<![\w.^_])-?\d+(?:\.\d+)?(?:/\d+)?(?![\w.]\d)")
-
-
-def final_answer_check(candidate: str, reference: str) -> tuple[float | None, str]:
-    """math-verify equivalence of the answer in ``candidate`` to ``reference`` (runs in a worker;
-    :mod:`accord.adapters.math._sympy_text` turns math-verify's own timeouts off).
-
-    A step with an explicit answer (``\\boxed{..}``, "the answer is ..") is judged by it. Otherwise
-    the step matches when any number or formula in it equals the reference; it is judged wrong
-    only when it states a single number, and that number differs ("there are 29 strings of length
-    6" names two numbers: the step is not judged)."""
-    gold = extract(reference)
-    if not gold:
-        return None, f"cannot parse the reference answer {reference!r}"
-    if _EXPLICIT_ANSWER.search(candidate):
-        pred = extract(candidate)
-        if not pred:
-            return None, "no answer found in the step"
-        ok = same(gold, pred)
-        return (
-            (1.0, f"answer {pred[-1]} matches {gold[-1]}")
-            if ok
-            else (0.0, f"answer {pred[-1]} differs from {gold[-1]}")
-        )
-    numbers = list(dict.fromkeys(_NUMBER.findall(candidate)))
-    pieces = list(dict.fromkeys(numbers + [f for f in formulas(candidate) if not _NUMBER.fullmatch(f.strip())]))
-    whole = extract(candidate)
-    if not pieces and not whole:
-        return None, "no answer found in the step"
-    if whole and same(gold, whole):
-        return 1.0, f"answer {whole[-1]} matches {gold[-1]}"
-    for piece in pieces:
-        pred = extract(piece)
-        if pred and same(gold, pred):
-            return 1.0, f"the step states {piece.strip()}, which matches {gold[-1]}"
-    if len(numbers) == 1 and len(pieces) == 1:
-        return 0.0, f"answer {numbers[0]} differs from {gold[-1]}"
-    return (
-        None,
-        f"no number or formula in the step equals {gold[-1]} (it states {', '.join(p.strip() for p in pieces[:4])})",
-    )
+        return [_limited(numeric_check, c, prior, self.seed, self.n_points, timeout=self.timeout) for c in candidates]
 
 
 class FinalAnswerJudge:
@@ -232,42 +192,7 @@ class FinalAnswerJudge:
                 continue
             got = _limited(final_answer_check, c, str(ref), timeout=self.timeout)
             if got.value is None and (got.reason or "").startswith(UNPARSED_REFERENCE):
-                got = by_answer_forms(c, str(ref)) or got
+                forms = by_answer_forms(c, str(ref))
+                got = JudgeScore(*forms) if forms else got
             out.append(got)
         return out
-
-
-UNPARSED_REFERENCE = "cannot parse the reference answer"
-_ANSWER_CLAUSE = re.compile(r"\banswer\s+(?:is|:)\s*([^,.;]+)", re.IGNORECASE)
-# "n(n-3)/2." at the end of a sentence: an expression in a name, never a bare number ("greater than 1")
-_MATH_TOKEN = re.compile(r"(?<!\S)(?=\S*[A-Za-z])(?=\S*[()^*/+\-!\\{}])\S+")
-_GRADER_LOCK = threading.Lock()
-
-
-@lru_cache(maxsize=1)
-def _answer_grader():
-    from accord.adapters.math.answers import AUTO, AnswerGrader  # the jury's answer forms
-
-    return AnswerGrader(AUTO)
-
-
-def by_answer_forms(candidate: str, reference: str) -> JudgeScore | None:
-    """A reference math-verify cannot read ("n(n-3)/2", "Yes", "No such values") compared by
-    accord's answer forms with the step and each formula in it: a match is valid; anything else
-    stays unjudged, since a sentence that matches no form is not a wrong answer. Runs in the
-    caller's process: the grader has its own time-limited workers."""
-    said = [m.group(1) for m in _ANSWER_CLAUSE.finditer(candidate)]
-    tokens = _MATH_TOKEN.findall(candidate)
-    pieces = [candidate, *said, *(f.strip() for f in formulas(candidate)), *tokens[-1:]]
-    pieces = list(dict.fromkeys(p.strip().rstrip(".,;:$").strip() for p in pieces if p.strip()))
-    with _GRADER_LOCK:
-        grader = _answer_grader()
-        for piece in pieces:
-            try:
-                if grader.equivalent(reference, piece):
-                    return JudgeScore(
-                        1.0, f"the step states {piece[:80]!r}, which matches {reference!r} (answer forms)"
-                    )
-            except Exception:  # noqa: BLE001 — an answer the forms cannot compare: not judged
-                continue
-    return None

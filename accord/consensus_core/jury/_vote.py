@@ -2,7 +2,7 @@
 
 Answers are grouped into equivalence classes by a pluggable ``equivalent(x, y) -> bool`` (default:
 equal after trimming, case folding and collapsing white space; math-verify equivalence lives in
-:mod:`accord.adapters.math.answers`). The modal class is chosen and the agreement fraction
+:mod:`accord.mathcheck.answers`). The modal class is chosen and the agreement fraction
 (its votes over the members that answered) is its confidence; below ``min_agreement`` the jury
 abstains. The chosen answer keeps the text of the first member in its class.
 

@@ -20,8 +20,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from accord.adapters.math.answers import AnswerGrader
 from accord.errors import UserError
+from accord.mathcheck.answers import AnswerGrader
 from accord.protocols import Generator, StepContext
 from accord.verify.io import json_objects, text_lines
 from accord.verify.tasks import extract_answer

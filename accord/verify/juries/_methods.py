@@ -25,7 +25,6 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from accord.adapters.math.answers import AnswerGrader, asked_form, equivalence, text_equivalent
 from accord.consensus_core.jury import (
     MISSING,
     agreement_levels,
@@ -44,6 +43,7 @@ from accord.consensus_core.jury import (
     weighted_plurality,
     weighted_vote,
 )
+from accord.mathcheck.answers import AnswerGrader, asked_form, equivalence, text_equivalent
 from accord.verify.analysis import bootstrap_ci
 
 METHODS = ("auto", "modal", "weighted", "dawid-skene", "difficulty", "best-member")

@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from accord.adapters.math.answers import normalize_text
+from accord.mathcheck.answers import normalize_text
 from accord.protocols import StepContext
 
 _STATED = re.compile(
