@@ -11,7 +11,9 @@ PROBLEM = "Real numbers a, b and c satisfy a + b + c = 9. Find the least value o
 def point(reason: str) -> dict[str, Fraction]:
     return {
         k: Fraction(v)
-        for k, v in re.findall(r"\b([abc]) = (-?\d+(?:/\d+)?)", reason.split(" (where")[0].split(" at ")[-1])
+        for k, v in re.findall(
+            r"\b([abc]) = (-?\d+(?:\.\d+)?(?:/\d+)?)", re.split(r" \(where|, which", reason)[0].split(" at ")[-1]
+        )
     }
 
 
@@ -21,7 +23,7 @@ def test_the_shown_point_lies_on_the_problem_condition():
         ["We complete squares."],
         "So E = a^2 + b^2 + c^2 - ab - bc - ca = (a - b)^2 + (b - c)^2 + (c - a)^2 - 9.",
     )
-    assert score == 0.0 and "(where a + b + c = 9)" in reason
+    assert score == 0.0 and "which satisfies the problem (a + b + c = 9)" in reason, reason
     pt = point(reason)
     assert set(pt) == {"a", "b", "c"} and sum(pt.values()) == 9
     left = pt["a"] ** 2 + pt["b"] ** 2 + pt["c"] ** 2 - pt["a"] * pt["b"] - pt["b"] * pt["c"] - pt["c"] * pt["a"]

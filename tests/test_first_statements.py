@@ -103,7 +103,7 @@ def test_a_value_found_must_satisfy_the_equation_it_was_found_from(before, step,
     got, why = solution_check("Find all positive integers x, y with 2^x - 1 = 3^y.", before, step)
     assert got == score, why
     if score == 0.0:
-        assert "does not satisfy" in why and "the equation it is found from" in why, why
+        assert any(w in why for w in ("is refuted at", "is not the value", "does not satisfy")), why
 
 
 @settings(max_examples=40, deadline=None)
@@ -175,5 +175,5 @@ def test_first_statements_and_found_values_through_the_command(tmp_path, capsys)
     doc, recs = verified(tmp_path, sols, capsys)
     assert doc["predictions"] == {s["id"]: s["label"] for s in sols}
     assert "false for every admissible value" in recs["never"]["steps"][1]["reason"]
-    assert "y = 2 does not satisfy 3 = 3^y" in recs["root"]["steps"][1]["reason"]
+    assert "y = 2 is refuted at y = 1, the only solution of" in recs["root"]["steps"][1]["reason"]
     assert recs["correct"]["step_labels"][1] == "valid"

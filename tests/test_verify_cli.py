@@ -106,7 +106,7 @@ def test_processbench_solutions_get_labels_evidence_and_metrics(pb, tmp_path, ca
     for s in SOLUTIONS:
         r = recs[s["id"]]
         assert len(r["step_labels"]) == len(r["steps"]) == len(s["steps"])
-        assert set(r["step_labels"]) <= {"valid", "invalid", "uncertain"}
+        assert set(r["step_labels"]) <= {"valid", "invalid", "uncertain", "no claim"}
         assert r["label"] == s["label"]
         for step in r["steps"]:
             assert set(step["scores"]) == set(doc["judges"])

@@ -36,6 +36,12 @@ _EXPORTS = {
     "by_answer_forms": "_final_answer",
     "UNPARSED_REFERENCE": "_final_answer",
     "run_limited": "_limited",
+    "read_outline": "_roles",
+    "display_after": "_reader",
+    "is_lead_in": "_cues",
+    "Outline": "_roles",
+    "ROLES": "_roles",
+    "CLAIMS_NOTHING": "_roles",
 }
 
 __all__ = sorted(_EXPORTS)

@@ -6,6 +6,10 @@ the solution speaks of digits). Rebuilt from all earlier text for every step, th
 growing with the square of the solution's length; :class:`Carried` holds it after ``n`` steps and
 :meth:`Carried.advance` reads one more step. Only a new function name (which changes how every
 earlier formula is read) makes it read the earlier steps again, at most once per distinct name.
+
+It also carries the proof state: the outline read so far (roles and open scopes,
+:class:`~accord.mathcheck._roles.Outline`) and the steps whose own check refuted them, which are
+never premises of a later step.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ from accord.mathcheck._digits import digit_string
 from accord.mathcheck._inequalities import Domain, constrained_names, domain_with, has_domain
 from accord.mathcheck._notation import makes_imaginary
 from accord.mathcheck._reader import applied_names
+from accord.mathcheck._roles import Outline, StepRole
 
 
 @dataclass(frozen=True)
@@ -33,12 +38,14 @@ class Carried:
     digits: bool
     signs: tuple[tuple[str, str], ...]  # distinct "a > 0" facts of the problem and the steps
     constrained: frozenset[str] | None  # names an equation or ordering ties down (None: no domain)
+    outline: Outline  # the proof read so far: roles, open scopes, labels
+    refuted: frozenset[int] = frozenset()  # steps whose own check refuted them: never premises
 
     @classmethod
     def start(cls, question: str, functions: frozenset[str] | None = None) -> Carried:
         functions = frozenset(applied_names(question)) if functions is None else functions
         facts = Facts(functions=functions)
-        read_text(question, facts)
+        read_text(question, facts, digit_string if "digit" in question.lower() else None)
         return cls(
             question,
             [],
@@ -49,18 +56,21 @@ class Carried:
             "digit" in question.lower(),
             tuple(dict.fromkeys(sign_facts([question]))),
             frozenset(constrained_names([question], functions, orderings=False)) if has_domain(question) else None,
+            Outline.start(question),
         )
 
     @classmethod
-    def after(cls, question: str, steps, functions: frozenset[str] | None = None) -> Carried:
+    def after(
+        cls, question: str, steps, functions: frozenset[str] | None = None, refuted: frozenset[int] = frozenset()
+    ) -> Carried:
         """The context after ``steps``, read under ``functions`` (default: the names written as
-        functions in the problem and the steps)."""
+        functions in the problem and the steps); ``refuted``: the steps already refuted."""
         steps = tuple(steps)
         if functions is None:
             functions = frozenset(applied_names(question)).union(*(applied_names(s) for s in steps))
         out = cls.start(question, functions)
-        for s in steps:
-            out = out.advance(s)
+        for k, s in enumerate(steps):
+            out = out.advance(s, steps[k + 1] if k + 1 < len(steps) else None, k in refuted)
         return out
 
     @property
@@ -71,10 +81,25 @@ class Carried:
     def before_last(self) -> str | None:
         return self.texts[self.n - 2] if self.n > 1 else None
 
-    def advance(self, step: str) -> Carried:
-        """The context after one more step (functions unchanged: see :meth:`reading`)."""
-        facts = self.facts.copy()
+    def role(self, step: str, following: str | None = None) -> tuple[Outline, StepRole]:
+        """The outline after ``step`` and the step's role (``following``: the next step, if any)."""
+        outline, role, _ = self.outline.advance(step, following)
+        return outline, role
+
+    def in_force(self, role: StepRole):
+        """Whether a premise is in force at the step of ``role``: its step not refuted, and every
+        scope it was stated in still open."""
+        open_ids = frozenset(role.scopes)
+        refuted = self.refuted
+        return lambda p: p.step not in refuted and p.scopes <= open_ids
+
+    def advance(self, step: str, following: str | None = None, refuted: bool = False) -> Carried:
+        """The context after one more step (functions unchanged: see :meth:`reading`); ``refuted``:
+        the step's own check refuted it."""
+        outline, role = self.role(step, following)
+        facts = self.facts.copy(owner=True)
         facts.step = self.n
+        facts.scopes = frozenset(role.scopes)
         digits = self.digits or "digit" in step.lower()
         read_text(step, facts, digit_string if digits else None)
         facts.forget_spent()
@@ -100,6 +125,8 @@ class Carried:
             digits,
             signs,
             constrained,
+            outline,
+            self.refuted | {self.n} if refuted else self.refuted,
         )
 
     def reading(self, step: str) -> Carried:
@@ -108,7 +135,7 @@ class Carried:
         functions = self.functions | applied_names(step)
         if functions == self.functions:
             return self
-        return Carried.after(self.question, self.texts[: self.n], functions)
+        return Carried.after(self.question, self.texts[: self.n], functions, self.refuted)
 
     def domain(self) -> Domain | None:
         return None if self.constrained is None else domain_with(self.question, self.functions, self.constrained)

@@ -37,11 +37,12 @@ def carried_check(
     step: str,
     real: bool,
     following: str,
-    before: tuple[str, tuple[str, ...]] | None = None,
+    before: tuple | None = None,
     long_read: bool = False,
 ) -> tuple[float | None, str] | str:
     """The verdict on ``step`` in the context ``key``; :data:`MISSING` when this worker does not
-    hold that context and ``before`` (the problem and the steps before) is not given to make it;
+    hold that context and ``before`` (the problem, the steps before and the indexes of those the
+    check refuted, which are no premises) is not given to make it;
     :data:`READ_AGAIN` when a context of more than :data:`SHORT` steps would be read again (the
     step, or the line a lead-in step announces, writes a new name as a function) and
     ``long_read`` is not set. The caller then calls again with a time limit that allows for
@@ -52,7 +53,8 @@ def carried_check(
         if carried is None:
             if before is None:
                 return MISSING
-            carried = Carried.after(*before)
+            question, steps, *refuted = before
+            carried = Carried.after(question, steps, refuted=frozenset(refuted[0]) if refuted else frozenset())
         if not long_read and carried.n > SHORT:
             named = applied_names(step) | (applied_names(following) if is_lead_in(step) else frozenset())
             if named - carried.functions:

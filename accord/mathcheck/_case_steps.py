@@ -28,6 +28,13 @@ _OPENING = re.compile(
 _ASSIGNED = re.compile(r"(?<![\w^_{])([A-Za-z](?:_\{?\w+\}?)?)\s*=\s*\\?\(?\s*\$?\s*(-?\d+)(?![\w.^/])")
 
 
+def case_clause(step: str) -> str:
+    """The clause a step opens its case with ("For q = p and r = p" of "For q = p and r = p, we get ..."),
+    or ""."""
+    opening = _OPENING.match(re.sub(r"\\[()\[\]]|\$|\*\*", "", step))
+    return opening["clause"] if opening else ""
+
+
 def case_values(step: str) -> dict[str, int]:
     """The names the step's opening clause gives whole-number values ("If x = 1 and y = 2, ...")."""
     plain = re.sub(r"\\[()\[\]]|\$|\*\*", "", step)

@@ -34,8 +34,9 @@ import mpmath
 
 from accord.mathcheck._arithmetic import calculator_annotations
 from accord.mathcheck._carried import Carried
-from accord.mathcheck._case_steps import CASE_REACH, case_values, in_case
+from accord.mathcheck._case_steps import CASE_REACH, case_clause, case_values, in_case
 from accord.mathcheck._combinations import combination_check, combines_equations
+from accord.mathcheck._consequence import consequence
 from accord.mathcheck._consequences import inequality_follows
 from accord.mathcheck._context import (
     Facts,
@@ -62,8 +63,8 @@ from accord.mathcheck._identities import (
     seed_of,
     small_counterexample,
 )
-from accord.mathcheck._inequalities import check_inequality, conditional
-from accord.mathcheck._kept_sides import kept_side, never_equal, side_rewritten
+from accord.mathcheck._inequalities import check_inequality, conditional, domain_sign
+from accord.mathcheck._kept_sides import never_equal, side_rewritten
 from accord.mathcheck._last_digits import last_digit_claims
 from accord.mathcheck._notation import imaginary_link, remainder_statements, without_remainders
 from accord.mathcheck._numberfacts import number_facts
@@ -81,9 +82,10 @@ from accord.mathcheck._quantifiers import (
     universal_check,
     whatever_the_value,
 )
-from accord.mathcheck._reader import Chain, read_chains
+from accord.mathcheck._reader import Chain, applied_names, read_chains
 from accord.mathcheck._residue_cases import residue_case, within_case
-from accord.mathcheck._rewrites import first_link_rewrites, rewrite_context
+from accord.mathcheck._rewrites import ALIGNED, REWRITE, first_link_rewrites, rewrite_context
+from accord.mathcheck._roles import CASE, CLAIMING
 from accord.mathcheck._sequence_words import word_claims
 from accord.mathcheck._sequences import sequence_claims
 from accord.mathcheck._solutions import (
@@ -94,7 +96,8 @@ from accord.mathcheck._solutions import (
     value_found,
 )
 from accord.mathcheck._substitutions import substituted_side
-from accord.mathcheck._transforms import does_not_follow, follows, transforms
+from accord.mathcheck._transforms import transforms
+from accord.mathcheck._vocabulary import OPERATING, TRIAL, says
 
 
 @dataclass(frozen=True)
@@ -139,6 +142,10 @@ def _symbolic_link(
             return True, why, 1.0
         return None, "an equation stating something (not an identity, not checked)", None
     free_a, free_b = free_names(ta, facts), free_names(tb, facts)
+    plain = bool(free_a | free_b) and not any(n.endswith("()") for n in free_a | free_b)
+    verdict = consequence("=", ta, tb, facts, seed, cited=facts.cited, rewrite=plain)  # against what is in force
+    if verdict is not None and verdict.holds is not None:
+        return verdict.holds, verdict.reason, float(verdict.holds)
     if free_a != free_b or not free_a:
         return None, "not an identity, and it brings in other names: not checked", None
     if any(n.endswith("()") for n in free_a):
@@ -376,6 +383,23 @@ def _check_chain(
 
 
 _ORDER_RELATIONS = ("<", "≤", ">", "≥")
+_SUPPOSES = re.compile(r"\b(?:suppose|supposing|assume|assuming|let['’]?s\s+say|let\s+us\s+say)\b", re.IGNORECASE)
+_TRIAL = re.compile(r"\b(?:" + TRIAL + r")\b|≈|\?", re.IGNORECASE)
+
+
+def _claimed(ta, tb, left: str, right: str, facts: Facts, cues, text: str, everywhere: bool = True) -> bool:
+    """The relation is claimed as found: the step claims (its role), it is not a case's own value
+    ("If x = 2, then ..."), nor put as a trial, a failure or a rough value in its sentence ("so x =
+    4 does not work"), nor the absurdity a contradiction wants (``everywhere``: it fails wherever
+    the premises hold; a rewrite that fails at some points is a slip whatever the next step says)."""
+    if not facts.claims or cues[2] or everywhere and (cues[1] or facts.absurd):
+        return False
+    if ta[0] == "name" and (ta[1] in facts.case or facts.in_case and tb[0] in ("num", "neg")):
+        return False  # the case's own value ("consider the case when n = 1")
+    if re.search(rf"{re.escape(left.strip())}\s*=\s*{re.escape(right.strip())}", facts.clause):
+        return False  # "For q = p and r = p, we get ...": what the case supposes
+    step = cues[8][2] if len(cues) > 8 and cues[8] else text
+    return not _TRIAL.search(sentence_of(step, left, right))
 
 
 def _check_link(
@@ -447,6 +471,21 @@ def _check_link(
             return Link(left, rel, right, None, "a relation between expressions with free names: not checked")
         try:
             holds, reason, share = _symbolic_link(ta, tb, facts, rewriting, real, f"{text}|{left}|{right}")
+            if holds is None and reason.startswith("an equation stating"):
+                # the statement the step says it operates on, or whose side it keeps
+                source = None if ambiguous else facts.source() or facts.kept_from(ta, tb)
+                # "we can rewrite A as B": a rewrite of an expression, not a condition with a number side
+                rewrites = not ambiguous and cues[3] in (ALIGNED, REWRITE) and bool(names(ta)) and bool(names(tb))
+                seed = seed_of(f"{text}|{left}|{right}")
+                v = consequence("=", ta, tb, facts, seed, source, facts.cited, rewrite=rewrites)
+                if v is not None and v.holds:
+                    return Link(left, rel, right, True, f"{to_text(ta)} = {to_text(tb)} {v.reason}", 1.0)
+                if (
+                    v is not None
+                    and v.holds is False
+                    and _claimed(ta, tb, left, right, facts, cues, text, v.everywhere)
+                ):
+                    return Link(left, rel, right, False, v.reason, 0.0)
             if (
                 holds is None
                 and reason.startswith("an equation stating")
@@ -457,29 +496,10 @@ def _check_link(
                 verdict = combination_check(ta, tb, facts, seed_of(f"{text}|{left}|{right}"))
                 if verdict is not None:
                     return Link(left, rel, right, verdict[0], verdict[1], float(verdict[0]))
-            if holds is None and reason.startswith("an equation stating") and len(cues) > 6 and cues[6]:
-                why = does_not_follow(ta, tb, facts, seed_of(f"{text}|{left}|{right}"))
-                if why is not None:
-                    return Link(left, rel, right, False, f"{to_text(ta)} = {to_text(tb)} {why}", 0.0)
-                why = follows(ta, tb, facts, seed_of(f"{text}|{left}|{right}"))
-                if why is not None:
-                    return Link(left, rel, right, True, why, 1.0)
-            if (
-                holds is None
-                and reason.startswith("an equation stating")
-                and not ambiguous
-                and len(cues) > 8
-                and cues[8]
-            ):
-                operated, _, step = cues[8]
+            if holds is None and reason.startswith("an equation stating") and not ambiguous:
                 why = never_equal(ta, tb, facts, seed_of(f"{text}|{left}|{right}"))
                 if why is not None and not cues[1]:
                     return Link(left, rel, right, False, f"{to_text(ta)} = {to_text(tb)}: {why}", 0.0)
-                verdict = substituted_side(rel, ta, tb, operated, step, facts, seed_of(f"{text}|{left}"))
-                if verdict is None:
-                    verdict = kept_side(ta, tb, operated, step, facts, seed_of(f"{text}|{left}|{right}"))
-                if verdict is not None:
-                    return Link(left, rel, right, verdict[0], verdict[1], float(verdict[0]))
             if holds is False and ambiguous and _holds_read_otherwise(left, right, facts, rewriting, real, text):
                 return Link(left, rel, right, None, f"read one way of two, not flagged: {reason}")
         except TooLarge as exc:
@@ -541,11 +561,24 @@ def check_in(carried: Carried, step: str, real: bool = False, following: str = "
     question = carried.question
     facts = carried.facts.copy()
     facts.step = carried.n
+    after, role = carried.role(step, following or None)
+    facts.scopes = frozenset(role.scopes)
+    facts.in_force = carried.in_force(role)
+    facts.cited = role.cites
+    facts.claims = role.role in CLAIMING
+    facts.absurd = role.absurdity
+    facts.case = case_values(step)
+    facts.clause = case_clause(step)
+    facts.in_case = bool(facts.case) or any(kind == CASE for _, kind, _ in after.open) or says(step, "case")
+    facts.positive = domain_sign(question) == "positive"
     links: list[Link] = []
     domain = None if conditional(step) else carried.domain()
     last = carried.last
     lead_in = last if last is not None and is_lead_in(last) else ""
+    facts.claims = facts.claims and not _SUPPOSES.search(lead_in)  # "let's say the left side is a cube:"
     operated = [] if last is None else [carried.before_last, last] if lead_in and carried.n > 1 else [last]
+    if lead_in or says(f"{lead_in}\n{step}", OPERATING):  # the step operates on the statements before
+        facts.operated = role.cites or tuple(range(max(-1, carried.n - (2 if lead_in else 1)), carried.n))
     digits = carried.digits or "digit" in step.lower()
     if digits and any(digit_string(t) for t in operated if t):
         operated = []  # "aabb - 1100a - 11b = 0" read as a product: nothing to derive from
@@ -779,9 +812,15 @@ def solution_check(
 
     A lead-in (a step ending in ":") and the display after it are one claim, attributed to the
     lead-in, as annotators do: when the next line has a false relation, so has the lead-in; a
-    lead-in with nothing checkable of its own takes the next line's verdict."""
+    lead-in with nothing checkable of its own takes the next line's verdict. The steps before are
+    checked too, in order, so that a step they refute is no premise of this one (a carried context,
+    :func:`carried_verdict`, does this once per step)."""
     with mpmath.workdps(60):
-        return carried_verdict(Carried.after(question, steps).reading(step), step, real, following)[0]
+        steps = list(steps)
+        carried = Carried.start(question, frozenset(applied_names(question)).union(*map(applied_names, steps)))
+        for k, s in enumerate(steps):
+            _, carried = carried_verdict(carried.reading(s), s, real, steps[k + 1] if k + 1 < len(steps) else step)
+        return carried_verdict(carried.reading(step), step, real, following)[0]
 
 
 def carried_verdict(
@@ -791,7 +830,7 @@ def carried_verdict(
     after the step."""
     with mpmath.workdps(60):
         verdict = step_verdict(check_in(carried, step, real, following), real=real)
-        after = carried.advance(step)
+        after = carried.advance(step, following or None, verdict[0] == 0.0)
         if verdict[0] == 0.0 or not is_lead_in(step) or not following.strip():
             return verdict, after
         shown = step_verdict(check_in(after.reading(following), following, real, ""), real=real)

@@ -6,7 +6,10 @@ Read in order, each relation chain may
   first side, a name or an applied function; the value is the last side of its ``=`` run that
   evaluates to a number);
 - define a name: ``a = dm`` (a name equal to an expression with free names);
-- state an equation (kept, the most recent :data:`KEEP_EQUATIONS`, for "follows from").
+- state an equation: kept as a :class:`Premise` with the step it was stated in and the scopes open
+  there (:mod:`accord.mathcheck._roles`), so that the consequence check can use every equation
+  still in force (:mod:`accord.mathcheck._consequence`); the most recent :data:`KEEP_EQUATIONS`
+  are also kept apart for the readers of "the equation before".
 
 Values of indexed names and applied functions (``x_1``, ``a_4``, ``f(3)``), values computed
 by a chain (``S = 1 + 2 + 3 = 6``) and values in the problem are carried to later steps (while
@@ -18,6 +21,7 @@ wrong, so one slip is reported where it is made, not again in every later step.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import lru_cache
@@ -25,16 +29,52 @@ from itertools import takewhile
 
 from accord.mathcheck._evaluate import EvaluationError, NotExact, Unknown, approx, exact, key
 from accord.mathcheck._notation import expand_ellipsis
-from accord.mathcheck._parser import MathParseError, names, parse
+from accord.mathcheck._parser import MathParseError, names, parse, to_text
 from accord.mathcheck._reader import Chain, ends_with_formula, read_chains
 
 KEEP_EQUATIONS = 8
 _STOP = object()  # the end of a chain's leading run of '='
 
 
+@dataclass(frozen=True)
+class Premise:
+    """An equation ``left = right`` stated at ``step`` (-1: the problem) inside ``scopes`` (the ids of
+    the scopes open there): in force while those scopes are open and the step is not refuted."""
+
+    left: tuple
+    right: tuple
+    step: int
+    scopes: frozenset[int] = frozenset()
+    names: frozenset[str] = frozenset()
+
+    @property
+    def text(self) -> str:
+        return f"{to_text(self.left)} = {to_text(self.right)}"
+
+    @property
+    def substitutes(self) -> bool:
+        """``x = 3v + b``: a name given an expression, what a step substitutes rather than operates on."""
+        return any(
+            a[0] == "name" and a[1] not in names(b) for a, b in ((self.left, self.right), (self.right, self.left))
+        )
+
+    @property
+    def assigns(self) -> bool:
+        """``n = 3``: a name given a number (a case, a trial, a value found), not an equation."""
+        return any(
+            a[0] == "name" and (b[0] == "num" or b[0] == "neg" and b[1][0] == "num")
+            for a, b in ((self.left, self.right), (self.right, self.left))
+        )
+
+
 @dataclass
 class Facts:
-    """The state after some text; copied (not shared) before a step adds to it."""
+    """The state after some text; copied (not shared) before a step adds to it.
+
+    The premises are one list shared by the states of a solution and appended to as the steps are
+    read (``n_premises``: how many of them are this state's); a copy made to check a step keeps the
+    step's own equations apart (``local``) until the step is read for good (:meth:`copy` with
+    ``owner``), so a long solution's premises are never copied whole."""
 
     functions: frozenset[str] = frozenset()
     values: dict[str, list[tuple[object, int, bool]]] = field(default_factory=dict)  # key -> [(value, step, carried)]
@@ -43,8 +83,23 @@ class Facts:
     last_side: tuple | None = None  # the last side read, for a chain that continues it ("= 29")
     last_subject: str | None = None
     step: int = -1  # index of the step being read (-1: the problem)
+    premises: list[Premise] = field(default_factory=list)  # shared: see the class docstring
+    n_premises: int = 0
+    by_name: dict[str, list[int]] = field(default_factory=dict)  # shared: name -> indexes into premises
+    local: list[Premise] = field(default_factory=list)  # premises of the step being checked
+    owner: bool = True  # appends to the shared premises (else to local)
+    scopes: frozenset[int] = frozenset()  # the scopes open while the current step is read
+    in_force: Callable[[Premise], bool] | None = None  # set by the checker of a step
+    cited: tuple[int, ...] = ()  # the steps the step being checked cites (its role in the proof)
+    claims: bool = True  # the step claims what it states (not an assumption, a case)
+    absurd: bool = False  # the step says the absurdity its contradiction scope wanted
+    operated: tuple[int, ...] = ()  # the steps the step being checked says it derives from
+    case: dict[str, int] = field(default_factory=dict)  # the values the step's opening case gives
+    clause: str = ""  # the clause the step opens its case with ("For q = p and r = p")
+    in_case: bool = False  # the step sits in a case (a scope, or a case it opens itself)
+    positive: bool = False  # the problem's names are positive: points drawn are too
 
-    def copy(self) -> Facts:
+    def copy(self, owner: bool = False) -> Facts:
         return Facts(
             self.functions,
             {k: list(v) for k, v in self.values.items()},
@@ -53,7 +108,82 @@ class Facts:
             self.last_side,
             self.last_subject,
             self.step,
+            self.premises,
+            self.n_premises,
+            self.by_name,
+            list(self.local),
+            owner,
+            self.scopes,
+            self.in_force,
+            self.cited,
+            self.claims,
+            self.absurd,
+            self.operated,
+            self.case,
+            self.clause,
+            self.in_case,
+            self.positive,
         )
+
+    def add_premise(self, left, right) -> None:
+        p = Premise(left, right, self.step, self.scopes, frozenset(names(left) | names(right)))
+        if not self.owner:
+            self.local.append(p)
+            return
+        if len(self.premises) != self.n_premises:  # a second continuation of the same steps: its own lists
+            self.premises = self.premises[: self.n_premises]
+            self.by_name = {k: [i for i in v if i < self.n_premises] for k, v in self.by_name.items()}
+        for n in p.names:
+            self.by_name.setdefault(n, []).append(self.n_premises)
+        self.premises.append(p)
+        self.n_premises += 1
+
+    def source(self) -> Premise | None:
+        """The equation the current step says it derives from: the latest one in force of the first
+        step it operates on (the statement before a lead-in, not the lead-in's own substitution),
+        never a substitution ``x = 3v + b`` while an equation of those steps is there."""
+        found = []
+        for step in self.operated:
+            for i in range(self.n_premises - 1, -1, -1):
+                p = self.premises[i]
+                if p.step < step:
+                    break
+                if p.step == step and (self.in_force is None or self.in_force(p)) and not p.assigns:
+                    found.append(p)
+        equations = [p for p in found if not p.substitutes]
+        return (equations or found or [None])[0]
+
+    def kept_from(self, left, right) -> Premise | None:
+        """The equation of the step before that the claim ``left = right`` keeps one side of, when
+        that side is an expression in names: the other side was rewritten from it."""
+        for i in range(self.n_premises - 1, -1, -1):
+            p = self.premises[i]
+            if p.step < self.step - 1:
+                break
+            if p.step == self.step - 1 and (self.in_force is None or self.in_force(p)):
+                for kept, before in ((p.left, p.right), (p.right, p.left)):
+                    if kept not in (left, right) or not names(kept) or before in (left, right):
+                        continue
+                    rewritten = right if kept == left else left
+                    # a value put in for a name ("2^5 - 1" for "2^x - 1") in a case is no rewrite
+                    kept_names = names(rewritten)
+                    if kept_names == names(before) or kept_names and kept_names < names(before) and not self.in_case:
+                        return p
+        return None
+
+    def premises_on(self, wanted: set[str], limit: int = 40) -> list[Premise]:
+        """The premises in force that use one of ``wanted``, the latest first (this step's own first)."""
+        found = {i for n in wanted for i in self.by_name.get(n, ()) if i < self.n_premises}
+        out = [p for p in reversed(self.local) if p.names & wanted]
+        for i in sorted(found, reverse=True):
+            out.append(self.premises[i])
+            if len(out) >= 4 * limit:
+                break
+        if self.in_force is not None:
+            out = [p for p in out if self.in_force(p)]
+        # "n = 3" holds in its own step and the next only: it is usually a case, and the name is reused
+        out = [p for p in out if not p.assigns or p.step < 0 or p.step >= self.step - 1]
+        return out[:limit]
 
     def forget_spent(self) -> None:
         """Drop what no later step can use, once the step ``self.step`` has been read: a value
@@ -177,6 +307,7 @@ def record(chain: Chain, trees: list, facts: Facts) -> None:
     for (a, b), r in zip(zip(trees, trees[1:]), chain.relations):
         if r == "=" and a is not None and b is not None:
             facts.equations.append((a, b, facts.step))
+            facts.add_premise(a, b)
     del facts.equations[:-KEEP_EQUATIONS]
     facts.last_side = trees[-1]
     facts.last_subject = subject if subject is not None and chain.relations[-1] == "=" else None

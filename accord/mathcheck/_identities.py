@@ -156,7 +156,8 @@ def explained(ta, tb, facts: Facts, seed: int, recent: bool = False) -> str | No
     """Why a non-identity still holds given what came before (a reason), or None; ``recent``:
     only equations of this step and the one before."""
     link_names = names(ta) | names(tb)
-    for left, right, at in reversed(facts.equations):
+    for premise in facts.premises_on(link_names, limit=12):  # in force: never a refuted step's
+        left, right, at = premise.left, premise.right, premise.step
         if recent and at < facts.step - 1:
             break
         for x in sorted((names(left) | names(right)) & link_names):

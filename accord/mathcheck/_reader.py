@@ -51,6 +51,11 @@ _LIST_MARK = re.compile(r"^\s*(?:[-*+•]\s+|\d+[.)]\s+|\(\w\)\s+|>\s*)")
 _CALCULATOR = re.compile(r"<<[^<>]*>>")
 _ARROW = re.compile(r"⇒|⟹|⟺|⇔|→|=>|==>|->|\bimplies\b|\btherefore\b|∴")
 _MOD_SUFFIX = re.compile(r"\(\s*mod\s+([^()]+(?:\([^()]*\)[^()]*)*)\)|\bmod(?:ulo)?\s+(\S+)\s*$")
+_LABEL = re.compile(
+    r"(?:(?<![-+*/^=(,\s])\s+|\s*(?:-{2,}|\.{2,}|…|⋯)\s*)\(\s*(?:eq(?:uation|n)?\.?\s*)?(?:\d{1,2}|[*†‡]|[ivx]{1,4})\s*\)\s*$"
+    r"|\s*\\tag\{[^{}]*\}\s*$",
+    re.IGNORECASE,
+)
 _MATH_CHARS = re.compile(r"[\d+\-*/^()\[\]|!_=<>≤≥≠≈≡√π∑∏∞·×÷−²³\\{}]")
 _PROSE_HYPHEN = re.compile(r"^[A-Za-z]{2,}(?:-[A-Za-z]+)+$")
 _ORDINAL = re.compile(r"^\d+(?:st|nd|rd|th|s)$")
@@ -155,6 +160,7 @@ def _chains_of(formula: str, expressions: bool = False) -> list[Chain]:
                 if expressions and _MATH_CHARS.search(part):
                     out.append(Chain((part,), (), part))
                 continue
+            part = _LABEL.sub("", part)  # "x + y = 5 (2)", "y = b^2 - a^2 ...(4)": the equation's label
             modulus = None
             m = _MOD_SUFFIX.search(part)
             congruence = bool(m and "≡" not in part and m.group(1) and "=" in part)  # "25 = 4 (mod 7)"
@@ -347,6 +353,36 @@ def trailing_expression(text: str) -> str | None:
     ):
         return None
     return expr
+
+
+_LAYOUT_LINE = re.compile(r"^(?:\\\[|\\\]|\$\$|\\begin\{\w+\*?\}|\\end\{\w+\*?\}|&|\\\\|\s)*$")
+DISPLAY_LINES = 8
+
+
+def display_after(steps, k: int) -> str:
+    """The display a lead-in step ``k`` announces: the next line, with the lines that belong to the
+    same display (inside ``\\[ .. \\]`` or ``$$ .. $$``, or continuing it with ``=``), at most
+    :data:`DISPLAY_LINES` of them, as one text; an ``align`` environment's rows are claims of their
+    own, so there only the next line."""
+    lines: list[str] = []
+    depth = 0  # displays opened and not yet closed
+    if k + 1 < len(steps) and _ROWS.match(steps[k + 1].strip()):
+        return steps[k + 1]  # an aligned derivation: each row is a claim of its own, as annotators mark them
+    for text in steps[k + 1 : k + 1 + DISPLAY_LINES]:
+        s = text.strip()
+        if depth == 0 and any(not _LAYOUT_LINE.match(t) for t in lines) and not _CONTINUES.match(s):
+            break
+        lines.append(text)
+        depth = max(0, depth + len(_OPENS.findall(s)) - len(_CLOSES.findall(s)) + (s == "$$") * (1 - 2 * depth))
+        if depth == 0 and has_prose(text):
+            break
+    return "\n".join(lines)
+
+
+_ROWS = re.compile(r"\\begin\{(?:align|eqnarray|gather|array|aligned|split)\*?\}")
+_OPENS = re.compile(r"\\\[|\\begin\{\w+\*?\}")
+_CLOSES = re.compile(r"\\\]|\\end\{\w+\*?\}")
+_CONTINUES = re.compile(r"^(?:&\s*)?(?:=|≤|≥|<|>|\\le|\\ge|\\leq|\\geq)")
 
 
 def has_prose(text: str) -> bool:

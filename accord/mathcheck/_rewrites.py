@@ -9,6 +9,8 @@ sides have the same free names, and
 - the step (or the lead-in line before it) says it simplifies, rewrites, expands or factors, or
   writes an expression "as follows" — and it does not solve, substitute, work on both sides or
   under a condition (:func:`rewrite_context`), or
+- a side is a sum or product up to a bound in a name (``1 + 2 + … + n``, ``\\sum_{k=1}^n``): a formula
+  for it is claimed for every n, not an equation to solve, or
 - the two sides have the same leading behaviour, and the step does not speak of an equation: at
   points scaled far out they agree to many digits, so the sides match in their highest-degree
   terms and differ only below — what a slip in a rewrite looks like; an equation to solve
@@ -24,6 +26,7 @@ from fractions import Fraction
 from accord.mathcheck._context import Facts
 from accord.mathcheck._evaluate import EvaluationError, Unknown
 from accord.mathcheck._identities import free_names
+from accord.mathcheck._parser import children, names
 from accord.mathcheck._precision import value_of
 
 ALIGNED, REWRITE, EQUATION, PLAIN = "aligned", "rewrite", "equation", ""
@@ -96,4 +99,11 @@ def first_link_rewrites(ta, tb, facts: Facts, context: str, seed: int) -> bool:
     fa, fb = free_names(ta, facts), free_names(tb, facts)
     if not fa or fa != fb or any(n.endswith("()") for n in fa):
         return False
-    return context in (ALIGNED, REWRITE) or same_leading_terms(ta, tb, facts, seed)
+    return context in (ALIGNED, REWRITE) or _running(ta) or _running(tb) or same_leading_terms(ta, tb, facts, seed)
+
+
+def _running(tree) -> bool:
+    """A sum or product whose bounds have a name in them."""
+    if tree[0] == "sigma" and (names(tree[3]) or names(tree[4])):
+        return True
+    return any(_running(c) for c in children(tree))

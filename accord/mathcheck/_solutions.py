@@ -54,7 +54,12 @@ def equations_in(text: str, facts: Facts) -> list[tuple]:
 
 def concludes_value(sentence: str) -> bool:
     """The sentence states a value as found, not as a case, a trial or a failure."""
-    return bool(_CONCLUDES.search(sentence)) and not _NOT_CONCLUDED.search(sentence)
+    return bool(_CONCLUDES.search(sentence)) and not hypothetical(sentence)
+
+
+def hypothetical(sentence: str) -> bool:
+    """The sentence puts its formula as a case, a trial, a failure or a rough value, not as found."""
+    return bool(_NOT_CONCLUDED.search(sentence))
 
 
 def sentence_of(step: str, left: str, right: str) -> str:

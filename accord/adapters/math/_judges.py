@@ -20,6 +20,8 @@ The symbolic and numeric judges read steps two ways (``mode``):
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from collections.abc import Sequence
 
 from accord.mathcheck import (
@@ -67,6 +69,24 @@ def _check_mode(mode: str) -> str:
 
 
 READ_S_PER_STEP = 0.05  # time allowed per earlier step when a long context is made or read again
+_REFUTED: OrderedDict[tuple[bool, str], frozenset[int]] = OrderedDict()  # context key -> steps the check refuted
+_REFUTED_LOCK = threading.Lock()
+KEEP_REFUTED = 4096
+
+
+def _refuted(real: bool, key: str) -> frozenset[int]:
+    with _REFUTED_LOCK:
+        return _REFUTED.get((real, key), frozenset())
+
+
+def _remember(real: bool, key: str, refuted: frozenset[int]) -> None:
+    """The steps refuted before the context ``key``: a worker that must make that context again
+    (a new or replaced worker) is told them, so they are no premises there either."""
+    with _REFUTED_LOCK:
+        _REFUTED[(real, key)] = refuted
+        _REFUTED.move_to_end((real, key))
+        while len(_REFUTED) > KEEP_REFUTED:
+            _REFUTED.popitem(last=False)
 
 
 def _solution_scores(ctx: StepContext, candidates: Sequence[str], real: bool, timeout: float) -> list[JudgeScore]:
@@ -82,16 +102,19 @@ def _solution_scores(ctx: StepContext, candidates: Sequence[str], real: bool, ti
         ]
     out = []
     n = len(ctx.steps)
+    refuted = _refuted(real, key)
     for c in candidates:
-        before = (ctx.question, tuple(ctx.steps)) if n <= SHORT else None  # a short context goes along
+        before = (ctx.question, tuple(ctx.steps), refuted) if n <= SHORT else None  # a short context goes along
         affinity = (key, context_key(key, c))  # a worker that judged the step before, when one is idle
         got = run_limited(carried_check, key, c, real, following, before, timeout=timeout, affinity=affinity)
         if got.ok and got.value in (MISSING, READ_AGAIN):  # once per new function name or new worker
-            before = (ctx.question, tuple(ctx.steps)) if got.value == MISSING else None
+            before = (ctx.question, tuple(ctx.steps), refuted) if got.value == MISSING else None
             long_limit = timeout + READ_S_PER_STEP * n
             got = run_limited(
                 carried_check, key, c, real, following, before, True, timeout=long_limit, affinity=affinity
             )
+        if got.ok:
+            _remember(real, context_key(key, c), refuted | {n} if got.value[0] == 0.0 else refuted)
         out.append(_checked(*got.value) if got.ok else JudgeScore.failed(got.why))
     return out
 

@@ -14,7 +14,10 @@ from accord.errors import UserError
 from accord.verify.io import cache_for_output, writable_output, writer_lock
 
 NAME = "verify"
-HELP = "Judge existing solutions step by step: valid / invalid / uncertain, the first wrong step, metrics"
+HELP = (
+    "Judge existing solutions step by step: valid / invalid / uncertain / no claim, each step's role in the proof, "
+    "the first wrong step, metrics"
+)
 # accord.verify.solutions' FORMATS and LABELLED_POLICIES, named here so that building the parser does
 # not import the verifier (tests/test_architecture.py keeps them equal)
 FORMATS = ("processbench", "prm800k", "mmreason", "jsonl", "text")
@@ -244,6 +247,9 @@ def summary(result) -> dict:
         "steps": sum(len(r["steps"]) for r in result.records),
         "steps_decided": share["decided"],
         "decided_share": share["decided_share"],
+        "steps_checked": share["checked"],
+        "steps_no_claim": share["no_claim"],
+        "steps_by_role": share["by_role"],
         "uncertain_by_reason": share["uncertain_by_reason"],
         "judges": result.judges,
         "lambdas": result.lambdas,
@@ -280,7 +286,7 @@ def print_tables(result, doc: dict) -> None:
         title=f"accord verify — {doc['solutions']} solutions, policy {doc['policy']} (tau {doc['tau']:g}, eps "
         f"{doc['eps']:g})" + (f"; judges on one scale: {cal['method']}" if cal else "")
     )
-    for col in ("id", "steps", "first invalid step", "valid / invalid / uncertain", "evidence"):
+    for col in ("id", "steps", "first invalid step", "valid / invalid / uncertain / no claim", "evidence"):
         t.add_column(col, overflow="fold", max_width=70 if col == "evidence" else None)
     for r in result.records[:20]:
         labels = r["step_labels"]
@@ -290,7 +296,8 @@ def print_tables(result, doc: dict) -> None:
             str(r["id"]),
             str(len(labels)),
             "–" if p < 0 else str(p + 1),  # numbered from 1, as everywhere
-            f"{labels.count('valid')} / {labels.count('invalid')} / {labels.count('uncertain')}",
+            f"{labels.count('valid')} / {labels.count('invalid')} / {labels.count('uncertain')} / "
+            f"{labels.count('no claim')}",
             ev,
         )
     if len(result.records) > 20:
@@ -329,9 +336,13 @@ def print_tables(result, doc: dict) -> None:
     if doc["steps"]:
         why = ", ".join(f"{k} {n}" for k, n in doc["uncertain_by_reason"].items())
         con.print(
-            f"decided: {doc['steps_decided']} of {doc['steps']} steps ({doc['decided_share']:.0%}) valid or invalid"
+            f"decided: {doc['steps_decided']} of {doc['steps']} steps ({doc['decided_share']:.0%}): "
+            f"{doc['steps_checked']} claims checked valid or invalid, {doc['steps_no_claim']} with no claim"
             + (f"; uncertain: {why}" if why else "")
         )
+        roles = ", ".join(f"{k} {n}" for k, n in doc["steps_by_role"].items())
+        if roles:
+            con.print(f"steps by role: {roles}")
     rate = doc["steps_per_second"]
     con.print(
         f"{doc['steps_judged']} steps judged in {doc['seconds']:.1f} s"

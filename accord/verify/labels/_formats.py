@@ -194,7 +194,7 @@ def read_mmreason(path: Path) -> list[LabeledSolution]:
     return out
 
 
-_VERIFY_LABELS = {"valid": CORRECT, "uncertain": UNVERIFIABLE, "invalid": INCORRECT}
+_VERIFY_LABELS = {"valid": CORRECT, "uncertain": UNVERIFIABLE, "no claim": UNVERIFIABLE, "invalid": INCORRECT}
 
 
 def read_verify(path: Path) -> list[LabeledSolution]:
@@ -206,7 +206,7 @@ def read_verify(path: Path) -> list[LabeledSolution]:
         if not isinstance(labels, list) or not isinstance(steps, list) or len(labels) != len(steps):
             raise UserError(f"{where}: not an accord verify --out record ('steps' and 'step_labels', one per step)")
         if any(x not in _VERIFY_LABELS for x in labels):
-            raise UserError(f"{where}: 'step_labels' must be valid, uncertain or invalid")
+            raise UserError(f"{where}: 'step_labels' must be valid, invalid, uncertain or no claim")
         texts = tuple(str(s.get("text", "")) if isinstance(s, dict) else "" for s in steps)
         out.append(
             LabeledSolution(

@@ -2,15 +2,16 @@
 
 Read solutions (:mod:`.reading`, :mod:`.splitter`), judge each step in the context of the problem
 and the steps before it with a panel (:mod:`.judging`), label it valid / invalid / uncertain under
-a rule (:mod:`.labelling`), write one line per solution, resumably (:mod:`.output`), and, when the
-input is annotated, score every judge and rule against the annotation (:mod:`.metrics`).
+a rule, or no claim where its role in the proof claims nothing (:mod:`.labelling`), write one
+line per solution, resumably (:mod:`.output`), and, when the input is annotated, score every
+judge and rule against the annotation (:mod:`.metrics`).
 
 >>> from accord.verify.solutions import read_solutions, resolve_settings, verify_solutions
 """
 
 from accord.verify.solutions._export import write_csv, write_csv_to
 from accord.verify.solutions._judging import raw_matrix
-from accord.verify.solutions._labelling import INVALID, prediction, rule_stats, three_way
+from accord.verify.solutions._labelling import INVALID, LABELS, NO_CLAIM, prediction, rule_stats, three_way, with_roles
 from accord.verify.solutions._metrics import Annotated, evaluate_rules
 from accord.verify.solutions._reading import FORMATS, MAX_STEP_CHARS, MAX_STEPS_PER_SOLUTION, Solution, read_solutions
 from accord.verify.solutions._runner import VerifyResult, verify_solutions
@@ -27,6 +28,8 @@ __all__ = [
     "fit_on_records",
     "FORMATS",
     "INVALID",
+    "LABELS",
+    "NO_CLAIM",
     "LABELLED_POLICIES",
     "MAX_STEP_CHARS",
     "MAX_STEPS_PER_SOLUTION",
@@ -43,6 +46,7 @@ __all__ = [
     "verify_solutions",
     "VerifyResult",
     "VerifySettings",
+    "with_roles",
     "write_csv",
     "write_csv_to",
 ]

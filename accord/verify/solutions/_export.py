@@ -2,7 +2,7 @@
 pandas.
 
 Each row carries the solution (id, problem, first invalid step, annotated first wrong step), the
-step (its number, text, label, rule score, dispersion, reason, why it is uncertain) and every
+step (its number, text, role in the proof, label, rule score, dispersion, reason, why it is uncertain) and every
 judge's raw score and reason, so no join with the input is needed. Steps are numbered from 1, as
 in the tables and on the page of ``accord view`` (``none``: no invalid step / annotated correct).
 """
@@ -17,7 +17,7 @@ from typing import TextIO
 from accord.errors import UserError
 
 SOLUTION_COLUMNS = ("id", "problem", "first_invalid_step_number", "annotated_first_wrong_step_number")
-STEP_COLUMNS = ("step_number", "text", "label", "mean", "dispersion", "reason", "uncertain_reason")
+STEP_COLUMNS = ("step_number", "text", "role", "label", "mean", "dispersion", "reason", "uncertain_reason")
 
 
 def csv_rows(records: Sequence[dict]) -> tuple[list[str], list[dict]]:
@@ -34,6 +34,7 @@ def csv_rows(records: Sequence[dict]) -> tuple[list[str], list[dict]]:
                 "annotated_first_wrong_step_number": number(r["label"]) if "label" in r else "",
                 "step_number": k + 1,
                 "text": st.get("text", ""),
+                "role": st.get("role", ""),
                 "label": st["label"],
                 "mean": _cell(st.get("mean")),
                 "dispersion": _cell(st.get("dispersion")),

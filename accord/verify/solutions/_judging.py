@@ -4,7 +4,8 @@ Step k is judged with the problem and steps 0..k-1 as context (:class:`StepConte
 steps advance: :func:`step_contexts`), the
 solution's reference answer (for the final-answer judge), and in ``metadata`` whether it is the
 last step (``final``) and the text of step k+1 (``next_step``: "This is impossible." tells a math
-judge that a false equation was derived on purpose). Scores go through an optional
+judge that a false equation was derived on purpose; after a lead-in, the whole display it announces,
+:func:`accord.mathcheck.display_after`). Scores go through an optional
 :class:`~accord.adapters._cache.JudgeCache`, keyed by judge, judge settings and the context's chained key,
 so a re-run (another policy, a resumed file) never pays for a judge call twice.
 """
@@ -19,9 +20,10 @@ import numpy as np
 
 from accord.adapters import JudgeCache, code_digest
 from accord.errors import UserError
+from accord.mathcheck import CLAIMS_NOTHING, display_after, is_lead_in, read_outline
 from accord.protocols import StepContext, StepsBefore, context_key
 from accord.verify.loop import Panel, build_panel
-from accord.verify.solutions._labelling import UNCERTAIN, explain, prediction, rule_stats, three_way
+from accord.verify.solutions._labelling import UNCERTAIN, explain, prediction, rule_stats, three_way, with_roles
 from accord.verify.solutions._reading import Solution
 from accord.verify.solutions._settings import VerifySettings
 from accord.verify.solutions._uncertainty import uncertain_reason
@@ -49,7 +51,7 @@ def step_contexts(sol: Solution) -> Iterator[StepContext]:
     key = context_key("", sol.problem)
     last = len(sol.steps) - 1
     for k, step in enumerate(sol.steps):
-        nxt = sol.steps[k + 1] if k < last else ""
+        nxt = "" if k == last else display_after(sol.steps, k) if is_lead_in(step) else sol.steps[k + 1]
         yield StepContext(
             sol.problem,
             StepsBefore(sol.steps, k),
@@ -158,19 +160,21 @@ def solution_record(
     influence=None,
     scale=None,
 ) -> dict:
-    """The output line of one solution: prediction, step labels, and per step the raw scores (null
-    with the reason), the rule's mean and dispersion, the label, its reason and evidence.
+    """The output line of one solution: prediction, step labels, and per step its role in the proof
+    (:func:`accord.mathcheck.read_outline`), the raw scores (null with the reason), the rule's mean
+    and dispersion, the label, its reason and evidence.
 
     With a fitted judge ``scale`` (:class:`accord.verify.loop.JudgeScale`) the rule reads the
     mapped scores, recorded beside the raw ones as ``scaled``."""
+    roles = [s.role for s in read_outline(sol.problem, sol.steps).steps]
     steps = [
-        {"step_number": k + 1, "text": text, "scores": s.scores, "reasons": s.reasons}
-        for k, (text, s) in enumerate(zip(sol.steps, scored))
+        {"step_number": k + 1, "text": text, "role": role, "scores": s.scores, "reasons": s.reasons}
+        for k, (text, role, s) in enumerate(zip(sol.steps, roles, scored))
     ]
     raw = raw_matrix(steps, judges)
     seen = raw if scale is None else scale.apply(raw)
     st = rule_stats(seen, policy, judges, lambdas, influence)
-    labels = three_way(st, tau, eps)
+    labels = with_roles(three_way(st, tau, eps), st, roles, CLAIMS_NOTHING)
     for k, (step, label) in enumerate(zip(steps, labels)):
         mean = None if np.isnan(st.score[k]) else float(st.score[k])
         disp = None if st.dispersion is None or np.isnan(st.dispersion[k]) else float(st.dispersion[k])

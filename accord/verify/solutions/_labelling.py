@@ -13,8 +13,11 @@ mean_preserving    s̄* shifted to the raw mean, d = Δ*
 
 and the step is **valid** when s > τ and d < ε, **invalid** when s < 1 − τ and d < ε (the panel
 agrees the step is wrong), and **uncertain** otherwise: no judge could check it, the panel
-disagreed (d ≥ ε), or s lies between 1 − τ and τ. A solution's prediction is the index of its
-first invalid step, -1 if none (ProcessBench's convention).
+disagreed (d ≥ ε), or s lies between 1 − τ and τ. A step no judge scored whose role claims
+nothing (a remark or plan, a definition, an assumption, a restatement of the problem:
+:mod:`accord.mathcheck`'s reading of the proof) is **no claim**: decided only because there is
+nothing in it to check. A solution's prediction is the index of its first invalid step, -1 if
+none (ProcessBench's convention).
 """
 
 from __future__ import annotations
@@ -26,7 +29,8 @@ import numpy as np
 
 from accord.consensus_core import ConsensusSpec, get_policy
 
-VALID, INVALID, UNCERTAIN = "valid", "invalid", "uncertain"
+VALID, INVALID, UNCERTAIN, NO_CLAIM = "valid", "invalid", "uncertain", "no claim"
+LABELS = (VALID, INVALID, UNCERTAIN, NO_CLAIM)
 CONSENSUS_RULES = ("verdict", "mean_preserving")
 RAW_RULES = ("mean", "max", "min", "raw_average")
 
@@ -68,6 +72,14 @@ def three_way(stats: RuleStats, tau: float, eps: float) -> list[str]:
     return [VALID if v else INVALID if b else UNCERTAIN for v, b in zip(valid, invalid)]
 
 
+def with_roles(labels: Sequence[str], stats: RuleStats, roles: Sequence[str], claims_nothing) -> list[str]:
+    """:data:`NO_CLAIM` for an uncertain step that no judge scored and whose role claims nothing."""
+    return [
+        NO_CLAIM if lab == UNCERTAIN and stats.n_scored[k] == 0 and roles[k] in claims_nothing else lab
+        for k, lab in enumerate(labels)
+    ]
+
+
 def prediction(labels: Sequence[str]) -> int:
     """Index of the first invalid step, -1 if none."""
     return next((i for i, x in enumerate(labels) if x == INVALID), -1)
@@ -89,6 +101,8 @@ def explain(
         return "; ".join(evidence), evidence
     if label == VALID:
         return "; ".join(f"{j}: {reasons.get(j)}" for j, v in scored.items() if v > tau), []
+    if label == NO_CLAIM:
+        return "claims nothing to check", []
     if not scored:
         why = "; ".join(dict.fromkeys(f"{j}: {r}" for j, r in reasons.items() if r))
         return f"no judge could check it ({why})" if why else "no judge could check it", []

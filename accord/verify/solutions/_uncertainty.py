@@ -6,7 +6,9 @@
 - ``unreadable: …``: a formula accord could not read, with the parser's reason;
 - ``judges disagree`` / ``score in between``: judges scored it, but the rule did not decide.
 
-The decided share (valid or invalid steps over all steps) says how much of a run was really checked.
+The decided share (steps valid, invalid or with no claim, over all steps) says how much of a run
+was settled; ``no claim`` steps (a remark, a definition, an assumption: nothing in them to check)
+are counted apart, so that the share of claims really checked is plain too.
 """
 
 from __future__ import annotations
@@ -54,9 +56,10 @@ def kind_of(reason: str) -> str:
 
 
 def decided(records: Sequence[dict]) -> dict:
-    """How much of a run was decided: steps valid or invalid over all steps, and the uncertain
-    steps counted by the kind of their reason."""
+    """How much of a run was decided: steps valid, invalid or claiming nothing over all steps, the
+    steps by role, and the uncertain steps counted by the kind of their reason."""
     labels = [s.get("label") for r in records for s in r.get("steps", [])]
+    roles = Counter(s.get("role") for r in records for s in r.get("steps", []) if s.get("role"))
     kinds = Counter(
         kind_of(s.get("uncertain_reason") or NOT_CHECKABLE)
         for r in records
@@ -64,11 +67,16 @@ def decided(records: Sequence[dict]) -> dict:
         if s.get("label") == "uncertain"
     )
     n = len(labels)
-    n_decided = sum(x in ("valid", "invalid") for x in labels)
+    n_claims = sum(x in ("valid", "invalid") for x in labels)
+    n_none = labels.count("no claim")
     order = (NO_FORMULA, NOT_CHECKABLE, UNREADABLE, DISAGREE, IN_BETWEEN)
     return {
         "steps": n,
-        "decided": n_decided,
-        "decided_share": round(n_decided / n, 4) if n else None,
+        "decided": n_claims + n_none,
+        "decided_share": round((n_claims + n_none) / n, 4) if n else None,
+        "checked": n_claims,
+        "no_claim": n_none,
+        "uncertain": labels.count("uncertain"),
         "uncertain_by_reason": {k: kinds[k] for k in order if kinds[k]},
+        "by_role": dict(roles.most_common()),
     }

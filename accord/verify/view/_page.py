@@ -56,6 +56,7 @@ solid transparent; }
 .bad { background: var(--invalid); border-color: #e29a9a; }
 .warn { background: var(--uncertain); border-color: #e0c36a; }
 .info { background: #e3ecf7; border-color: #a9c1e0; }
+.none { background: #eceff1; border-color: #b0bec5; }
 .chains { display: flex; gap: 12px; overflow-x: auto; align-items: flex-start; }
 .chain { flex: 1 1 0; min-width: 460px; overflow-x: auto; border: 1px solid var(--line); border-radius: 6px; padding:
 6px 8px; background: #fcfcfc; }
@@ -78,6 +79,9 @@ ol.steps li { border-radius: 4px; padding: 3px 8px; margin: 3px 0; white-space: 
 li.valid { background: var(--valid); }
 li.invalid { background: var(--invalid); }
 li.uncertain { background: var(--uncertain); }
+li.no-claim { background: #eceff1; color: #455a64; }
+.role { display: inline-block; font-size: 11px; color: #546e7a; border: 1px solid #b0bec5; border-radius: 8px;
+padding: 0 5px; margin-right: 4px; }
 li.annotated { outline: 2px dashed #6a1b9a; }
 details > summary { cursor: pointer; color: #37474f; font-size: 12px; }
 .legend span { margin-right: 10px; }

@@ -1,7 +1,9 @@
 """The view of an ``accord verify --out`` file: each solution with its steps coloured by label.
 
-Valid steps are green, invalid red, uncertain yellow; hovering a step shows the rule's reason, and
-each step unfolds to its evidence and every judge's score and reason. The annotated first wrong
+Valid steps are green, invalid red, uncertain yellow, steps that claim nothing grey; each step
+names its role in the proof (given, definition, assumption, derived, lead-in, remark, conclusion);
+hovering a step shows the rule's reason, and each step unfolds to its evidence and every judge's
+score and reason. The annotated first wrong
 step (when the input had an annotation) is outlined, and the solution says whether the prediction
 matches it. Files written before the step text was recorded show the labels without the text.
 Filters: solutions with an invalid step, with an uncertain step, whose prediction differs from
@@ -23,11 +25,11 @@ def render_verify(path: Path, records: list[dict]) -> str:
     filters = [("invalid", "with an invalid step"), ("uncertain", "with an uncertain step")]
     if annotated:
         filters.append(("mismatch", "prediction differs from the annotation"))
-    counts = {k: labels.count(k) for k in ("valid", "invalid", "uncertain")}
+    counts = {k: labels.count(k) for k in ("valid", "invalid", "uncertain", "no claim")}
     summary = [
         f'<section class="panel" id="summary"><h2>{len(records)} solutions, {len(labels)} steps</h2>',
         '<div class="legend">'
-        + " ".join(badge(f"{k}: {v}", kind) for (k, v), kind in zip(counts.items(), ("ok", "bad", "warn")))
+        + " ".join(badge(f"{k}: {v}", kind) for (k, v), kind in zip(counts.items(), ("ok", "bad", "warn", "none")))
         + "</div>",
         f"<p>rule {esc(first.get('policy'))} (τ {esc(first.get('tau'))}, ε {esc(first.get('eps'))}); judges "
         f"{esc(', '.join(map(str, first.get('judges', []))))}; "
@@ -77,11 +79,12 @@ def _solution(rec: dict) -> str:
     judges = rec.get("judges", [])
     for k, step in enumerate(steps):
         lab = labels[k] if k < len(labels) else step.get("label", "uncertain")
-        cls = f"{esc(lab)}" + (" annotated" if label is not None and k == label else "")
+        cls = esc(lab.replace(" ", "-")) + (" annotated" if label is not None and k == label else "")
+        role = f'<span class="role">{esc(step["role"])}</span> ' if step.get("role") else ""
         text = step.get("text")
         shown = tex_html(text) if text is not None else '<span class="missing">(step text not recorded)</span>'
         out.append(
-            f'<li class="{cls}" title="{esc(lab)}: {esc(step.get("reason", ""))}">{shown}'
+            f'<li class="{cls}" title="{esc(lab)}: {esc(step.get("reason", ""))}">{role}{shown}'
             f"<details><summary>{esc(lab)}"
             + (f" ({esc(step['uncertain_reason'])})" if step.get("uncertain_reason") else "")
             + f" · mean {num(step.get('mean'))} · dispersion {num(step.get('dispersion'))}"
