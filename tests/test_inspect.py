@@ -214,9 +214,24 @@ def test_verify_reads_one_log_as_solutions(logs, tmp_path, capsys):
     assert "final_answer" in records["p1"]["judges"]  # the target is the reference
 
 
+def test_verify_leaves_out_and_names_a_sample_without_output(logs, tmp_path, caplog):
+    log = read_eval_log(str(logs["alpha"]))
+    log.samples[1].output = mock_output("", "alpha")
+    failure = "RuntimeError: the model failed\nat line 3"
+    log.samples[1].error = EvalError(message=failure, traceback="", traceback_ansi="")
+    broken = tmp_path / "broken.eval"
+    write_eval_log(log, str(broken))
+    out = tmp_path / "pred.jsonl"
+    with caplog.at_level("WARNING", logger="accord.verify"):
+        code = main(["verify", str(broken), "--out", str(out), "--json", "--bootstrap", "0", "--workers", "1"])
+    assert code == 0
+    assert [json.loads(line)["id"] for line in out.read_text().splitlines()] == ["p1", "p3", "p4"]
+    assert f"{broken}: 1 sample(s) without output left out: 'p2' (RuntimeError: the model failed)" in caplog.text
+
+
 def inspect_score(log: Path, out: Path, scorer: str, *args: str) -> subprocess.CompletedProcess:
     cmd = [INSPECT, "score", str(log), "--scorer", scorer, *args, "--action", "append", "--output-file", str(out)]
-    done = subprocess.run(cmd, capture_output=True, text=True, timeout=300, cwd=out.parent)
+    done = subprocess.run(cmd, capture_output=True, text=True, timeout=900, cwd=out.parent)
     assert done.returncode == 0, done.stderr[-2000:]
     return done
 
@@ -275,13 +290,14 @@ def test_verdict_reduces_model_graders_and_accord_scorers_in_a_task(tmp_path):
             verify_steps(),
             multi_scorer(graders, verdict(lambdas=[1.0, 1.0, 1.5])),
             multi_scorer(graders[:2], "accord/verdict"),  # by name: λ = 1 each
+            model_graded_qa(model=[grader("lenient"), grader("strict")], reducer=verdict(lambdas=[2.0, 1.0])),
         ],
     )
     log = eval(task, model=replying(SOLUTIONS["beta"], "beta"), log_dir=str(tmp_path), display="none")[0]
     assert log.status == "success", log.error
     scores = {s.id: list(s.scores.values()) for s in log.samples}
     lams = ConsensusSpec((1.0, 1.0, 1.5))
-    for pid, (steps, weighted, by_name) in scores.items():
+    for pid, (steps, weighted, by_name, grader_panel) in scores.items():
         values = [1.0, 1.0 if GRADES["strict"][pid].endswith("C") else 0.0, 0.0 if pid == "p2" else 1.0]
         expect = lams.stats([values])
         meta = weighted.metadata
@@ -291,6 +307,11 @@ def test_verdict_reduces_model_graders_and_accord_scorers_in_a_task(tmp_path):
         assert meta["accepted"] == (expect.mean[0] > 0.6 and expect.dispersion[0] < 0.1)
         assert [p["value"] for p in meta["panel"]][:2] == ["C", GRADES["strict"][pid][-1]]
         assert by_name.metadata["lambdas"] == [1.0, 1.0]
+        # inspect's own grader panel, its grades combined by the consensus instead of a majority
+        strict = 1.0 if GRADES["strict"][pid].endswith("C") else 0.0
+        assert grader_panel.metadata["values"] == [1.0, strict] and grader_panel.metadata["lambdas"] == [2.0, 1.0]
+        assert grader_panel.value == pytest.approx(float(ConsensusSpec((2.0, 1.0)).stats([[1.0, strict]]).mean[0]))
+        assert grader_panel.metadata["accepted"] == (strict == 1.0)
     # all agree on p1 and p3: accepted; the graders split on p4: not accepted; all but one fail p2
     assert {pid: sc[1].metadata["accepted"] for pid, sc in scores.items()} == {
         "p1": True,
@@ -335,3 +356,18 @@ def test_verdict_options_fail_at_once_and_odd_values_are_recorded():
         answer_match(equivalence="fuzzy")
     with pytest.raises(ValueError, match="fail_on"):
         verify_steps(fail_on="never")
+
+
+def test_bad_logs_are_one_line_errors(logs, tmp_path, capsys):
+    garbage = tmp_path / "broken.eval"
+    garbage.write_bytes(b"PK\x03\x04 not a zip at all")
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    for args, says in (
+        ([str(garbage), str(logs["alpha"])], f"{garbage}: not a readable inspect log"),
+        ([str(empty)], f"{empty}: no inspect logs (.eval, or .json logs) in the folder"),
+        ([str(logs["alpha"])], "one log of one epoch is one member; a jury needs at least 2"),
+        ([str(logs["alpha"]), str(tmp_path / "missing.eval")], "missing.eval: no such file or folder"),
+    ):
+        code, _, err = jury_json(capsys, *args)
+        assert code == 2 and says in err and len(err.strip().splitlines()) == 1, err
