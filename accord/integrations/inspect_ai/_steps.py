@@ -120,7 +120,8 @@ def verify_steps(
         steps = tuple(split_steps(output or ""))
         if not steps:
             return Score.unscored(reason="no steps", explanation="the output has no steps to verify")
-        reference = target.text if target.target and target.text.strip() else None
+        targets = [t for t in target.target if t.strip()]
+        reference = targets[0] if targets else None
         solution = Solution(str(state.sample_id), state.input_text, steps, reference)
         record = await anyio.to_thread.run_sync(panels.verify, solution)
         failed = [k for k, label in enumerate(record["step_labels"]) if label in bad]
