@@ -29,6 +29,7 @@ EXTRAS: dict[str, tuple[str, str]] = {
     "pyarrow": ("ray", "pyarrow"),
     "openai": ("served", "openai"),
     "jax": ("jax", "jax"),
+    "inspect_ai": ("inspect", "inspect-ai"),
 }
 
 

@@ -63,6 +63,8 @@ needs_extra ray consensus examples/scores.csv --output "$WORK/out.parquet"
 needs_extra ray ensemble examples/ensemble/pairs.jsonl
 needs_extra data codepool --limit 1
 needs_extra models run --problems 1 --no-report --quiet --out "$WORK/runs"
+needs_extra inspect jury examples/inspect/logs
+needs_extra inspect verify examples/inspect/logs/gamma.eval
 
 cpu() {  # user+system CPU seconds of one command
   local TIMEFORMAT='%U %S'

@@ -64,6 +64,7 @@ HEAVY = (
     "math_verify",
     "pandas",
     "PIL",
+    "inspect_ai",
 )
 
 
@@ -194,6 +195,16 @@ def test_lazily_imported_modules_keep_the_contracts():
             "accord.consensus_core._policies",
             "accord.consensus_core.jury",
             "The jury builds on the consensus core, never the reverse",
+        ),
+        (
+            "accord.verify.juries._inspect_panel",
+            "accord.integrations.inspect_ai",
+            "Integrations are loaded by the tools they extend: nothing else of accord imports them",
+        ),
+        (
+            "accord.cli.commands.jury",
+            "accord.integrations",
+            "Integrations are loaded by the tools they extend: nothing else of accord imports them",
         ),
     ],
 )

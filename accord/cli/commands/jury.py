@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import argparse
+import sys
+from pathlib import Path
 
 import numpy as np
 
@@ -25,7 +27,7 @@ from accord.consensus_core.jury import (
     vote_codes,
 )
 from accord.errors import UserError
-from accord.verify.io import PanelAnswers, read_panel_answers, writable_output, write_text_atomic
+from accord.verify.io import PanelAnswers, is_inspect_log, read_panel_answers, writable_output, write_text_atomic
 
 
 def open_unit(text: str) -> float:
@@ -50,7 +52,8 @@ MIN_ROWS = 20  # accord.verify.juries.MIN_ROWS: fewer rows get counts, not inter
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "file",
-        help='JSONL: {"id", "answers": {member: answer}, "reference"?, "problem"?} per problem; or "collect" (below)',
+        help='JSONL: {"id", "answers": {member: answer}, "reference"?, "problem"?} per problem; inspect logs (.eval '
+        'files or a folder of them: one member per model, docs/inspect.md); or "collect" (below)',
     )
     p.add_argument(
         "--equivalence",
@@ -171,6 +174,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", action="store_true", help="print one JSON document instead of tables")
     add_quiet(p)
     add_collect_arguments(p)  # accord jury collect QUESTIONS.jsonl --member ... --out FILE
+    p.add_argument("more_logs", nargs="*", help=argparse.SUPPRESS)  # accord jury a.eval b.eval c.eval
     add_collect_help(p)
 
 
@@ -636,23 +640,33 @@ def print_decision(con, doc: dict) -> None:
 def run(args: argparse.Namespace) -> int:
     if args.file == COLLECT:
         return run_collect(args)
-    if args.questions or args.member:
+    inputs = [args.file, *([args.questions] if args.questions else []), *args.more_logs]
+    from_logs = any(Path(f).is_dir() or is_inspect_log(f) for f in inputs)  # inspect logs: a panel by model
+    if (args.questions and not from_logs) or args.member:
         raise UserError(
             "a second file and --member belong to 'accord jury collect QUESTIONS.jsonl --member ... --out FILE'"
         )
     if args.out:
-        writable_output(args.out, "--out", inputs=[args.file])
+        writable_output(args.out, "--out", inputs=inputs)
     if (args.ask_labels is None) != (args.ask_out is None):
         raise UserError(
             "--ask-labels N and --ask-out FILE go together: how many rows to ask about, and where to write them"
         )
     if args.ask_out:
-        writable_output(args.ask_out, "--ask-out", inputs=[args.file])
+        writable_output(args.ask_out, "--ask-out", inputs=inputs)
     if args.prior is not None and args.trust is not None:
         raise UserError("--prior and --trust are two ways to say what you know about the members: give one")
     if args.format == "csv" and not args.out:
         raise UserError("--format csv is the format of --out FILE: give --out")
-    panel = read_panel_answers(args.file)
+    if from_logs:
+        from accord.verify.juries import read_inspect_panel
+
+        logs = read_inspect_panel(inputs)
+        panel = logs.panel
+        for note in logs.notes():
+            print(f"accord jury: {note}", file=sys.stderr)
+    else:
+        panel = read_panel_answers(args.file)
     if args.labels:
         panel, _ = apply_labels(panel, args.labels)
     if args.risk is not None and args.label_choice == "active":
@@ -671,6 +685,8 @@ def run(args: argparse.Namespace) -> int:
         _parse_costs(args.costs, panel.members)
     with progress_bar("jury", len(_stages(args)), args.quiet or args.json) as update:
         doc = build_document(args, panel, update)
+    if from_logs:
+        doc["inspect_logs"] = logs.report
     if args.ask_labels is not None:
         from accord.cli.commands._jury_labels import write_ask_file
         from accord.verify.juries import panel_classes

@@ -20,14 +20,18 @@ HELP = (
 )
 # accord.verify.solutions' FORMATS and LABELLED_POLICIES, named here so that building the parser does
 # not import the verifier (tests/test_architecture.py keeps them equal)
-FORMATS = ("processbench", "prm800k", "mmreason", "jsonl", "text")
+FORMATS = ("processbench", "prm800k", "mmreason", "jsonl", "text", "inspect")
 OUTPUT_FORMATS = ("csv",)  # --format csv: the flat export (one row per step) instead of JSONL / tables
 LABELLED_POLICIES = ("verdict", "mean_preserving", "raw_average", "mean", "max", "min")
 FAIL_ON = ("invalid", "uncertain", "never")
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("solutions", metavar="SOLUTIONS", help="JSONL/JSON file, a .txt/.md solution, or a folder of them")
+    p.add_argument(
+        "solutions",
+        metavar="SOLUTIONS",
+        help="JSONL/JSON file, a .txt/.md solution or a folder of them, or an inspect log (.eval)",
+    )
     p.add_argument(
         "--format",
         choices=FORMATS + OUTPUT_FORMATS,

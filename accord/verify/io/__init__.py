@@ -1,4 +1,5 @@
-"""Input and output helpers: JSON lines, jury files, derivations, the run folder, writer locks and the Ray cluster.
+"""Input and output helpers: JSON lines, jury files, inspect logs, derivations, the run folder, writer locks
+and the Ray cluster.
 
 Every command opens, reads and writes files through this package (paths: ``_paths``, reading:
 ``_inputs``, writing: ``_outputs``, one writer: ``_lock``), so each bad path or file gets the same
@@ -19,6 +20,14 @@ from accord.verify.io._inputs import (
     parse_yaml,
     read_text,
     text_lines,
+)
+from accord.verify.io._inspect_logs import (
+    InspectLog,
+    LoggedSample,
+    is_inspect_log,
+    log_paths,
+    read_inspect_log,
+    read_inspect_logs,
 )
 from accord.verify.io._json_lines import json_objects
 from accord.verify.io._jury import PanelAnswers, read_panel_answers
@@ -63,6 +72,12 @@ __all__ = [
     "fault_after_write",
     "fault_before_write",
     "input_file",
+    "InspectLog",
+    "is_inspect_log",
+    "LoggedSample",
+    "log_paths",
+    "read_inspect_log",
+    "read_inspect_logs",
     "is_live",
     "json_objects",
     "lock_path",

@@ -9,6 +9,9 @@ jsonl           JSONL ``{"id", "problem", "solution": "text", "reference"?, "lab
                 split into steps (:mod:`accord.verify.solutions`)
 text            a .txt/.md file (one solution) or a folder of them (one solution per file, id = the
                 file name); a first paragraph starting ``Problem:`` or ``Question:`` is the problem
+inspect         an inspect_ai log (``.eval``, or a ``.json`` log): each sample's output split into
+                steps, its input as the problem, its first target as the reference; id ``id#epoch``
+                in a log of several epochs
 ==============  ==================================================================================
 
 The three labelled formats are read by :mod:`accord.verify.labels`; their labels become the
@@ -17,16 +20,25 @@ annotated first wrong step (ProcessBench's ``label``) the metrics compare with.
 
 from __future__ import annotations
 
+import logging
 import re
 from dataclasses import dataclass
 from pathlib import Path
 
 from accord.errors import UserError
-from accord.verify.io import input_path, json_objects, parse_json, read_text, text_lines
+from accord.verify.io import (
+    input_path,
+    is_inspect_log,
+    json_objects,
+    parse_json,
+    read_inspect_log,
+    read_text,
+    text_lines,
+)
 from accord.verify.labels import INCORRECT, read_labels
 from accord.verify.solutions._splitter import split_steps
 
-FORMATS = ("processbench", "prm800k", "mmreason", "jsonl", "text")
+FORMATS = ("processbench", "prm800k", "mmreason", "jsonl", "text", "inspect")
 # Limits checked when the file is read, before any judging (docs/verify.md, "Limits"). The math judges
 # carry a solution's context from step to step, so a step costs the same early or late: 100,000 steps
 # took 11 minutes of CPU and 1 GiB, most of it every step's record kept for the summary; a longer
@@ -35,6 +47,7 @@ FORMATS = ("processbench", "prm800k", "mmreason", "jsonl", "text")
 MAX_STEPS_PER_SOLUTION = 100_000
 MAX_STEP_CHARS = 20_000
 TEXT_SUFFIXES = (".txt", ".md", ".markdown")
+_log = logging.getLogger("accord.verify")
 _PROBLEM = re.compile(r"^\s*(?:\*\*)?(?:problem|question)(?:\*\*)?\s*[:.]\s*", re.IGNORECASE)
 
 
@@ -51,6 +64,8 @@ class Solution:
 
 def detect_format(path: Path) -> str:
     """The format of ``path``, from its suffix or its first record."""
+    if is_inspect_log(path):
+        return "inspect"
     if path.is_dir() or path.suffix.lower() in TEXT_SUFFIXES:
         return "text"
     text = read_text(path, "solutions file")
@@ -154,6 +169,27 @@ def _jsonl(path: Path) -> list[Solution]:
     return out
 
 
+def _inspect_log(path: Path) -> list[Solution]:
+    """One log's samples as solutions. A sample that errored or has no output is no solution: it is
+    left out and named (a warning on the ``accord.verify`` logger, one line on stderr), never judged
+    as one without a wrong step."""
+    run = read_inspect_log(path)
+    out, skipped = [], []
+    for s in run.samples:
+        ident = s.id if run.epochs == 1 else f"{s.id}#{s.epoch}"
+        steps = tuple(split_steps(s.output)) if s.output is not None else ()
+        if not steps:
+            skipped.append(f"{ident!r} ({s.error or 'no output'})")
+            continue
+        out.append(Solution(ident, s.problem, steps, s.targets[0] if s.targets else None))
+    if not out:
+        raise UserError(f"{run.path}: no sample of the log has an output to verify")
+    if skipped:
+        shown = ", ".join(skipped[:5]) + (f" and {len(skipped) - 5} more" if len(skipped) > 5 else "")
+        _log.warning("%s: %d sample(s) without output left out: %s", run.path, len(skipped), shown)
+    return out
+
+
 def _within_limits(path: Path, s: Solution) -> None:
     if len(s.steps) > MAX_STEPS_PER_SOLUTION:
         raise UserError(
@@ -181,6 +217,8 @@ def read_solutions(path: str | Path, fmt: str | None = None) -> list[Solution]:
         sols = _text(path)
     elif fmt == "jsonl":
         sols = _jsonl(path)
+    elif fmt == "inspect":
+        sols = _inspect_log(path)
     else:
         sols = _labelled(path, fmt)
     seen: set[str] = set()
