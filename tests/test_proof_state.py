@@ -49,7 +49,12 @@ def test_a_case_scope_ends_at_the_next_case_and_a_conclusion_ends_them_all():
 
 
 def test_labels_and_references_resolve_to_the_steps_they_name():
-    steps = ["$x + y = 10$ (1)", "$x - y = 4$ (2)", "Adding (1) and (2), we get $2x = 14$.", "From the first equation, y = 3."]
+    steps = [
+        "$x + y = 10$ (1)",
+        "$x - y = 4$ (2)",
+        "Adding (1) and (2), we get $2x = 14$.",
+        "From the first equation, y = 3.",
+    ]
     reading = read_outline("", steps)
     assert reading.steps[0].labels == ("1",) and reading.steps[1].labels == ("2",)
     assert reading.steps[2].cites == (0, 1)
