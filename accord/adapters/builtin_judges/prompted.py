@@ -10,9 +10,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from accord.adapters._registry import Built, register_judge
-from accord.adapters.local import LLM_LAMBDA, LLM_ROLES, VLM_LAMBDA, VLM_ROLES
+from accord.adapters._registry import Columns, register_judge
+from accord.adapters.local import LLM_ROLES, VLM_ROLES
 from accord.adapters.served import ServedSpec, judge_group_key
+from accord.consensus_core import PAPER_LAMBDA
+
+# the paper's λ per role (V, L, C), the columns named {type}_{role} and, in a score table, {role} alone
+LLM_LAMBDA = dict(zip(LLM_ROLES, PAPER_LAMBDA))
+VLM_LAMBDA = dict(zip(VLM_ROLES, PAPER_LAMBDA))
 
 _SERVED = (
     "base_url",
@@ -86,19 +91,20 @@ def _names(specs, kind: str) -> tuple[list[str], list[str]]:
     group_by=lambda s: _key(s, "llm", LLM_ROLES),
     columns={**{f"llm_{r}": v for r, v in LLM_LAMBDA.items()}, **LLM_LAMBDA},
 )
-def _llm(specs: list[LLMSpec], models: dict) -> Built:
+def _llm(specs: list[LLMSpec], models: dict):
+    """A prompted LLM in one role (grounding, logic, relevance), local or served: P(yes) to its question."""
     key = _key(specs[0], "llm", LLM_ROLES)
     roles, names = _names(specs, "llm")
-    lam = tuple(LLM_LAMBDA[r] for r in roles)
+    columns = tuple(f"llm_{r}" for r in roles)
     if key[0] == "served":
         from accord.adapters.served import build_served_judges
 
-        return Built(build_served_judges("llm", key[1], roles, names), lam)
+        return Columns(build_served_judges("llm", key[1], roles, names), columns)
     from accord.adapters.local import LLMJudges
 
     _, model, mode = key
     lm, tok = models.get(model, (None, None))
-    return Built(LLMJudges(roles, model=model, mode=mode, names=names, lm=lm, tokenizer=tok), lam)
+    return Columns(LLMJudges(roles, model=model, mode=mode, names=names, lm=lm, tokenizer=tok), columns)
 
 
 @register_judge(
@@ -107,15 +113,16 @@ def _llm(specs: list[LLMSpec], models: dict) -> Built:
     group_by=lambda s: _key(s, "vlm", VLM_ROLES),
     columns={**{f"vlm_{r}": v for r, v in VLM_LAMBDA.items()}, **VLM_LAMBDA},
 )
-def _vlm(specs: list[VLMSpec], models: dict) -> Built:
+def _vlm(specs: list[VLMSpec], models: dict):
+    """A prompted vision-language model in one role (visual, logical, contextual), local or served."""
     key = _key(specs[0], "vlm", VLM_ROLES)
     roles, names = _names(specs, "vlm")
-    lam = tuple(VLM_LAMBDA[r] for r in roles)
+    columns = tuple(f"vlm_{r}" for r in roles)
     if key[0] == "served":
         from accord.adapters.served import build_served_judges
 
-        return Built(build_served_judges("vlm", key[1], roles, names), lam)
+        return Columns(build_served_judges("vlm", key[1], roles, names), columns)
     from accord.adapters.local import VLMJudges, shared_vlm
 
     _, model, mode, device, dtype = key
-    return Built(VLMJudges(roles, mode=mode, names=names, vlm=shared_vlm(model, device, dtype)), lam)
+    return Columns(VLMJudges(roles, mode=mode, names=names, vlm=shared_vlm(model, device, dtype)), columns)

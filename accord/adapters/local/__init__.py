@@ -33,7 +33,6 @@ from accord.adapters.local._llm import (
     role_label,
     steps_text,
 )
-from accord.adapters.local._llm import DEFAULT_LAMBDA as LLM_LAMBDA
 from accord.adapters.local._llm import JUDGE_SYSTEM as LLM_JUDGE_SYSTEM
 from accord.adapters.local._llm import ROLES as LLM_ROLES
 from accord.adapters.local._models import load_causal_lm, load_minilm, quiet_model_loading, smollm2_location
@@ -54,9 +53,9 @@ from accord.adapters.local._scoring import (
     YES_VARIANTS,
     NextTokenScorer,
     answer_token_groups,
+    check_roles_and_mode,
     plain_scores,
 )
-from accord.adapters.local._vlm import DEFAULT_LAMBDA as VLM_LAMBDA
 from accord.adapters.local._vlm import JUDGE_SYSTEM as VLM_JUDGE_SYSTEM
 from accord.adapters.local._vlm import ROLES as VLM_ROLES
 from accord.adapters.local._vlm import (
@@ -78,13 +77,12 @@ __all__ = [
     "DEFAULT_SYSTEM",
     "FINAL_PATTERN",
     "LLM_JUDGE_SYSTEM",
-    "LLM_LAMBDA",
     "LLM_ROLES",
     "MODES",
+    "check_roles_and_mode",
     "NO_VARIANTS",
     "VLM",
     "VLM_JUDGE_SYSTEM",
-    "VLM_LAMBDA",
     "VLM_ROLES",
     "YES_VARIANTS",
     "CausalLMGenerator",

@@ -18,7 +18,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from accord.consensus_core import PAPER_LAMBDA
 from accord.protocols import JudgeScore, StepContext
 
 DEFAULT_SYSTEM = (
@@ -188,7 +187,6 @@ ROLES: dict[str, str] = {
         "speculative or repeated content."
     ),
 }
-DEFAULT_LAMBDA = dict(zip(("grounding", "logic", "relevance"), PAPER_LAMBDA))  # the paper's V, L, C stubbornness
 CLOSING = {  # one check's closing question (judges that ask about one role per prompt)
     "yes_no": "Is the proposed step acceptable under this check? Answer yes or no.",
     "digits": "Rate the proposed step under this check from 0 (unacceptable) to 9 (fully acceptable). Answer with one "
@@ -261,15 +259,9 @@ class LLMJudges:
         device: str = "cpu",
         dtype: str = "float32",
     ):
-        from accord.adapters.local._scoring import MODES, NextTokenScorer
+        from accord.adapters.local._scoring import NextTokenScorer, check_roles_and_mode
 
-        unknown = [r for r in roles if r not in self.role_prompts]
-        if unknown or not roles:
-            raise ValueError(
-                f"unknown {self.kind} role(s) {unknown or list(roles)}; choose from {sorted(self.role_prompts)}"
-            )
-        if mode not in MODES:
-            raise ValueError(f"LLM judge mode must be one of {MODES}, got {mode!r}")
+        check_roles_and_mode(self.kind, roles, self.role_prompts, mode)
         if lm is None:
             from accord.adapters.local._models import load_causal_lm
 

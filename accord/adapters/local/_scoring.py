@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -55,6 +55,15 @@ def _single_token_ids(tokenizer, variants: Sequence[str]) -> list[int]:
         if len(enc) == 1 and enc[0] not in ids:
             ids.append(enc[0])
     return ids
+
+
+def check_roles_and_mode(kind: str, roles: Sequence[str], known: Mapping[str, str], mode: str) -> None:
+    """The one check of a prompted judge's roles and scoring mode, local and served alike."""
+    unknown = [r for r in roles if r not in known]
+    if unknown or not roles:
+        raise ValueError(f"unknown {kind} role(s) {unknown or list(roles)}; choose from {sorted(known)}")
+    if mode not in MODES:
+        raise ValueError(f"{kind} mode must be one of {MODES}, got {mode!r}")
 
 
 def answer_token_groups(tokenizer, mode: str) -> list[list[int]]:

@@ -37,8 +37,7 @@ from accord.adapters.local._llm import (
     model_lock,
     steps_text,
 )
-from accord.adapters.local._scoring import MODES, answer_token_groups, scores_from_logits
-from accord.consensus_core import PAPER_LAMBDA
+from accord.adapters.local._scoring import answer_token_groups, check_roles_and_mode, scores_from_logits
 from accord.protocols import JudgeScore, StepContext
 
 FAMILIES = ("qwen2_5_vl", "qwen2_vl", "llava")
@@ -56,7 +55,6 @@ ROLES = {
         "not speculate about objects or events the image does not show."
     ),
 }
-DEFAULT_LAMBDA = dict(zip(("visual", "logical", "contextual"), PAPER_LAMBDA))  # the paper's V, L, C stubbornness
 JUDGE_SYSTEM = "You are a strict grader of reasoning steps about an image. You answer only as instructed."
 SOLVER_SYSTEM = (
     "You answer questions about an image step by step. Write exactly one short step per line. "
@@ -289,11 +287,7 @@ class VLMJudges:
         dtype: str = "float32",
         device_map: str | dict | None = None,
     ):
-        unknown = [r for r in roles if r not in ROLES]
-        if unknown or not roles:
-            raise ValueError(f"unknown VLM judge role(s) {unknown or list(roles)}; choose from {sorted(ROLES)}")
-        if mode not in MODES:
-            raise ValueError(f"VLM judge mode must be one of {MODES}, got {mode!r}")
+        check_roles_and_mode("VLM judge", roles, ROLES, mode)
         if batch_size < 1:
             raise ValueError(f"batch_size must be >= 1, got {batch_size}")
         if vlm is None:

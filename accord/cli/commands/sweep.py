@@ -63,13 +63,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from accord.verify.analysis import DEFAULT_EPS, DEFAULT_TAUS, write_sweep
+    from accord.verify.analysis import DEFAULT_EPSS, DEFAULT_TAUS, write_sweep
 
     run_dir = Path(args.run_dir)
     if path_kind(run_dir) != "folder":  # a symlink loop or an unreadable path is named by path_kind
         raise UserError(f"{run_dir}: not a run folder")
     taus = _floats(args.tau, "--tau") or list(DEFAULT_TAUS)
-    epss = _floats(args.eps, "--eps") or list(DEFAULT_EPS)
+    epss = _floats(args.eps, "--eps") or list(DEFAULT_EPSS)
     lams = [_lambdas(v) for v in args.lambdas] if args.lambdas else None
     out_dir = (
         writable_folder(args.out_dir)

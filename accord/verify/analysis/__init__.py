@@ -58,7 +58,7 @@ from accord.verify.analysis._report import (
     write_run_report,
 )
 from accord.verify.analysis._sweep import (
-    DEFAULT_EPS,
+    DEFAULT_EPSS,
     DEFAULT_TAUS,
     default_lambda_sets,
     recorded_lambdas,
@@ -87,7 +87,7 @@ __all__ = [
     "clean",
     "ContextTree",
     "CORRECT_AT",
-    "DEFAULT_EPS",
+    "DEFAULT_EPSS",
     "default_lambda_sets",
     "DEFAULT_TAUS",
     "DIVERGED",

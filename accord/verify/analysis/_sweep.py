@@ -22,7 +22,7 @@ from accord.verify.analysis._replay import ContextTree, make_spec, replay
 from accord.verify.analysis._report import clean, trace_notes
 
 DEFAULT_TAUS = (0.3, 0.4, 0.5, 0.6, 0.7, 0.8)
-DEFAULT_EPS = (0.02, 0.05, 0.1, 0.15, 0.2, 0.3)
+DEFAULT_EPSS = (0.02, 0.05, 0.1, 0.15, 0.2, 0.3)
 DEFAULT_SCALES = (0.25, 0.5, 1.0, 2.0, 4.0)
 SWEEP_FILE = "sweep.json"
 TAU_EPS_PNG = "sweep_tau_eps.png"
@@ -47,7 +47,7 @@ def _grid(trace: Trace, tree: ContextTree, policy: str, cells: list[list[dict]])
 def threshold_sweep(
     trace: Trace,
     taus: Sequence[float] = DEFAULT_TAUS,
-    epss: Sequence[float] = DEFAULT_EPS,
+    epss: Sequence[float] = DEFAULT_EPSS,
     lambdas: Sequence[float] | None = None,
     policy: str = "verdict",
     tree: ContextTree | None = None,
@@ -86,7 +86,7 @@ def default_lambda_sets(trace: Trace, scales: Sequence[float] = DEFAULT_SCALES) 
 def stubbornness_sweep(
     trace: Trace,
     lambda_sets: Sequence[Sequence[float]],
-    epss: Sequence[float] = DEFAULT_EPS,
+    epss: Sequence[float] = DEFAULT_EPSS,
     tau: float | None = None,
     policy: str = "verdict",
     tree: ContextTree | None = None,
@@ -119,7 +119,7 @@ def _matrix(res: dict[str, Any]) -> np.ndarray:
 def write_sweep(
     run_dir: Path,
     taus: Sequence[float] = DEFAULT_TAUS,
-    epss: Sequence[float] = DEFAULT_EPS,
+    epss: Sequence[float] = DEFAULT_EPSS,
     lambda_sets: Sequence[Sequence[float]] | None = None,
     policy: str = "verdict",
     out_dir: Path | None = None,

@@ -21,7 +21,7 @@ from typing import Any
 
 import yaml
 
-from accord.adapters import JudgeSpec, parse_judge
+from accord.adapters import JudgeSpec, generator_type, parse_judge
 from accord.adapters.served import check_generator, is_served
 from accord.consensus_core import PAPER_LAMBDA, get_policy
 from accord.errors import UserError
@@ -308,18 +308,27 @@ def validate(cfg: dict[str, Any]) -> None:
 
 
 def check_generator_keys(g: dict[str, Any]) -> None:
-    """A generator entry with a ``base_url`` is served (its own keys); any other takes the default keys."""
-    if is_served(g):
+    """A generator entry with a ``base_url`` is served (its own keys); any other takes the default keys,
+    ``type`` (a registered generator type) and the options that type names."""
+    kind = g.get("type")
+    if kind is not None and not isinstance(kind, str):
+        raise UserError(f"config key 'generator.type' must be a generator type's name, got {kind!r}")
+    entry = {k: v for k, v in g.items() if k != "type"}
+    if is_served(entry):
         try:
-            check_generator(g)
+            check_generator(entry)
         except (TypeError, ValueError) as exc:
             raise UserError(f"config key 'generator': {exc}") from None
         return
-    unknown = sorted(set(g) - set(DEFAULTS["generator"]))
+    known = set(DEFAULTS["generator"])
+    if kind is not None:
+        try:
+            known |= set(generator_type(kind).options)
+        except ValueError as exc:
+            raise UserError(f"config key 'generator.type': {exc}") from None
+    unknown = sorted(set(entry) - known)
     if unknown:
-        raise UserError(
-            f"unknown config key 'generator.{unknown[0]}'; known keys here: {', '.join(sorted(DEFAULTS['generator']))}"
-        )
+        raise UserError(f"unknown config key 'generator.{unknown[0]}'; known keys here: {', '.join(sorted(known))}")
 
 
 def versions() -> dict[str, Any]:
@@ -370,8 +379,8 @@ class TaskConfig:
 
 @dataclass(frozen=True)
 class GeneratorConfig:
-    """The generator entry: the local generator's keys, typed; a served generator's own keys
-    (``base_url``, ``stop``, ``api_key_env``, ...) kept in ``options``."""
+    """The generator entry: the local generator's keys, typed; ``type`` and any other type's own keys
+    (a served generator's ``base_url``, ``stop``, ``api_key_env``, ...) kept in ``options``."""
 
     model: str
     temperature: float
@@ -389,6 +398,15 @@ class GeneratorConfig:
     @property
     def served(self) -> bool:
         return is_served(self.options)
+
+    @property
+    def type(self) -> str | None:
+        """The generator type the entry names (None: the run's default, see ``accord.verify.run.generator_of``)."""
+        return self.options.get("type")
+
+    def entry(self) -> dict[str, Any]:
+        """What the generator type's factory gets: the entry's keys with the defaults filled in, less ``type``."""
+        return {k: v for k, v in self.as_dict().items() if k != "type"}
 
     def as_dict(self) -> dict[str, Any]:
         out = {k: getattr(self, k) for k in DEFAULTS["generator"]}

@@ -3,8 +3,7 @@
 The streaming readers are built on pyarrow (the ``ray`` extra): they load on first use, so the
 in-memory reader works on a base install."""
 
-from importlib import import_module
-
+from accord.exports import lazy_exports
 from accord.verify.tables._score_table import NAN_MODES, ScoreTable, read_influence, read_score_table
 
 DEFAULT_CHUNK_SIZE = 262_144  # rows per chunk of the streaming readers
@@ -71,11 +70,7 @@ _LAZY = {
     "open_source": "_streaming",
 }
 
-
-def __getattr__(name: str):
-    if name in _LAZY:
-        return getattr(import_module(f"accord.verify.tables.{_LAZY[name]}"), name)
-    raise AttributeError(f"module 'accord.verify.tables' has no attribute {name!r}")
+__getattr__ = lazy_exports(__name__, _LAZY)
 
 
 __all__ = [
