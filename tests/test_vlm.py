@@ -15,7 +15,7 @@ from PIL import Image  # noqa: E402
 
 from accord.adapters import JudgeCache, judge_type  # noqa: E402
 from accord.adapters.local._vlm import (  # noqa: E402
-    ROLES,
+    VLM_ROLES,
     VLMGenerator,
     VLMJudge,
     VLMJudges,
@@ -174,7 +174,7 @@ def test_bad_configuration_is_named(vlms):
         load_image("/no/such/picture.png")
     with pytest.raises(TypeError, match="an image must be"):
         load_image(42)
-    assert set(ROLES) == {"visual", "logical", "contextual"}
+    assert set(VLM_ROLES) == {"visual", "logical", "contextual"}
 
 
 @pytest.mark.slow

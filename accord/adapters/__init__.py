@@ -15,9 +15,9 @@
   sandbox and the code judges).
 """
 
-from accord.adapters._cache import JudgeCache, code_digest
+from accord.adapters._cache import CACHE_ENV, JudgeCache, code_digest, user_cache_dir
 from accord.adapters._calibration import (
-    METHODS,
+    CALIBRATION_METHODS,
     Calibrator,
     apply_calibrators,
     fit_calibrators,
@@ -41,10 +41,11 @@ from accord.adapters._registry import (
 )
 
 __all__ = [
+    "CACHE_ENV",
     "GENERATORS",
     "GeneratorType",
     "JUDGES",
-    "METHODS",
+    "CALIBRATION_METHODS",
     "UNKNOWN_COLUMN_LAMBDA",
     "Built",
     "Calibrator",
@@ -65,4 +66,5 @@ __all__ = [
     "register_generator",
     "register_judge",
     "save_calibrators",
+    "user_cache_dir",
 ]

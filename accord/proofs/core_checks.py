@@ -12,10 +12,10 @@ import sympy as sp
 
 from accord.consensus_core import consensus, influence_matrix
 from accord.proofs import symbolic as sym
+from accord.proofs.audit import PAPER
 from accord.proofs.registry import PROVED, REFUTED, Erratum, Result, register_claim
 
 M_RANGE = range(2, 9)
-PAPER = "VERDICT paper (seeds/002)"
 PAPER_LAMBDAS = (sp.Rational(3, 2), sp.Integer(1), sp.Rational(4, 5))
 
 m_ = sp.Symbol("m", integer=True, positive=True)  # m >= 2 wherever it is used

@@ -17,12 +17,11 @@ import sympy as sp
 
 from accord.consensus_core import PAPER_LAMBDA, ConsensusSpec, consensus_stats, get_policy
 from accord.proofs import symbolic as sym
-from accord.proofs.audit import Number
+from accord.proofs.audit import PAPER, Number
 from accord.proofs.audit import audit_result as _result
 from accord.proofs.audit import stated as _n
 from accord.proofs.registry import CHECKED_NUMERICALLY, PROVED, REFUTED, Erratum, Result, register_claim
 
-PAPER = "VERDICT paper (seeds/002)"
 LAM = PAPER_LAMBDA
 LAM_EXACT = (sp.Rational(3, 2), sp.Integer(1), sp.Rational(4, 5))
 

@@ -56,18 +56,9 @@ class LLMCodeJudges(LLMJudges):
     """Judge group: one panel column per code role, ``{prefix}{role}``, all scored in one call."""
 
     role_prompts = CODE_ROLES
+    column_prefix = "llm_code_"
     judge_tag = "accord-code-judge"
     kind = "code judge"
-
-    def __init__(
-        self,
-        roles: Sequence[str] = ("spec", "correctness", "focus"),
-        model: str = "smollm2",
-        mode: str = "yes_no",
-        name_prefix: str = "llm_code_",
-        **kwargs,
-    ):
-        super().__init__(roles, model, mode, name_prefix, **kwargs)
 
     def items(self, role: str, ctx: StepContext, candidates: Sequence[str]) -> list[tuple[str, str]]:
         return code_judge_items(self.tokenizer, role, self.mode, ctx, candidates)

@@ -6,9 +6,9 @@ import argparse
 import json
 import sys
 
-from accord.cli.options import lambdas_flag, positive_int, unit_interval
+from accord.cli.options import add_policy_flags, add_sandbox_flags, lambdas_flag, positive_int
 from accord.cli.progress import add_quiet, progress_bar
-from accord.consensus_core import ConsensusSpec, list_policies
+from accord.consensus_core import ConsensusSpec
 from accord.errors import UserError
 from accord.verify.candidates import CODE_JUDGES, check_candidates, code_panel, read_candidates, read_code_tests
 from accord.verify.io import writable_output, write_text_atomic
@@ -29,9 +29,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--judges", default=",".join(CODE_JUDGES), help=f"panel, from {', '.join(CODE_JUDGES)} (default: all three)"
     )
-    p.add_argument("--policy", default="verdict", help=f"decision rule: {', '.join(list_policies())} (default verdict)")
-    p.add_argument("--tau", type=unit_interval, default=None, help="confidence threshold (policies with tau)")
-    p.add_argument("--eps", type=unit_interval, default=None, help="dispersion tolerance (policies with eps)")
+    add_policy_flags(p, "confidence threshold (policies with tau)", "dispersion tolerance (policies with eps)")
     p.add_argument(
         "--lambdas",
         default=None,
@@ -40,13 +38,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--probes", type=positive_int, default=12, help="probe inputs per task for the consistency judge (default 12)"
     )
-    p.add_argument(
-        "--isolation",
-        default="auto",
-        help="sandbox: auto (bwrap or unshare, private filesystem), bwrap, unshare, "
-        "or rlimits (shares the host filesystem)",
-    )
-    p.add_argument("--workers", type=positive_int, default=None, help="candidates run in parallel (default: CPU count)")
+    add_sandbox_flags(p)
     p.add_argument(
         "--out", default=None, help="write one JSON line per candidate (scores, reasons, verdict) to this file"
     )

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from accord.adapters import column_lambdas, judge_types
 from accord.adapters.code import build_pool, evaluate_policies, pool_from_json, pool_to_json
-from accord.cli.options import lambdas_flag, positive_int
+from accord.cli.options import add_sandbox_flags, lambdas_flag, positive_int
 from accord.cli.progress import add_quiet, progress_bar
 from accord.consensus_core import list_policies
 from accord.errors import UserError
@@ -37,13 +37,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "--lambdas", default=None, help="stubbornness per judge column, comma-separated (default: each judge type's)"
     )
     p.add_argument("--probes", type=positive_int, default=12, help="probe inputs per problem for the consistency judge")
-    p.add_argument(
-        "--isolation",
-        default="auto",
-        help="sandbox: auto (bwrap or unshare, private filesystem), bwrap, unshare, or rlimits (shares the host "
-        "filesystem)",
-    )
-    p.add_argument("--workers", type=positive_int, default=None, help="candidates run in parallel (default: CPU count)")
+    add_sandbox_flags(p)
     p.add_argument("--save", default=None, help="write the scored pool (every raw score and label) to this JSON file")
     p.add_argument("--load", default=None, help="replay the policies on a pool saved with --save (no execution)")
     p.add_argument("--json", action="store_true", help="print one JSON document instead of a table")

@@ -9,11 +9,11 @@ import sys
 
 NAME = "list"
 HELP = "List the judge types, policies, task sources, generator types or proof checks accord knows, with their options"
-KINDS = ("judges", "policies", "tasks", "generators", "claims")
+PART_KINDS = ("judges", "policies", "tasks", "generators", "claims")
 
 
 def add_arguments(parser) -> None:
-    parser.add_argument("kind", choices=KINDS, metavar="KIND", help=f"what to list: {', '.join(KINDS)}")
+    parser.add_argument("kind", choices=PART_KINDS, metavar="KIND", help=f"what to list: {', '.join(PART_KINDS)}")
     parser.add_argument("--json", action="store_true", help="print a JSON document instead of a table")
 
 

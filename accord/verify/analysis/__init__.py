@@ -53,7 +53,6 @@ from accord.verify.analysis._report import (
     ROC_FILE,
     SCATTER_FILE,
     build_report,
-    clean,
     primary_chain,
     write_run_report,
 )
@@ -66,6 +65,7 @@ from accord.verify.analysis._sweep import (
     threshold_sweep,
     write_sweep,
 )
+from accord.verify.loop import json_safe as clean  # the JSON-safe copy, under the name accord.verify.view reads
 
 __all__ = [
     "ABSTAIN_PHRASES",

@@ -12,7 +12,7 @@ from accord.verify.run._config import (
     resolve,
     save_run_config,
 )
-from accord.verify.run._local import execute
+from accord.verify.run._local import execute_locally
 from accord.verify.run._ray_backend import RayOptions, close_servers, server_pool
 from accord.verify.run._ray_backend import execute as execute_on_ray
 from accord.verify.run._setup import (
@@ -32,7 +32,7 @@ __all__ = [
     "close_servers",
     "DEFAULTS",
     "ends_answer",
-    "execute",
+    "execute_locally",
     "execute_on_ray",
     "load_run_config",
     "load_task_list",

@@ -210,12 +210,23 @@ def fill_policy_params(cfg: dict[str, Any]) -> dict[str, Any]:
     return cfg
 
 
-def _num(
-    cfg, path: str, lo: float | None = None, hi: float | None = None, integer: bool = False, optional: bool = False
-):
+def _at(cfg, path: str):
     value: Any = cfg
     for p in path.split("."):
         value = value[p]
+    return value
+
+
+def _one_of(cfg, path: str, choices: tuple[str, ...]) -> None:
+    value = _at(cfg, path)
+    if value not in choices:
+        raise UserError(f"config key {path!r} must be one of {', '.join(choices)}, got {value!r}")
+
+
+def _num(
+    cfg, path: str, lo: float | None = None, hi: float | None = None, integer: bool = False, optional: bool = False
+):
+    value = _at(cfg, path)
     if value is None and optional:
         return
     ok = isinstance(value, (int, float)) and not isinstance(value, bool)
@@ -247,11 +258,7 @@ def validate(cfg: dict[str, Any]) -> None:
     _num(cfg, "adaptive.group", 1, integer=True)
     _num(cfg, "adaptive.min_mean", 0, 1)
     _num(cfg, "adaptive.max_dispersion", 0, optional=True)
-    if cfg["adaptive"]["margin"] not in ADAPTIVE_MARGINS:
-        raise UserError(
-            f"config key 'adaptive.margin' must be one of {', '.join(ADAPTIVE_MARGINS)}, got "
-            f"{cfg['adaptive']['margin']!r}"
-        )
+    _one_of(cfg, "adaptive.margin", ADAPTIVE_MARGINS)
     _num(cfg, "adaptive.target_agreement", 0.001, 1)
     _num(cfg, "adaptive.warmup_steps", 1, integer=True)
     if cfg["adaptive"]["margin"] == "calibrated" and cfg["adaptive"]["group"] >= cfg["budgets"]["n_candidates"]:
@@ -259,25 +266,14 @@ def validate(cfg: dict[str, Any]) -> None:
             "config key 'adaptive.margin': calibrated needs adaptive.group below budgets.n_candidates "
             "(with no candidate to skip there is nothing to learn)"
         )
-    if cfg["stubbornness"]["mode"] not in STUBBORNNESS_MODES:
-        raise UserError(
-            f"config key 'stubbornness.mode' must be one of {', '.join(STUBBORNNESS_MODES)}, got "
-            f"{cfg['stubbornness']['mode']!r}"
-        )
+    _one_of(cfg, "stubbornness.mode", STUBBORNNESS_MODES)
     _num(cfg, "stubbornness.warmup", 4, integer=True)
-    if cfg["thresholds"]["mode"] not in THRESHOLD_MODES:
-        raise UserError(
-            f"config key 'thresholds.mode' must be one of {', '.join(THRESHOLD_MODES)}, got "
-            f"{cfg['thresholds']['mode']!r}"
-        )
+    _one_of(cfg, "thresholds.mode", THRESHOLD_MODES)
     _num(cfg, "thresholds.target_rate", 0.001, 1)
     cal = cfg["calibration"]
     if cal["mode"] is False:  # YAML reads a bare `off` as false
         cal["mode"] = "off"
-    if cal["mode"] not in CALIBRATION_MODES:
-        raise UserError(
-            f"config key 'calibration.mode' must be one of {', '.join(CALIBRATION_MODES)}, got {cal['mode']!r}"
-        )
+    _one_of(cfg, "calibration.mode", CALIBRATION_MODES)
     _num(cfg, "calibration.warmup", 5, integer=True)
     _num(cfg, "calibration.target_rate", 0.001, 1, optional=True)
     if (cal["mode"] == "file") != isinstance(cal["file"], str):

@@ -23,7 +23,7 @@ from pathlib import Path
 
 from accord.errors import UserError
 from accord.verify.io import input_path, json_objects, parse_json, read_text, text_lines
-from accord.verify.labels import INCORRECT, read_labels
+from accord.verify.labels import INCORRECT, read_step_labels
 from accord.verify.solutions._splitter import split_steps
 
 FORMATS = ("processbench", "prm800k", "mmreason", "jsonl", "text")
@@ -49,7 +49,7 @@ class Solution:
     first_wrong: int | None = None  # annotated index of the first wrong step (-1: none); None: not annotated
 
 
-def detect_format(path: Path) -> str:
+def detect_solution_format(path: Path) -> str:
     """The format of ``path``, from its suffix or its first record."""
     if path.is_dir() or path.suffix.lower() in TEXT_SUFFIXES:
         return "text"
@@ -85,7 +85,7 @@ def _first_wrong(labels) -> int | None:
 
 def _labelled(path: Path, fmt: str) -> list[Solution]:
     out = []
-    for s in read_labels(path, fmt):
+    for s in read_step_labels(path, fmt):
         ref = s.meta.get("reference")
         out.append(Solution(s.id, s.question, s.steps, str(ref) if ref is not None else None, _first_wrong(s.labels)))
     return out
@@ -112,7 +112,7 @@ def _refuse_json_as_text(path: Path) -> None:
     if head.lstrip().startswith(("{", "[")):
         raise UserError(
             f"{path}: --format text reads prose, but this file holds JSON; "
-            f"drop --format (detected: {detect_format(path)}) or name the JSON format"
+            f"drop --format (detected: {detect_solution_format(path)}) or name the JSON format"
         )
 
 
@@ -171,7 +171,7 @@ def _within_limits(path: Path, s: Solution) -> None:
 def read_solutions(path: str | Path, fmt: str | None = None) -> list[Solution]:
     """Every solution in ``path`` (format detected when ``fmt`` is None); ids must be unique."""
     path = input_path(path, "solutions file", folder=True)
-    fmt = (fmt or detect_format(path)).lower()
+    fmt = (fmt or detect_solution_format(path)).lower()
     if fmt not in FORMATS:
         raise UserError(f"unknown solutions format {fmt!r}; choose one of {', '.join(FORMATS)}")
     if path.is_dir() and fmt != "text":

@@ -68,47 +68,9 @@ _LAZY = {
     "decide_with_ray": "_streaming",
     "iter_chunks": "_streaming",
     "open_source": "_streaming",
+    "merge_ray_blocks": "_streaming",
 }
 
 __getattr__ = lazy_exports(__name__, _LAZY)
-
-
-__all__ = [
-    "ChunkWriter",
-    "EdgeMerger",
-    "check_groups",
-    "counted_chunks",
-    "float_array",
-    "ray_dataset",
-    "row_total",
-    "run_starts",
-    "split_block",
-    "whole_groups",
-    "block_rows",
-    "COLS",
-    "decide_rows",
-    "decide_streaming",
-    "decide_with_ray",
-    "DEFAULT_CHUNK_SIZE",
-    "iter_chunks",
-    "iter_rewards",
-    "LABEL",
-    "label_value",
-    "METADATA",
-    "NAN_MODES",
-    "NOUNS",
-    "open_rewards",
-    "open_source",
-    "pick_models",
-    "PROMPT",
-    "read_columns",
-    "read_influence",
-    "read_score_table",
-    "RESERVED",
-    "RESPONSE",
-    "reward_value",
-    "RewardFile",
-    "RewardTable",
-    "ScoreTable",
-    "TableSource",
-]
+# the eager names, then every lazy one (each named once, in _LAZY)
+__all__ = ["DEFAULT_CHUNK_SIZE", "METADATA", "NAN_MODES", "ScoreTable", "read_influence", "read_score_table", *_LAZY]
