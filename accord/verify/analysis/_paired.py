@@ -2,7 +2,7 @@
 
 A run's chains share candidates and judge scores, so they are compared paired over problems: for
 each pair, the accuracy difference, a paired bootstrap interval of it (problems resampled) and the
-exact McNemar test (:func:`accord.verify.analysis.paired_difference`). The comparisons:
+exact McNemar test (:func:`accord.verify.analysis._evaluation.paired_difference`). The comparisons:
 
 - every verified chain against the unverified base chain, as recorded;
 - the run's primary chain (VERDICT by default) against Mean (as recorded when the run has a Mean

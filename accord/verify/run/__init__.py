@@ -20,6 +20,7 @@ from accord.verify.run._setup import (
     build_generator,
     build_panel_from,
     ends_answer,
+    generator_of,
     load_task_list,
     new_run_dir,
 )
@@ -32,6 +33,7 @@ __all__ = [
     "close_servers",
     "DEFAULTS",
     "ends_answer",
+    "generator_of",
     "execute_locally",
     "execute_on_ray",
     "load_run_config",
