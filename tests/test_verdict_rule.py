@@ -85,7 +85,7 @@ def test_the_compiled_kernel_is_generated_from_the_rule():
 
 
 # VERDICT's acceptance written out by hand: a mean compared with tau and a spread with eps in one expression
-_WRITTEN_OUT = re.compile(r"[\w\].\"']+\s*>\s*[\w.]*tau\w*\)?\s*&\s*\(?[\w\].\"']+\s*<\s*[\w.]*eps")
+_WRITTEN_OUT = re.compile(r"[\w{}\[\].\"']+\s*>\s*[\w.]*(?i:tau)\w*\)?\s*&\s*\(?[\w{}\[\].\"']+\s*<\s*[\w.]*(?i:eps)")
 
 
 def test_the_rule_is_written_in_one_place():
@@ -99,4 +99,10 @@ def test_the_rule_is_written_in_one_place():
             if _WRITTEN_OUT.search(line) and not line.lstrip().startswith(("#", '"', "verdict ")):
                 found.append(f"{rel}:{n}: {line.strip()}")
     assert found == []
-    assert _WRITTEN_OUT.search("acc = (st.mean > self.tau) & (st.dispersion < self.eps)")  # the pattern finds one
+    for written in (  # the forms it was written in before it was written once
+        "acc = (st.mean > self.tau) & (st.dispersion < self.eps)",
+        'accepted = (st["mean"] > tau) & (st["dispersion"] < eps) & valid',
+        'f"o{i} = (u{i} > tau) & (v{i} < eps)",',
+        "paper = float(np.mean((mean > DEFAULT_TAU) & (disp < DEFAULT_EPS)))",
+    ):
+        assert _WRITTEN_OUT.search(written), written

@@ -31,7 +31,7 @@ from typing import Any
 import numpy as np
 
 from accord.adapters import Calibrator
-from accord.consensus_core import ConsensusSpec, calibrate_thresholds
+from accord.consensus_core import ConsensusSpec, accept_and_rank, calibrate_thresholds
 
 SCALE_METHODS = ("off", "quantile", "agreement", "standardize", "platt")
 LABEL_FREE = ("quantile", "agreement", "standardize")
@@ -156,7 +156,7 @@ class JudgeScale:
             "eps": eps,
             "method": "target_error",
             "risk": risk.as_dict(),
-            "acceptance_rate": float(np.mean(conf > tau)),
+            "acceptance_rate": float(np.mean(accept_and_rank(st.mean[ok], st.dispersion[ok], tau, eps, False)[0])),
             "target": {"error": target_error},
         }
         return self.thresholds
