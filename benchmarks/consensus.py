@@ -293,8 +293,8 @@ def main() -> None:
                 continue
             raw = rng.random((B // N_CANDIDATES, N_CANDIDATES, m))
             np_t = best_time(lambda: pol.decide(raw, spec, path="reference"), min(args.repeats, 3))
-            verdict_decide_jax(raw, lam)["chosen"].block_until_ready()  # compile for this shape
-            jax_t = best_time(lambda: verdict_decide_jax(raw, lam)["chosen"].block_until_ready(), args.repeats)
+            verdict_decide_jax(raw, spec)["chosen"].block_until_ready()  # compile for this shape
+            jax_t = best_time(lambda: verdict_decide_jax(raw, spec)["chosen"].block_until_ready(), args.repeats)
             d = pol.decide(raw, spec)  # compile (or load) the kernels
             de_t = best_time(lambda: pol.decide(raw, spec), args.repeats)
             key_t = best_time(lambda: pol.decide(raw, spec).rank_key, args.repeats)

@@ -104,8 +104,8 @@ def main() -> None:
 
     from accord.adapters.local import LLMJudges, load_causal_lm
     from accord.adapters.served import Endpoint, Recorder, ServedJudges
-    from accord.adapters.served._slots import forget
-    from accord.adapters.served._templates import forget as forget_template
+    from accord.adapters.served._slots import forget_slots
+    from accord.adapters.served._templates import forget_templates
 
     torch.set_num_threads(args.threads)
     work = steps(args.steps)
@@ -151,8 +151,8 @@ def main() -> None:
             ways += [("batch", "auto", n) for n in (1, args.slots)] + [("default", "auto", args.slots)]
         for how, bound, slots in ways:
             server = LlamaServer(kind=kind, slots=slots, threads=args.threads, model=model, extra=extra).start()
-            forget(server.base_url)
-            forget_template(server.base_url)
+            forget_slots(server.base_url)
+            forget_templates(server.base_url)
             try:
                 for phase in ("cold", "cached"):
                     judges = ServedJudges(

@@ -121,7 +121,7 @@ def cold_caches(generator, panel) -> None:
 
 
 def run_loop(cfg, tasks, generator, panel, adaptive: bool):
-    from accord.verify.loop import Adaptive, StepLoop, accuracy
+    from accord.verify.loop import Adaptive, StepLoop, chain_accuracy
     from accord.verify.run import build_chains
 
     cold_caches(generator, panel)
@@ -145,7 +145,7 @@ def run_loop(cfg, tasks, generator, panel, adaptive: bool):
         ),
     )
     ends = loop.run(tasks)
-    return loop.totals, accuracy(ends)[chains[0].label], records.steps
+    return loop.totals, chain_accuracy(ends)[chains[0].label], records.steps
 
 
 def part_bc(args, model, tokenizer, tasks, parts: str) -> dict[str, float]:

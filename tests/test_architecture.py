@@ -39,12 +39,14 @@ CONTRACT_TYPES = {
 # Imports by a name known only at run time, each with why it cannot cross a layer.
 RUNTIME_NAMES = {
     "accord.cli.main": "discovers the command modules of accord.cli.commands",
-    "accord.proofs.registry": "discovers the proof modules of accord.proofs",
     "accord.timelimit._worker": "imports the check function its caller names (the caller's import is linted)",
     "accord.extras": "require() imports the optional module its caller names (scanned at the caller)",
-    "accord.adapters._registry": "discovers the built-in judge type modules of accord.adapters.builtin_judges",
+    "accord.registry": "imports the built-in modules a registry names (judge types, task sources, checks, ...) on "
+    "its first lookup, and installed plugins through their entry points",
+    "accord.exports": "imports the module a package's lazy_exports names (scanned at the package)",
 }
 IMPORTERS = ("import_module", "__import__", "require")  # accord.extras.require imports by name too
+LAZY_EXPORTS = "lazy_exports"  # accord.exports.lazy_exports(__name__, {name: "_module"}): each module is an import
 HEAVY = (
     "torch",
     "transformers",
@@ -87,18 +89,46 @@ def _named_module(node: ast.expr, importer: str) -> str | None:
     return None
 
 
+def _exported_modules(node: ast.Call, tree: ast.Module, importer: str) -> list[str] | None:
+    """The modules a ``lazy_exports(__name__, MAPPING)`` call names (MAPPING a dict literal, or a name
+    bound to one at module level), or None when they cannot be read."""
+    if len(node.args) != 2:
+        return None
+    mapping = node.args[1]
+    if isinstance(mapping, ast.Name):
+        bound = [
+            n.value
+            for n in tree.body
+            if isinstance(n, ast.Assign) and any(isinstance(t, ast.Name) and t.id == mapping.id for t in n.targets)
+        ]
+        mapping = bound[-1] if bound else None
+    package = node.args[0]
+    if not (isinstance(package, ast.Name) and package.id == "__name__") or not isinstance(mapping, ast.Dict):
+        return None
+    values = [v.value for v in mapping.values if isinstance(v, ast.Constant) and isinstance(v.value, str)]
+    return [f"{importer}.{v}" for v in values] if len(values) == len(mapping.values) else None
+
+
 def lazy_imports(package: Path = PACKAGE) -> tuple[list[tuple[str, str, int]], list[tuple[str, int]]]:
     """(importer, imported, line) for every ``import_module("...")``, ``__import__("...")`` or
-    ``require("...")`` naming an accord module, and (importer, line) for those whose name is known
-    only at run time."""
+    ``require("...")`` naming an accord module and every module a package's ``lazy_exports`` names,
+    and (importer, line) for those whose name is known only at run time."""
     found, unknown = [], []
     for path in sorted(package.rglob("*.py")):
         importer = module_name(path, package)
-        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        tree = ast.parse(path.read_text(), str(path))
+        for node in ast.walk(tree):
             if not isinstance(node, ast.Call) or not node.args:
                 continue
             f = node.func
             name = f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else None
+            if name == LAZY_EXPORTS:
+                modules = _exported_modules(node, tree, importer)
+                if modules is None:
+                    unknown.append((importer, node.lineno))
+                else:
+                    found += [(importer, m, node.lineno) for m in modules]
+                continue
             if name not in IMPORTERS:
                 continue
             target = _named_module(node.args[0], importer)
@@ -129,8 +159,9 @@ def broken_contracts(extra_imports: list[tuple[str, str, int]]) -> list[str]:
 def test_lazily_imported_modules_keep_the_contracts():
     found, unknown = lazy_imports()
     # the scanner sees the lazy packages (a scanner that finds nothing would pass anything)
-    assert ("accord.mathcheck", "accord.mathcheck") in {(a, b) for a, b, _ in found}
-    assert ("accord.verify.tables", "accord.verify.tables") in {(a, b) for a, b, _ in found}
+    assert ("accord.mathcheck", "accord.mathcheck._claims") in {(a, b) for a, b, _ in found}
+    assert ("accord.verify.tables", "accord.verify.tables._streaming") in {(a, b) for a, b, _ in found}
+    assert ("accord.verify.tasks", "accord.verify.tasks._text") in {(a, b) for a, b, _ in found}
     assert {m for m, _ in unknown} <= set(RUNTIME_NAMES), (
         f"import by a run-time name outside {sorted(RUNTIME_NAMES)}: {unknown}"
     )
@@ -140,7 +171,11 @@ def test_lazily_imported_modules_keep_the_contracts():
 @pytest.mark.parametrize(
     "importer, imported, contract",
     [
-        ("accord.consensus_core._statistics", "accord.timelimit", "The consensus core imports nothing else of accord"),
+        (
+            "accord.consensus_core._statistics",
+            "accord.timelimit",
+            "The consensus core imports nothing else of accord but the registry and the lazy exports",
+        ),
         (
             "accord.consensus_core._statistics",
             "accord",
@@ -154,7 +189,7 @@ def test_lazily_imported_modules_keep_the_contracts():
         (
             "accord.adapters._calibration",
             "accord.cli.options",
-            "Layers: cli > verify > adapters > mathcheck > extras > protocols/errors",
+            "Layers: cli > verify > adapters > mathcheck > extras > protocols/errors/registry/exports",
         ),
         (
             "accord.cli.options",
@@ -174,17 +209,17 @@ def test_lazily_imported_modules_keep_the_contracts():
         (
             "accord.mathcheck._parser",
             "accord.adapters.local",
-            "Layers: cli > verify > adapters > mathcheck > extras > protocols/errors",
+            "Layers: cli > verify > adapters > mathcheck > extras > protocols/errors/registry/exports",
         ),
         (
             "accord.adapters.math._judges",
             "accord.adapters.local",
-            "Adapters: builtin_judges > served > code > local > math > registry/calibration/cache",
+            "Adapters: builtin_judges/builtin_generators > served > code > local > math > registries/calibration/cache",
         ),
         (
             "accord.adapters.local._llm",
             "accord.adapters.served",
-            "Adapters: builtin_judges > served > code > local > math > registry/calibration/cache",
+            "Adapters: builtin_judges/builtin_generators > served > code > local > math > registries/calibration/cache",
         ),
         (
             "accord.verify.loop._panel",
@@ -205,6 +240,25 @@ def test_lazily_imported_modules_keep_the_contracts():
             "accord.cli.commands.jury",
             "accord.integrations",
             "Integrations are loaded by the tools they extend: nothing else of accord imports them",
+        ),
+        # the registry and the lazy exports sit under everything, the consensus core included
+        ("accord.registry", "accord.errors", "The registry and the lazy exports import nothing else of accord"),
+        ("accord.exports", "accord.consensus_core", "The registry and the lazy exports import nothing else of accord"),
+        (
+            "accord.registry",
+            "accord.extras",
+            "Layers: cli > verify > adapters > mathcheck > extras > protocols/errors/registry/exports",
+        ),
+        # a run takes its generator from the registry, never from the built-in module
+        (
+            "accord.verify.run._setup",
+            "accord.adapters.builtin_generators",
+            "Only the generator registry loads the built-in generator types",
+        ),
+        (
+            "accord.adapters._generators",
+            "accord.adapters.local",
+            "Adapters: builtin_judges/builtin_generators > served > code > local > math > registries/calibration/cache",
         ),
     ],
 )

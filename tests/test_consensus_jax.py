@@ -42,7 +42,7 @@ def test_jax_matches_numpy(seed, m, general):
 def test_jax_verdict_decision_matches_numpy(general, nan_rate):
     raw, lam, W = _case(7, 4, n=5, batch=400, nan_rate=nan_rate, general=general)
     ref = get_policy("verdict", tau=0.5, eps=0.15).decide(raw, ConsensusSpec(tuple(lam), W))
-    got = verdict_decide_jax(raw, lam, W, tau=0.5, eps=0.15)
+    got = verdict_decide_jax(raw, ConsensusSpec(tuple(lam), W), tau=0.5, eps=0.15)
     np.testing.assert_array_equal(np.asarray(got["chosen"]), ref.chosen)
     np.testing.assert_array_equal(np.asarray(got["accepted"]), ref.accepted)
     np.testing.assert_array_equal(np.asarray(got["fallback"]), ref.fallback)
@@ -54,4 +54,8 @@ def test_jax_rejects_bad_input_like_numpy():
     with pytest.raises(ValueError, match="> 0"):
         consensus_jax([[0.5, 0.5]], [1.0, 0.0])
     with pytest.raises(ValueError, match=r"\[0, 1\]"):
-        verdict_decide_jax([[[0.5, 1.2]]], [1.0, 1.0])
+        verdict_decide_jax([[[0.5, 1.2]]], ConsensusSpec((1.0, 1.0)))
+    with pytest.raises(TypeError, match="ConsensusSpec"):  # λ enters a decision only as the panel's spec
+        verdict_decide_jax([[[0.5, 0.2]]], [1.0, 1.0])
+    with pytest.raises(ValueError, match="eps must be > 0"):  # the thresholds checked as the policy checks them
+        verdict_decide_jax([[[0.5, 0.2]]], eps=0.0)

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 import numpy as np
 import pytest
 
-from accord.adapters import Built, JudgeSpec, build_judges, column_lambdas, judge_types, parse_judge, register_judge
+from accord.adapters import JudgeSpec, build_judges, column_lambdas, judge_types, parse_judge, register_judge
 from accord.errors import UserError
 from accord.protocols import JudgeScore, StepContext
 from accord.verify.loop import build_panel
@@ -30,10 +30,10 @@ class LengthSpec(JudgeSpec):
 
 
 @register_judge("toy_length", LengthSpec, columns={"toy_length": 0.5})
-def _toy_length(spec: LengthSpec, models: dict) -> Built:
+def _toy_length(spec: LengthSpec, models: dict) -> LengthJudge:
     if not spec.scale > 0:
         raise ValueError(f"scale must be > 0, got {spec.scale}")
-    return Built(LengthJudge(spec.name or "toy_length", spec.scale), (0.5,))
+    return LengthJudge(spec.name or "toy_length", spec.scale)  # its λ: the one columns= gives
 
 
 # ---- end of the toy judge type

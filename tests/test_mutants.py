@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from accord.adapters.code._mutants import KINDS, mutate
+from accord.adapters.code._mutants import MUTATION_KINDS, mutate
 from accord.adapters.code._pool import PoolProblem, evaluate_policies, expected_pick, pool_from_json, pool_to_json
 from accord.adapters.code._static import analyse
 
@@ -37,8 +37,8 @@ def test_mutants_are_distinct_single_site_programs():
     for m in ms:
         compile(m.source, "<m>", "exec")
         assert "return a + 1" in m.source  # only the named function is mutated
-        assert m.kind in KINDS and m.description
-    assert {m.kind for m in ms} == set(KINDS)
+        assert m.kind in MUTATION_KINDS and m.description
+    assert {m.kind for m in ms} == set(MUTATION_KINDS)
 
 
 def test_mutants_are_deterministic_per_seed():

@@ -126,7 +126,7 @@ def test_influence_matrix_is_kept():
 
 
 def test_build_panel_checks_specs():
-    with pytest.raises(ValueError, match=r"judges\[0\]: unknown type 'oracle'"):
+    with pytest.raises(ValueError, match=r"judges\[0\]: unknown judge type 'oracle'; choose one of arithmetic, "):
         build_panel([{"type": "oracle"}, {"type": "arithmetic"}])
     with pytest.raises(ValueError, match=r"judges\[1\]: llm judge needs a 'role'"):
         build_panel([{"type": "arithmetic"}, {"type": "llm", "role": "vision"}])

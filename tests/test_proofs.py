@@ -17,8 +17,7 @@ from accord.proofs import (
     REFUTED,
     Result,
     checks,
-    claim,
-    discover,
+    register_claim,
     registry,
     report,
     run_all,
@@ -36,9 +35,9 @@ def outcomes():
     return {o.check.name: o for o in run_all(NAMES)}
 
 
-def test_discovery_finds_the_check_modules():
-    mods = discover()
-    assert "core_checks" in mods and "paper_checks" in mods
+def test_the_check_modules_are_found():
+    modules = {c.fn.__module__ for c in checks()}
+    assert {"accord.proofs.core_checks", "accord.proofs.paper_checks", "accord.proofs.jury_checks"} <= modules
 
 
 def test_the_documented_claims_are_all_registered():
@@ -115,14 +114,14 @@ def test_json_document_shape(outcomes):
 
 @pytest.fixture
 def scratch_checks():
-    before = dict(registry._CHECKS)
+    before = dict(registry.CLAIMS._parts)
     yield
-    registry._CHECKS.clear()
-    registry._CHECKS.update(before)
+    registry.CLAIMS._parts.clear()
+    registry.CLAIMS._parts.update(before)
 
 
 def test_a_check_that_raises_is_failed_and_not_ok(scratch_checks):
-    @claim("scratch-raises", "a check whose code is broken")
+    @register_claim("scratch-raises", "a check whose code is broken")
     def broken():
         raise ZeroDivisionError("boom")
 
@@ -131,7 +130,7 @@ def test_a_check_that_raises_is_failed_and_not_ok(scratch_checks):
 
 
 def test_a_check_below_its_expectation_is_not_ok(scratch_checks):
-    @claim("scratch-refuted", "expected to be proved", expect=PROVED)
+    @register_claim("scratch-refuted", "expected to be proved", expect=PROVED)
     def refuted():
         return Result(REFUTED, "counterexample", ["x"], counterexample={"x": 1})
 
@@ -141,21 +140,21 @@ def test_a_check_below_its_expectation_is_not_ok(scratch_checks):
 
 def test_registry_rejects_bad_registrations(scratch_checks):
     with pytest.raises(ValueError):
-        claim("x", "y", expect=FAILED)
+        register_claim("x", "y", expect=FAILED)
     with pytest.raises(ValueError):
         Result("MAYBE")
 
-    @claim("scratch-dup", "first")
+    @register_claim("scratch-dup", "first")
     def first():
         return Result(PROVED)
 
     with pytest.raises(ValueError, match="already registered"):
 
-        @claim("scratch-dup", "second")
+        @register_claim("scratch-dup", "second")
         def second():
             return Result(PROVED)
 
-    with pytest.raises(KeyError):
+    with pytest.raises(ValueError, match="unknown check 'no-such-check'; choose one of .*scratch-dup"):
         checks(["no-such-check"])
 
 

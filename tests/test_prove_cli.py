@@ -7,7 +7,7 @@ import json
 import pytest
 
 from accord.cli.main import main
-from accord.proofs import PROVED, REFUTED, Result, claim, registry
+from accord.proofs import PROVED, REFUTED, Result, register_claim, registry
 
 
 def test_json_audit_document(capsys):
@@ -37,19 +37,19 @@ def test_list_and_unknown_check(capsys):
     assert "equilibrium-foc" in listing and "expects REFUTED" in listing
     assert main(["prove", "--check", "no-such-check"]) == 2
     err = capsys.readouterr().err
-    assert "no check named no-such-check" in err and len(err.strip().splitlines()) == 1
+    assert "unknown check 'no-such-check'; choose one of" in err and len(err.strip().splitlines()) == 1
 
 
 @pytest.fixture
 def scratch_checks():
-    before = dict(registry._CHECKS)
+    before = dict(registry.CLAIMS._parts)
     yield
-    registry._CHECKS.clear()
-    registry._CHECKS.update(before)
+    registry.CLAIMS._parts.clear()
+    registry.CLAIMS._parts.update(before)
 
 
 def test_exit_code_is_non_zero_when_a_check_misses_its_status(scratch_checks, capsys):
-    @claim("scratch-wrong", "a statement that turns out false", expect=PROVED)
+    @register_claim("scratch-wrong", "a statement that turns out false", expect=PROVED)
     def wrong():
         return Result(REFUTED, "counterexample found", ["1 ≠ 2"], counterexample={"a": 1})
 

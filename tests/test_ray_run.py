@@ -185,12 +185,12 @@ def test_ray_run_puts_judges_on_one_scale_as_a_local_run_does(ray_cluster, tmp_p
     the warm-up, the fitted maps and every decision are the local run's; abstentions are counted."""
     import torch
 
-    from accord.verify.run import execute
+    from accord.verify.run import execute_locally
 
     cfg = resolve({**RUN, "calibration": {"mode": "quantile", "warmup": 5}})
     threads = torch.get_num_threads()
     try:
-        local = execute(cfg, tmp_path / "local")
+        local = execute_locally(cfg, tmp_path / "local")
     finally:
         torch.set_num_threads(threads)
     one = RayOptions(workers=1, worker_cpus=0.25, server_cpus=0.75, separate=True, reuse_servers=True)
@@ -212,7 +212,7 @@ def test_ray_run_puts_judges_on_one_scale_as_a_local_run_does(ray_cluster, tmp_p
     saved = resolve({**RUN, "calibration": {"mode": "file", "file": str(tmp_path / "local" / "calibration.json")}})
     again = execute_on_ray(saved, tmp_path / "ray-saved", opts=OPTS)
     try:
-        here = execute(saved, tmp_path / "local-saved")
+        here = execute_locally(saved, tmp_path / "local-saved")
     finally:
         torch.set_num_threads(threads)
     assert again["calibration"] == here["calibration"] == local["calibration"]

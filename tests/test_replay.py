@@ -202,7 +202,7 @@ def _good_step():
         (lambda r: r.pop("raw"), "missing field 'raw'"),
         (lambda r: r.__setitem__("raw", [[0.9, 0.8]]), "'raw' must have 2 rows"),
         (lambda r: r.__setitem__("raw", [[0.9, 1.5], [0.1, 0.2]]), r"'raw'\[0\]\[1\] must be a number in \[0, 1\]"),
-        (lambda r: r.__setitem__("lambdas", [1.0]), "'lambdas' must hold 2"),
+        (lambda r: r.__setitem__("lambdas", [1.0]), "'lambdas': λ must be finite numbers > 0.*for 2 judges"),
         (lambda r: r.__setitem__("chosen", 2), "'chosen' must be a candidate index"),
         (lambda r: r.__setitem__("fallback", "no"), "field 'fallback' must be bool"),
         (lambda r: r.__setitem__("step", True), "field 'step' must be int"),

@@ -180,7 +180,7 @@ def test_bad_input_is_named(smollm2):
 
 @pytest.mark.slow
 def test_llm_judge_layout_shares_work_across_roles_and_steps(tiny_lm):
-    from accord.adapters.local._llm import ROLES, judge_items
+    from accord.adapters.local._llm import LLM_ROLES, judge_items
     from accord.protocols import StepContext
 
     model, tok = tiny_lm
@@ -188,7 +188,7 @@ def test_llm_judge_layout_shares_work_across_roles_and_steps(tiny_lm):
     ctx = StepContext("What is 12 + 30 + 8?")
     cands = ["12 + 30 = 42.", "12 + 30 = 52.", "The answer is 50."]
     for _ in range(2):
-        items = [it for role in ROLES for it in judge_items(tok, role, "yes_no", ctx, cands)]
+        items = [it for role in LLM_ROLES for it in judge_items(tok, role, "yes_no", ctx, cands)]
         before = scorer.stats.as_dict()
         assert _close(scorer.score(items), plain_scores(model, tok, items))
         # the new shared text, the candidates and the 9 short role suffixes: one tree, one pass

@@ -134,7 +134,7 @@ class TemplatedServer(Loopback):
 
     def close(self):
         super().close()
-        templates.forget(self.base_url)
+        templates.forget_templates(self.base_url)
 
 
 @pytest.fixture

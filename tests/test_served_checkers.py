@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from accord.adapters import build_judges, parse_judge
-from accord.adapters.served._checkers import CodeCheckJudge, CriticJudge, index_of, program_of
+from accord.adapters.served._checkers import CodeCheckJudge, CriticJudge, program_of, step_index
 from accord.adapters.served._client import Endpoint
 from accord.cli.main import main
 from accord.protocols import StepContext
@@ -74,7 +74,7 @@ def test_the_critic_reads_the_earliest_wrong_paragraph(reply, k, value):
 @given(st.text(max_size=300))
 def test_any_reply_text_is_read_without_raising(text):
     program_of(text)
-    idx = index_of(text)
+    idx = step_index(text)
     assert idx is None or isinstance(idx, int)
     score = CriticJudge(DEAD).judge(CTX, text)
     assert score.value in (None, 0.0, 1.0) and score.reason

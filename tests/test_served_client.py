@@ -17,7 +17,7 @@ from llama_server import free_port
 from loopback import JSONHandler, Loopback
 
 from accord.adapters.served import UNAVAILABLE, Endpoint, Recorder, ServedGenerator, ServedJudges, ServedVLMJudges
-from accord.adapters.served._generator import row_seed
+from accord.adapters.served._generator import request_seed
 from accord.adapters.served._judges import score_from_logprobs, score_from_text
 from accord.cli.main import main
 from accord.errors import UserError
@@ -295,9 +295,9 @@ def test_the_generator_falls_back_to_one_seeded_request_per_candidate_when_n_is_
         server.close()
     bodies = [r["body"] for r in server.requests]
     assert bodies[0]["n"] == 3 and all("n" not in b for b in bodies[1:])
-    assert sorted(b["seed"] for b in bodies[1:4]) == sorted(row_seed(5, i) for i in range(3))  # concurrent: any order
+    assert sorted(b["seed"] for b in bodies[1:4]) == sorted(request_seed(5, i) for i in range(3))  # any order
     assert sorted(b["seed"] for b in bodies[4:]) == sorted(
-        [row_seed(5, 1), row_seed(5, 2)]
+        [request_seed(5, 1), request_seed(5, 2)]
     )  # rows 1, 2 of the same seed
     assert bodies[1]["stop"] == ["\n"] and bodies[1]["max_tokens"] == 8 and bodies[1]["temperature"] == 0.8
     last = bodies[-1]["messages"]

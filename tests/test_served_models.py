@@ -23,7 +23,7 @@ from accord.adapters.served._judges import score_from_logprobs
 from accord.cli.main import main
 from accord.protocols import StepContext
 from accord.verify.loop import read_records
-from accord.verify.run import execute, resolve
+from accord.verify.run import execute_locally, resolve
 
 KEY = "sk-accord-test-0123456789"
 ROLES = ("grounding", "logic", "relevance")
@@ -174,7 +174,7 @@ def test_an_outage_gives_null_scores_and_a_finished_run_and_resume_redoes_them(l
     try:
         cfg = resolve(run_config(tmp_path, judges.base_url, llama_server.base_url))
         run_dir = tmp_path / "run"
-        first = execute(cfg, run_dir, progress=KillAfter(judges))
+        first = execute_locally(cfg, run_dir, progress=KillAfter(judges))
         records, _ = read_records(run_dir / "trace.jsonl")
         steps = [r for r in records if r["type"] == "step"]
         lost = [f for s in steps for row in s["failures"] for f in row[: len(ROLES)] if f]  # the served columns
@@ -184,7 +184,7 @@ def test_an_outage_gives_null_scores_and_a_finished_run_and_resume_redoes_them(l
         assert len([r for r in records if r["type"] == "task_end"]) == 4  # 2 questions x (verdict, base): finished
 
         judges = LlamaServer(port=judges.port, log=tmp_path / "judges.log").start()  # the server is back
-        resumed = execute(cfg, run_dir, resume=True)
+        resumed = execute_locally(cfg, run_dir, resume=True)
         records, _ = read_records(run_dir / "trace.jsonl")
         steps = [r for r in records if r["type"] == "step"]
         assert all(f is None for s in steps for row in s["failures"] for f in row[: len(ROLES)])  # nothing missing now

@@ -19,11 +19,11 @@ from accord.verify.labels import (
     INCORRECT,
     UNVERIFIABLE,
     LabeledSolution,
-    detect_format,
+    detect_label_format,
     first_wrong_f1,
     match,
     mmreason_step_score,
-    read_labels,
+    read_step_labels,
     score_labels,
     write_labels,
 )
@@ -37,9 +37,9 @@ def run(tmp_path_factory):
 
 
 def test_examples_agree_across_formats():
-    mmr = read_labels(EX / "mmreason.jsonl")
-    prm = read_labels(EX / "prm800k.jsonl")
-    pb = read_labels(EX / "processbench.jsonl")
+    mmr = read_step_labels(EX / "mmreason.jsonl")
+    prm = read_step_labels(EX / "prm800k.jsonl")
+    pb = read_step_labels(EX / "processbench.jsonl")
     assert [s.labels for s in mmr] == [s.labels for s in prm]
     assert [s.steps for s in mmr] == [s.steps for s in pb]
     assert [s.first_wrong() for s in pb] == [-1, 1, -1, 1]
@@ -48,10 +48,10 @@ def test_examples_agree_across_formats():
 
 
 def test_metrics_on_the_examples_by_hand():
-    ref = read_labels(EX / "mmreason.jsonl")
+    ref = read_step_labels(EX / "mmreason.jsonl")
     # step scores: 1, 1/3, 2.5/3, 1/3
     assert mmreason_step_score(ref) == pytest.approx((1 + 1 / 3 + 2.5 / 3 + 1 / 3) / 4)
-    res = score_labels(read_labels(EX / "processbench_predicted.json"), ref)
+    res = score_labels(read_step_labels(EX / "processbench_predicted.json"), ref)
     # predicted first wrong (-1, 1, 1, 2) vs reference (-1, 1, -1, 1): 1 of 2 right on each side
     assert res["first_wrong"] == {
         "error_accuracy": 0.5,
@@ -85,7 +85,7 @@ def test_real_prm800k_layout_is_read(tmp_path):
     }
     p = tmp_path / "prm.jsonl"
     p.write_text(json.dumps(line) + "\n")
-    (s,) = read_labels(p, "prm800k")
+    (s,) = read_step_labels(p, "prm800k")
     assert s.steps == ("2+2=4", "So 5.") and s.labels == (CORRECT, INCORRECT) and s.question == "2+2?"
     assert s.id == "prm:1" and s.first_wrong() == 1
 
@@ -99,9 +99,9 @@ def test_round_trips_preserve_what_each_format_can_say(tmp_path_factory, labels)
     d = tmp_path_factory.mktemp("rt")
     sol = LabeledSolution("s1", tuple(f"step {i}" for i in range(len(labels))), tuple(labels), "q")
     for fmt in ("prm800k", "mmreason"):
-        (back,) = read_labels(write_labels([sol], d / f"{fmt}.jsonl", fmt), fmt)
+        (back,) = read_step_labels(write_labels([sol], d / f"{fmt}.jsonl", fmt), fmt)
         assert back.labels == sol.labels and back.steps == sol.steps
-    (pb,) = read_labels(write_labels([sol], d / "pb.jsonl", "processbench"), "processbench")
+    (pb,) = read_step_labels(write_labels([sol], d / "pb.jsonl", "processbench"), "processbench")
     assert pb.first_wrong() == sol.first_wrong()
     k = sol.first_wrong()
     if k >= 0:
@@ -118,7 +118,7 @@ def test_first_wrong_f1_edge_cases():
 
 
 def test_accord_trace_labels_follow_the_dual_rule(run):
-    sols = read_labels(run, "accord")
+    sols = read_step_labels(run, "accord")
     trace = read_trace(run / "trace.jsonl")
     ends = trace.end_of("verdict")
     assert len(sols) == 20
@@ -137,7 +137,7 @@ def test_accord_trace_labels_follow_the_dual_rule(run):
 
 
 def test_verifier_labels_scored_against_the_hidden_truth(run):
-    pred, truth = read_labels(run), read_labels(run / "labels_truth.jsonl")
+    pred, truth = read_step_labels(run), read_step_labels(run / "labels_truth.jsonl")
     res = score_labels(pred, truth)
     assert res["matched"] == 20
     truth_by_id = {s.id: s for s in truth}
@@ -173,20 +173,20 @@ def test_malformed_label_files_name_the_line(tmp_path, content, fmt, message):
     p = tmp_path / "x.jsonl"
     p.write_text(content)
     with pytest.raises(UserError, match=message):
-        read_labels(p, fmt)
+        read_step_labels(p, fmt)
 
 
 def test_format_detection(run):
-    assert detect_format(EX / "prm800k.jsonl") == "prm800k"
-    assert detect_format(EX / "processbench_predicted.json") == "processbench"
-    assert detect_format(EX / "mmreason.jsonl") == "mmreason"
-    assert detect_format(run) == "accord"
+    assert detect_label_format(EX / "prm800k.jsonl") == "prm800k"
+    assert detect_label_format(EX / "processbench_predicted.json") == "processbench"
+    assert detect_label_format(EX / "mmreason.jsonl") == "mmreason"
+    assert detect_label_format(run) == "accord"
 
 
 def test_cli_convert_and_score(run, tmp_path, capsys):
     out = tmp_path / "pb.jsonl"
     assert main(["labels", "convert", str(run), str(out), "--to", "processbench"]) == 0
-    assert detect_format(out) == "processbench"
+    assert detect_label_format(out) == "processbench"
     capsys.readouterr()
     assert main(["labels", "score", str(run), str(out), "--json"]) == 0
     res = json.loads(capsys.readouterr().out)
@@ -231,5 +231,5 @@ def test_empty_chosen_steps_are_not_steps_of_the_solution(tmp_path):
         {"type": "task_end", "task_id": "t", "chain": "verdict", "steps": ["z"], "correct": 0.0},
     ]
     (tmp_path / "trace.jsonl").write_text("".join(json.dumps(r) + "\n" for r in recs))
-    (s,) = read_labels(tmp_path, "accord")
+    (s,) = read_step_labels(tmp_path, "accord")
     assert s.steps == ("z",) and s.labels == (UNVERIFIABLE,)  # s̄* > τ but Δ* >= ε

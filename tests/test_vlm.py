@@ -13,10 +13,9 @@ pytest.importorskip("PIL")
 
 from PIL import Image  # noqa: E402
 
-from accord.adapters import JudgeCache  # noqa: E402
+from accord.adapters import JudgeCache, judge_type  # noqa: E402
 from accord.adapters.local._vlm import (  # noqa: E402
-    DEFAULT_LAMBDA,
-    ROLES,
+    VLM_ROLES,
     VLMGenerator,
     VLMJudge,
     VLMJudges,
@@ -27,6 +26,12 @@ from accord.adapters.local._vlm import (  # noqa: E402
 )
 from accord.errors import UserError  # noqa: E402
 from accord.protocols import StepContext  # noqa: E402
+
+
+def _default_lambda(role: str) -> float:
+    """The vlm judge type's registered default λ of a role's column."""
+    return judge_type("vlm").columns[f"vlm_{role}"]
+
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples" / "images"
 FAMILIES = ["qwen2_vl", "qwen2_5_vl", "llava"]
@@ -113,7 +118,7 @@ def test_two_step_loop_on_an_image_task(vlms):
     task = load_tasks("images", path=str(EXAMPLES / "questions.jsonl"), limit=1)[0]
     assert task.context().attachments and Path(task.context().attachments[0]).is_file()
     judges = VLMJudges(vlm=vlm)
-    panel = Panel([judges], [DEFAULT_LAMBDA[r] for r in judges.roles])
+    panel = Panel([judges], [_default_lambda(r) for r in judges.roles])
     gen = VLMGenerator(vlm, max_new_tokens=4)
     events = []
     loop = StepLoop(
@@ -169,7 +174,7 @@ def test_bad_configuration_is_named(vlms):
         load_image("/no/such/picture.png")
     with pytest.raises(TypeError, match="an image must be"):
         load_image(42)
-    assert set(ROLES) == {"visual", "logical", "contextual"}
+    assert set(VLM_ROLES) == {"visual", "logical", "contextual"}
 
 
 @pytest.mark.slow
@@ -203,7 +208,7 @@ def test_accord_run_on_image_tasks_with_a_vlm_generator_and_vlm_judges(vlms, tmp
     recs = [json.loads(x) for x in (tmp_path / "out" / "trace.jsonl").read_text().splitlines()]
     head = recs[0]
     assert head["judges"][:3] == ["vlm_visual", "vlm_logical", "vlm_contextual"]
-    assert head["lambdas"][:3] == [DEFAULT_LAMBDA[r] for r in ("visual", "logical", "contextual")]
+    assert head["lambdas"][:3] == [_default_lambda(r) for r in ("visual", "logical", "contextual")]
     assert head["scoring"]["vlm_visual"]["scoring"] == "next-token"
     steps = [r for r in recs if r["type"] == "step"]
     assert steps and all(len(r["raw"][0]) == 4 and all(v is not None for v in r["raw"][0][:3]) for r in steps)

@@ -13,10 +13,23 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import os
 import threading
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
+
+CACHE_ENV = "ACCORD_CACHE_DIR"
+
+
+def user_cache_dir() -> Path:
+    """Where accord keeps caches a user did not place: ``$ACCORD_CACHE_DIR``, else
+    ``$XDG_CACHE_HOME/accord``, else ``~/.cache/accord`` (never beside a user's outputs)."""
+    folder = os.environ.get(CACHE_ENV)
+    if not folder:
+        folder = str(Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "accord")
+    return Path(folder)
+
 
 FORMAT = "accord-judge-cache/1"
 

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
-METHODS = ("standardize", "quantile", "platt", "sigmoid")
+CALIBRATION_METHODS = ("standardize", "quantile", "platt", "sigmoid")
 N_QUANTILES = 1001
 
 
@@ -35,8 +35,8 @@ class Calibrator:
     params: dict = field(default_factory=dict)
 
     def __post_init__(self):
-        if self.method not in METHODS:
-            raise ValueError(f"unknown calibration {self.method!r}; choose one of {', '.join(METHODS)}")
+        if self.method not in CALIBRATION_METHODS:
+            raise ValueError(f"unknown calibration {self.method!r}; choose one of {', '.join(CALIBRATION_METHODS)}")
 
     @property
     def fitted(self) -> bool:

@@ -7,31 +7,33 @@ A judge type is one decorated factory next to its judge::
         pass                                   # options of its own, if any, as fields
 
     @register_judge("arithmetic", ArithmeticSpec, columns={"arithmetic": 1.0})
-    def _arithmetic(spec, models):
-        return Built(ArithmeticJudge(spec.name or "arithmetic"), (1.0,))
+    def _arithmetic(spec, models):             # its docstring is what `accord list judges` shows
+        return ArithmeticJudge(spec.name or "arithmetic")
 
 The factory gets the typed spec (a frozen dataclass: the config entry's keys, ``lambda`` read by the
-one λ reader) and returns the judge (or judge group) with its default λ per column. Types with
-``group_by`` get every spec sharing a key at once (one LLM scores all its roles in one call; each spec
-is then one column). ``columns`` names the columns the type produces by default and their λ, so a
-score table with those column names takes the same defaults (:func:`column_lambdas`).
+one λ reader) and returns the judge. ``columns`` names the columns the type produces and gives each
+its default λ, the one place a type states it: a one-column type's judge takes its column's, and a
+score table with those column names takes the same defaults (:func:`column_lambdas`). A type with
+several columns returns :class:`Columns`: the judge group and, per column, the registered column
+whose default it takes. Types with ``group_by`` get every spec sharing a key at once (one LLM scores
+all its roles in one call; each spec is then one column).
 
-Every built-in type lives in one module of :mod:`accord.adapters.builtin_judges` (its specs, factories
-and registrations together); the registry imports them all on its first lookup, so adding a type is
-adding one file there. A type registered anywhere else (a user's own) counts once its module is imported.
+The types live in :data:`JUDGES` (an :class:`accord.registry.Registry`): the built-in ones in
+:mod:`accord.adapters.builtin_judges`, one module per family, imported on the first lookup, so
+adding a type is adding one file there; an installed package adds its own through the
+``accord.judges`` entry-point group, loaded when a config names a type no built-in has.
 """
 
 from __future__ import annotations
 
 import copy
 import dataclasses
-import importlib
-import pkgutil
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from accord.consensus_core import parse_lambdas
+from accord.registry import REQUIRED, Registry, dataclass_options, first_paragraph
 
 UNKNOWN_COLUMN_LAMBDA = 1.0  # λ of a column no registered judge type names
 
@@ -65,8 +67,17 @@ class JudgeSpec:
 
 
 @dataclass(frozen=True)
+class Columns:
+    """What a factory of a several-column type returns: the judge group and, for each of its columns
+    in order, the registered column whose default λ it takes."""
+
+    judge: Any
+    names: tuple[str, ...]
+
+
+@dataclass(frozen=True)
 class Built:
-    """What a factory returns: the judge (or judge group) and its default λ per column, in column order."""
+    """A panel's judge (or judge group) with its λ per column, in column order: what :func:`build_judges` gives."""
 
     judge: Any
     lambdas: tuple[float, ...]
@@ -76,7 +87,7 @@ class Built:
 class JudgeType:
     name: str
     spec: type
-    factory: Callable[..., Built]
+    factory: Callable[..., Any]
     group_by: Callable[[Any], Any] | None = None
     columns: Mapping[str, float] = dataclasses.field(default_factory=dict)
 
@@ -86,20 +97,20 @@ class JudgeType:
         return self.factory.__module__.rsplit(".", 1)[-1]
 
 
-_TYPES: dict[str, JudgeType] = {}
-_BUILTIN = "accord.adapters.builtin_judges"
-_loaded = False
+def _describe(jt: JudgeType) -> tuple[str, dict[str, Any]]:
+    options = {"lambda": dict(jt.columns) or REQUIRED}
+    options.update(dataclass_options(jt.spec, skip=("lam", "entry")))
+    return first_paragraph(jt.factory) or first_paragraph(jt.spec), options
+
+
+JUDGES: Registry[JudgeType] = Registry(
+    "judge type", "accord.judges", builtins=("accord.adapters.builtin_judges.*",), describe=_describe
+)
 
 
 def _types() -> dict[str, JudgeType]:
-    """Every registered type, the built-in ones imported on the first lookup."""
-    global _loaded
-    if not _loaded:
-        _loaded = True
-        package = importlib.import_module(_BUILTIN)
-        for info in pkgutil.iter_modules(package.__path__):
-            importlib.import_module(f"{_BUILTIN}.{info.name}")
-    return _TYPES
+    """The types held now: the built-in ones (imported on the first call) and the plugins loaded so far."""
+    return {p.name: p.value for p in JUDGES.loaded()}
 
 
 def register_judge(
@@ -110,7 +121,7 @@ def register_judge(
     columns: Mapping[str, float] | None = None,
 ):
     """Registers a factory for judge ``type: name`` (see the module docstring). Each type has a spec
-    class of its own (a spec's class says which type it is)."""
+    class of its own (a spec's class says which type it is) and names its columns with their default λ."""
     if not (
         isinstance(spec, type)
         and issubclass(spec, JudgeSpec)
@@ -118,21 +129,24 @@ def register_judge(
         and dataclasses.is_dataclass(spec)
     ):
         raise TypeError(f"judge type {name!r}: its spec must be a dataclass subclassing JudgeSpec")
-    taken = [jt.name for jt in _TYPES.values() if jt.spec is spec and jt.name != name]
+    taken = [p.name for p in JUDGES.loaded() if p.value.spec is spec and p.name != name]
     if taken:
         raise TypeError(
             f"judge type {name!r}: spec {spec.__name__} is already the spec of {taken[0]!r}; give each type its own"
         )
-
-    def deco(factory: Callable[..., Built]) -> Callable[..., Built]:
-        _TYPES[name] = JudgeType(name, spec, factory, group_by, dict(columns or {}))
-        return factory
-
-    return deco
+    if not columns:
+        raise TypeError(f"judge type {name!r}: name its columns and their default λ (columns={{'{name}': 1.0}})")
+    defaults = dict(columns)
+    try:
+        parse_lambdas(list(defaults.values()))
+    except ValueError as exc:
+        raise TypeError(f"judge type {name!r}: columns: {exc}") from None
+    return JUDGES.register(name, lambda factory: JudgeType(name, spec, factory, group_by, defaults))
 
 
 def judge_types(family: str | None = None) -> list[str]:
-    """The registered type names, or those of one family (e.g. ``code``: the code judges)."""
+    """The types held (built in, and plugins loaded so far), or those of one family (e.g. ``code``:
+    the code judges)."""
     return sorted(n for n, jt in _types().items() if family is None or jt.family == family)
 
 
@@ -142,9 +156,9 @@ def parse_judge(entry: Mapping[str, Any], where: str = "judge") -> JudgeSpec:
     written = copy.deepcopy(dict(entry))
     entry = dict(entry)
     kind = entry.pop("type", None)
-    jt = _types().get(kind) if isinstance(kind, str) else None
-    if jt is None:
-        raise ValueError(f"{where}: unknown type {kind!r}; choose one of {', '.join(judge_types())}")
+    if not isinstance(kind, str) or kind not in JUDGES:
+        raise ValueError(f"{where}: {JUDGES.unknown(kind)}")
+    jt = JUDGES.get(kind)
     if "lambda" in entry:
         lam = entry.pop("lambda")
         try:
@@ -163,11 +177,8 @@ def parse_judge(entry: Mapping[str, Any], where: str = "judge") -> JudgeSpec:
 
 
 def judge_type(name: str) -> JudgeType:
-    """The registered type ``name`` (a ValueError listing the known ones otherwise)."""
-    jt = _types().get(name)
-    if jt is None:
-        raise ValueError(f"unknown judge type {name!r}; choose one of {', '.join(judge_types())}")
-    return jt
+    """The registered type ``name`` (an installed plugin's too; a ValueError listing the known ones otherwise)."""
+    return JUDGES.get(name)
 
 
 def type_of(spec: JudgeSpec) -> JudgeType:
@@ -201,15 +212,30 @@ def build_judges(entries: Sequence[JudgeSpec | Mapping[str, Any]], models: dict 
     for jt, ks in slots:
         where = f"judges[{ks[0]}]" if len(ks) == 1 else "judges[" + ",".join(map(str, ks)) + "]"
         try:
-            built = jt.factory([specs[k] for k in ks] if jt.group_by else specs[ks[0]], models)
+            made = jt.factory([specs[k] for k in ks] if jt.group_by else specs[ks[0]], models)
         except (TypeError, ValueError) as exc:
             raise ValueError(f"{where}: {jt.name} judge: {exc}") from None
-        out.append(Built(built.judge, _lambdas(jt, [specs[k] for k in ks], built, where)))
+        judge, default = _defaults(jt, made)
+        out.append(Built(judge, _lambdas(jt, [specs[k] for k in ks], default, where)))
     return out
 
 
-def _lambdas(jt: JudgeType, specs: list[JudgeSpec], built: Built, where: str) -> tuple[float, ...]:
-    default = tuple(float(x) for x in built.lambdas)
+def _defaults(jt: JudgeType, made: Any) -> tuple[Any, tuple[float, ...]]:
+    """The judge a factory made and its default λ per column, read from the type's ``columns``."""
+    if isinstance(made, Built):
+        raise TypeError(
+            f"judge type {jt.name!r}: a factory returns the judge (or Columns(judge, names)); its default λ "
+            "is the one register_judge's columns= gives"
+        )
+    if not isinstance(made, Columns):
+        return made, (float(next(iter(jt.columns.values()))),)
+    unknown = [c for c in made.names if c not in jt.columns]
+    if unknown:
+        raise TypeError(f"judge type {jt.name!r}: its factory names columns {unknown} it did not register")
+    return made.judge, tuple(float(jt.columns[c]) for c in made.names)
+
+
+def _lambdas(jt: JudgeType, specs: list[JudgeSpec], default: tuple[float, ...], where: str) -> tuple[float, ...]:
     if jt.group_by is not None:  # one column per spec
         out = []
         for s, d in zip(specs, default, strict=True):

@@ -4,8 +4,9 @@ Sub-commands live in :mod:`accord.cli.commands`; each module defines ``NAME``, `
 ``add_arguments(parser)`` and ``run(args) -> int``. They are discovered, so adding a command means
 adding a module. A command module imports the library code it runs inside ``run``: building the
 parser (``accord --help``, a bad flag) then costs a fraction of a second. Errors a user can fix
-(:class:`accord.errors.UserError`, and a missing optional dependency, which names the
-``pip install 'accord[extra]'`` to run) print one line and exit with code 2, never a traceback; so
+(:class:`accord.errors.UserError`, a missing optional dependency, which names the
+``pip install 'accord[extra]'`` to run, and an installed plugin that cannot be used,
+:class:`accord.registry.PluginError`) print one line and exit with code 2, never a traceback; so
 do a file-system failure (a read-only folder, a symlink loop), undecodable bytes and input nested
 too deeply that a command did not check first (:func:`accord.verify.io.failure` words them).
 Output piped into a reader that stops early (``| head``) ends quietly with code 141, as a pipe
@@ -25,6 +26,7 @@ from accord import __version__
 from accord.cli import commands
 from accord.errors import UserError
 from accord.extras import as_missing_extra
+from accord.registry import PluginError
 
 
 def _command_modules():
@@ -56,7 +58,7 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _user_error(command: str, exc: UserError) -> int:
+def _user_error(command: str, exc: UserError | PluginError) -> int:
     message = " ".join(str(exc).splitlines())  # a control character from the input stays on one line
     print(f"accord {command}: error: {message}", file=sys.stderr)
     return 2
@@ -78,7 +80,7 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:  # `accord ... | head`: the reader stopped reading; stop quietly, as a pipe tool does
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # nothing left to flush at exit
         return 141  # 128 + SIGPIPE, what a shell reports for a tool stopped by a closed pipe
-    except UserError as exc:
+    except (UserError, PluginError) as exc:
         return _user_error(args.command, exc)
     except ModuleNotFoundError as exc:
         missing = as_missing_extra(exc)  # an optional dependency not installed: name its extra

@@ -16,7 +16,7 @@ from pathlib import Path
 from accord.adapters import UNKNOWN_COLUMN_LAMBDA
 from accord.consensus_core import parse_lambdas
 from accord.errors import UserError
-from accord.verify.io import TRACE_FILE, is_live
+from accord.verify.io import TRACE_FILE, is_live, writable_folder
 
 
 def lambdas_flag(text: str | None, m: int, flag: str = "--lambdas") -> tuple[float, ...] | None:
@@ -58,58 +58,66 @@ def _number(text: str, kind) -> float:
     return x
 
 
-def unit_interval(text: str) -> float:
-    """A threshold on [0, 1] scores (τ, ε, agreement shares, top-p): finite and in [0, 1]."""
-    x = _number(text, float)
-    if not 0.0 <= x <= 1.0:
-        raise argparse.ArgumentTypeError(f"must be in [0, 1], got {text}")
-    return x
+def bounded(kind, ok, rule: str, doc: str = ""):
+    """A flag's parser: a finite ``kind`` (int or float) for which ``ok`` holds, else one line saying
+    it ``must be {rule}``. Every numeric flag of every command is one of these."""
+
+    def parse(text: str):
+        x = _number(text, kind)
+        if not ok(x):
+            raise argparse.ArgumentTypeError(f"must be {rule}, got {text}")
+        return x
+
+    parse.__doc__ = doc
+    return parse
 
 
-def positive_int(text: str) -> int:
-    """A count or size (k, chunk size, resamples, budgets in steps or tokens, workers): >= 1."""
-    x = _number(text, int)
-    if x < 1:
-        raise argparse.ArgumentTypeError(f"must be >= 1, got {text}")
-    return x
-
-
-def nonnegative_int(text: str) -> int:
-    """A count that may be zero (retries)."""
-    x = _number(text, int)
-    if x < 0:
-        raise argparse.ArgumentTypeError(f"must be >= 0, got {text}")
-    return x
-
+unit_interval = bounded(
+    float, lambda x: 0.0 <= x <= 1.0, "in [0, 1]", "A threshold on [0, 1] scores (τ, ε, agreement shares, top-p)."
+)
+positive_int = bounded(
+    int, lambda x: x >= 1, ">= 1", "A count or size (k, chunk size, resamples, budgets in steps or tokens, workers)."
+)
+nonnegative_int = bounded(int, lambda x: x >= 0, ">= 0", "A count that may be zero (retries).")
+positive_float = bounded(float, lambda x: x > 0, "> 0", "Seconds, CPUs or a cost budget.")
+nonnegative_float = bounded(float, lambda x: x >= 0, ">= 0", "A penalty, temperature or variance limit.")
 
 MIN_RESAMPLES = 40  # 2.5% of fewer resamples is under one: a 95% interval's ends would be guesses
+resamples = bounded(
+    int,
+    lambda x: x >= MIN_RESAMPLES,
+    f"at least {MIN_RESAMPLES} (fewer resamples cannot place the ends of a 95% interval)",
+    "Bootstrap resamples of a 95% interval (0 or 1 would print an interval of zero width that need not hold "
+    "its own estimate).",
+)
 
 
-def resamples(text: str) -> int:
-    """Bootstrap resamples of a 95% interval: an integer >= :data:`MIN_RESAMPLES` (0 or 1 would print
-    an interval of zero width that need not hold its own estimate)."""
-    x = _number(text, int)
-    if x < MIN_RESAMPLES:
-        raise argparse.ArgumentTypeError(
-            f"must be at least {MIN_RESAMPLES} (fewer resamples cannot place the ends of a 95% interval), got {text}"
-        )
-    return x
+def add_policy_flags(p: argparse.ArgumentParser, tau_help: str, eps_help: str) -> None:
+    """``--policy`` (any registered policy; VERDICT by default), ``--tau`` and ``--eps``."""
+    from accord.consensus_core import list_policies
+
+    p.add_argument("--policy", default="verdict", help=f"decision rule: {', '.join(list_policies())} (default verdict)")
+    p.add_argument("--tau", type=unit_interval, default=None, help=tau_help)
+    p.add_argument("--eps", type=unit_interval, default=None, help=eps_help)
 
 
-def positive_float(text: str) -> float:
-    """Seconds, CPUs or a cost budget: finite and > 0."""
-    x = _number(text, float)
-    if not x > 0:
-        raise argparse.ArgumentTypeError(f"must be > 0, got {text}")
-    return x
+def add_sandbox_flags(p: argparse.ArgumentParser) -> None:
+    """``--isolation`` and ``--workers`` of the commands that run untrusted code."""
+    p.add_argument(
+        "--isolation",
+        default="auto",
+        help="sandbox: auto (bwrap or unshare, private filesystem), bwrap, unshare, or rlimits (shares the host "
+        "filesystem)",
+    )
+    p.add_argument("--workers", type=positive_int, default=None, help="candidates run in parallel (default: CPU count)")
 
 
-def nonnegative_float(text: str) -> float:
-    """A penalty, temperature or variance limit: finite and >= 0."""
-    x = _number(text, float)
-    if x < 0:
-        raise argparse.ArgumentTypeError(f"must be >= 0, got {text}")
-    return x
+def output_folder(out_dir: str | None, run_dir: Path, writes: str) -> Path:
+    """Where a command reading a run folder writes (``writes``: what, e.g. "report.json and the plots"):
+    ``--out-dir`` when given, else the run folder itself; checked before the work starts."""
+    if out_dir:
+        return writable_folder(out_dir)
+    return writable_folder(run_dir, "RUN_DIR", hint=f"; pass --out-dir DIR to write {writes} elsewhere")
 
 
 def note_if_live(run: str | Path, command: str) -> int | None:

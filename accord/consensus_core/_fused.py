@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import hashlib
 import importlib.util
+import inspect
 import os
 import sys
 import tempfile
@@ -40,6 +41,7 @@ from pathlib import Path
 import numpy as np
 
 from accord.consensus_core._equilibrium import influence_matrix
+from accord.consensus_core._rule import accept_and_rank
 from accord.consensus_core._validation import as_scores
 
 MARGIN = 1e-9  # far above any rounding difference (~1e-15 for scores in [0, 1]), far below real gaps
@@ -57,9 +59,8 @@ class KernelRule:
     """A policy's decision as the kernel computes it.
 
     Each candidate gets a mean (``center``: s̄* or the raw mean) and a spread (``spread``: Δ*, the
-    raw mean absolute deviation, or None for 0). A candidate is accepted iff mean > tau and
-    spread < eps; the best accepted by mean (or by mean - spread with ``rank_by_margin``) is
-    chosen, else the best by mean - spread.
+    raw mean absolute deviation, or None for 0), decided by VERDICT's rule
+    (:func:`~accord.consensus_core._rule.accept_and_rank`, with ``rank_by_margin``).
     """
 
     center: str
@@ -272,16 +273,13 @@ def _step_source(n: int, m: int, all_to_all: bool, keys: bool) -> str:
             f"dc{i} = {mean([f'abs({e} - cm{i})' for e in s])}",
             f"dr{i} = {mean([f'abs({e} - rm{i})' for e in x])}",
             f"v{i} = dc{i} if spread == 1 else (dr{i} if spread == 2 else 0.0)",
-            f"o{i} = (u{i} > tau) & (v{i} < eps)",
+            f"o{i}, g{i}, f{i} = accept_and_rank(u{i}, v{i}, tau, eps, rank_by_margin)",
             f"acc_out[{n} * t + {i}] = o{i}",
             f"near{i} = (abs(u{i} - tau) <= margin) | (abs(v{i} - eps) <= margin) | (u{i} != u{i}) | (v{i} != v{i})",
         ]
     body.append("any_acc = " + " | ".join(f"o{i}" for i in range(n)))
-    for i in range(n):  # accepted: their key, the others -inf; nobody accepted: mean - spread
-        body += [
-            f"g{i} = u{i} - v{i} if rank_by_margin else u{i}",
-            f"k{i} = (g{i} if o{i} else -np.inf) if any_acc else u{i} - v{i}",
-        ]
+    for i in range(n):  # accepted: their key, the others -inf; nobody accepted: the fallback key
+        body.append(f"k{i} = (g{i} if o{i} else -np.inf) if any_acc else f{i}")
     body += [f"ks_out[{n} * t + {i}] = k{i}" for i in range(n)] if keys else []
     body += ["pick = 0", "best = k0", "second = -np.inf"]
     for i in range(1, n):  # strict '>': ties go to the lowest index, as in the reference
@@ -301,11 +299,16 @@ def _step_source(n: int, m: int, all_to_all: bool, keys: bool) -> str:
     return "\n".join(lines)
 
 
-# no 'nnan'/'ninf': NaN marks a failed judge and must propagate; rounding is guarded by MARGIN
-_HEADER = (
-    "import numba\nimport numpy as np\n\n\n@numba.njit(cache=CACHE, nogil=True, boundscheck=False, "
-    "error_model='numpy', fastmath={'afn', 'arcp', 'contract', 'nsz', 'reassoc'})\n"
-)
+def _header(cache_on_disk: bool) -> str:
+    """The generated module's head: imports, VERDICT's rule (its own source, inlined into the kernel,
+    and part of the text a cached kernel is named by) and the kernel's decorator. No 'nnan'/'ninf':
+    NaN marks a failed judge and must propagate; rounding is guarded by MARGIN."""
+    return (
+        "import numba\nimport numpy as np\n\n\n@numba.njit(inline='always')\n"
+        + inspect.getsource(accept_and_rank)
+        + f"\n\n@numba.njit(cache={cache_on_disk}, nogil=True, boundscheck=False, "
+        "error_model='numpy', fastmath={'afn', 'arcp', 'contract', 'nsz', 'reassoc'})\n"
+    )
 
 
 @cache
@@ -316,7 +319,7 @@ def _step_kernel(n: int, m: int, all_to_all: bool, keys: bool):
     source = _step_source(n, m, all_to_all, keys)
     folder = _cache_folder()
     if folder is not None:
-        text = _HEADER.replace("CACHE", "True") + source + "\n"
+        text = _header(True) + source + "\n"
         path = folder / f"accord_steps_{hashlib.sha256(text.encode()).hexdigest()[:20]}.py"
         try:
             if not path.exists():  # named by its content: never rewritten, so numba's cache stays valid
@@ -331,7 +334,7 @@ def _step_kernel(n: int, m: int, all_to_all: bool, keys: bool):
         except OSError:
             pass
     scope: dict = {"numba": numba, "np": np}
-    exec(compile(_HEADER.replace("CACHE", "False") + source, "<accord.fused>", "exec"), scope)  # noqa: S102 - generated from integers only
+    exec(compile(_header(False) + source, "<accord.fused>", "exec"), scope)  # noqa: S102 - generated from integers only
     return scope["kernel"]
 
 

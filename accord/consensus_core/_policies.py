@@ -29,6 +29,7 @@ single_judge        one judge alone: rank by column ``judge``'s raw score (a can
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass, fields
 from typing import ClassVar
@@ -37,9 +38,11 @@ import numpy as np
 
 from accord.consensus_core import _fused as fused
 from accord.consensus_core._fused import KernelRule
+from accord.consensus_core._rule import accept_and_rank
 from accord.consensus_core._spec import ConsensusSpec
 from accord.consensus_core._statistics import ConsensusStats, summarize
 from accord.consensus_core._validation import as_scores
+from accord.registry import Registry, dataclass_options, first_paragraph
 
 DEFAULT_TAU = 0.6
 DEFAULT_EPS = 0.1
@@ -118,16 +121,23 @@ def choose(accepted: np.ndarray, key: np.ndarray, fallback_key: np.ndarray, stat
     return chosen, accepted, ~any_acc, final
 
 
-_REGISTRY: dict[str, type[Policy]] = {}
+def _describe(cls: type[Policy]) -> tuple[str, dict]:
+    return first_paragraph(cls), dataclass_options(cls)
 
 
-def register(name: str) -> Callable[[type[Policy]], type[Policy]]:
-    def deco(cls: type[Policy]) -> type[Policy]:
+POLICIES: Registry[type[Policy]] = Registry("policy", "accord.policies", describe=_describe)
+
+
+def register_policy(name: str) -> Callable[[type[Policy]], type[Policy]]:
+    """Registers a :class:`Policy` subclass (a frozen dataclass of its own parameters) as ``name``."""
+
+    def named(cls: type[Policy]) -> type[Policy]:
+        if not (isinstance(cls, type) and issubclass(cls, Policy) and dataclasses.is_dataclass(cls)):
+            raise TypeError(f"policy {name!r}: register a frozen dataclass subclassing Policy")
         cls.name = name
-        _REGISTRY[name] = cls
         return cls
 
-    return deco
+    return POLICIES.register(name, named)
 
 
 @dataclass(frozen=True)
@@ -147,7 +157,7 @@ class Policy:
     def stats(self, raw, spec: ConsensusSpec | None = None) -> ConsensusStats:
         """The statistics this rule decides on: the panel's (``spec.stats``), seen by the rule."""
         r = as_scores(raw)
-        spec = _spec(spec, r)
+        spec = panel_spec(spec, r)
         return self.view(spec.stats(r), spec)
 
     def view(self, st: ConsensusStats, spec: ConsensusSpec) -> ConsensusStats:
@@ -173,7 +183,7 @@ class Policy:
             return self.decide_reference(r, spec)
         if why_not:
             raise ValueError(f"policy {self.name!r} cannot take the fused path: {why_not}")
-        return self._decide_fused(r, _spec(spec, r))
+        return self._decide_fused(r, panel_spec(spec, r))
 
     def why_not_fused(self, r: np.ndarray, spec: ConsensusSpec | None = None) -> str | None:
         """Why the compiled kernels cannot decide scores ``r``, or None when they can."""
@@ -238,7 +248,7 @@ class Policy:
         return {f.name: getattr(self, f.name) for f in fields(self)}
 
 
-def _spec(spec: ConsensusSpec | None, r: np.ndarray) -> ConsensusSpec:
+def panel_spec(spec: ConsensusSpec | None, r: np.ndarray) -> ConsensusSpec:
     """The panel's spec, or λ = 1 for each judge of a bare score matrix."""
     if spec is None:
         return ConsensusSpec.equal(r.shape[-1])
@@ -272,20 +282,21 @@ class _Thresholded(Policy):
         return self.tau, self.eps
 
 
-@register("verdict")
+@register_policy("verdict")
 @dataclass(frozen=True)
 class Verdict(_Thresholded):
+    """VERDICT: accept s̄* > tau and Δ* < eps; choose the highest s̄* among the accepted, else the highest s̄* - Δ*."""
+
     kernel: ClassVar[KernelRule | None] = KernelRule("consensus", "consensus")
 
     def _decide(self, st):
-        acc = (st.mean > self.tau) & (st.dispersion < self.eps)
-        return acc, st.mean, st.mean - st.dispersion
+        return accept_and_rank(st.mean, st.dispersion, self.tau, self.eps, False)
 
 
-@register("mean_preserving")
+@register_policy("mean_preserving")
 @dataclass(frozen=True)
 class MeanPreservingVerdict(Verdict):
-    """s* shifted by (r̄ - s̄*): the consensus mean equals the raw mean; Δ* is shift-invariant."""
+    """VERDICT with s* shifted by (r̄ - s̄*): the consensus mean equals the raw mean; Δ* is shift-invariant."""
 
     kernel: ClassVar[KernelRule | None] = KernelRule("raw", "consensus")
 
@@ -294,19 +305,22 @@ class MeanPreservingVerdict(Verdict):
         return summarize(st.raw, st.consensus + shift, spec.lam)
 
 
-@register("no_rejection")
+@register_policy("no_rejection")
 @dataclass(frozen=True)
 class NoRejection(Policy):
+    """Ablation without the filter: rank every candidate by s̄* - Δ*."""
+
     kernel: ClassVar[KernelRule | None] = KernelRule("consensus", "consensus", rank_by_margin=True)
 
-    def _decide(self, st):
-        key = st.mean - st.dispersion
-        return _all(st), key, key
+    def _decide(self, st):  # every candidate accepted, ranked by the margin s̄* - Δ*
+        return accept_and_rank(st.mean, st.dispersion, -np.inf, np.inf, True)
 
 
-@register("no_selection")
+@register_policy("no_selection")
 @dataclass(frozen=True)
 class NoSelection(Verdict):
+    """Ablation without the ranking: VERDICT's filter, a seeded random choice among the accepted."""
+
     kernel: ClassVar[KernelRule | None] = None  # random ranking
     seed: int = 0
 
@@ -316,51 +330,62 @@ class NoSelection(Verdict):
         return acc, rand, fb
 
 
-@register("raw_average")
+@register_policy("raw_average")
 @dataclass(frozen=True)
 class RawAverage(_Thresholded):
+    """The dual rule on raw scores: accept raw mean > tau and raw mean absolute deviation < eps."""
+
     kernel: ClassVar[KernelRule | None] = KernelRule("raw", "raw")
 
     def _decide(self, st):
-        acc = (st.raw_mean > self.tau) & (st.raw_mad < self.eps)
-        return acc, st.raw_mean, st.raw_mean - st.raw_mad
+        return accept_and_rank(st.raw_mean, st.raw_mad, self.tau, self.eps, False)
 
 
-@register("mean")
+@register_policy("mean")
 @dataclass(frozen=True)
 class Mean(Policy):
+    """Rank by the raw mean score."""
+
     kernel: ClassVar[KernelRule | None] = KernelRule("raw", None)
 
     def _decide(self, st):
         return _all(st), st.raw_mean, st.raw_mean
 
 
-@register("max")
+@register_policy("max")
 @dataclass(frozen=True)
 class Max(Policy):
+    """Rank by the highest raw score."""
+
     def _decide(self, st):
         return _all(st), st.raw_max, st.raw_max
 
 
-@register("min")
+@register_policy("min")
 @dataclass(frozen=True)
 class Min(Policy):
+    """Rank by the lowest raw score."""
+
     def _decide(self, st):
         return _all(st), st.raw_min, st.raw_min
 
 
-@register("majority")
+@register_policy("majority")
 @dataclass(frozen=True)
 class Majority(Policy):
+    """Accept when a strict majority of judges score above 0.5; rank by the raw mean."""
+
     def _decide(self, st):
         votes = np.sum(st.raw > 0.5, axis=-1)  # NaN compares False
         acc = votes * 2 > st.n_scored
         return acc, st.raw_mean, st.raw_mean
 
 
-@register("variance")
+@register_policy("variance")
 @dataclass(frozen=True)
 class Variance(Policy):
+    """Accept when the raw (population) variance is at most max_var; rank by the raw mean."""
+
     max_var: float = DEFAULT_MAX_VAR
 
     def __post_init__(self):
@@ -371,9 +396,11 @@ class Variance(Policy):
         return st.raw_var <= self.max_var, st.raw_mean, st.raw_mean
 
 
-@register("random")
+@register_policy("random")
 @dataclass(frozen=True)
 class Random(Policy):
+    """A seeded random choice among the candidates with a score."""
+
     seed: int = 0
 
     def _decide(self, st):
@@ -381,9 +408,11 @@ class Random(Policy):
         return _all(st), rand, rand
 
 
-@register("single_judge")
+@register_policy("single_judge")
 @dataclass(frozen=True)
 class SingleJudge(Policy):
+    """One judge alone: rank by column ``judge``'s raw score; the baseline a panel has to beat."""
+
     judge: int = 0  # column of the raw scores
 
     def __post_init__(self):
@@ -407,15 +436,17 @@ class SingleJudge(Policy):
 
 
 def list_policies() -> list[str]:
-    return sorted(_REGISTRY)
+    """The policies held: the built-in ones and those of plugins loaded so far."""
+    return sorted(p.name for p in POLICIES.loaded())
 
 
 def get_policy(name: str, **params) -> Policy:
-    """A policy by registered name; unknown parameters for that rule are a ValueError."""
-    key = name.strip().lower().replace("-", "_")
-    if key not in _REGISTRY:
-        raise ValueError(f"unknown policy {name!r}; choose one of {', '.join(list_policies())}")
-    cls = _REGISTRY[key]
+    """A policy by registered name (``-`` and ``_`` alike, any case; an installed plugin's too);
+    an unknown name or parameter for that rule is a ValueError."""
+    key = name.strip().lower().replace("-", "_") if isinstance(name, str) else name
+    if key not in POLICIES:
+        raise ValueError(POLICIES.unknown(name))
+    cls = POLICIES.get(key)
     allowed = {f.name for f in fields(cls)}
     panel = sorted(set(params) & {"lambdas", "influence"})
     if panel:

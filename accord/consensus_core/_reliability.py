@@ -32,6 +32,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from accord.consensus_core._policies import DEFAULT_EPS, DEFAULT_TAU
+from accord.consensus_core._rule import accept_and_rank
 from accord.consensus_core._statistics import consensus_stats
 from accord.consensus_core._validation import as_scores
 
@@ -242,6 +243,6 @@ def calibrate_thresholds(
             tau = float((passing[want - 1] + passing[want]) / 2)
     else:
         raise ValueError(f"unknown threshold method {method!r}; choose target_rate or quantiles")
-    rate = float(np.mean((mean > tau) & (disp < eps)))
-    paper = float(np.mean((mean > DEFAULT_TAU) & (disp < DEFAULT_EPS)))
+    rate = float(np.mean(accept_and_rank(mean, disp, tau, eps, False)[0]))
+    paper = float(np.mean(accept_and_rank(mean, disp, DEFAULT_TAU, DEFAULT_EPS, False)[0]))
     return Thresholds(tau, eps, method, rate, paper_acceptance_rate=paper)

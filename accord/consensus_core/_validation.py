@@ -19,16 +19,12 @@ def lambda_error(got, m: int | None) -> ValueError:
 
 
 def as_lambdas(lambdas, m: int) -> np.ndarray:
-    """Stubbornness vector of length m, every entry finite and > 0 (one number: the same for all)."""
-    try:
-        lam = np.asarray(lambdas, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise lambda_error(lambdas, m) from None
-    if lam.ndim == 0:
-        lam = np.full(m, float(lam))
-    if lam.ndim != 1 or lam.shape[0] != m or not np.all(np.isfinite(lam)) or np.any(lam <= 0):
-        raise lambda_error(lam.tolist(), m)
-    return lam
+    """λ for m judges as an array, by the one rule of :func:`parse_lambdas`; one number stands for
+    every judge."""
+    value = lambdas.tolist() if isinstance(lambdas, np.ndarray) else lambdas
+    if isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, bool):
+        return np.full(m, parse_lambdas(value)[0])
+    return np.asarray(parse_lambdas(value, m), dtype=np.float64)
 
 
 def parse_lambdas(value, m: int | None = None) -> tuple[float, ...]:

@@ -20,7 +20,11 @@ jax.config.update("jax_enable_x64", True)
 import jax.numpy as jnp  # noqa: E402
 import numpy as np  # noqa: E402
 
-from accord.consensus_core._policies import DEFAULT_EPS, DEFAULT_TAU  # noqa: E402
+from accord.consensus_core._equilibrium import influence_matrix  # noqa: E402
+from accord.consensus_core._fused import MARGIN  # noqa: E402
+from accord.consensus_core._policies import DEFAULT_EPS, DEFAULT_TAU, Verdict, panel_spec  # noqa: E402
+from accord.consensus_core._rule import accept_and_rank  # noqa: E402
+from accord.consensus_core._spec import ConsensusSpec  # noqa: E402
 from accord.consensus_core._validation import as_influence, as_lambdas, as_scores  # noqa: E402
 
 _LAST = -1e6
@@ -102,32 +106,43 @@ def consensus_stats_jax(raw, lambdas, influence=None) -> dict:
     return _stats(jnp.asarray(r), s, jnp.asarray(lam))
 
 
+def _choose(mean, spread, tau, eps, accepted, key, fallback):
+    """The choice on stacked (steps, n) keys: the best accepted candidate by ``key``, else the best by
+    ``fallback``; ties to the lowest index, -1 when every key is -inf (as the numpy reference). Also
+    which steps are near a threshold or a tie (``near``): there float rounding may part from the
+    reference, which decides them again (as it does for the compiled kernels)."""
+    any_acc = accepted.any(axis=-1)
+    final = jnp.where(any_acc[..., None], jnp.where(accepted, key, -jnp.inf), fallback)
+    final = jnp.where(jnp.isnan(final), -jnp.inf, final)
+    chosen = jnp.argmax(final, axis=-1)  # the first of equal maxima
+    chosen = jnp.where(jnp.all(jnp.isneginf(final), axis=-1), -1, chosen)
+    near = ((jnp.abs(mean - tau) <= MARGIN) | (jnp.abs(spread - eps) <= MARGIN)).any(axis=-1)
+    if final.shape[-1] > 1:
+        top = jnp.sort(final, axis=-1)
+        near = near | (top[..., -2] >= top[..., -1] - MARGIN)
+    return chosen, ~any_acc, near
+
+
 @partial(jax.jit, static_argnames=("general",))
 def _verdict(raw, lam, W, tau, eps, general=False):
-    # range check fused into the same pass; the caller raises if it fails
-    bad = jnp.any(jnp.isinf(raw) | (raw < 0.0) | (raw > 1.0))
+    """VERDICT with failed judges (NaN): a candidate scored by fewer than two judges is never accepted
+    and ranks below every valid one (one score: by it; none: never chosen)."""
     s = _general(raw, lam, W) if general else _closed_form(raw, lam)
     st = _stats(raw, s, lam)
     valid = st["n_scored"] >= 2
-    accepted = (st["mean"] > tau) & (st["dispersion"] < eps) & valid
-    any_acc = accepted.any(axis=-1)
+    accepted, key, fallback = accept_and_rank(st["mean"], st["dispersion"], tau, eps, False)
+    accepted = accepted & valid
     one = st["n_scored"] == 1
-    fb = jnp.where(
-        valid, st["mean"] - st["dispersion"], jnp.where(one, _LAST + jnp.nan_to_num(st["raw_mean"]), -jnp.inf)
-    )
-    key = jnp.where(any_acc[..., None], jnp.where(accepted, st["mean"], -jnp.inf), fb)
-    key = jnp.where(jnp.isnan(key), -jnp.inf, key)
-    chosen = jnp.argmax(key, axis=-1)
-    chosen = jnp.where(jnp.all(jnp.isneginf(key), axis=-1), -1, chosen)
+    fallback = jnp.where(valid, fallback, jnp.where(one, _LAST + jnp.nan_to_num(st["raw_mean"]), -jnp.inf))
+    chosen, fell_back, near = _choose(st["mean"], st["dispersion"], tau, eps, accepted, key, fallback)
     return {
         "chosen": chosen,
         "accepted": accepted,
-        "fallback": ~any_acc,
-        "rank_key": key,
+        "fallback": fell_back,
+        "near": near,
         "mean": st["mean"],
         "dispersion": st["dispersion"],
         "consensus": s,
-        "invalid_input": bad,
     }
 
 
@@ -147,58 +162,53 @@ def _verdict_clean(raw, a, D, tau, eps):
         cols = [raw[:, i, j] for j in range(m)]
         for c in cols:
             clean = clean & (c >= 0.0) & (c <= 1.0)
-        mean = sum(a[j] * cols[j] for j in range(m))
-        disp = sum(jnp.abs(sum(D[k, j] * cols[j] for j in range(m))) for k in range(m)) / m
-        means.append(mean)
-        disps.append(disp)
-    accepted = [(mu > tau) & (d < eps) for mu, d in zip(means, disps)]
-    any_acc = accepted[0]
-    for acc in accepted[1:]:
-        any_acc = any_acc | acc
-    best = jnp.full((steps,), -jnp.inf)
-    chosen = jnp.zeros((steps,), dtype=jnp.int32)
-    for i in range(n):
-        key = jnp.where(any_acc, jnp.where(accepted[i], means[i], -jnp.inf), means[i] - disps[i])
-        better = key > best
-        chosen = jnp.where(better, i, chosen)
-        best = jnp.where(better, key, best)
+        means.append(sum(a[j] * cols[j] for j in range(m)))
+        disps.append(sum(jnp.abs(sum(D[k, j] * cols[j] for j in range(m))) for k in range(m)) / m)
+    mean, dispersion = jnp.stack(means, axis=-1), jnp.stack(disps, axis=-1)
+    accepted, key, fallback = accept_and_rank(mean, dispersion, tau, eps, False)
+    chosen, fell_back, near = _choose(mean, dispersion, tau, eps, accepted, key, fallback)
     return {
         "chosen": chosen,
-        "accepted": jnp.stack(accepted, axis=-1),
-        "fallback": ~any_acc,
-        "mean": jnp.stack(means, axis=-1),
-        "dispersion": jnp.stack(disps, axis=-1),
+        "accepted": accepted,
+        "fallback": fell_back,
+        "near": near,
+        "mean": mean,
+        "dispersion": dispersion,
         "clean": jnp.all(clean),
     }
 
 
-def verdict_decide_jax(raw, lambdas=None, influence=None, tau: float = DEFAULT_TAU, eps: float = DEFAULT_EPS) -> dict:
-    """VERDICT's decision for raw scores (..., n, m), jit-compiled end to end.
+def verdict_decide_jax(
+    raw, spec: ConsensusSpec | None = None, tau: float = DEFAULT_TAU, eps: float = DEFAULT_EPS
+) -> dict:
+    """VERDICT's decision for raw scores (..., n, m) with the panel's λ and W (``spec``; None: λ = 1
+    each, as :meth:`Policy.decide`), jit-compiled end to end: the numpy policy's decisions.
 
     Returns a dict of jax arrays: chosen, accepted, fallback, mean (s̄*), dispersion (Δ*). A batch
     with no failed judge takes a lean kernel that never materialises s* (use :func:`consensus_jax`
     for the scores themselves); a batch with NaN (failed judges) takes the NaN-aware kernel, which
-    also returns ``consensus``. Bad scores raise the same ValueError as the numpy path.
+    also returns ``consensus``. Steps near a threshold or a tie are decided again by the numpy
+    reference, so rounding never parts the two. Bad scores or thresholds raise the same ValueError
+    as the numpy path.
     """
-    from accord.consensus_core._equilibrium import influence_matrix
-
     r = np.asarray(raw, dtype=np.float64)
     if r.ndim < 2 or r.shape[-1] < 2:
         raise ValueError(f"decide needs scores of shape (..., n, m) with m >= 2; got shape {r.shape}")
-    m = r.shape[-1]
-    lam = as_lambdas(lambdas if lambdas is not None else 1.0, m)  # λ = 1 each when not given, as Policy.decide
-    if eps <= 0 or not np.isfinite(tau) or not np.isfinite(eps):
-        raise ValueError(f"thresholds must be finite with eps > 0, got tau={tau}, eps={eps}")
-    general = influence is not None
-    W = as_influence(influence, m) if general else np.zeros((m, m))
-    M = influence_matrix(lam, W if general else None, m)
+    policy = Verdict(tau=tau, eps=eps)  # the thresholds checked as the policy checks them
+    spec = panel_spec(spec, r)
+    m, general = spec.m, spec.influence is not None
+    W = spec.influence if general else np.zeros((m, m))
+    M = influence_matrix(spec.lam, spec.influence, m)
     a = M.mean(axis=0)
     batch = r.shape[:-2]
     flat = jnp.asarray(r).reshape((-1,) + r.shape[-2:])
-    out = _verdict_clean(flat, jnp.asarray(a), jnp.asarray(M - a[None, :]), float(tau), float(eps))
+    out = _verdict_clean(flat, jnp.asarray(a), jnp.asarray(M - a[None, :]), policy.tau, policy.eps)
     if not bool(out.pop("clean")):
-        as_scores(r)  # raises for out-of-range or infinite scores; NaN (failed judges) passes
-        out = _verdict(flat, jnp.asarray(lam), jnp.asarray(W), float(tau), float(eps), general=general)
-        out.pop("invalid_input")
-        out.pop("rank_key")
+        spec.check(r)  # raises for out-of-range or infinite scores; NaN (failed judges) passes
+        out = _verdict(flat, jnp.asarray(spec.lam), jnp.asarray(W), policy.tau, policy.eps, general=general)
+    redo = np.flatnonzero(np.asarray(out.pop("near")))
+    if redo.size:  # near a threshold or a tie: the reference's decision, as on the compiled path
+        ref = policy.decide_reference(r.reshape(flat.shape)[redo], spec)
+        for name in ("chosen", "accepted", "fallback"):
+            out[name] = out[name].at[redo].set(getattr(ref, name))
     return {k: v.reshape(batch + v.shape[1:]) for k, v in out.items()}

@@ -14,7 +14,7 @@ that may run long goes through one worker path with a time limit that holds in t
 1.0
 """
 
-from importlib import import_module
+from accord.exports import lazy_exports
 
 _EXPORTS = {
     "AnswerGrader": "answers",
@@ -47,9 +47,6 @@ _EXPORTS = {
 __all__ = sorted(_EXPORTS)
 
 
-def __getattr__(name: str):
-    """Exports load on first use: a check worker importing one light module (exact arithmetic)
-    does not import sympy and math-verify with the checks or the answers."""
-    if name in _EXPORTS:
-        return getattr(import_module(f"accord.mathcheck.{_EXPORTS[name]}"), name)
-    raise AttributeError(f"module 'accord.mathcheck' has no attribute {name!r}")
+# exports load on first use: a check worker importing one light module (exact arithmetic) does not
+# import sympy and math-verify with the checks or the answers
+__getattr__ = lazy_exports(__name__, _EXPORTS)

@@ -3,13 +3,15 @@
 >>> from accord.proofs import run_all, report
 >>> doc = report(run_all())          # {"checks": [...], "errata": [...], "ok": bool}
 
-Checks are registered with :func:`claim` in modules named ``accord.proofs.*_checks`` (discovered
-at run time); each has a statement, an expected status and a result (PROVED, REFUTED with a
-counterexample, CHECKED-NUMERICALLY, or FAILED).
+Checks are registered with :func:`register_claim` in modules named ``accord.proofs.*_checks``
+(imported on the first lookup; an installed package's through the ``accord.claims`` entry points);
+each has a statement, an expected status and a result (PROVED, REFUTED with a counterexample,
+CHECKED-NUMERICALLY, or FAILED).
 """
 
 from accord.proofs.registry import (
     CHECKED_NUMERICALLY,
+    CLAIMS,
     FAILED,
     PROVED,
     REFUTED,
@@ -18,10 +20,9 @@ from accord.proofs.registry import (
     Outcome,
     Result,
     checks,
-    claim,
-    discover,
     errata,
     erratum,
+    register_claim,
     report,
     run_all,
     run_check,
@@ -29,6 +30,7 @@ from accord.proofs.registry import (
 
 __all__ = [
     "CHECKED_NUMERICALLY",
+    "CLAIMS",
     "FAILED",
     "PROVED",
     "REFUTED",
@@ -37,10 +39,9 @@ __all__ = [
     "Outcome",
     "Result",
     "checks",
-    "claim",
-    "discover",
     "errata",
     "erratum",
+    "register_claim",
     "report",
     "run_all",
     "run_check",

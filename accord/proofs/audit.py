@@ -13,6 +13,8 @@ from dataclasses import dataclass
 
 from accord.proofs.registry import PROVED, REFUTED, Erratum, Result
 
+PAPER = "VERDICT paper (seeds/002)"  # the source the core checks and the audit cite
+
 
 @dataclass(frozen=True)
 class Number:
@@ -33,13 +35,8 @@ class Number:
         return f"{self.where}: {self.quantity} stated {self.stated:g}, computed {self.value:.6g} [{mark}]"
 
     def as_dict(self) -> dict:
-        return {
-            "where": self.where,
-            "quantity": self.quantity,
-            "stated": self.stated,
-            "computed": self.value,
-            "ok": self.ok,
-        }
+        printed = {"where": self.where, "quantity": self.quantity, "stated": self.stated}
+        return {**printed, "computed": self.value, "ok": self.ok}
 
 
 def stated(

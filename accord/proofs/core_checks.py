@@ -12,10 +12,10 @@ import sympy as sp
 
 from accord.consensus_core import consensus, influence_matrix
 from accord.proofs import symbolic as sym
-from accord.proofs.registry import PROVED, REFUTED, Erratum, Result, claim
+from accord.proofs.audit import PAPER
+from accord.proofs.registry import PROVED, REFUTED, Erratum, Result, register_claim
 
 M_RANGE = range(2, 9)
-PAPER = "VERDICT paper (seeds/002)"
 PAPER_LAMBDAS = (sp.Rational(3, 2), sp.Integer(1), sp.Rational(4, 5))
 
 m_ = sp.Symbol("m", integer=True, positive=True)  # m >= 2 wherever it is used
@@ -35,7 +35,7 @@ def _fail(msg: str, **data) -> Result:
 # ----------------------------------------------------------------------------------- claim 1
 
 
-@claim(
+@register_claim(
     "equilibrium-foc",
     "Each judge's objective u_i = −(s_i − Σ_j W_ij s_j)² − λ_i(s_i − r_i)² is strictly concave in s_i, and the "
     "first-order conditions of all judges together are exactly (I + Λ − W) s = Λ r.",
@@ -77,7 +77,7 @@ def equilibrium_foc() -> Result:
 # ----------------------------------------------------------------------------------- claim 2
 
 
-@claim(
+@register_claim(
     "matrix-diagonally-dominant",
     "I + Λ − W is strictly diagonally dominant (so invertible) for every row-stochastic W with zero diagonal and "
     "λ_i > 0; for symmetric W it is positive definite.",
@@ -118,7 +118,7 @@ def diagonally_dominant() -> Result:
 # ----------------------------------------------------------------------------------- claim 3
 
 
-@claim(
+@register_claim(
     "determinant-all-to-all",
     "For all-to-all influence det(I + Λ − W) = Π_i (m + (m−1)λ_i)/(m−1) · (1 − Σ_i w_i), w_i = 1/(m + (m−1)λ_i); "
     "for m = 3 it equals ¾(α+β+γ) + αβ + αγ + βγ + αβγ.",
@@ -154,7 +154,7 @@ def determinant() -> Result:
 # ----------------------------------------------------------------------------------- claim 4
 
 
-@claim(
+@register_claim(
     "closed-form-solves-system",
     "For all-to-all influence, w_i = 1/(m + (m−1)λ_i), S = (m−1) Σ λ_i w_i r_i / (1 − Σ w_i), "
     "s*_i = w_i S + (m−1) λ_i w_i r_i solves (I + Λ − W) s = Λ r for every m.",
@@ -190,7 +190,7 @@ def closed_form_solves() -> Result:
 # ----------------------------------------------------------------------------------- claim 5
 
 
-@claim(
+@register_claim(
     "consensus-in-convex-hull",
     "M = (I + Λ − W)⁻¹Λ is entrywise non-negative and row-stochastic, so every s*_i is a convex combination of the "
     "raw scores: min r ≤ s*_i ≤ max r (no clipping to [0, 1] is needed).",
@@ -258,7 +258,7 @@ def convex_hull() -> Result:
 # ----------------------------------------------------------------------------------- claim 6
 
 
-@claim(
+@register_claim(
     "weighted-sum-invariant",
     "Σ λ_i s*_i = Σ λ_i r_i for all-to-all influence (and any W whose columns also sum to 1), every m.",
     source=f"{PAPER} §13.4 Eq. (19)",
@@ -279,7 +279,7 @@ def weighted_invariant() -> Result:
     return Result(PROVED, "general m", ev)
 
 
-@claim(
+@register_claim(
     "weighted-sum-invariant-any-W",
     "Σ λ_i s*_i = Σ λ_i r_i for every row-stochastic influence matrix W.",
     expect=REFUTED,
@@ -317,7 +317,7 @@ def _col_sum(lam_j, sigma, m=m_):
     return (m - 1) * lam_j * _w(lam_j, m) / (1 - sigma)
 
 
-@claim(
+@register_claim(
     "mean-preserved-any-lambda",
     "The consensus preserves the unweighted mean, s̄* = r̄, for any stubbornness values λ_i.",
     expect=REFUTED,
@@ -358,7 +358,7 @@ def mean_any_lambda() -> Result:
     )
 
 
-@claim(
+@register_claim(
     "mean-preserved-equal-lambda",
     "With equal stubbornness (λ_i = λ for all i) the unweighted mean is preserved: s̄* = r̄, for every m.",
     source=f"{PAPER} §13.4",
@@ -380,7 +380,7 @@ def mean_equal_lambda() -> Result:
 # ----------------------------------------------------------------------------------- claim 8
 
 
-@claim(
+@register_claim(
     "mean-shift-bound",
     "|s̄* − r̄| ≤ k · (1/m) Σ|s*_i − r_i| holds with the paper's factor k = (max λ − min λ)/min λ and with the "
     "smaller factor k = (max λ − min λ)/(max λ + min λ), which is tight (attained).",
@@ -466,7 +466,7 @@ def mean_shift_bound() -> Result:
 # ----------------------------------------------------------------------------------- claim 9
 
 
-@claim(
+@register_claim(
     "equal-lambda-dispersion",
     "With equal λ: s*_i − s̄* = (m−1)λ/((m−1)λ + m) · (r_i − r̄) for every m, so Δ* is a fixed multiple of the raw "
     "mean absolute deviation.",
@@ -524,7 +524,7 @@ _RECT = dict(
 )
 
 
-@claim(
+@register_claim(
     "dispersion-not-separable",
     "Proposition 1: Δ* is not a separable function Σ_i f_i(r_i) (for the paper's λ).",
     source=f"{PAPER} §4 Proposition 1, §15.1",
@@ -545,7 +545,7 @@ def dispersion_not_separable() -> Result:
     )
 
 
-@claim(
+@register_claim(
     "raw-dispersion-separable",
     "Raw variance (and raw mean absolute deviation) are separable functions Σ_i f_i(r_i), so Proposition 1 sets Δ* "
     "apart from them.",

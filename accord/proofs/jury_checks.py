@@ -15,16 +15,16 @@ from fractions import Fraction
 
 import sympy as sp
 
-from accord.proofs.registry import CHECKED_NUMERICALLY, PROVED, Result, claim
+from accord.proofs.registry import CHECKED_NUMERICALLY, PROVED, Result, register_claim
 
-SOURCE = "LLM-jury review (seeds/003), Eq. (1)"
+JURY_REVIEW = "LLM-jury review (seeds/003), Eq. (1)"
 
 
-@claim(
+@register_claim(
     "jury-beta-moment",
     "For p ~ Beta(α, β) and any M >= 0: E[(1 − p)^M] = B(α, β + M) / B(α, β) = Π_{i<M} (β + i)/(α + β + i).",
     group="jury",
-    source=SOURCE,
+    source=JURY_REVIEW,
 )
 def beta_moment_identity() -> Result:
     a, b = sp.symbols("alpha beta", positive=True)
@@ -46,12 +46,12 @@ def beta_moment_identity() -> Result:
     return Result(PROVED, "Beta moment of (1 − p)^M, symbolic M", ev)
 
 
-@claim(
+@register_claim(
     "jury-correlation-parameter",
     "With p ~ Beta(a k, (1 − a) k), k = 1/ρ − 1, a member is right with probability a and two members "
     "(independent given p) have error correlation exactly ρ.",
     group="jury",
-    source=SOURCE,
+    source=JURY_REVIEW,
 )
 def correlation_parameter() -> Result:
     a, rho = sp.symbols("a rho", positive=True)
@@ -118,13 +118,13 @@ def _brute_force(a: Fraction, rho: Fraction, s: tuple[Fraction, ...], M: int) ->
     return acc, floor, unan_ok / unan
 
 
-@claim(
+@register_claim(
     "jury-closed-forms",
     "The law's closed-form accuracy, unanimous-wrong floor Σ_j s_j^M E[(1−p)^M] and unanimous accuracy "
     "equal an exact sum over all answer patterns of the one-factor model (M = 2..5).",
     expect=CHECKED_NUMERICALLY,
     group="jury",
-    source=SOURCE,
+    source=JURY_REVIEW,
 )
 def closed_forms_vs_enumeration() -> Result:
     from accord.consensus_core.jury import predict

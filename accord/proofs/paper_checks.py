@@ -17,12 +17,11 @@ import sympy as sp
 
 from accord.consensus_core import PAPER_LAMBDA, ConsensusSpec, consensus_stats, get_policy
 from accord.proofs import symbolic as sym
-from accord.proofs.audit import Number
+from accord.proofs.audit import PAPER, Number
 from accord.proofs.audit import audit_result as _result
 from accord.proofs.audit import stated as _n
-from accord.proofs.registry import CHECKED_NUMERICALLY, PROVED, REFUTED, Erratum, Result, claim
+from accord.proofs.registry import CHECKED_NUMERICALLY, PROVED, REFUTED, Erratum, Result, register_claim
 
-PAPER = "VERDICT paper (seeds/002)"
 LAM = PAPER_LAMBDA
 LAM_EXACT = (sp.Rational(3, 2), sp.Integer(1), sp.Rational(4, 5))
 
@@ -47,7 +46,7 @@ def _consistent(lib, exact) -> bool:
 # --------------------------------------------------------------------------------------- §4
 
 
-@claim(
+@register_claim(
     "paper-s4-illustration",
     "§4 numerical illustration: r = (0.9, 0.3, 0.9), λ = (1.5, 1.0, 0.8) gives s* ≈ (0.80, 0.55, 0.77), s̄* ≈ 0.71, "
     "Δ* ≈ 0.11, shifts 0.10 (V) and 0.13 (C), rejected; r = (0.7, 0.7, 0.7) has Δ* = 0 and is accepted.",
@@ -93,7 +92,7 @@ def s4_illustration() -> Result:
     return _result(nums, facts, errata)
 
 
-@claim(
+@register_claim(
     "paper-s4-proposition1-numbers",
     "§4 Proposition 1 proof: r = (0.9, 0.2, 0.9) and r' = (0.7, 0.6, 0.7) share the mean 2/3, with Δ*(r) ≈ 0.13 "
     "and Δ*(r') ≈ 0.04.",
@@ -132,7 +131,7 @@ def s4_proposition1() -> Result:
     return _result(nums, facts, errata)
 
 
-@claim(
+@register_claim(
     "paper-s11-10-quoted-example",
     "§11.10 quotes the main paper's example r = (0.9, 0.3, 0.9) with s̄* = 0.71 and Δ* = 0.13.",
     expect=REFUTED,
@@ -159,7 +158,7 @@ def s11_quote() -> Result:
     return _result(nums, [], errata)
 
 
-@claim(
+@register_claim(
     "paper-s11-ranking-equals-mean",
     "§11.3/§11.4: since s̄* equals the raw mean, ranking the accepted candidates by s̄* is identical to the Mean "
     "baseline's ranking (permissive regime, τ ≤ 0.01).",
@@ -197,7 +196,7 @@ def s11_ranking() -> Result:
 # -------------------------------------------------------------------------------------- §13
 
 
-@claim(
+@register_claim(
     "paper-s13-2-numbers",
     "§13.2 and Table 13: det A = 7.175 and λ_min(A) = 1.048 for λ = (1.5, 1.0, 0.8) (Gershgorin bound 0.8); over "
     "{0.3, 0.8, 1.0, 1.5, 2.0}³ the minimum determinant is 0.972, the minimum eigenvalue 0.300, the maximum condition "
@@ -248,7 +247,7 @@ def s13_2_numbers() -> Result:
     return _result(nums, facts, lambda w: [], status_ok=CHECKED_NUMERICALLY)
 
 
-@claim(
+@register_claim(
     "paper-s13-2-conditioning",
     "§13.2: as any λ_i → 0⁺ the condition number grows as κ ∼ 1.5/min_i λ_i, and the system degenerates when "
     "a λ_i = 0 (a judge with no private evidence).",
@@ -291,7 +290,7 @@ def s13_2_conditioning() -> Result:
     )
 
 
-@claim(
+@register_claim(
     "paper-s13-4-numbers",
     "§13.4: with λ = (1.5, 1.0, 0.8) the factor of Eq. (20) is 0.875; §15.2: Σλ_i s*_i = Σλ_i r_i = 2.27 for "
     "r = (0.9, 0.2, 0.9).",
@@ -331,7 +330,7 @@ def s13_4_numbers() -> Result:
 # -------------------------------------------------------------------------------------- §15
 
 
-@claim(
+@register_claim(
     "paper-s15-worked-examples",
     "§15.2-§15.4 and Table 14: every intermediate number of the two worked examples (w_i, S, s*, s̄*, residuals, Δ*, "
     "shifts) and Eq. (26) ∂s*_i/∂r_j = 2λ_j w_i w_j/(1 − Σw).",
@@ -420,7 +419,7 @@ def s15_worked() -> Result:
 # -------------------------------------------------------------------------------------- §16
 
 
-@claim(
+@register_claim(
     "paper-s16-table15",
     "§16 Table 15: raw means, Δ*, and the weighted-average and VERDICT decisions of the five scenarios; and a "
     "dissent by the contextual judge gives a lower Δ* than the same dissent by the logical judge.",

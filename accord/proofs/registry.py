@@ -1,28 +1,28 @@
 """Registry of named checks (claims), their results, and the errata they find.
 
-A check is a function registered with :func:`claim`; it returns a :class:`Result` whose status is
-PROVED (a symbolic derivation that holds for the stated generality), REFUTED (with a
+A check is a function registered with :func:`register_claim` (in :data:`CLAIMS`); it returns a
+:class:`Result` whose status is PROVED (a symbolic derivation that holds for the stated generality), REFUTED (with a
 counterexample), CHECKED-NUMERICALLY (only numeric evidence was possible, and it is labelled as
 such) or FAILED (the check itself could not be completed, or raised). Each check declares the
 status it ``expects``: a claim of the paper that is false is expected to be REFUTED. A run fails
 when any check's status differs from its expectation.
 
-Checks live in modules named ``accord.proofs.*_checks`` and are imported by discovery, so
-another module registers more checks by adding such a file. Errata (claims of a source that are
+Checks live in modules named ``accord.proofs.*_checks``, imported on the first lookup, so another
+module registers more checks by adding such a file; an installed package adds its own through the
+``accord.claims`` entry-point group. Errata (claims of a source that are
 false or misstated, with the correct statement) are registered with :func:`erratum`, or attached
 to a result.
 """
 
 from __future__ import annotations
 
-import importlib
-import pkgutil
 import time
 import traceback
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from accord.registry import Registry
 from accord.timelimit import CheckError, CheckTimeout, call_with_limit
 
 PROVED = "PROVED"
@@ -99,22 +99,19 @@ class Outcome:
         }
 
 
-_CHECKS: dict[str, Check] = {}
+def _describe(check: Check) -> tuple[str, dict]:
+    return check.statement, {"expect": check.expect, "group": check.group, "source": check.source}
+
+
+CLAIMS: Registry[Check] = Registry("check", "accord.claims", builtins=("accord.proofs.*_checks",), describe=_describe)
 _ERRATA: list[Erratum] = []
 
 
-def claim(name: str, statement: str, expect: str = PROVED, group: str = "core", source: str = ""):
+def register_claim(name: str, statement: str, expect: str = PROVED, group: str = "core", source: str = ""):
     """Register the decorated zero-argument function as the check of ``statement``."""
     if expect not in STATUSES or expect == FAILED:
         raise ValueError(f"expect must be one of PROVED, REFUTED, CHECKED-NUMERICALLY; got {expect!r}")
-
-    def deco(fn: Callable[[], Result]) -> Callable[[], Result]:
-        if name in _CHECKS and _CHECKS[name].fn.__qualname__ != fn.__qualname__:
-            raise ValueError(f"a check named {name!r} is already registered")
-        _CHECKS[name] = Check(name, statement, fn, expect, group, source)
-        return fn
-
-    return deco
+    return CLAIMS.register(name, lambda fn: Check(name, statement, fn, expect, group, source))
 
 
 def erratum(claim_text: str, correction: str, source: str = "", check: str = "") -> Erratum:
@@ -124,29 +121,15 @@ def erratum(claim_text: str, correction: str, source: str = "", check: str = "")
     return e
 
 
-def discover() -> list[str]:
-    """Import every ``accord.proofs.*_checks`` module; returns their names."""
-    import accord.proofs as pkg
-
-    names = []
-    for info in sorted(pkgutil.iter_modules(pkg.__path__), key=lambda i: i.name):
-        if info.name.endswith("_checks"):
-            importlib.import_module(f"{pkg.__name__}.{info.name}")
-            names.append(info.name)
-    return names
-
-
 def checks(names: list[str] | None = None, group: str | None = None) -> list[Check]:
-    """Registered checks (after discovery), in registration order, optionally filtered."""
-    discover()
-    out = list(_CHECKS.values())
+    """Registered checks — the built-in ones and every installed plugin's — in registration order,
+    optionally filtered; a name no check has is a ValueError listing the known ones."""
+    wanted = {CLAIMS.get(n).name for n in names or ()}  # an unknown name: the registry's one error
+    out = [p.value for p in CLAIMS.everything()]
     if group is not None:
         out = [c for c in out if c.group == group]
     if names:
-        unknown = [n for n in names if n not in _CHECKS]
-        if unknown:
-            raise KeyError(f"no check named {', '.join(unknown)}; known: {', '.join(_CHECKS)}")
-        out = [c for c in out if c.name in names]
+        out = [c for c in out if c.name in wanted]
     return out
 
 

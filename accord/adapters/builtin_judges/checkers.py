@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, fields
 from typing import Any
 
-from accord.adapters._registry import Built, register_judge
+from accord.adapters._registry import register_judge
 from accord.adapters.served import ServedSpec
 
 
@@ -33,14 +33,16 @@ class CriticSpec(_CheckerSpec):
 
 
 @register_judge("code_check", CodeCheckSpec, columns={"code_check": 1.0})
-def _code_check(spec: CodeCheckSpec, models: dict) -> Built:
+def _code_check(spec: CodeCheckSpec, models: dict):
+    """A served model writes a program that checks the step; the sandbox runs it."""
     from accord.adapters.served import CodeCheckJudge
 
-    return Built(CodeCheckJudge(spec.endpoint("code_check"), **spec.options()), (1.0,))
+    return CodeCheckJudge(spec.endpoint("code_check"), **spec.options())
 
 
 @register_judge("critic", CriticSpec, columns={"critic": 1.0})
-def _critic(spec: CriticSpec, models: dict) -> Built:
+def _critic(spec: CriticSpec, models: dict):
+    """A served model critiques the solution so far with ProcessBench's critic prompt."""
     from accord.adapters.served import CriticJudge
 
-    return Built(CriticJudge(spec.endpoint("critic"), **spec.options()), (1.0,))
+    return CriticJudge(spec.endpoint("critic"), **spec.options())

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from accord.adapters._registry import Built, JudgeSpec, register_judge
+from accord.adapters._registry import Columns, JudgeSpec, register_judge
 from accord.consensus_core import PAPER_LAMBDA
 
 # the LLM code roles' columns (spec, correctness, focus), λ as the paper's V, L, C
@@ -64,29 +64,33 @@ def _runner(spec: CodeRunSpec):
 
 
 @register_judge("code_static", CodeStaticSpec, columns={"static": 1.0})
-def _code_static(spec: CodeStaticSpec, models: dict) -> Built:
+def _code_static(spec: CodeStaticSpec, models: dict):
+    """Static checks of a candidate program: it parses, defines the entry point, names nothing undefined."""
     from accord.adapters.code import StaticJudge
 
-    return Built(_named(StaticJudge(), spec), (1.0,))
+    return _named(StaticJudge(), spec)
 
 
 @register_judge("code_execution", CodeExecutionSpec, columns={"execution": 1.0})
-def _code_execution(spec: CodeExecutionSpec, models: dict) -> Built:
+def _code_execution(spec: CodeExecutionSpec, models: dict):
+    """The share of the task's visible tests a candidate passes, run in the sandbox."""
     from accord.adapters.code import ExecutionJudge
 
-    return Built(_named(ExecutionJudge(_runner(spec)), spec), (1.0,))
+    return _named(ExecutionJudge(_runner(spec)), spec)
 
 
 @register_judge("code_consistency", CodeConsistencySpec, columns={"consistency": 1.0})
-def _code_consistency(spec: CodeConsistencySpec, models: dict) -> Built:
+def _code_consistency(spec: CodeConsistencySpec, models: dict):
+    """How often a candidate agrees with the other candidates on generated probe inputs, run in the sandbox."""
     from accord.adapters.code import SelfConsistencyJudge
 
-    return Built(_named(SelfConsistencyJudge(_runner(spec)), spec), (1.0,))
+    return _named(SelfConsistencyJudge(_runner(spec)), spec)
 
 
 @register_judge("code_llm", CodeLLMSpec, columns=_CODE_LLM_COLUMNS)
-def _code_llm(spec: CodeLLMSpec, models: dict) -> Built:
-    from accord.adapters.code import DEFAULT_CODE_LAMBDA, LLMCodeJudges
+def _code_llm(spec: CodeLLMSpec, models: dict):
+    """A local LLM judges a candidate program in three roles: the specification, correctness, focus."""
+    from accord.adapters.code import LLMCodeJudges
 
     lm, tok = models.get(spec.model, (None, None))
     kwargs = {
@@ -95,4 +99,4 @@ def _code_llm(spec: CodeLLMSpec, models: dict) -> Built:
         if (v := getattr(spec, k)) is not None
     }
     judge = LLMCodeJudges(model=spec.model, lm=lm, tokenizer=tok, **kwargs)
-    return Built(judge, tuple(DEFAULT_CODE_LAMBDA[r] for r in judge.roles))
+    return Columns(judge, tuple(f"llm_code_{r}" for r in judge.roles))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from accord.adapters._registry import Built, JudgeSpec, register_judge
+from accord.adapters._registry import JudgeSpec, register_judge
 
 
 @dataclass(frozen=True)
@@ -13,8 +13,8 @@ class EmbeddingSpec(JudgeSpec):
 
 
 @register_judge("embedding", EmbeddingSpec, columns={"minilm_relevance": 1.0})
-def _embedding(spec: EmbeddingSpec, models: dict) -> Built:
-    """One column, ``minilm_relevance`` unless named."""
+def _embedding(spec: EmbeddingSpec, models: dict):
+    """Relevance: the step's MiniLM embedding against the question's; one column, ``minilm_relevance`` unless named."""
     from accord.adapters.local import EmbeddingRelevanceJudge
 
-    return Built(EmbeddingRelevanceJudge(spec.name or "minilm_relevance"), (1.0,))
+    return EmbeddingRelevanceJudge(spec.name or "minilm_relevance")

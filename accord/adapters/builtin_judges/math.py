@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, fields
 
-from accord.adapters._registry import Built, JudgeSpec, register_judge
+from accord.adapters._registry import JudgeSpec, register_judge
 
 
 @dataclass(frozen=True)
@@ -49,28 +49,32 @@ def _options(spec: JudgeSpec) -> dict:
 
 
 @register_judge("arithmetic", ArithmeticSpec, columns={"arithmetic": 1.0})
-def _arithmetic(spec: ArithmeticSpec, models: dict) -> Built:
+def _arithmetic(spec: ArithmeticSpec, models: dict):
+    """Exact arithmetic: every calculation the step writes out is recomputed."""
     from accord.adapters.math import ArithmeticJudge
 
-    return Built(ArithmeticJudge(**_options(spec)), (1.0,))
+    return ArithmeticJudge(**_options(spec))
 
 
 @register_judge("symbolic", SymbolicSpec, columns={"symbolic": 1.0})
-def _symbolic(spec: SymbolicSpec, models: dict) -> Built:
+def _symbolic(spec: SymbolicSpec, models: dict):
+    """Symbolic equivalence: each equation the step writes holds, or follows from the lines before (sympy)."""
     from accord.adapters.math import SymbolicEquivalenceJudge
 
-    return Built(SymbolicEquivalenceJudge(**_options(spec)), (1.0,))
+    return SymbolicEquivalenceJudge(**_options(spec))
 
 
 @register_judge("numeric", NumericSpec, columns={"numeric": 1.0})
-def _numeric(spec: NumericSpec, models: dict) -> Built:
+def _numeric(spec: NumericSpec, models: dict):
+    """Numeric sampling: each equation the step writes holds at random points."""
     from accord.adapters.math import NumericSamplingJudge
 
-    return Built(NumericSamplingJudge(**_options(spec)), (1.0,))
+    return NumericSamplingJudge(**_options(spec))
 
 
 @register_judge("final_answer", FinalAnswerSpec, columns={"final_answer": 1.0})
-def _final_answer(spec: FinalAnswerSpec, models: dict) -> Built:
+def _final_answer(spec: FinalAnswerSpec, models: dict):
+    """The final answer the step states against a reference answer (math-verify's equivalence)."""
     from accord.adapters.math import FinalAnswerJudge
 
-    return Built(FinalAnswerJudge(**_options(spec)), (1.0,))
+    return FinalAnswerJudge(**_options(spec))

@@ -11,7 +11,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from accord.adapters._registry import Built, JudgeSpec, register_judge
+from accord.adapters._registry import JudgeSpec, register_judge
 from accord.protocols import JudgeScore, StepContext
 
 MAX_PATTERN = 1_000  # characters: a pattern is a format check, not a program
@@ -61,6 +61,6 @@ class PatternSpec(JudgeSpec):
 
 
 @register_judge("pattern", PatternSpec, columns={"pattern": 1.0})
-def _pattern(spec: PatternSpec, models: dict) -> Built:
-    judge = PatternJudge(spec.pattern, spec.name or "pattern", spec.negate, spec.case_sensitive)
-    return Built(judge, (1.0,))
+def _pattern(spec: PatternSpec, models: dict):
+    """Does the step match a regular expression (a required format, a forbidden phrase)? Model-free."""
+    return PatternJudge(spec.pattern, spec.name or "pattern", spec.negate, spec.case_sensitive)

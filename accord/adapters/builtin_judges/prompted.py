@@ -10,9 +10,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from accord.adapters._registry import Built, register_judge
-from accord.adapters.local import LLM_LAMBDA, LLM_ROLES, VLM_LAMBDA, VLM_ROLES
+from accord.adapters._registry import Columns, register_judge
+from accord.adapters.local import LLM_ROLES, VLM_ROLES
 from accord.adapters.served import ServedSpec, judge_group_key
+from accord.consensus_core import PAPER_LAMBDA
 
 _SERVED = (
     "base_url",
@@ -76,46 +77,48 @@ def _key(spec: _PromptedSpec, kind: str, roles) -> tuple:
     return ("local", spec.model, spec.mode or "yes_no", spec.device or "cpu", spec.dtype or "float32")
 
 
-def _names(specs, kind: str) -> tuple[list[str], list[str]]:
-    return [s.role for s in specs], [s.name or f"{kind}_{s.role}" for s in specs]
+def _columns(kind: str, roles) -> dict[str, float]:
+    """The paper's λ per role (V, L, C): the columns named ``{kind}_{role}`` and, in a score table,
+    ``{role}`` alone."""
+    lam = dict(zip(roles, PAPER_LAMBDA))
+    return {**{f"{kind}_{r}": v for r, v in lam.items()}, **lam}
 
 
-@register_judge(
-    "llm",
-    LLMSpec,
-    group_by=lambda s: _key(s, "llm", LLM_ROLES),
-    columns={**{f"llm_{r}": v for r, v in LLM_LAMBDA.items()}, **LLM_LAMBDA},
-)
-def _llm(specs: list[LLMSpec], models: dict) -> Built:
-    key = _key(specs[0], "llm", LLM_ROLES)
-    roles, names = _names(specs, "llm")
-    lam = tuple(LLM_LAMBDA[r] for r in roles)
+def _group(kind: str, known_roles, specs: list[_PromptedSpec], local) -> Columns:
+    """The judge group of specs sharing one model: served, or ``local(key, roles, names)``; a column per role."""
+    key = _key(specs[0], kind, known_roles)
+    roles, names = [s.role for s in specs], [s.name or f"{kind}_{s.role}" for s in specs]
     if key[0] == "served":
         from accord.adapters.served import build_served_judges
 
-        return Built(build_served_judges("llm", key[1], roles, names), lam)
-    from accord.adapters.local import LLMJudges
-
-    _, model, mode = key
-    lm, tok = models.get(model, (None, None))
-    return Built(LLMJudges(roles, model=model, mode=mode, names=names, lm=lm, tokenizer=tok), lam)
+        judges = build_served_judges(kind, key[1], roles, names)
+    else:
+        judges = local(key, roles, names)
+    return Columns(judges, tuple(f"{kind}_{r}" for r in roles))
 
 
-@register_judge(
-    "vlm",
-    VLMSpec,
-    group_by=lambda s: _key(s, "vlm", VLM_ROLES),
-    columns={**{f"vlm_{r}": v for r, v in VLM_LAMBDA.items()}, **VLM_LAMBDA},
-)
-def _vlm(specs: list[VLMSpec], models: dict) -> Built:
-    key = _key(specs[0], "vlm", VLM_ROLES)
-    roles, names = _names(specs, "vlm")
-    lam = tuple(VLM_LAMBDA[r] for r in roles)
-    if key[0] == "served":
-        from accord.adapters.served import build_served_judges
+@register_judge("llm", LLMSpec, group_by=lambda s: _key(s, "llm", LLM_ROLES), columns=_columns("llm", LLM_ROLES))
+def _llm(specs: list[LLMSpec], models: dict):
+    """A prompted LLM in one role (grounding, logic, relevance), local or served: P(yes) to its question."""
 
-        return Built(build_served_judges("vlm", key[1], roles, names), lam)
-    from accord.adapters.local import VLMJudges, shared_vlm
+    def local(key, roles, names):
+        from accord.adapters.local import LLMJudges
 
-    _, model, mode, device, dtype = key
-    return Built(VLMJudges(roles, mode=mode, names=names, vlm=shared_vlm(model, device, dtype)), lam)
+        _, model, mode = key
+        lm, tok = models.get(model, (None, None))
+        return LLMJudges(roles, model=model, mode=mode, names=names, lm=lm, tokenizer=tok)
+
+    return _group("llm", LLM_ROLES, specs, local)
+
+
+@register_judge("vlm", VLMSpec, group_by=lambda s: _key(s, "vlm", VLM_ROLES), columns=_columns("vlm", VLM_ROLES))
+def _vlm(specs: list[VLMSpec], models: dict):
+    """A prompted vision-language model in one role (visual, logical, contextual), local or served."""
+
+    def local(key, roles, names):
+        from accord.adapters.local import VLMJudges, shared_vlm
+
+        _, model, mode, device, dtype = key
+        return VLMJudges(roles, mode=mode, names=names, vlm=shared_vlm(model, device, dtype))
+
+    return _group("vlm", VLM_ROLES, specs, local)

@@ -15,7 +15,7 @@ from __future__ import annotations
 from accord.adapters.code._generator import CodeGenerator
 from accord.adapters.code._judges import ExecutionJudge, SelfConsistencyJudge
 from accord.adapters.code._limits import Limits
-from accord.adapters.code._llm_judge import DEFAULT_CODE_LAMBDA, LLMCodeJudges
+from accord.adapters.code._llm_judge import LLMCodeJudges
 from accord.adapters.code._mutants import Mutant, mutate
 from accord.adapters.code._pool import build_pool, evaluate_policies, pool_from_json, pool_to_json
 from accord.adapters.code._runner import CodeRunner, default_runner, shared_runner
@@ -24,7 +24,6 @@ from accord.adapters.code._spec import CodeSpec, CodeTest, visible_tests
 from accord.adapters.code._static import StaticJudge
 
 __all__ = [
-    "DEFAULT_CODE_LAMBDA",
     "CodeGenerator",
     "CodeRunner",
     "CodeSpec",

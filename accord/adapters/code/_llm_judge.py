@@ -12,7 +12,6 @@ from collections.abc import Sequence
 
 from accord.adapters.code._spec import CodeSpec
 from accord.adapters.local import LLMJudge, LLMJudges, chat_prompt
-from accord.consensus_core import PAPER_LAMBDA
 from accord.protocols import JudgeScore, StepContext
 
 CODE_ROLES: dict[str, str] = {
@@ -30,7 +29,6 @@ CODE_ROLES: dict[str, str] = {
         "no file, process or network access, no unrelated code."
     ),
 }
-DEFAULT_CODE_LAMBDA = dict(zip(CODE_ROLES, PAPER_LAMBDA))  # the code roles as the paper's V, L, C
 _CODE_CLOSING = {
     "yes_no": "Is the proposed code acceptable under this check? Answer yes or no.",
     "digits": "Rate the proposed code under this check from 0 (unacceptable) to 9 (fully acceptable). Answer with one "
@@ -58,18 +56,9 @@ class LLMCodeJudges(LLMJudges):
     """Judge group: one panel column per code role, ``{prefix}{role}``, all scored in one call."""
 
     role_prompts = CODE_ROLES
+    column_prefix = "llm_code_"
     judge_tag = "accord-code-judge"
     kind = "code judge"
-
-    def __init__(
-        self,
-        roles: Sequence[str] = ("spec", "correctness", "focus"),
-        model: str = "smollm2",
-        mode: str = "yes_no",
-        name_prefix: str = "llm_code_",
-        **kwargs,
-    ):
-        super().__init__(roles, model, mode, name_prefix, **kwargs)
 
     def items(self, role: str, ctx: StepContext, candidates: Sequence[str]) -> list[tuple[str, str]]:
         return code_judge_items(self.tokenizer, role, self.mode, ctx, candidates)

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 from accord.adapters.code import _pyast as pyast
 
-KINDS = ("operator", "off_by_one", "drop_branch", "wrong_return")
+MUTATION_KINDS = ("operator", "off_by_one", "drop_branch", "wrong_return")
 
 _BINOP = {
     ast.Add: ast.Sub,
@@ -145,7 +145,7 @@ def mutate(source: str, function: str | None = None, count: int = 5, seed: int =
     except SyntaxError as exc:
         raise ValueError(f"cannot mutate a program that does not parse: {exc.msg} (line {exc.lineno})") from None
     original = ast.unparse(tree)
-    by_kind: dict[str, list] = {k: [] for k in KINDS}
+    by_kind: dict[str, list] = {k: [] for k in MUTATION_KINDS}
     for site in _sites(tree, function):
         by_kind[site[0]].append(site)
     rng = random.Random(seed)
@@ -154,7 +154,7 @@ def mutate(source: str, function: str | None = None, count: int = 5, seed: int =
     seen = {original}
     out: list[Mutant] = []
     while len(out) < count and any(by_kind.values()):
-        for kind in KINDS:
+        for kind in MUTATION_KINDS:
             if len(out) >= count or not by_kind[kind]:
                 continue
             site = by_kind[kind].pop()

@@ -126,7 +126,7 @@ def enter(root: str) -> None:
     os.chdir(SANDBOX_WORK)
 
 
-def parse(argv: list[str]) -> tuple[str, int, int, list[str], list[tuple[str, str]], list[str]]:
+def parse_args(argv: list[str]) -> tuple[str, int, int, list[str], list[tuple[str, str]], list[str]]:
     root, owner, size = argv[0], int(argv[1]), int(argv[2])
     readonly, links = [], []
     i = 3
@@ -143,7 +143,7 @@ def parse(argv: list[str]) -> tuple[str, int, int, list[str], list[tuple[str, st
 
 
 def main(argv: list[str]) -> None:
-    root, owner, size, readonly, links, command = parse(argv)
+    root, owner, size, readonly, links, command = parse_args(argv)
     try:
         build(root, owner, size, readonly, links)
         enter(root)

@@ -22,6 +22,8 @@ from accord.adapters.local._llm import (
     DEFAULT_EXAMPLE,
     DEFAULT_SYSTEM,
     FINAL_PATTERN,
+    LLM_JUDGE_SYSTEM,
+    LLM_ROLES,
     CausalLMGenerator,
     LLMJudge,
     LLMJudges,
@@ -33,9 +35,6 @@ from accord.adapters.local._llm import (
     role_label,
     steps_text,
 )
-from accord.adapters.local._llm import DEFAULT_LAMBDA as LLM_LAMBDA
-from accord.adapters.local._llm import JUDGE_SYSTEM as LLM_JUDGE_SYSTEM
-from accord.adapters.local._llm import ROLES as LLM_ROLES
 from accord.adapters.local._models import load_causal_lm, load_minilm, quiet_model_loading, smollm2_location
 from accord.adapters.local._reward import (
     CorrectnessReward,
@@ -49,18 +48,18 @@ from accord.adapters.local._reward import (
 )
 from accord.adapters.local._sampling import PromptSampler, nucleus
 from accord.adapters.local._scoring import (
-    MODES,
     NO_VARIANTS,
+    SCORING_MODES,
     YES_VARIANTS,
     NextTokenScorer,
     answer_token_groups,
+    check_roles_and_mode,
     plain_scores,
 )
-from accord.adapters.local._vlm import DEFAULT_LAMBDA as VLM_LAMBDA
-from accord.adapters.local._vlm import JUDGE_SYSTEM as VLM_JUDGE_SYSTEM
-from accord.adapters.local._vlm import ROLES as VLM_ROLES
 from accord.adapters.local._vlm import (
     VLM,
+    VLM_JUDGE_SYSTEM,
+    VLM_ROLES,
     VLMGenerator,
     VLMJudge,
     VLMJudges,
@@ -78,13 +77,12 @@ __all__ = [
     "DEFAULT_SYSTEM",
     "FINAL_PATTERN",
     "LLM_JUDGE_SYSTEM",
-    "LLM_LAMBDA",
     "LLM_ROLES",
-    "MODES",
+    "SCORING_MODES",
+    "check_roles_and_mode",
     "NO_VARIANTS",
     "VLM",
     "VLM_JUDGE_SYSTEM",
-    "VLM_LAMBDA",
     "VLM_ROLES",
     "YES_VARIANTS",
     "CausalLMGenerator",

@@ -18,7 +18,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from accord.consensus_core import PAPER_LAMBDA
 from accord.protocols import JudgeScore, StepContext
 
 DEFAULT_SYSTEM = (
@@ -174,7 +173,7 @@ class TransformersGenerator(CausalLMGenerator):
 
 
 # --------------------------------------------------------------------------- judges
-ROLES: dict[str, str] = {
+LLM_ROLES: dict[str, str] = {
     "grounding": (
         "Check GROUNDING: every number, quantity and fact the proposed step uses must come from the "
         "question or from the earlier steps; nothing may be invented or misread."
@@ -188,13 +187,12 @@ ROLES: dict[str, str] = {
         "speculative or repeated content."
     ),
 }
-DEFAULT_LAMBDA = dict(zip(("grounding", "logic", "relevance"), PAPER_LAMBDA))  # the paper's V, L, C stubbornness
 CLOSING = {  # one check's closing question (judges that ask about one role per prompt)
     "yes_no": "Is the proposed step acceptable under this check? Answer yes or no.",
     "digits": "Rate the proposed step under this check from 0 (unacceptable) to 9 (fully acceptable). Answer with one "
     "digit.",
 }
-JUDGE_SYSTEM = "You are a strict grader of reasoning steps. You answer only as instructed."
+LLM_JUDGE_SYSTEM = "You are a strict grader of reasoning steps. You answer only as instructed."
 _ANSWER_FORMAT = {
     "yes_no": "Judge the proposed step under each check separately: for each check write its name, a colon, "
     "and yes if the step passes it or no if it does not.",
@@ -205,7 +203,7 @@ _ANSWER_FORMAT = {
 
 def role_label(role: str) -> str:
     """The check's name as written in the prompt ("LOGICAL VALIDITY"); the answer is read after it."""
-    m = re.match(r"Check ([A-Z][A-Z ]*[A-Z]):", ROLES[role])
+    m = re.match(r"Check ([A-Z][A-Z ]*[A-Z]):", LLM_ROLES[role])
     return m.group(1) if m else role.upper()
 
 
@@ -213,7 +211,7 @@ def judge_body(mode: str, ctx: StepContext, candidate: str) -> str:
     """The judge's user message for one candidate: every check's definition and the answer format,
     the question, the earlier steps, then the candidate (the same for all roles)."""
     earlier = "\n".join(f"{i + 1}. {s}" for i, s in enumerate(ctx.steps)) or "(none yet)"
-    checks = "\n".join(f"- {text}" for text in ROLES.values())
+    checks = "\n".join(f"- {text}" for text in LLM_ROLES.values())
     step = candidate if candidate.strip() else "(empty: the reasoning stops here)"
     return (
         f"Checks:\n{checks}\n\n{_ANSWER_FORMAT[mode]}\n\nQuestion: {ctx.question}\n\n"
@@ -231,29 +229,31 @@ def judge_items(tokenizer, role: str, mode: str, ctx: StepContext, candidates: S
     token is read.
     """
     return [
-        (chat_prompt(tokenizer, JUDGE_SYSTEM, judge_body(mode, ctx, c)), f"{role_label(role)}:") for c in candidates
+        (chat_prompt(tokenizer, LLM_JUDGE_SYSTEM, judge_body(mode, ctx, c)), f"{role_label(role)}:") for c in candidates
     ]
 
 
 class LLMJudges:
     """A prompted causal LM judging in one or more roles; all roles x candidates in one scorer call.
 
-    Each role is one panel column named ``{prefix}{role}``. Scores are next-token probabilities
-    (``mode="yes_no"``: P(yes) normalised over yes/no; ``"digits"``: expected digit / 9).
-    Subclasses for other kinds of step (e.g. code) override ``role_prompts``, ``judge_tag``,
-    ``kind`` and ``items``: the prompt building; the scoring machinery stays here.
+    Each role is one panel column named ``{name_prefix}{role}`` (every role of ``role_prompts`` by
+    default). Scores are next-token probabilities (``mode="yes_no"``: P(yes) normalised over yes/no;
+    ``"digits"``: expected digit / 9). Subclasses for other kinds of step (e.g. code) override
+    ``role_prompts``, ``column_prefix``, ``judge_tag``, ``kind`` and ``items``: the prompt building;
+    the scoring machinery stays here.
     """
 
-    role_prompts: dict[str, str] = ROLES
+    role_prompts: dict[str, str] = LLM_ROLES
+    column_prefix = "llm_"
     judge_tag = "accord-llm-judge"
     kind = "LLM judge"
 
     def __init__(
         self,
-        roles: Sequence[str] = ("grounding", "logic", "relevance"),
+        roles: Sequence[str] | None = None,
         model: str = "smollm2",
         mode: str = "yes_no",
-        name_prefix: str = "llm_",
+        name_prefix: str | None = None,
         names: Sequence[str] | None = None,
         lm=None,
         tokenizer=None,
@@ -261,15 +261,11 @@ class LLMJudges:
         device: str = "cpu",
         dtype: str = "float32",
     ):
-        from accord.adapters.local._scoring import MODES, NextTokenScorer
+        from accord.adapters.local._scoring import NextTokenScorer, check_roles_and_mode
 
-        unknown = [r for r in roles if r not in self.role_prompts]
-        if unknown or not roles:
-            raise ValueError(
-                f"unknown {self.kind} role(s) {unknown or list(roles)}; choose from {sorted(self.role_prompts)}"
-            )
-        if mode not in MODES:
-            raise ValueError(f"LLM judge mode must be one of {MODES}, got {mode!r}")
+        roles = tuple(self.role_prompts) if roles is None else roles
+        name_prefix = self.column_prefix if name_prefix is None else name_prefix
+        check_roles_and_mode(self.kind, roles, self.role_prompts, mode)
         if lm is None:
             from accord.adapters.local._models import load_causal_lm
 

@@ -27,9 +27,10 @@ The fast path equals a plain forward pass over the concatenated ids (tests check
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -42,7 +43,7 @@ from accord.adapters.local._kv_prefix import (
     shared_opening,
 )
 
-MODES = ("yes_no", "digits")
+SCORING_MODES = ("yes_no", "digits")
 YES_VARIANTS = (" yes", "yes", " Yes", "Yes", " YES", "YES")
 NO_VARIANTS = (" no", "no", " No", "No", " NO", "NO")
 
@@ -57,6 +58,15 @@ def _single_token_ids(tokenizer, variants: Sequence[str]) -> list[int]:
     return ids
 
 
+def check_roles_and_mode(kind: str, roles: Sequence[str], known: Mapping[str, str], mode: str) -> None:
+    """The one check of a prompted judge's roles and scoring mode, local and served alike."""
+    unknown = [r for r in roles if r not in known]
+    if unknown or not roles:
+        raise ValueError(f"unknown {kind} role(s) {unknown or list(roles)}; choose from {sorted(known)}")
+    if mode not in SCORING_MODES:
+        raise ValueError(f"{kind} mode must be one of {SCORING_MODES}, got {mode!r}")
+
+
 def answer_token_groups(tokenizer, mode: str) -> list[list[int]]:
     """Token ids per answer: ``[yes ids, no ids]`` for yes_no, ``[ids of "0", ..., ids of "9"]`` for digits."""
     if mode == "yes_no":
@@ -66,7 +76,7 @@ def answer_token_groups(tokenizer, mode: str) -> list[list[int]]:
         groups = [_single_token_ids(tokenizer, (str(d), f" {d}")) for d in range(10)]
         names = tuple(str(d) for d in range(10))
     else:
-        raise ValueError(f"scoring mode must be one of {MODES}, got {mode!r}")
+        raise ValueError(f"scoring mode must be one of {SCORING_MODES}, got {mode!r}")
     for name, ids in zip(names, groups):
         if not ids:
             raise ValueError(f"tokenizer has no single-token encoding of {name!r}: mode {mode!r} cannot be scored")
@@ -95,7 +105,7 @@ def scores_from_logits(logits, groups: Sequence[Sequence[int]], mode: str) -> li
     elif mode == "digits":
         s = (p * torch.arange(10, dtype=p.dtype, device=p.device)).sum(-1) / 9.0
     else:
-        raise ValueError(f"scoring mode must be one of {MODES}, got {mode!r}")
+        raise ValueError(f"scoring mode must be one of {SCORING_MODES}, got {mode!r}")
     return [float(min(1.0, max(0.0, v))) for v in s.reshape(-1).tolist()]
 
 
@@ -111,14 +121,7 @@ class ScorerStats:
     forward_passes: int = 0
 
     def as_dict(self) -> dict[str, int]:
-        return {
-            "items": self.items,
-            "cache_hits": self.cache_hits,
-            "prefix_tokens_computed": self.prefix_tokens_computed,
-            "prefix_tokens_reused": self.prefix_tokens_reused,
-            "suffix_tokens": self.suffix_tokens,
-            "forward_passes": self.forward_passes,
-        }
+        return dataclasses.asdict(self)
 
 
 class NextTokenScorer:

@@ -37,12 +37,11 @@ from accord.adapters.local._llm import (
     model_lock,
     steps_text,
 )
-from accord.adapters.local._scoring import MODES, answer_token_groups, scores_from_logits
-from accord.consensus_core import PAPER_LAMBDA
+from accord.adapters.local._scoring import answer_token_groups, check_roles_and_mode, scores_from_logits
 from accord.protocols import JudgeScore, StepContext
 
 FAMILIES = ("qwen2_5_vl", "qwen2_vl", "llava")
-ROLES = {
+VLM_ROLES = {
     "visual": (
         "Check VISUAL GROUNDING: everything the proposed step says about the picture (objects, "
         "counts, colours, positions, text, relations) must be visible in the image."
@@ -56,8 +55,7 @@ ROLES = {
         "not speculate about objects or events the image does not show."
     ),
 }
-DEFAULT_LAMBDA = dict(zip(("visual", "logical", "contextual"), PAPER_LAMBDA))  # the paper's V, L, C stubbornness
-JUDGE_SYSTEM = "You are a strict grader of reasoning steps about an image. You answer only as instructed."
+VLM_JUDGE_SYSTEM = "You are a strict grader of reasoning steps about an image. You answer only as instructed."
 SOLVER_SYSTEM = (
     "You answer questions about an image step by step. Write exactly one short step per line. "
     "When you know the result, write a last line of the form 'The answer is <value>.'"
@@ -255,7 +253,7 @@ def judge_user_text(role: str, mode: str, ctx: StepContext, candidate: str) -> s
     earlier = "\n".join(f"{i + 1}. {s}" for i, s in enumerate(ctx.steps)) or "(none yet)"
     step = candidate if candidate.strip() else "(empty: the reasoning stops here)"
     return (
-        f"Question: {ctx.question}\n\nEarlier steps:\n{earlier}\n\n{ROLES[role]}\n\n"
+        f"Question: {ctx.question}\n\nEarlier steps:\n{earlier}\n\n{VLM_ROLES[role]}\n\n"
         f"Proposed step: {step}\n\n{CLOSING[mode]}"
     )
 
@@ -264,7 +262,7 @@ def judge_prompts(
     vlm: VLM, role: str, mode: str, ctx: StepContext, candidates: Sequence[str], n_images: int
 ) -> list[str]:
     """One prompt per candidate for one role (:func:`judge_user_text` in the model's chat layout)."""
-    return [vlm.chat(JUDGE_SYSTEM, judge_user_text(role, mode, ctx, c), n_images) for c in candidates]
+    return [vlm.chat(VLM_JUDGE_SYSTEM, judge_user_text(role, mode, ctx, c), n_images) for c in candidates]
 
 
 class VLMJudges:
@@ -289,11 +287,7 @@ class VLMJudges:
         dtype: str = "float32",
         device_map: str | dict | None = None,
     ):
-        unknown = [r for r in roles if r not in ROLES]
-        if unknown or not roles:
-            raise ValueError(f"unknown VLM judge role(s) {unknown or list(roles)}; choose from {sorted(ROLES)}")
-        if mode not in MODES:
-            raise ValueError(f"VLM judge mode must be one of {MODES}, got {mode!r}")
+        check_roles_and_mode("VLM judge", roles, VLM_ROLES, mode)
         if batch_size < 1:
             raise ValueError(f"batch_size must be >= 1, got {batch_size}")
         if vlm is None:

@@ -41,7 +41,7 @@ from accord.mathcheck import (
 from accord.protocols import JudgeScore, StepContext, context_key
 
 DEFAULT_TIMEOUT_S = 10.0
-MODES = ("derivation", "solution")
+READING_MODES = ("derivation", "solution")
 FINAL_SCOPES = ("any", "final")
 
 
@@ -63,8 +63,8 @@ def _check_timeout(timeout: float) -> float:
 
 
 def _check_mode(mode: str) -> str:
-    if mode not in MODES:
-        raise ValueError(f"mode must be one of {', '.join(MODES)}, got {mode!r}")
+    if mode not in READING_MODES:
+        raise ValueError(f"mode must be one of {', '.join(READING_MODES)}, got {mode!r}")
     return mode
 
 

@@ -5,7 +5,7 @@ from accord.adapters.served._calls import CallRecord, Recorder, Tally
 from accord.adapters.served._checkers import CodeCheckJudge, CriticJudge
 from accord.adapters.served._client import REFUSED, UNAVAILABLE, Endpoint, Reply, ServedClient
 from accord.adapters.served._entries import (
-    build_generator,
+    build_served_generator,
     build_served_judges,
     check_generator,
     is_served,
@@ -31,7 +31,7 @@ __all__ = [
     "ServedSpec",
     "ServedVLMJudges",
     "Tally",
-    "build_generator",
+    "build_served_generator",
     "build_served_judges",
     "check_generator",
     "is_served",

@@ -16,17 +16,14 @@ import threading
 from pathlib import Path
 from typing import Any
 
-CACHE_ENV = "ACCORD_CACHE_DIR"
+from accord.adapters._cache import user_cache_dir
+
 CACHE_FILE = "served-calls.sqlite"
 
 
 def default_cache_path() -> Path:
-    """``$ACCORD_CACHE_DIR``, else ``$XDG_CACHE_HOME/accord``, else ``~/.cache/accord``; the file in it."""
-    folder = os.environ.get(CACHE_ENV)
-    if not folder:
-        base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-        folder = str(Path(base) / "accord")
-    return Path(folder) / CACHE_FILE
+    """The served-call cache in the user cache folder (:func:`accord.adapters.user_cache_dir`)."""
+    return user_cache_dir() / CACHE_FILE
 
 
 def request_key(endpoint: str, model: str, messages: list[dict], params: dict[str, Any]) -> str:

@@ -30,7 +30,7 @@ from accord.adapters.served._client import Reply, ServedClient
 from accord.adapters.served._runner import run
 from accord.protocols import JudgeScore, StepContext
 
-KINDS = ("code_check", "critic")
+CHECKER_KINDS = ("code_check", "critic")
 EVIDENCE_CHARS = 4000
 _FENCE = re.compile(r"```(?:python|py)?[ \t]*\n(.*?)(?:```|$)", re.DOTALL | re.IGNORECASE)
 _BOXED = re.compile(r"\\boxed\{\s*(-?\d+)\s*\}")
@@ -88,7 +88,7 @@ def verdict_of_output(output: str) -> str | None:
     return None
 
 
-def index_of(text: str) -> int | None:
+def step_index(text: str) -> int | None:
     """The paragraph index a critic's reply names: the last ``\\boxed{n}``, else a closing integer."""
     boxed = _BOXED.findall(text)
     if boxed:
@@ -198,7 +198,7 @@ class CriticJudge(_ServedChecker):
 
     def judge(self, ctx: StepContext, text: str) -> JudgeScore:
         k = len(ctx.steps)
-        idx = index_of(text)
+        idx = step_index(text)
         if idx is None or idx < -1 or idx > k:
             return JudgeScore.failed(f"critic: no paragraph index in [-1, {k}] in the reply {text[-160:]!r}")
         if idx == -1:

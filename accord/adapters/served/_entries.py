@@ -66,7 +66,7 @@ def check_generator(entry: dict[str, Any]) -> None:
     endpoint_of(entry)
 
 
-def build_generator(entry: dict[str, Any]) -> ServedGenerator:
+def build_served_generator(entry: dict[str, Any]) -> ServedGenerator:
     """The served generator of a generator entry."""
     check_generator(entry)
     return ServedGenerator(endpoint_of(entry), **{k: entry[k] for k in GENERATOR_KEYS if k in entry})

@@ -32,7 +32,7 @@ N_PARAM = ("auto", True, False)
 NEXT_STEP = "Continue: write only the next step."
 
 
-def row_seed(seed: int, row: int) -> int:
+def request_seed(seed: int, row: int) -> int:
     """The request seed of candidate ``row`` (a 31-bit integer every server accepts)."""
     return int(hashlib.sha1(f"{seed}\x1f{row}".encode()).hexdigest()[:8], 16) & 0x7FFFFFFF
 
@@ -125,7 +125,7 @@ class ServedGenerator:
 
         async def ask_all():
             return await asyncio.gather(
-                *(self.client.chat(messages, self.params(row_seed(seed, first + i), 1, extra)) for i in range(n))
+                *(self.client.chat(messages, self.params(request_seed(seed, first + i), 1, extra)) for i in range(n))
             )
 
         replies = run(ask_all())

@@ -36,11 +36,11 @@ from accord.adapters.local import (
     CLOSING,
     LLM_JUDGE_SYSTEM,
     LLM_ROLES,
-    MODES,
     NO_VARIANTS,
     VLM_JUDGE_SYSTEM,
     VLM_ROLES,
     YES_VARIANTS,
+    check_roles_and_mode,
     judge_body,
     judge_user_text,
     load_image,
@@ -155,13 +155,7 @@ class ServedJudges:
         batch: bool | str = "auto",
         prompt: str = "auto",
     ):
-        unknown = [r for r in roles if r not in self.roles_known]
-        if unknown or not roles:
-            raise ValueError(
-                f"unknown {self.kind} role(s) {unknown or list(roles)}; choose from {sorted(self.roles_known)}"
-            )
-        if mode not in MODES:
-            raise ValueError(f"{self.kind} mode must be one of {MODES}, got {mode!r}")
+        check_roles_and_mode(self.kind, roles, self.roles_known, mode)
         if isinstance(max_tokens, bool) or not isinstance(max_tokens, int) or max_tokens < 1:
             raise ValueError(f"max_tokens must be an integer >= 1, got {max_tokens!r}")
         if isinstance(top_logprobs, bool) or not isinstance(top_logprobs, int) or not 1 <= top_logprobs <= 20:

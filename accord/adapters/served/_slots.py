@@ -80,7 +80,7 @@ def server_json(url: str, api_key: str, timeout_s: float, body: object = None) -
         return None
 
 
-def forget(base_url: str | None = None) -> None:
+def forget_slots(base_url: str | None = None) -> None:
     """Drops what was learnt about one server (all with None): the next request asks again."""
     with _LOCK:
         if base_url is None:

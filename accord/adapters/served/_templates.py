@@ -87,7 +87,7 @@ async def _learn(root: str, parts: tuple[str, str], api_key: str, timeout_s: flo
         return _SHAPES.setdefault((root, system), shape)
 
 
-def forget(base_url: str | None = None) -> None:
+def forget_templates(base_url: str | None = None) -> None:
     """Drops what was learnt about one server's template (all servers with None)."""
     with _LOCK:
         if base_url is None:

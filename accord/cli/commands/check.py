@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import sys
 
@@ -12,7 +13,8 @@ from accord.verify.io import read_derivation
 
 NAME = "check"
 HELP = "Check a derivation (text or Markdown, one step per line) with symbolic, numeric and arithmetic judges"
-JUDGES = ("symbolic", "numeric", "arithmetic")
+DEFAULT_JUDGES = ("symbolic", "numeric", "arithmetic")  # the default panel: the math family but the final-answer judge
+FAMILY = "math"  # --judges chooses among the judge registry's math types
 
 
 def add_arguments(parser) -> None:
@@ -21,8 +23,9 @@ def add_arguments(parser) -> None:
     parser.add_argument("--policy", default="verdict", help="decision rule (default: verdict)")
     parser.add_argument(
         "--judges",
-        default=",".join(JUDGES),
-        help=f"comma-separated judges from {', '.join(JUDGES)}, final_answer (default: all but final_answer)",
+        default=",".join(DEFAULT_JUDGES),
+        help=f"comma-separated judge types of the math family, e.g. {','.join(DEFAULT_JUDGES)},final_answer "
+        "(default: all but final_answer)",
     )
     parser.add_argument(
         "--lambdas", default=None, help="stubbornness per judge, comma-separated (default: each judge type's, 1 each)"
@@ -33,7 +36,9 @@ def add_arguments(parser) -> None:
     parser.add_argument(
         "--timeout", type=positive_float, default=10.0, help="seconds per symbolic/numeric check (default 10)"
     )
-    parser.add_argument("--seed", type=int, default=0, help="seed of the numeric judge's sample points")
+    parser.add_argument(
+        "--seed", type=int, default=0, help="seed of the math judges' sample points (numeric, symbolic)"
+    )
     add_quiet(parser)
     parser.add_argument(
         "--mode",
@@ -45,29 +50,29 @@ def add_arguments(parser) -> None:
 
 
 def _judges(args):
-    from accord.adapters import build_judges, parse_judge
+    from accord.adapters import build_judges, judge_type, judge_types, parse_judge
 
     if not args.timeout > 0:
         raise UserError(f"--timeout must be > 0 seconds, got {args.timeout}")
     names = [n.strip() for n in args.judges.split(",") if n.strip()]
     if args.answer is not None and "final_answer" not in names:
         names.append("final_answer")
-    make = {  # each judge type's options from the flags; built by the judge registry
-        "symbolic": {"timeout": args.timeout, "mode": args.mode},
-        "numeric": {"timeout": args.timeout, "seed": args.seed, "mode": args.mode},
-        "arithmetic": {},
-        "final_answer": {"reference": args.answer, "timeout": args.timeout},
-    }
-    unknown = [n for n in names if n not in make]
+    known = judge_types(family=FAMILY)  # a new math judge type is a choice at once
+    unknown = [n for n in names if n not in known]
     if unknown:
-        raise UserError(f"--judges: unknown judge(s) {', '.join(unknown)}; choose from {', '.join(make)}")
+        raise UserError(f"--judges: unknown judge(s) {', '.join(unknown)}; choose from {', '.join(known)}")
     if len(set(names)) != len(names):
         raise UserError(f"--judges: a judge is named twice in {args.judges!r}")
     if len(names) < 2:
         raise UserError("--judges: a consensus needs at least 2 judges")
     if "final_answer" in names and args.answer is None:
         raise UserError("--judges: final_answer needs --answer REFERENCE")
-    built = build_judges([parse_judge({"type": n, **make[n]}, f"--judges {n}") for n in names])
+    flags = {"timeout": args.timeout, "mode": args.mode, "seed": args.seed, "reference": args.answer}
+    entries = []
+    for n in names:  # each type takes the flags its spec has an option for
+        options = {f.name for f in dataclasses.fields(judge_type(n).spec)}
+        entries.append(parse_judge({"type": n, **{k: v for k, v in flags.items() if k in options}}, f"--judges {n}"))
+    built = build_judges(entries)
     return [b.judge for b in built], tuple(x for b in built for x in b.lambdas)
 
 

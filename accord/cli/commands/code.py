@@ -6,12 +6,11 @@ import argparse
 import json
 import sys
 
-from accord.cli.commands.codepool import JUDGES, make_panel
-from accord.cli.options import lambdas_flag, positive_int, unit_interval
+from accord.cli.options import add_policy_flags, add_sandbox_flags, lambdas_flag, positive_int
 from accord.cli.progress import add_quiet, progress_bar
-from accord.consensus_core import ConsensusSpec, list_policies
+from accord.consensus_core import ConsensusSpec
 from accord.errors import UserError
-from accord.verify.candidates import check_candidates, read_candidates, read_code_tests
+from accord.verify.candidates import CODE_JUDGES, check_candidates, code_panel, read_candidates, read_code_tests
 from accord.verify.io import writable_output, write_text_atomic
 
 NAME = "code"
@@ -27,10 +26,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help='JSONL, one line per task: {"task_id", "entry_point", "tests": pytest-style asserts or test_ '
         'functions, and/or "check": a HumanEval-style check(candidate), "prompt"?}',
     )
-    p.add_argument("--judges", default=",".join(JUDGES), help=f"panel, from {', '.join(JUDGES)} (default: all three)")
-    p.add_argument("--policy", default="verdict", help=f"decision rule: {', '.join(list_policies())} (default verdict)")
-    p.add_argument("--tau", type=unit_interval, default=None, help="confidence threshold (policies with tau)")
-    p.add_argument("--eps", type=unit_interval, default=None, help="dispersion tolerance (policies with eps)")
+    p.add_argument(
+        "--judges", default=",".join(CODE_JUDGES), help=f"panel, from {', '.join(CODE_JUDGES)} (default: all three)"
+    )
+    add_policy_flags(p, "confidence threshold (policies with tau)", "dispersion tolerance (policies with eps)")
     p.add_argument(
         "--lambdas",
         default=None,
@@ -39,13 +38,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--probes", type=positive_int, default=12, help="probe inputs per task for the consistency judge (default 12)"
     )
-    p.add_argument(
-        "--isolation",
-        default="auto",
-        help="sandbox: auto (bwrap or unshare, private filesystem), bwrap, unshare, "
-        "or rlimits (shares the host filesystem)",
-    )
-    p.add_argument("--workers", type=positive_int, default=None, help="candidates run in parallel (default: CPU count)")
+    add_sandbox_flags(p)
     p.add_argument(
         "--out", default=None, help="write one JSON line per candidate (scores, reasons, verdict) to this file"
     )
@@ -126,16 +119,18 @@ def run(args: argparse.Namespace) -> int:
     if args.format == "csv" and args.json and not args.out:
         raise UserError("--format csv without --out prints the CSV to stdout; --json would too: give --out")
     names = [j.strip() for j in args.judges.split(",") if j.strip()]
-    unknown = [j for j in names if j not in JUDGES]
+    unknown = [j for j in names if j not in CODE_JUDGES]
     if unknown or len(names) < 2 or len(set(names)) != len(names):
-        raise UserError(f"--judges: give at least two distinct judges from {', '.join(JUDGES)}, got {args.judges!r}")
+        raise UserError(
+            f"--judges: give at least two distinct judges from {', '.join(CODE_JUDGES)}, got {args.judges!r}"
+        )
     candidates = read_candidates(args.candidates)
     specs = read_code_tests(args.tests)
     missing = sorted({c.task_id for c in candidates} - specs.keys())
     if missing:
         raise UserError(f"{args.candidates}: no tests in {args.tests} for task(s) {', '.join(map(repr, missing[:5]))}")
     params = {k: v for k, v in (("tau", args.tau), ("eps", args.eps)) if v is not None}
-    panel = make_panel(names, args.isolation, args.workers, args.probes)
+    panel = code_panel(names, args.isolation, args.workers, args.probes)
     lam = lambdas_flag(args.lambdas, len(panel.names))
     consensus = panel.consensus if lam is None else ConsensusSpec(lam)
     tasks = len({c.task_id for c in candidates})

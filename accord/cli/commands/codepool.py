@@ -10,17 +10,16 @@ from pathlib import Path
 
 from accord.adapters import column_lambdas, judge_types
 from accord.adapters.code import build_pool, evaluate_policies, pool_from_json, pool_to_json
-from accord.cli.options import lambdas_flag, positive_int
+from accord.cli.options import add_sandbox_flags, lambdas_flag, positive_int
 from accord.cli.progress import add_quiet, progress_bar
 from accord.consensus_core import list_policies
 from accord.errors import UserError
+from accord.verify.candidates import CODE_JUDGES, code_panel
 from accord.verify.io import parse_json, read_text, writable_output, write_text_atomic
-from accord.verify.loop import build_panel
 from accord.verify.tasks import load_humaneval
 
 NAME = "codepool"
 HELP = "Evaluate selection policies on a model-free code pool (HumanEval canonical solutions + AST mutants)."
-JUDGES = ("code_static", "code_execution", "code_consistency")  # the default three of the code judge types
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -30,21 +29,15 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--seed", type=int, default=0, help="seed of the mutant choice and candidate order")
     p.add_argument(
         "--judges",
-        default=",".join(JUDGES),
-        help=f"code judge types, comma-separated (default: {','.join(JUDGES)}; code_llm adds the LLM code judges)",
+        default=",".join(CODE_JUDGES),
+        help=f"code judge types, comma-separated (default: {','.join(CODE_JUDGES)}; code_llm adds the LLM code judges)",
     )
     p.add_argument("--policies", default=None, help="comma-separated policies (default: all)")
     p.add_argument(
         "--lambdas", default=None, help="stubbornness per judge column, comma-separated (default: each judge type's)"
     )
     p.add_argument("--probes", type=positive_int, default=12, help="probe inputs per problem for the consistency judge")
-    p.add_argument(
-        "--isolation",
-        default="auto",
-        help="sandbox: auto (bwrap or unshare, private filesystem), bwrap, unshare, or rlimits (shares the host "
-        "filesystem)",
-    )
-    p.add_argument("--workers", type=positive_int, default=None, help="candidates run in parallel (default: CPU count)")
+    add_sandbox_flags(p)
     p.add_argument("--save", default=None, help="write the scored pool (every raw score and label) to this JSON file")
     p.add_argument("--load", default=None, help="replay the policies on a pool saved with --save (no execution)")
     p.add_argument("--json", action="store_true", help="print one JSON document instead of a table")
@@ -66,7 +59,7 @@ def _build(args) -> tuple[list, list[str]]:
         tasks = load_humaneval(args.limit, [i.strip() for i in args.ids.split(",")] if args.ids else None)
     except ValueError as exc:
         raise UserError(str(exc)) from None
-    panel = make_panel(judges, args.isolation, args.workers, args.probes)
+    panel = code_panel(judges, args.isolation, args.workers, args.probes)
     print(f"sandbox: {_describe(panel)}", file=sys.stderr)
     judges = list(panel.names)
     with progress_bar("scoring pool", len(tasks), args.quiet) as update:
@@ -80,17 +73,6 @@ def _describe(panel) -> str:
         if runner is not None:
             return runner.sandbox.describe()
     return "not used"
-
-
-def make_panel(types, isolation: str = "auto", workers: int | None = None, probes: int = 12):
-    """A panel of the judge types named, built by the judge registry as a run config's are; the
-    execution judges share one sandboxed runner (each candidate executes once)."""
-    run = {"isolation": isolation, "workers": workers, "probes": probes}
-    specs = [{"type": t, **(run if t in ("code_execution", "code_consistency") else {})} for t in types]
-    try:
-        return build_panel(specs, timeout_s=24 * 3600.0)  # every candidate has its own sandbox limits
-    except ValueError as exc:
-        raise UserError(f"--judges: {exc}") from None
 
 
 def run(args: argparse.Namespace) -> int:

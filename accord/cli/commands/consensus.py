@@ -7,10 +7,10 @@ import json
 import math
 from dataclasses import fields
 
-from accord.cli.options import lambda_note, nonnegative_float, table_lambdas, unit_interval
+from accord.cli.options import add_policy_flags, lambda_note, nonnegative_float, table_lambdas, unit_interval
 from accord.cli.progress import add_quiet
 from accord.cli.streaming import add_streaming_arguments, run_streaming, wants_streaming
-from accord.consensus_core import ConsensusSpec, Decision, get_policy, list_policies
+from accord.consensus_core import ConsensusSpec, Decision, get_policy
 from accord.errors import UserError
 from accord.verify.tables import NAN_MODES, ScoreTable, read_influence, read_score_table
 
@@ -20,9 +20,7 @@ HELP = "Apply a decision policy to a table of raw judge scores (CSV, JSONL or Pa
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("file", help="CSV (step,candidate,<judge>...) or JSONL ({step, candidate, scores}) of raw scores")
-    p.add_argument("--policy", default="verdict", help=f"decision rule: {', '.join(list_policies())} (default verdict)")
-    p.add_argument("--tau", type=unit_interval, default=None, help="confidence threshold (default 0.6)")
-    p.add_argument("--eps", type=unit_interval, default=None, help="dispersion tolerance (default 0.1)")
+    add_policy_flags(p, "confidence threshold (default 0.6)", "dispersion tolerance (default 0.1)")
     p.add_argument(
         "--max-var",
         type=nonnegative_float,
@@ -133,7 +131,7 @@ def to_document(table: ScoreTable, decision: Decision, policy, spec: ConsensusSp
     }
 
 
-def print_tables(doc: dict) -> None:
+def print_consensus(doc: dict) -> None:
     from accord.cli.display import Table
     from accord.cli.display import console as make_console
 
@@ -167,7 +165,7 @@ def print_tables(doc: dict) -> None:
         console.print(t)
 
 
-def judge_scale(args: argparse.Namespace, table: ScoreTable, spec: ConsensusSpec):
+def consensus_scale(args: argparse.Namespace, table: ScoreTable, spec: ConsensusSpec):
     """The judge scale asked for (None without --calibration): fitted on the table's scores or loaded."""
     from accord.verify.loop import LABEL_FREE, JudgeScale, load_scale, save_scale
 
@@ -198,7 +196,7 @@ def run(args: argparse.Namespace) -> int:
         return run_streaming(args, build_policy)
     table = read_score_table(args.file, args.nan)
     policy, spec, note = build_policy(args, table)
-    scale = judge_scale(args, table, spec)
+    scale = consensus_scale(args, table, spec)
     if scale is not None and scale.thresholds is not None and hasattr(policy, "tau"):
         from dataclasses import replace
 
@@ -214,5 +212,5 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(doc, indent=1))
     else:
-        print_tables(doc)
+        print_consensus(doc)
     return 0

@@ -12,7 +12,7 @@ import sys
 from contextlib import nullcontext
 from pathlib import Path
 
-from accord.adapters import METHODS, fit_calibrators, save_calibrators
+from accord.adapters import CALIBRATION_METHODS, fit_calibrators, save_calibrators
 from accord.cli.options import lambda_note, nonnegative_float, resamples, table_lambdas, unit_interval
 from accord.cli.progress import add_quiet, progress_bar
 from accord.cli.streaming import add_streaming_arguments, wants_streaming
@@ -48,7 +48,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument(
         "--calibration",
-        choices=METHODS,
+        choices=CALIBRATION_METHODS,
         default="standardize",
         help="map raw rewards to [0, 1] (default standardize; platt needs labels)",
     )
@@ -149,7 +149,7 @@ def _print_picks(con, picks: list[dict]) -> None:
         )
 
 
-def print_report(doc: dict) -> None:
+def print_ensemble_report(doc: dict) -> None:
     from accord.cli.display import Table, console
 
     con = console()
@@ -273,7 +273,7 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(doc, indent=1))
         return 0
-    print_report(doc)
+    print_ensemble_report(doc)
     if "stream" in doc:
         st = doc["stream"]
         out = f" -> {st['output']}" if st["output"] else ""

@@ -47,11 +47,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _read(path: str, fmt: str | None, args: argparse.Namespace):
-    from accord.verify.labels import detect_format, read_labels
+    from accord.verify.labels import detect_label_format, read_step_labels
 
-    fmt = fmt or detect_format(Path(path))
+    fmt = fmt or detect_label_format(Path(path))
     opts = {"chain": args.chain, "tau": args.tau, "eps": args.eps} if fmt == "accord" else {}
-    return read_labels(path, fmt, **opts)
+    return read_step_labels(path, fmt, **opts)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -40,8 +40,8 @@ _STYLE = {"PROVED": "green", "REFUTED": "yellow", "CHECKED-NUMERICALLY": "cyan",
 def run(args) -> int:
     try:
         selected = checks(args.check, args.group)
-    except KeyError as exc:
-        raise UserError(str(exc.args[0])) from exc
+    except ValueError as exc:
+        raise UserError(f"--check: {exc}") from None
     if args.group is not None and not selected:
         groups = sorted({c.group for c in checks()})
         raise UserError(f"--group: no checks in group {args.group!r}; groups: {', '.join(groups)}")

@@ -6,34 +6,18 @@ import argparse
 import json
 from pathlib import Path
 
-from accord.cli.options import note_if_live
+from accord.cli.options import bounded, note_if_live, output_folder
 from accord.errors import UserError
-from accord.verify.io import path_kind, writable_folder, writable_output
+from accord.verify.io import path_kind, writable_output
 from accord.verify.loop import BASE
 
 NAME = "report"
 HELP = "Evaluate a recorded run folder: accuracy with bootstrap intervals, diagnostics, replayed baselines."
 
 
-def _resamples(text: str) -> int:
-    """--bootstrap: 100 or more resamples (fewer cannot place a 95% interval's ends); one message for 0 and 1 alike."""
-    try:
-        x = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
-    if x < 100:
-        raise argparse.ArgumentTypeError(f"must be at least 100, got {text}")
-    return x
-
-
-def _rate(text: str) -> float:
-    try:
-        x = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number in (0, 1], got {text!r}") from None
-    if not 0 < x <= 1:
-        raise argparse.ArgumentTypeError(f"must be in (0, 1], got {text}")
-    return x
+# --bootstrap: fewer resamples cannot place a 95% interval's ends; one message for 0 and 1 alike
+_resamples = bounded(int, lambda x: x >= 100, "at least 100")
+_rate = bounded(float, lambda x: 0 < x <= 1, "in (0, 1]")
 
 
 def calibration_section(run_dir: Path, text: str, target_rate: float | None, save: str | None = None) -> dict:
@@ -127,13 +111,7 @@ def run(args: argparse.Namespace) -> int:
         extra = [parse_policy_spec(text) for text in args.replay]
     except ValueError as exc:
         raise UserError(f"--replay: {exc}") from None
-    out_dir = (
-        writable_folder(args.out_dir)
-        if args.out_dir
-        else writable_folder(
-            run_dir, "RUN_DIR", hint="; pass --out-dir DIR to write report.json and the plots elsewhere"
-        )
-    )
+    out_dir = output_folder(args.out_dir, run_dir, "report.json and the plots")
     live = note_if_live(run_dir, NAME)
     try:
         report = write_run_report(run_dir, n_boot=args.bootstrap, seed=args.seed, extra_specs=extra, out_dir=out_dir)
@@ -153,7 +131,7 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps({**report, "live": None if live is None else {"pid": live}}, indent=2))
     else:
-        print_report(report, run_dir, out_dir)
+        print_run_report(report, run_dir, out_dir)
         if "calibration" in report:
             print_calibration(report["calibration"])
     return 0
@@ -186,18 +164,16 @@ def print_calibration(cal: dict) -> None:
     for col in ("first", "second", "pairs", "difference", "95% CI", "McNemar b/c", "p"):
         t.add_column(col, justify="left" if col in ("first", "second") else "right")
     for c in cal["comparisons"]:
-        mc = c.get("mcnemar") or {}
-        t.add_row(
-            c["first"],
-            c["second"],
-            str(c["n_pairs"]),
-            _f(c["difference"]),
-            _ci(*(c["ci"] or (None, None))),
-            f"{mc.get('only_first_correct', '–')}/{mc.get('only_second_correct', '–')}",
-            _f(mc.get("p_value")),
-        )
+        t.add_row(c["first"], c["second"], str(c["n_pairs"]), *_paired_cells(c))
     con.print(t)
     con.print(cal["consensus_vs_mean"])
+
+
+def _paired_cells(c: dict) -> tuple[str, str, str, str]:
+    """A paired comparison's difference, its interval, McNemar's discordant counts and p-value."""
+    mc = c.get("mcnemar") or {}
+    b_c = f"{mc.get('only_first_correct', '–')}/{mc.get('only_second_correct', '–')}"
+    return _f(c["difference"]), _ci(*(c["ci"] or (None, None))), b_c, _f(mc.get("p_value"))
 
 
 def _f(x, digits: int = 3) -> str:
@@ -221,7 +197,7 @@ def _spaced(spec: str) -> str:
     return spec.replace(",", ", ").replace(":", ": ")
 
 
-def print_report(report: dict, run_dir: Path, out_dir: Path | None = None) -> None:
+def print_run_report(report: dict, run_dir: Path, out_dir: Path | None = None) -> None:
     from accord.cli.display import Table, console
 
     con = console(80)
@@ -260,17 +236,8 @@ def print_report(report: dict, run_dir: Path, out_dir: Path | None = None) -> No
         _column(t, col, first=col == "comparison", wrap=col == "comparison")
     for key in ("verdict_vs_mean_preserving", "verdict_vs_mean", "mean_preserving_vs_mean"):
         c = rt[key]
-        mc = c.get("mcnemar") or {}
-        t.add_row(
-            key.replace("_vs_", " vs "),
-            str(c["n_pairs"]),
-            _f(c["accuracy_first"]),
-            _f(c["accuracy_second"]),
-            _f(c["difference"]),
-            _ci(*(c["ci"] or (None, None))),
-            f"{mc.get('only_first_correct', '–')}/{mc.get('only_second_correct', '–')}",
-            _f(mc.get("p_value")),
-        )
+        first, second = _f(c["accuracy_first"]), _f(c["accuracy_second"])
+        t.add_row(key.replace("_vs_", " vs "), str(c["n_pairs"]), first, second, *_paired_cells(c))
     con.print(t)
     rf = rt["rank_flips"]
     con.print(

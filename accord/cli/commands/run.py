@@ -460,7 +460,7 @@ def quiet_third_party_warnings() -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from accord.verify.run import execute, execute_on_ray, new_run_dir
+    from accord.verify.run import execute_locally, execute_on_ray, new_run_dir
 
     if args.resume:
         run_dir, cfg = resumed_config(args)
@@ -483,7 +483,7 @@ def run(args: argparse.Namespace) -> int:
         if getattr(args, "backend", "local") == "ray":
             summary = execute_on_ray(cfg, run_dir, bool(args.resume), progress, ray_options(args))
         else:
-            summary = execute(cfg, run_dir, resume=bool(args.resume), progress=progress)
+            summary = execute_locally(cfg, run_dir, resume=bool(args.resume), progress=progress)
     if args.json:
         print(json.dumps(summary, indent=2))
     else:

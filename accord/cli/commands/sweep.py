@@ -6,10 +6,10 @@ import argparse
 import json
 from pathlib import Path
 
-from accord.cli.options import note_if_live, unit_interval
+from accord.cli.options import note_if_live, output_folder, unit_interval
 from accord.consensus_core import parse_lambdas
 from accord.errors import UserError
-from accord.verify.io import path_kind, writable_folder
+from accord.verify.io import path_kind
 
 NAME = "sweep"
 HELP = "Replay a recorded run over a τ × ε grid and over stubbornness settings; write heatmaps."
@@ -63,21 +63,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from accord.verify.analysis import DEFAULT_EPS, DEFAULT_TAUS, write_sweep
+    from accord.verify.analysis import DEFAULT_EPSS, DEFAULT_TAUS, write_sweep
 
     run_dir = Path(args.run_dir)
     if path_kind(run_dir) != "folder":  # a symlink loop or an unreadable path is named by path_kind
         raise UserError(f"{run_dir}: not a run folder")
     taus = _floats(args.tau, "--tau") or list(DEFAULT_TAUS)
-    epss = _floats(args.eps, "--eps") or list(DEFAULT_EPS)
+    epss = _floats(args.eps, "--eps") or list(DEFAULT_EPSS)
     lams = [_lambdas(v) for v in args.lambdas] if args.lambdas else None
-    out_dir = (
-        writable_folder(args.out_dir)
-        if args.out_dir
-        else writable_folder(
-            run_dir, "RUN_DIR", hint="; pass --out-dir DIR to write sweep.json and the heatmaps elsewhere"
-        )
-    )
+    out_dir = output_folder(args.out_dir, run_dir, "sweep.json and the heatmaps")
     live = note_if_live(run_dir, NAME)
     try:
         res = write_sweep(run_dir, taus, epss, lams, args.policy, out_dir=out_dir)

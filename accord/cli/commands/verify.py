@@ -138,7 +138,7 @@ def run(args: argparse.Namespace) -> int:
     out = Path(args.out) if args.out and not as_csv else None
     named = out or csv_out
     cache = Path(args.cache) if args.cache else (cache_for_output(named, "verify") if named else None)
-    scale = judge_scale(args, settings, cache)
+    scale = verify_scale(args, settings, cache)
     with (
         writer_lock(out) if out else contextlib.nullcontext(),
         progress_bar("judging steps", quiet=args.quiet or args.json) as update,
@@ -171,15 +171,15 @@ def run(args: argparse.Namespace) -> int:
         json.dump(doc, sys.stdout, indent=2, ensure_ascii=False)
         sys.stdout.write("\n")
     else:
-        print_tables(result, doc)
+        print_verification(result, doc)
     return exit_code(result.records, args.fail_on)
 
 
-def judge_scale(args: argparse.Namespace, settings, cache: Path | None):
+def verify_scale(args: argparse.Namespace, settings, cache: Path | None):
     """What ``verify_solutions`` labels on: None (raw scores), a method to fit on the input, or a fitted
     scale (loaded, or fitted on --calibrate-on's solutions, judged here through the same cache)."""
     from accord.verify.loop import load_scale
-    from accord.verify.solutions import SCALE_METHODS as METHODS
+    from accord.verify.solutions import JUDGE_SCALES
 
     mode = (args.calibration or "").strip() or None
     if args.load_calibration:
@@ -191,7 +191,7 @@ def judge_scale(args: argparse.Namespace, settings, cache: Path | None):
             if getattr(args, flag):
                 raise UserError(f"--{flag.replace('_', '-')} needs --calibration METHOD")
         return None
-    if mode not in METHODS:  # a saved scale
+    if mode not in JUDGE_SCALES:  # a saved scale
         if args.calibrate_on:
             raise UserError("--calibrate-on fits a scale: a saved one is reapplied as it is; drop one of them")
         if args.save_calibration:
@@ -281,7 +281,7 @@ def _ci(point, interval) -> str:
     return f"{point:.3f}" + (f" [{interval[0]:.2f}, {interval[1]:.2f}]" if interval else "")
 
 
-def print_tables(result, doc: dict) -> None:
+def print_verification(result, doc: dict) -> None:
     from accord.cli.display import Table, console
 
     con = console(160)

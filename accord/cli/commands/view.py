@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from accord.cli.options import note_if_live
+from accord.cli.options import bounded, note_if_live
 from accord.verify.io import input_path, writable_output, write_text_atomic
 
 NAME = "view"
@@ -41,14 +41,7 @@ def _index(folder: Path, args: argparse.Namespace) -> int:
 HELP = "Write one self-contained HTML page (opens from disk) of a run folder, a verify --out or a jury --out file."
 
 
-def _port(text: str) -> int:
-    try:
-        port = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a port number, got {text!r}") from None
-    if not 0 <= port <= 65535:
-        raise argparse.ArgumentTypeError(f"a port is in [0, 65535], got {port}")
-    return port
+_port = bounded(int, lambda x: 0 <= x <= 65535, "a port in [0, 65535]")
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:

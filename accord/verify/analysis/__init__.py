@@ -53,12 +53,11 @@ from accord.verify.analysis._report import (
     ROC_FILE,
     SCATTER_FILE,
     build_report,
-    clean,
     primary_chain,
     write_run_report,
 )
 from accord.verify.analysis._sweep import (
-    DEFAULT_EPS,
+    DEFAULT_EPSS,
     DEFAULT_TAUS,
     default_lambda_sets,
     recorded_lambdas,
@@ -66,6 +65,7 @@ from accord.verify.analysis._sweep import (
     threshold_sweep,
     write_sweep,
 )
+from accord.verify.loop import json_safe as clean  # the JSON-safe copy, under the name accord.verify.view reads
 
 __all__ = [
     "ABSTAIN_PHRASES",
@@ -87,7 +87,7 @@ __all__ = [
     "clean",
     "ContextTree",
     "CORRECT_AT",
-    "DEFAULT_EPS",
+    "DEFAULT_EPSS",
     "default_lambda_sets",
     "DEFAULT_TAUS",
     "DIVERGED",

@@ -15,8 +15,7 @@ from typing import Any
 import numpy as np
 
 from accord.verify.analysis._records import Trace
-
-BASE = "base"
+from accord.verify.loop import BASE
 
 
 def _mean(xs: list[float]) -> float | None:

@@ -134,7 +134,7 @@ def calibrated_replay(
 ) -> dict[str, Any]:
     """The run re-decided on ``scale`` (see the module doc), JSON-ready. With the run's ``tasks`` (by id)
     and its generator's ``is_final``, a replayed chain ending on a candidate no recorded chain took is
-    scored by its task (:func:`accord.verify.analysis.with_task_scores`)."""
+    scored by its task (:func:`accord.verify.analysis._paired.with_task_scores`)."""
     tree = ContextTree.from_trace(trace)
     if tasks is not None and is_final is not None:
         tree = with_task_scores(tree, tasks, is_final)

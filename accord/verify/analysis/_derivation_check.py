@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 
 import numpy as np
 
@@ -33,17 +33,7 @@ class StepReport:
     verdict: str  # valid | invalid | unchecked
 
     def as_dict(self) -> dict:
-        return {
-            "line": self.line,
-            "text": self.text,
-            "kind": self.kind,
-            "scores": self.scores,
-            "reasons": self.reasons,
-            "consensus": self.consensus,
-            "mean": self.mean,
-            "dispersion": self.dispersion,
-            "verdict": self.verdict,
-        }
+        return {f.name: getattr(self, f.name) for f in fields(self)}  # every field, in order
 
 
 @dataclass(frozen=True)

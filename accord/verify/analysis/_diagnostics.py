@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 from scipy.stats import binomtest, rankdata
 
-from accord.consensus_core import DEFAULT_EPS, DEFAULT_TAU, consensus_stats
+from accord.consensus_core import DEFAULT_EPS, DEFAULT_TAU, accept_and_rank, consensus_stats
 from accord.verify.analysis._records import Trace, read_settings
 from accord.verify.analysis._replay import ContextTree
 
@@ -141,7 +141,7 @@ def dispersion_diagnostics(
     t = candidate_table(trace, chain)
     wrong = t.correct < CORRECT_AT
     valid = ~np.isnan(t.dispersion)
-    acc = (t.mean > tau) & (t.dispersion < eps)
+    acc = accept_and_rank(t.mean, t.dispersion, tau, eps, False)[0]
     auc_d, auc_v = roc_auc(t.dispersion, wrong), roc_auc(t.raw_var, wrong)
     gap_ci = _clustered_auc_gap(t, wrong, n_boot, seed) if auc_d is not None and auc_v is not None else None
 

@@ -2,7 +2,7 @@
 
 A run's chains share candidates and judge scores, so they are compared paired over problems: for
 each pair, the accuracy difference, a paired bootstrap interval of it (problems resampled) and the
-exact McNemar test (:func:`accord.verify.analysis.paired_difference`). The comparisons:
+exact McNemar test (:func:`accord.verify.analysis._evaluation.paired_difference`). The comparisons:
 
 - every verified chain against the unverified base chain, as recorded;
 - the run's primary chain (VERDICT by default) against Mean (as recorded when the run has a Mean
@@ -29,8 +29,8 @@ from accord.protocols import Task
 from accord.verify.analysis._evaluation import paired_difference, verdict_params
 from accord.verify.analysis._records import TaskEnd, Trace, read_trace
 from accord.verify.analysis._replay import ContextTree, PolicySpec, make_spec, replay
-from accord.verify.analysis._report import clean, primary_chain
-from accord.verify.loop import BASE
+from accord.verify.analysis._report import primary_chain
+from accord.verify.loop import BASE, json_safe
 
 
 class _EndsScoredByTask(dict):
@@ -175,4 +175,4 @@ def paired_from(trace_path: Path, tasks=None, is_final: Callable[[str], bool] | 
     """The run's paired comparisons, JSON-ready; with the tasks and the generator's ``is_final``,
     replays ending off recorded ground are scored too."""
     by_id = {t.id: t for t in tasks} if tasks is not None else None
-    return clean(paired_summary(read_trace(trace_path), tasks=by_id, is_final=is_final))
+    return json_safe(paired_summary(read_trace(trace_path), tasks=by_id, is_final=is_final))

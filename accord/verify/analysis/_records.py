@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from accord.consensus_core import parse_lambdas
 from accord.errors import UserError
 from accord.verify.io import CONFIG_FILE, SUMMARY_FILE, TRACE_FILE, parse_json, parse_yaml, read_text
 from accord.verify.loop import one_writer_problem
@@ -158,9 +159,10 @@ def _parse_step(rec: _Line) -> StepRecord:
     if len(judges) < 2 or not all(isinstance(j, str) for j in judges):
         raise rec.fail("'judges' must list at least two judge names")
     n, m = len(candidates), len(judges)
-    lambdas = rec.get("lambdas", list)
-    if len(lambdas) != m or not all(_number(x) and x > 0 for x in lambdas):
-        raise rec.fail(f"'lambdas' must hold {m} finite numbers > 0 (one per judge), got {lambdas!r}")
+    try:
+        lambdas = parse_lambdas(rec.get("lambdas", list), m)
+    except ValueError as exc:
+        raise rec.fail(f"'lambdas': {exc}") from None
     raw_in = rec.get("raw", list)
     if len(raw_in) != n:
         raise rec.fail(f"'raw' must have {n} rows (one per candidate), got {len(raw_in)}")
@@ -208,7 +210,7 @@ def _parse_step(rec: _Line) -> StepRecord:
         context_id=rec.get("context_id", str),
         candidates=tuple(candidates),
         judges=tuple(judges),
-        lambdas=tuple(float(x) for x in lambdas),
+        lambdas=lambdas,
         raw=raw,
         policy=policy,
         accepted=tuple(accepted),

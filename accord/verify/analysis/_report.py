@@ -10,11 +10,8 @@ returns the report.
 from __future__ import annotations
 
 import json
-import math
 from pathlib import Path
 from typing import Any
-
-import numpy as np
 
 from accord.errors import UserError
 from accord.verify.analysis import _plots as plots
@@ -29,6 +26,7 @@ from accord.verify.analysis._evaluation import (
 )
 from accord.verify.analysis._records import Trace, read_summary, read_trace, resolve_trace
 from accord.verify.analysis._replay import ContextTree, PolicySpec, fidelity, make_spec
+from accord.verify.loop import json_safe
 
 REPORT_FILE = "report.json"
 SCATTER_FILE = "confidence_dispersion.png"
@@ -108,7 +106,7 @@ def build_report(
         "review_test": review_test(trace, n_boot, seed, tree),
         "replay": replay_table(trace, specs, n_boot, seed, tree),
     }
-    return clean(report)
+    return json_safe(report)
 
 
 def write_run_report(
@@ -135,21 +133,3 @@ def write_run_report(
     out_dir.mkdir(parents=True, exist_ok=True)
     (out_dir / REPORT_FILE).write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
     return report
-
-
-def clean(obj):
-    """JSON-safe copy: numpy scalars to Python numbers, NaN and infinities to None, tuples to lists."""
-    if isinstance(obj, dict):
-        return {str(k): clean(v) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        return [clean(v) for v in obj]
-    if isinstance(obj, np.ndarray):
-        return clean(obj.tolist())
-    if isinstance(obj, (np.bool_, bool)):
-        return bool(obj)
-    if isinstance(obj, (np.integer,)):
-        return int(obj)
-    if isinstance(obj, (float, np.floating)):
-        f = float(obj)
-        return f if math.isfinite(f) else None
-    return obj

@@ -19,10 +19,11 @@ from accord.verify.analysis import _plots as plots
 from accord.verify.analysis._evaluation import verdict_params
 from accord.verify.analysis._records import Trace, read_trace, resolve_trace
 from accord.verify.analysis._replay import ContextTree, make_spec, replay
-from accord.verify.analysis._report import clean, trace_notes
+from accord.verify.analysis._report import trace_notes
+from accord.verify.loop import json_safe
 
 DEFAULT_TAUS = (0.3, 0.4, 0.5, 0.6, 0.7, 0.8)
-DEFAULT_EPS = (0.02, 0.05, 0.1, 0.15, 0.2, 0.3)
+DEFAULT_EPSS = (0.02, 0.05, 0.1, 0.15, 0.2, 0.3)
 DEFAULT_SCALES = (0.25, 0.5, 1.0, 2.0, 4.0)
 SWEEP_FILE = "sweep.json"
 TAU_EPS_PNG = "sweep_tau_eps.png"
@@ -47,7 +48,7 @@ def _grid(trace: Trace, tree: ContextTree, policy: str, cells: list[list[dict]])
 def threshold_sweep(
     trace: Trace,
     taus: Sequence[float] = DEFAULT_TAUS,
-    epss: Sequence[float] = DEFAULT_EPS,
+    epss: Sequence[float] = DEFAULT_EPSS,
     lambdas: Sequence[float] | None = None,
     policy: str = "verdict",
     tree: ContextTree | None = None,
@@ -86,7 +87,7 @@ def default_lambda_sets(trace: Trace, scales: Sequence[float] = DEFAULT_SCALES) 
 def stubbornness_sweep(
     trace: Trace,
     lambda_sets: Sequence[Sequence[float]],
-    epss: Sequence[float] = DEFAULT_EPS,
+    epss: Sequence[float] = DEFAULT_EPSS,
     tau: float | None = None,
     policy: str = "verdict",
     tree: ContextTree | None = None,
@@ -119,7 +120,7 @@ def _matrix(res: dict[str, Any]) -> np.ndarray:
 def write_sweep(
     run_dir: Path,
     taus: Sequence[float] = DEFAULT_TAUS,
-    epss: Sequence[float] = DEFAULT_EPS,
+    epss: Sequence[float] = DEFAULT_EPSS,
     lambda_sets: Sequence[Sequence[float]] | None = None,
     policy: str = "verdict",
     out_dir: Path | None = None,
@@ -135,27 +136,18 @@ def write_sweep(
     sets = list(lambda_sets) if lambda_sets else default_lambda_sets(trace)
     st = stubbornness_sweep(trace, sets, epss, None, policy, tree)
     fmt = lambda xs: [f"{x:g}" for x in xs]
-    plots.heatmap(
-        _matrix(th),
-        fmt(th["tau"]),
-        fmt(th["eps"]),
-        out_dir / TAU_EPS_PNG,
-        title=f"{policy}: accuracy among exact replays (exact/total below)",
-        xlabel="ε (dispersion limit)",
-        ylabel="τ (confidence threshold)",
-        annotations=_annotations(th),
-    )
-    plots.heatmap(
-        _matrix(st),
-        ["(" + ", ".join(fmt(lam)) + ")" for lam in st["lambdas"]],
-        fmt(st["eps"]),
-        out_dir / LAMBDA_PNG,
-        title=f"{policy} at τ = {st['tau']:g}: accuracy among exact replays",
-        xlabel="ε (dispersion limit)",
-        ylabel="stubbornness λ",
-        annotations=_annotations(st),
-    )
-    result = clean(
+    lambda_rows = ["(" + ", ".join(fmt(lam)) + ")" for lam in st["lambdas"]]
+    by_tau = f"{policy}: accuracy among exact replays (exact/total below)"
+    by_lambda = f"{policy} at τ = {st['tau']:g}: accuracy among exact replays"
+    for sweep, rows, ylabel, name, title in (  # rows by the swept setting, columns by ε
+        (th, fmt(th["tau"]), "τ (confidence threshold)", TAU_EPS_PNG, by_tau),
+        (st, lambda_rows, "stubbornness λ", LAMBDA_PNG, by_lambda),
+    ):
+        columns, notes, xlabel = fmt(sweep["eps"]), _annotations(sweep), "ε (dispersion limit)"
+        plots.heatmap(
+            _matrix(sweep), rows, columns, out_dir / name, title=title, xlabel=xlabel, ylabel=ylabel, annotations=notes
+        )
+    result = json_safe(
         {
             "run": str(run_dir),
             "notes": trace_notes(trace, tree),

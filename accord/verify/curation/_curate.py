@@ -26,7 +26,7 @@ from accord.protocols import Generator, StepContext
 from accord.verify.io import json_objects, text_lines
 from accord.verify.tasks import extract_answer
 
-RESERVED = ("id", "question", "answer", "image")
+ITEM_FIELDS = ("id", "question", "answer", "image")
 # How a local causal-LM member is asked (one short answer line, shown once by example).
 ANSWER_SYSTEM = "Answer the question in one short line of the form 'The answer is <answer>.'"
 ANSWER_EXAMPLE = ("What is 10 + 5?", "The answer is 15.")
@@ -52,7 +52,7 @@ class MemberAnswer:
 
 
 @dataclass(frozen=True)
-class Verdict:
+class QuestionVerdict:
     id: str
     kept: bool
     right_without_context: int
@@ -85,7 +85,7 @@ def read_benchmark(path: str | Path, drop: str) -> list[BenchmarkItem]:
         images = [image] if isinstance(image, str) else image
         if not isinstance(images, list) or not all(isinstance(x, str) for x in images):
             raise UserError(f"{where}: 'image' must be a path or a list of paths")
-        extra = {k: v for k, v in obj.items() if k not in RESERVED}
+        extra = {k: v for k, v in obj.items() if k not in ITEM_FIELDS}
         for k, v in extra.items():
             if not (
                 isinstance(v, (str, int, float))
@@ -136,7 +136,7 @@ def curate(
     max_steps: int = 2,
     grader: AnswerGrader | None = None,
     progress: Callable[[int, int], None] | None = None,
-) -> list[Verdict]:
+) -> list[QuestionVerdict]:
     """Ask every member every question without ``drop``; keep a question unless ``quorum`` members get it right."""
     if not panel:
         raise ValueError("curation needs at least one panel member")
@@ -154,7 +154,7 @@ def curate(
             right = answer is not None and grader.equivalent(answer, item.reference)
             answers.append(MemberAnswer(name, answer, bool(right), steps, source))
         right_count = sum(a.correct for a in answers)
-        out.append(Verdict(item.id, right_count < quorum, right_count, tuple(answers)))
+        out.append(QuestionVerdict(item.id, right_count < quorum, right_count, tuple(answers)))
         if progress:
             progress(done + 1, len(items))
     return out
@@ -162,7 +162,7 @@ def curate(
 
 def write_curation(
     items: Sequence[BenchmarkItem],
-    verdicts: Sequence[Verdict],
+    verdicts: Sequence[QuestionVerdict],
     kept_path: str | Path | None,
     report_path: str | Path | None,
 ) -> None:

@@ -45,7 +45,7 @@ from accord.verify.io import input_file, json_objects, text_lines
 from accord.verify.tables import RESERVED, RewardTable, label_value, pick_models, read_columns, reward_value
 
 BASE_RULES = ("mean", "min", "uwo")
-TIE_TOL = 1e-12
+REWARD_TIE = 1e-12  # rewards this close to the best tie with it
 
 
 def read_rewards(path: str | Path, models: Sequence[str] | None = None, meta: Sequence[str] = ()) -> RewardTable:
@@ -181,7 +181,7 @@ def best_responses(key: np.ndarray, valid: np.ndarray) -> np.ndarray:
     """(P, n) mask of the responses tied for their prompt's best finite key (none if all -inf)."""
     k = np.where(valid, key, -np.inf)
     top = k.max(axis=1, keepdims=True)
-    return valid & (k >= top - TIE_TOL) & np.isfinite(top)
+    return valid & (k >= top - REWARD_TIE) & np.isfinite(top)
 
 
 def selection_hits(key: np.ndarray, labels: np.ndarray, valid: np.ndarray) -> np.ndarray:

@@ -39,7 +39,6 @@ from accord.verify.ensemble._rewards import (
     selectors,
 )
 from accord.verify.ensemble._wide import RestMoments, is_wide, spearman_vs_rest, wide_agreement, wide_influence
-from accord.verify.io import user_error_from
 from accord.verify.tables import COLS, LABEL, NOUNS, PROMPT, RESPONSE, RewardFile, block_rows, iter_rewards
 
 STAT_BLOCK = 4_096  # agreement sums are taken over fixed row blocks, so any chunking gives the same sums
@@ -394,8 +393,6 @@ def score_block(batch: pa.Table, src: RewardFile, scorer: Scorer) -> pa.Table:
 
 
 def _pass_ray(src, scorer, chunk_size, sink, acc) -> None:
-    import ray
-
     logging.getLogger("ray.data").setLevel(logging.WARNING)
     ds = tables.ray_dataset(src, chunk_size, types=src.types()).map_batches(
         score_block,
@@ -408,10 +405,4 @@ def _pass_ray(src, scorer, chunk_size, sink, acc) -> None:
     merger = tables.EdgeMerger(
         src, None, acc, decide=lambda rows: _scored(src, scorer, scorer.inputs(rows)), key=PROMPT
     )
-    try:
-        for batch in ds.iter_batches(batch_size=None, batch_format="pyarrow"):
-            acc.chunks += 1
-            merger.feed(batch, sink)
-        merger.flush(sink)
-    except ray.exceptions.RayError as exc:
-        raise user_error_from(exc) from None
+    tables.merge_ray_blocks(ds, merger, sink, acc)

@@ -1,24 +1,17 @@
 """Where accord keeps caches a user did not place: the user cache folder, never beside their outputs.
 
-``$ACCORD_CACHE_DIR``, else ``$XDG_CACHE_HOME/accord``, else ``~/.cache/accord`` (the served-call
-cache lives there too). A cache for an output file is named after the file and a digest of its
-absolute path, so re-running with the same ``--out`` finds its cache and two outputs never share one.
+``$ACCORD_CACHE_DIR``, else ``$XDG_CACHE_HOME/accord``, else ``~/.cache/accord``
+(:func:`accord.adapters.user_cache_dir`; the served-call cache lives there too). A cache for an
+output file is named after the file and a digest of its absolute path, so re-running with the same
+``--out`` finds its cache and two outputs never share one.
 """
 
 from __future__ import annotations
 
 import hashlib
-import os
 from pathlib import Path
 
-CACHE_ENV = "ACCORD_CACHE_DIR"
-
-
-def user_cache_dir() -> Path:
-    folder = os.environ.get(CACHE_ENV)
-    if not folder:
-        folder = str(Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "accord")
-    return Path(folder)
+from accord.adapters import CACHE_ENV, user_cache_dir
 
 
 def cache_for_output(out: Path, kind: str) -> Path:

@@ -1,4 +1,4 @@
-"""Every file a command reads is opened here, so every bad file gets the same one-line error.
+"""A file a user names is checked and read here, so every bad file gets the same one-line error.
 
 A missing path, a directory where a file is expected, bytes that are not UTF-8 text (a binary
 file), a document above :data:`MAX_DOCUMENT_BYTES`, JSON nested deeper than the parser can follow,

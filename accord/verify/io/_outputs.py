@@ -1,4 +1,4 @@
-"""Every file a command writes goes through here: checked before the work, renamed into place after it.
+"""A file a user names as an output is checked here before the work, and written whole ones renamed into place after it.
 
 :func:`writable_output` runs before any work, so a bad path (a missing folder, a directory, a
 read-only place such as /proc) costs nothing. :func:`atomic_output` writes to a temporary file in

@@ -6,8 +6,8 @@ from accord.verify.labels._formats import (
     INCORRECT,
     UNVERIFIABLE,
     LabeledSolution,
-    detect_format,
-    read_labels,
+    detect_label_format,
+    read_step_labels,
     write_labels,
 )
 from accord.verify.labels._metrics import (
@@ -20,14 +20,14 @@ from accord.verify.labels._metrics import (
 
 __all__ = [
     "CORRECT",
-    "detect_format",
+    "detect_label_format",
     "first_wrong_f1",
     "FORMATS",
     "INCORRECT",
     "LabeledSolution",
     "match",
     "mmreason_step_score",
-    "read_labels",
+    "read_step_labels",
     "score_labels",
     "step_agreement",
     "UNVERIFIABLE",

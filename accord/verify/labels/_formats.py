@@ -270,7 +270,7 @@ def read_accord(
     return out
 
 
-def detect_format(path: Path) -> str:
+def detect_label_format(path: Path) -> str:
     """Guess the format from a file's first record (a folder or trace.jsonl is accord's)."""
     path = Path(path)
     if path.is_dir() or path.name == "trace.jsonl":
@@ -290,12 +290,12 @@ def detect_format(path: Path) -> str:
     raise UserError(f"{path}: cannot tell the step-label format; pass it explicitly ({', '.join(FORMATS)})")
 
 
-def read_labels(path: str | Path, fmt: str | None = None, **accord_options) -> list[LabeledSolution]:
+def read_step_labels(path: str | Path, fmt: str | None = None, **accord_options) -> list[LabeledSolution]:
     """Read step labels in any supported format (detected when ``fmt`` is None)."""
     path = Path(path)
     if not path.exists():
         raise UserError(f"{path}: no such file or folder")
-    fmt = (fmt or detect_format(path)).lower()
+    fmt = (fmt or detect_label_format(path)).lower()
     if fmt == "accord":
         return read_accord(path, **accord_options)
     readers = {

@@ -7,7 +7,7 @@ from accord.verify.loop._engine import (
     Chain,
     StepLoop,
     Totals,
-    accuracy,
+    chain_accuracy,
     generation_seed,
 )
 from accord.verify.loop._margin import calibrate_margin, replay_margin
@@ -27,13 +27,14 @@ from accord.verify.loop._trace import (
     TraceWriter,
     context_id,
     cut_partial_line,
+    json_safe,
     load_resume_state,
     one_writer_problem,
     read_records,
 )
 
 __all__ = [
-    "accuracy",
+    "chain_accuracy",
     "Adaptive",
     "BASE",
     "Budgets",
@@ -42,6 +43,7 @@ __all__ = [
     "calibrate_margin",
     "Chain",
     "context_id",
+    "json_safe",
     "JudgeScale",
     "LABEL_FREE",
     "load_scale",

@@ -469,7 +469,7 @@ class StepLoop:
         return out
 
 
-def accuracy(ends: Sequence[dict[str, Any]]) -> dict[str, float]:
+def chain_accuracy(ends: Sequence[dict[str, Any]]) -> dict[str, float]:
     """Mean correctness per chain label."""
     by: dict[str, list[float]] = {}
     for e in ends:

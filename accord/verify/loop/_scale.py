@@ -4,7 +4,7 @@ A panel mixes judges that speak differently: an exact check says 0 or 1, a small
 lives in 0.2-0.5, a cosine similarity in 0.3-0.9. Fed raw into the consensus, their scales rather
 than their opinions decide s̄* and Δ*, and VERDICT's τ and ε mean nothing. A :class:`JudgeScale`
 maps every judge column through its own monotone map (the reward models' calibrations,
-:mod:`accord.adapters.calibration`), fitted on scored candidates:
+:class:`accord.adapters.Calibrator`), fitted on scored candidates:
 
 - ``quantile`` (label-free, the default): a score becomes its percentile among the judge's own
   scores (ties at their mid-rank), so every judge is uniform on [0, 1]; s̄* = 0.7 means the
@@ -31,7 +31,7 @@ from typing import Any
 import numpy as np
 
 from accord.adapters import Calibrator
-from accord.consensus_core import ConsensusSpec, calibrate_thresholds
+from accord.consensus_core import ConsensusSpec, accept_and_rank, calibrate_thresholds
 
 SCALE_METHODS = ("off", "quantile", "agreement", "standardize", "platt")
 LABEL_FREE = ("quantile", "agreement", "standardize")
@@ -132,7 +132,7 @@ class JudgeScale:
         delta: float = 0.1,
     ) -> dict[str, Any]:
         """VERDICT's τ, ε on this scale from a target: the share of candidates accepted (label-free,
-        :func:`accord.consensus_core.reliability.calibrate_thresholds`), or the error among accepted
+        :func:`accord.consensus_core.calibrate_thresholds`), or the error among accepted
         candidates on labelled ones (the jury's Learn-then-Test risk control: with probability 1 - δ
         the error among accepted candidates is at most ``target_error``)."""
         scaled = self.apply(raw)
@@ -156,7 +156,7 @@ class JudgeScale:
             "eps": eps,
             "method": "target_error",
             "risk": risk.as_dict(),
-            "acceptance_rate": float(np.mean(conf > tau)),
+            "acceptance_rate": float(np.mean(accept_and_rank(st.mean[ok], st.dispersion[ok], tau, eps, False)[0])),
             "target": {"error": target_error},
         }
         return self.thresholds

@@ -35,14 +35,15 @@ def context_id(task_id: str, steps) -> str:
     return hashlib.sha1(text.encode("utf-8")).hexdigest()
 
 
-def _json_safe(obj: Any) -> Any:
-    """numpy values to Python, NaN/inf to null (JSON has neither)."""
+def json_safe(obj: Any) -> Any:
+    """A JSON-safe copy: numpy values to Python numbers, NaN and infinities to null (JSON has neither),
+    tuples to lists, keys to strings. Every record and report accord writes goes through it."""
     if isinstance(obj, dict):
-        return {str(k): _json_safe(v) for k, v in obj.items()}
+        return {str(k): json_safe(v) for k, v in obj.items()}
     if isinstance(obj, (list, tuple)):
-        return [_json_safe(v) for v in obj]
+        return [json_safe(v) for v in obj]
     if isinstance(obj, np.ndarray):
-        return _json_safe(obj.tolist())
+        return json_safe(obj.tolist())
     if isinstance(obj, np.bool_):
         return bool(obj)
     if isinstance(obj, np.integer):
@@ -122,7 +123,7 @@ class TraceWriter:
     def write(self, record: dict[str, Any]) -> None:
         with self._lock:
             stamped = {**record, "run_id": self.run_id, "writer": self.writer_id, "seq": self.seq}  # ours win
-            line = json.dumps(_json_safe(stamped), ensure_ascii=False, allow_nan=False) + "\n"
+            line = json.dumps(json_safe(stamped), ensure_ascii=False, allow_nan=False) + "\n"
             self._written += 1
             fault_before_write("trace", self._written, lambda: self._put(line[: len(line) // 2]))
             self._put(line)

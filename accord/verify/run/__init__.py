@@ -12,7 +12,7 @@ from accord.verify.run._config import (
     resolve,
     save_run_config,
 )
-from accord.verify.run._local import execute
+from accord.verify.run._local import execute_locally
 from accord.verify.run._ray_backend import RayOptions, close_servers, server_pool
 from accord.verify.run._ray_backend import execute as execute_on_ray
 from accord.verify.run._setup import (
@@ -20,6 +20,7 @@ from accord.verify.run._setup import (
     build_generator,
     build_panel_from,
     ends_answer,
+    generator_of,
     load_task_list,
     new_run_dir,
 )
@@ -32,7 +33,8 @@ __all__ = [
     "close_servers",
     "DEFAULTS",
     "ends_answer",
-    "execute",
+    "generator_of",
+    "execute_locally",
     "execute_on_ray",
     "load_run_config",
     "load_task_list",

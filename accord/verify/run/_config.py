@@ -21,7 +21,7 @@ from typing import Any
 
 import yaml
 
-from accord.adapters import JudgeSpec, parse_judge
+from accord.adapters import JudgeSpec, generator_type, parse_judge
 from accord.adapters.served import check_generator, is_served
 from accord.consensus_core import PAPER_LAMBDA, get_policy
 from accord.errors import UserError
@@ -210,12 +210,23 @@ def fill_policy_params(cfg: dict[str, Any]) -> dict[str, Any]:
     return cfg
 
 
-def _num(
-    cfg, path: str, lo: float | None = None, hi: float | None = None, integer: bool = False, optional: bool = False
-):
+def _at(cfg, path: str):
     value: Any = cfg
     for p in path.split("."):
         value = value[p]
+    return value
+
+
+def _one_of(cfg, path: str, choices: tuple[str, ...]) -> None:
+    value = _at(cfg, path)
+    if value not in choices:
+        raise UserError(f"config key {path!r} must be one of {', '.join(choices)}, got {value!r}")
+
+
+def _num(
+    cfg, path: str, lo: float | None = None, hi: float | None = None, integer: bool = False, optional: bool = False
+):
+    value = _at(cfg, path)
     if value is None and optional:
         return
     ok = isinstance(value, (int, float)) and not isinstance(value, bool)
@@ -247,11 +258,7 @@ def validate(cfg: dict[str, Any]) -> None:
     _num(cfg, "adaptive.group", 1, integer=True)
     _num(cfg, "adaptive.min_mean", 0, 1)
     _num(cfg, "adaptive.max_dispersion", 0, optional=True)
-    if cfg["adaptive"]["margin"] not in ADAPTIVE_MARGINS:
-        raise UserError(
-            f"config key 'adaptive.margin' must be one of {', '.join(ADAPTIVE_MARGINS)}, got "
-            f"{cfg['adaptive']['margin']!r}"
-        )
+    _one_of(cfg, "adaptive.margin", ADAPTIVE_MARGINS)
     _num(cfg, "adaptive.target_agreement", 0.001, 1)
     _num(cfg, "adaptive.warmup_steps", 1, integer=True)
     if cfg["adaptive"]["margin"] == "calibrated" and cfg["adaptive"]["group"] >= cfg["budgets"]["n_candidates"]:
@@ -259,25 +266,14 @@ def validate(cfg: dict[str, Any]) -> None:
             "config key 'adaptive.margin': calibrated needs adaptive.group below budgets.n_candidates "
             "(with no candidate to skip there is nothing to learn)"
         )
-    if cfg["stubbornness"]["mode"] not in STUBBORNNESS_MODES:
-        raise UserError(
-            f"config key 'stubbornness.mode' must be one of {', '.join(STUBBORNNESS_MODES)}, got "
-            f"{cfg['stubbornness']['mode']!r}"
-        )
+    _one_of(cfg, "stubbornness.mode", STUBBORNNESS_MODES)
     _num(cfg, "stubbornness.warmup", 4, integer=True)
-    if cfg["thresholds"]["mode"] not in THRESHOLD_MODES:
-        raise UserError(
-            f"config key 'thresholds.mode' must be one of {', '.join(THRESHOLD_MODES)}, got "
-            f"{cfg['thresholds']['mode']!r}"
-        )
+    _one_of(cfg, "thresholds.mode", THRESHOLD_MODES)
     _num(cfg, "thresholds.target_rate", 0.001, 1)
     cal = cfg["calibration"]
     if cal["mode"] is False:  # YAML reads a bare `off` as false
         cal["mode"] = "off"
-    if cal["mode"] not in CALIBRATION_MODES:
-        raise UserError(
-            f"config key 'calibration.mode' must be one of {', '.join(CALIBRATION_MODES)}, got {cal['mode']!r}"
-        )
+    _one_of(cfg, "calibration.mode", CALIBRATION_MODES)
     _num(cfg, "calibration.warmup", 5, integer=True)
     _num(cfg, "calibration.target_rate", 0.001, 1, optional=True)
     if (cal["mode"] == "file") != isinstance(cal["file"], str):
@@ -308,18 +304,27 @@ def validate(cfg: dict[str, Any]) -> None:
 
 
 def check_generator_keys(g: dict[str, Any]) -> None:
-    """A generator entry with a ``base_url`` is served (its own keys); any other takes the default keys."""
-    if is_served(g):
+    """A generator entry with a ``base_url`` is served (its own keys); any other takes the default keys,
+    ``type`` (a registered generator type) and the options that type names."""
+    kind = g.get("type")
+    if kind is not None and not isinstance(kind, str):
+        raise UserError(f"config key 'generator.type' must be a generator type's name, got {kind!r}")
+    entry = {k: v for k, v in g.items() if k != "type"}
+    if is_served(entry):
         try:
-            check_generator(g)
+            check_generator(entry)
         except (TypeError, ValueError) as exc:
             raise UserError(f"config key 'generator': {exc}") from None
         return
-    unknown = sorted(set(g) - set(DEFAULTS["generator"]))
+    known = set(DEFAULTS["generator"])
+    if kind is not None:
+        try:
+            known |= set(generator_type(kind).options)
+        except ValueError as exc:
+            raise UserError(f"config key 'generator.type': {exc}") from None
+    unknown = sorted(set(entry) - known)
     if unknown:
-        raise UserError(
-            f"unknown config key 'generator.{unknown[0]}'; known keys here: {', '.join(sorted(DEFAULTS['generator']))}"
-        )
+        raise UserError(f"unknown config key 'generator.{unknown[0]}'; known keys here: {', '.join(sorted(known))}")
 
 
 def versions() -> dict[str, Any]:
@@ -370,8 +375,8 @@ class TaskConfig:
 
 @dataclass(frozen=True)
 class GeneratorConfig:
-    """The generator entry: the local generator's keys, typed; a served generator's own keys
-    (``base_url``, ``stop``, ``api_key_env``, ...) kept in ``options``."""
+    """The generator entry: the local generator's keys, typed; ``type`` and any other type's own keys
+    (a served generator's ``base_url``, ``stop``, ``api_key_env``, ...) kept in ``options``."""
 
     model: str
     temperature: float
@@ -389,6 +394,15 @@ class GeneratorConfig:
     @property
     def served(self) -> bool:
         return is_served(self.options)
+
+    @property
+    def type(self) -> str | None:
+        """The generator type the entry names (None: the run's default, see ``accord.verify.run.generator_of``)."""
+        return self.options.get("type")
+
+    def entry(self) -> dict[str, Any]:
+        """What the generator type's factory gets: the entry's keys with the defaults filled in, less ``type``."""
+        return {k: v for k, v in self.as_dict().items() if k != "type"}
 
     def as_dict(self) -> dict[str, Any]:
         out = {k: getattr(self, k) for k in DEFAULTS["generator"]}

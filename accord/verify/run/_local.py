@@ -25,7 +25,7 @@ from accord.verify.run._setup import (
 from accord.verify.run._summary import make_summary, write_report
 
 
-def execute(cfg: RunConfig, run_dir: Path, resume: bool = False, progress=None) -> dict[str, Any]:
+def execute_locally(cfg: RunConfig, run_dir: Path, resume: bool = False, progress=None) -> dict[str, Any]:
     """Runs (or resumes) the configured run in ``run_dir``; returns the summary it wrote."""
     t_start = time.perf_counter()
     trace_path = start_run_folder(cfg, run_dir, resume)

@@ -5,15 +5,13 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from pathlib import Path
 
-from accord.adapters.code import CodeGenerator
-from accord.adapters.local import TransformersGenerator, VLMGenerator, shared_vlm
-from accord.adapters.served import build_generator as served_generator
+from accord.adapters import GeneratorType, generator_type
 from accord.consensus_core import get_policy
 from accord.errors import UserError
 from accord.verify.io import TRACE_FILE
 from accord.verify.loop import BASE, Chain, JudgeScale, ScaleWarmup, build_panel, load_scale
 from accord.verify.run._config import RunConfig, TaskConfig, save_run_config
-from accord.verify.tasks import load_tasks
+from accord.verify.tasks import load_tasks, task_source
 
 
 def build_chains(cfg: RunConfig) -> list[Chain]:
@@ -44,39 +42,32 @@ def build_chains(cfg: RunConfig) -> list[Chain]:
     return chains
 
 
-def build_generator(cfg: RunConfig):
+def generator_of(cfg: RunConfig) -> GeneratorType:
+    """The run's generator type: the entry's ``type``, else ``served`` for an endpoint (a ``base_url``),
+    else the one its task source names (whole programs for code, a VLM for image questions, ...)."""
     g = cfg.generator
-    if g.served:  # an OpenAI-compatible endpoint
-        try:
-            return served_generator(g.as_dict())
-        except ValueError as exc:
-            raise UserError(f"generator: {exc}") from None
-    make = TransformersGenerator
-    if cfg.task.name == "humaneval":  # whole-program candidates for code
-        make = CodeGenerator
-    if cfg.task.name == "images":  # (image, question) tasks: a vision-language generator
-        try:
-            vlm = shared_vlm(g.model, g.device, g.dtype)
-            return VLMGenerator(vlm, temperature=g.temperature, top_p=g.top_p, max_new_tokens=g.max_new_tokens)
-        except (OSError, ValueError) as exc:
-            raise UserError(f"generator {g.model!r}: {str(exc).splitlines()[0]}") from None
     try:
-        return make(
-            model=g.model,
-            temperature=g.temperature,
-            top_p=g.top_p,
-            max_new_tokens=g.max_new_tokens,
-            device=g.device,
-            dtype=g.dtype,
-        )
+        name = g.type or ("served" if g.served else task_source(cfg.task.name).generator)
+        return generator_type(name)
+    except ValueError as exc:
+        raise UserError(f"config: generator: {exc}") from None
+
+
+def build_generator(cfg: RunConfig):
+    """The run's generator, built by its registered type from the config's ``generator`` entry."""
+    kind = generator_of(cfg)
+    try:
+        return kind.factory(cfg.generator.entry())
     except (OSError, ValueError) as exc:
-        raise UserError(f"generator {g.model!r}: {str(exc).splitlines()[0]}") from None
+        if kind.name == "served":
+            raise UserError(f"generator: {exc}") from None
+        raise UserError(f"generator {cfg.generator.model!r}: {str(exc).splitlines()[0]}") from None
 
 
 def ends_answer(cfg: RunConfig):
     """When a step ends the answer, as the run's generator decides it, without loading its model:
-    a whole program for code, else a step stating the answer (or an empty one)."""
-    if cfg.task.name == "humaneval" and not cfg.generator.served:
+    every candidate of a whole-program generator, else a step stating the answer (or an empty one)."""
+    if generator_of(cfg).whole_program:
         return lambda step: True
     from accord.adapters.local import FINAL_PATTERN
 

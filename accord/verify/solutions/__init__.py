@@ -15,8 +15,7 @@ from accord.verify.solutions._labelling import INVALID, LABELS, NO_CLAIM, predic
 from accord.verify.solutions._metrics import Annotated, evaluate_rules
 from accord.verify.solutions._reading import FORMATS, MAX_STEP_CHARS, MAX_STEPS_PER_SOLUTION, Solution, read_solutions
 from accord.verify.solutions._runner import VerifyResult, verify_solutions
-from accord.verify.solutions._scale import METHODS as SCALE_METHODS
-from accord.verify.solutions._scale import fit_on_records, step_labels
+from accord.verify.solutions._scale import JUDGE_SCALES, fit_on_records, step_labels
 from accord.verify.solutions._settings import LABELLED_POLICIES, VerifySettings, resolve_settings
 from accord.verify.solutions._splitter import split_steps
 from accord.verify.solutions._uncertainty import decided
@@ -38,7 +37,7 @@ __all__ = [
     "read_solutions",
     "resolve_settings",
     "rule_stats",
-    "SCALE_METHODS",
+    "JUDGE_SCALES",
     "Solution",
     "split_steps",
     "step_labels",

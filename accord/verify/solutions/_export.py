@@ -20,7 +20,7 @@ SOLUTION_COLUMNS = ("id", "problem", "first_invalid_step_number", "annotated_fir
 STEP_COLUMNS = ("step_number", "text", "role", "label", "mean", "dispersion", "reason", "uncertain_reason")
 
 
-def csv_rows(records: Sequence[dict]) -> tuple[list[str], list[dict]]:
+def export_columns(records: Sequence[dict]) -> tuple[list[str], list[dict]]:
     """The header and the rows (one per step) of ``records``."""
     judges = list(dict.fromkeys(j for r in records for j in r.get("judges", [])))
     header = [*SOLUTION_COLUMNS, *STEP_COLUMNS, *(f"score_{j}" for j in judges), *(f"reason_{j}" for j in judges)]
@@ -69,7 +69,7 @@ def write_csv(path: Path, records: Sequence[dict], option: str = "--csv") -> Non
 
 def write_csv_to(fh: TextIO, records: Sequence[dict]) -> None:
     """The flat export on an open text stream (``--format csv`` without ``--out``: stdout)."""
-    header, rows = csv_rows(records)
+    header, rows = export_columns(records)
     w = csv.DictWriter(fh, fieldnames=header)
     w.writeheader()
     w.writerows(rows)

@@ -35,7 +35,7 @@ from accord.verify.io import (
     read_text,
     text_lines,
 )
-from accord.verify.labels import INCORRECT, read_labels
+from accord.verify.labels import INCORRECT, read_step_labels
 from accord.verify.solutions._splitter import split_steps
 
 FORMATS = ("processbench", "prm800k", "mmreason", "jsonl", "text", "inspect")
@@ -62,7 +62,7 @@ class Solution:
     first_wrong: int | None = None  # annotated index of the first wrong step (-1: none); None: not annotated
 
 
-def detect_format(path: Path) -> str:
+def detect_solution_format(path: Path) -> str:
     """The format of ``path``, from its suffix or its first record."""
     if is_inspect_log(path):
         return "inspect"
@@ -100,7 +100,7 @@ def _first_wrong(labels) -> int | None:
 
 def _labelled(path: Path, fmt: str) -> list[Solution]:
     out = []
-    for s in read_labels(path, fmt):
+    for s in read_step_labels(path, fmt):
         ref = s.meta.get("reference")
         out.append(Solution(s.id, s.question, s.steps, str(ref) if ref is not None else None, _first_wrong(s.labels)))
     return out
@@ -127,7 +127,7 @@ def _refuse_json_as_text(path: Path) -> None:
     if head.lstrip().startswith(("{", "[")):
         raise UserError(
             f"{path}: --format text reads prose, but this file holds JSON; "
-            f"drop --format (detected: {detect_format(path)}) or name the JSON format"
+            f"drop --format (detected: {detect_solution_format(path)}) or name the JSON format"
         )
 
 
@@ -207,7 +207,7 @@ def _within_limits(path: Path, s: Solution) -> None:
 def read_solutions(path: str | Path, fmt: str | None = None) -> list[Solution]:
     """Every solution in ``path`` (format detected when ``fmt`` is None); ids must be unique."""
     path = input_path(path, "solutions file", folder=True)
-    fmt = (fmt or detect_format(path)).lower()
+    fmt = (fmt or detect_solution_format(path)).lower()
     if fmt not in FORMATS:
         raise UserError(f"unknown solutions format {fmt!r}; choose one of {', '.join(FORMATS)}")
     if path.is_dir() and fmt != "text":

@@ -19,10 +19,10 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from accord.verify.loop import JudgeScale
+from accord.verify.loop import SCALE_METHODS, JudgeScale
 from accord.verify.solutions._judging import raw_matrix
 
-METHODS = ("quantile", "agreement", "standardize", "platt")
+JUDGE_SCALES = tuple(m for m in SCALE_METHODS if m != "off")  # what a verify run may fit its judges on
 
 
 def step_labels(first_wrong: int | None, n_steps: int) -> np.ndarray:
@@ -45,8 +45,8 @@ def fit_on_records(
     """A scale fitted on the judged steps of output records (``first_wrong``: each one's annotation).
 
     A ValueError says what is missing (no labelled step for ``platt``, no record)."""
-    if method not in METHODS:
-        raise ValueError(f"the judge scale must be one of {', '.join(METHODS)}, got {method!r}")
+    if method not in JUDGE_SCALES:
+        raise ValueError(f"the judge scale must be one of {', '.join(JUDGE_SCALES)}, got {method!r}")
     if not records:
         raise ValueError("no solution to fit the judge scale on")
     rows = np.concatenate([raw_matrix(r["steps"], judges) for r in records])

@@ -3,8 +3,7 @@
 The streaming readers are built on pyarrow (the ``ray`` extra): they load on first use, so the
 in-memory reader works on a base install."""
 
-from importlib import import_module
-
+from accord.exports import lazy_exports
 from accord.verify.tables._score_table import NAN_MODES, ScoreTable, read_influence, read_score_table
 
 DEFAULT_CHUNK_SIZE = 262_144  # rows per chunk of the streaming readers
@@ -69,51 +68,9 @@ _LAZY = {
     "decide_with_ray": "_streaming",
     "iter_chunks": "_streaming",
     "open_source": "_streaming",
+    "merge_ray_blocks": "_streaming",
 }
 
-
-def __getattr__(name: str):
-    if name in _LAZY:
-        return getattr(import_module(f"accord.verify.tables.{_LAZY[name]}"), name)
-    raise AttributeError(f"module 'accord.verify.tables' has no attribute {name!r}")
-
-
-__all__ = [
-    "ChunkWriter",
-    "EdgeMerger",
-    "check_groups",
-    "counted_chunks",
-    "float_array",
-    "ray_dataset",
-    "row_total",
-    "run_starts",
-    "split_block",
-    "whole_groups",
-    "block_rows",
-    "COLS",
-    "decide_rows",
-    "decide_streaming",
-    "decide_with_ray",
-    "DEFAULT_CHUNK_SIZE",
-    "iter_chunks",
-    "iter_rewards",
-    "LABEL",
-    "label_value",
-    "METADATA",
-    "NAN_MODES",
-    "NOUNS",
-    "open_rewards",
-    "open_source",
-    "pick_models",
-    "PROMPT",
-    "read_columns",
-    "read_influence",
-    "read_score_table",
-    "RESERVED",
-    "RESPONSE",
-    "reward_value",
-    "RewardFile",
-    "RewardTable",
-    "ScoreTable",
-    "TableSource",
-]
+__getattr__ = lazy_exports(__name__, _LAZY)
+# the eager names, then every lazy one (each named once, in _LAZY)
+__all__ = ["DEFAULT_CHUNK_SIZE", "METADATA", "NAN_MODES", "ScoreTable", "read_influence", "read_score_table", *_LAZY]

@@ -584,8 +584,6 @@ def decide_with_ray(
 ) -> TableSummary:
     """The Ray Data path: blocks are decided in parallel tasks; one writer on the driver appends
     them in file order to a single Parquet file, joining the steps that cross block edges."""
-    import ray
-
     _check_names(src.judges)
     logging.getLogger("ray.data").setLevel(logging.WARNING)
     t0 = time.perf_counter()
@@ -599,16 +597,24 @@ def decide_with_ray(
         num_cpus=num_cpus,
     )
     merger = EdgeMerger(src, policy, summary, spec=spec)
-    try:
-        with ChunkWriter(output, src.judges) as writer:
-            for batch in ds.iter_batches(batch_size=None, batch_format="pyarrow"):
-                summary.chunks += 1
-                merger.feed(batch, writer)
-            merger.flush(writer)
-    except ray.exceptions.RayError as exc:
-        raise user_error_from(exc) from None
+    with ChunkWriter(output, src.judges) as writer:
+        merge_ray_blocks(ds, merger, writer, summary)
     summary.seconds = time.perf_counter() - t0
     return summary
+
+
+def merge_ray_blocks(ds, merger: EdgeMerger, sink, counts) -> None:
+    """Feeds a Ray dataset's blocks, in stream order, through ``merger`` (which joins the steps that
+    cross block edges) into ``sink``, counting them in ``counts.chunks``; a Ray failure is one line."""
+    import ray
+
+    try:
+        for batch in ds.iter_batches(batch_size=None, batch_format="pyarrow"):
+            counts.chunks += 1
+            merger.feed(batch, sink)
+        merger.flush(sink)
+    except ray.exceptions.RayError as exc:
+        raise user_error_from(exc) from None
 
 
 class EdgeMerger:

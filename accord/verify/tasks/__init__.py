@@ -1,7 +1,8 @@
 """Tasks by name: ``load_tasks(name, **options) -> list[Task]``.
 
-Task sources register themselves with :func:`register_task`; every module of this package is
-discovered (pkgutil) the first time a name is looked up, so a new source is one new module.
+Task sources register themselves with :func:`register_task` in :data:`TASKS`; every module of this
+package is imported the first time a name is looked up, so a new source is one new module (an
+installed package's: an entry point in the ``accord.tasks`` group).
 
 >>> from accord.verify.tasks import load_tasks
 >>> tasks = load_tasks("basic_arithmetic", size=2, seed=1)
@@ -9,9 +10,17 @@ discovered (pkgutil) the first time a name is looked up, so a new source is one 
 (2, 'basic_arithmetic/1/0')
 """
 
-from importlib import import_module
-
-from accord.verify.tasks._registry import TaskFactory, list_tasks, load_tasks, register_task
+from accord.exports import lazy_exports
+from accord.verify.tasks._registry import (
+    TASKS,
+    TEXT_GENERATOR,
+    TaskFactory,
+    TaskSource,
+    list_tasks,
+    load_tasks,
+    register_task,
+    task_source,
+)
 
 # Loaded on first use: text tasks read answers with sympy, too heavy for building the CLI's parser.
 _LAZY = {
@@ -23,22 +32,16 @@ _LAZY = {
     "stated_answer": "_text",
 }
 
-
-def __getattr__(name: str):
-    if name in _LAZY:
-        return getattr(import_module(f"accord.verify.tasks.{_LAZY[name]}"), name)
-    raise AttributeError(f"module 'accord.verify.tasks' has no attribute {name!r}")
-
-
+__getattr__ = lazy_exports(__name__, _LAZY)
+# the eager names, then every lazy one (each named once, in _LAZY)
 __all__ = [
-    "answers_match",
-    "extract_answer",
+    "TASKS",
+    "TEXT_GENERATOR",
+    "TaskFactory",
+    "TaskSource",
     "list_tasks",
-    "load_humaneval",
     "load_tasks",
     "register_task",
-    "stated_answer",
-    "TaskFactory",
-    "TextTask",
-    "with_run_defaults",
+    "task_source",
+    *_LAZY,
 ]

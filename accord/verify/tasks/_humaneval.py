@@ -86,7 +86,7 @@ def _task(p: dict) -> HumanEvalTask:
 
 
 def _register() -> None:
-    @register_task("humaneval")
+    @register_task("humaneval", generator="code")
     def humaneval_tasks(
         size: int | None = None, ids: Sequence[str] | str | None = None, offset: int = 0, seed: int = 0
     ):

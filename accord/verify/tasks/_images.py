@@ -68,7 +68,7 @@ def read_image_tasks(path: Path, limit: int | None = None) -> list[ImageTask]:
     return tasks
 
 
-@register_task("images")
+@register_task("images", generator="vlm")
 def image_tasks(path: str, limit: int | None = None) -> list[ImageTask]:
     """The image questions of a JSONL file (the first ``limit`` of them, if given)."""
     if limit is not None and limit < 1:

@@ -1,61 +1,59 @@
-"""The task registry: sources register a factory by name; every module of the package is discovered
-(pkgutil) the first time a name is looked up, so a new source is one new module."""
+"""The task registry: sources register a factory by name in :data:`TASKS`; every module of the package
+is imported the first time a name is looked up, so a new source is one new module, and an installed
+package adds its own through the ``accord.tasks`` entry-point group."""
 
 from __future__ import annotations
 
-import importlib
-import pkgutil
 from collections.abc import Callable
-from pathlib import Path
+from dataclasses import dataclass
 
 from accord.protocols import Task
+from accord.registry import Registry, first_paragraph, signature_options
 
 TaskFactory = Callable[..., list[Task]]
-
-_REGISTRY: dict[str, TaskFactory] = {}
-_IMPORT_ERRORS: dict[str, str] = {}
-_discovered = False
-_PATH = [str(Path(__file__).parent)]
+TEXT_GENERATOR = "text"  # the generator a task source's tasks take unless it names another
 
 
-def register_task(name: str) -> Callable[[TaskFactory], TaskFactory]:
-    """Registers a factory ``(**options) -> list[Task]`` under ``name``."""
+@dataclass(frozen=True)
+class TaskSource:
+    """A registered source: its factory ``(**options) -> list[Task]`` and the generator type its
+    tasks take by default (``text``: a language model proposing the next line)."""
 
-    def deco(fn: TaskFactory) -> TaskFactory:
-        _REGISTRY[name] = fn
-        return fn
-
-    return deco
+    name: str
+    factory: TaskFactory
+    generator: str = TEXT_GENERATOR
 
 
-def _discover() -> None:
-    global _discovered
-    if _discovered:
-        return
-    _discovered = True
-    for info in sorted(pkgutil.iter_modules(_PATH), key=lambda i: i.name):
-        if info.name == "_registry":
-            continue
-        try:
-            importlib.import_module(f"accord.verify.tasks.{info.name}")
-        except Exception as exc:  # a source with a missing extra must not hide the others
-            _IMPORT_ERRORS[info.name] = f"{type(exc).__name__}: {exc}"
+def _describe(source: TaskSource) -> tuple[str, dict]:
+    return first_paragraph(source.factory), signature_options(source.factory)
+
+
+TASKS: Registry[TaskSource] = Registry(
+    "task source", "accord.tasks", builtins=("accord.verify.tasks._*",), describe=_describe
+)
+
+
+def register_task(name: str, generator: str = TEXT_GENERATOR) -> Callable[[TaskFactory], TaskFactory]:
+    """Registers a factory ``(**options) -> list[Task]`` under ``name``; ``generator`` names the
+    generator type its tasks take unless a run config names one."""
+    return TASKS.register(name, lambda fn: TaskSource(name, fn, generator))
 
 
 def list_tasks() -> list[str]:
-    """Registered task source names."""
-    _discover()
-    return sorted(_REGISTRY)
+    """Task source names: the built-in ones and those installed plugins declare."""
+    return TASKS.names()
+
+
+def task_source(name: str) -> TaskSource:
+    """The registered source ``name`` (an installed plugin's too); a ValueError listing the known ones otherwise."""
+    return TASKS.get(name)
 
 
 def load_tasks(name: str, **options) -> list[Task]:
     """The tasks of source ``name``; an unknown name or option is a ValueError naming it."""
-    _discover()
-    if name not in _REGISTRY:
-        broken = "".join(f"; module {m!r} failed to import ({e})" for m, e in _IMPORT_ERRORS.items())
-        raise ValueError(f"unknown task source {name!r}; choose one of {', '.join(list_tasks())}{broken}")
+    factory = task_source(name).factory
     try:
-        tasks = _REGISTRY[name](**options)
+        tasks = factory(**options)
     except TypeError as exc:
         raise ValueError(f"task source {name!r}: bad options {sorted(options)}: {exc}") from None
     if not tasks:
