@@ -164,17 +164,25 @@ def print_decision(con, doc: dict) -> None:
             title=f"learned from {few['labeled']} labels (prior strength {few['kappa']:.3g}); largest patterns",
             title_justify="left",
         )
-        for col in ("classes", "problems", "labels: right per class", "trust", "P(right)"):
+        for col in ("classes", "problems", "labels: right per class", "trust", "model", "P(right)"):
             t.add_column(col)
-        for r in few["rules"][:8]:
+        shown = few["rules"][:8]
+        for r in shown:
+            d = r["decision"]
             t.add_row(
-                " | ".join(",".join(b) for b in r["classes"]),
+                " | ".join(", ".join(b) for b in r["classes"]),
                 str(r["problems"]),
                 " | ".join(map(str, r["counts"])) + (f" (none right {r['none_counts']})" if r["none_counts"] else ""),
-                ",".join(r["trust"]) or "–",
-                "–" if r["decision"] is None else f"{r['posterior'][r['decision']]:.2f}",
+                (", ".join(r["trust"]) or "–") + (" *" if r.get("against_labels") else ""),
+                "–" if d is None else f"{r['prior'][d]:.2f}",
+                "–" if d is None else f"{r['posterior'][d]:.2f}",
             )
         con.print(t)
+        if any(r.get("against_labels") for r in shown):
+            con.print(
+                "* another class was right on more of this pattern's labels: the model's prior ('model') outweighs "
+                "so few labels; P(right) weighs both"
+            )
     held = [v for v in doc.get("verdicts", []) if "held_out" in v]
     if held and "unlabeled" not in doc and "scored_on" not in doc:
         con.print(f"{len(held)} labelled rows, each scored as the jury answered without its label")

@@ -77,7 +77,15 @@ class PatternRule:
             "posterior": post[:-1].tolist(),
             "trust": [name(i) for i in self.blocks[self.decision]] if self.decision >= 0 else [],
             "decision": self.decision if self.decision >= 0 else None,
+            "against_labels": self.against_labels,
         }
+
+    @property
+    def against_labels(self) -> bool:
+        """Another class was right on more of this pattern's labels than the trusted one: the
+        model's prior outweighs them (on the CHAMP folds, following the labels instead cost up to
+        1.2 points of accuracy at 30 to 200 labels)."""
+        return self.decision >= 0 and bool(self.counts[:-1].max() > self.counts[self.decision])
 
 
 @dataclass(frozen=True)
