@@ -876,6 +876,10 @@ def test_the_jury_page_draws_reliability_risk_coverage_and_member_intervals(brow
         legend = browser.find_element("css selector", "#reliability figcaption.legend").text
         assert f"ECE {table['equal_count']['ece']:.3f} over bins of equal rows" in legend
         assert "200 rows whose reference the jury did not read" in legend
+        cells = browser.find_elements("css selector", ".reliability-table tr")[1:]
+        assert [int(r.find_elements("tag name", "td")[1].get_attribute("textContent")) for r in cells] == [
+            b["rows"] for b in table["equal_count"]["table"]
+        ]
         curve = browser.find_element("css selector", "#risk-coverage polyline.curve").get_attribute("points")
         assert len(curve.split()) == len([r for r in records if not r["labeled"] and not r["abstained"]])
         bars = browser.find_elements("css selector", "#accuracy-intervals g.bar")

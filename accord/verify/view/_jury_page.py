@@ -68,11 +68,10 @@ def _charts(rows: list[dict], where: str, members: list[str]) -> str:
     with_conf = [r for r in rows if r["answered"] and r["confidence"] is not None]
     if with_conf:
         table = reliability_table([r["confidence"] for r in with_conf], [r["correct"] for r in with_conf])
-        figs.append(
-            reliability_chart(
-                table["equal_count"]["table"], table["equal_width"]["ece"], table["equal_count"]["ece"], where
-            )
+        chart = reliability_chart(
+            table["equal_count"]["table"], table["equal_width"]["ece"], table["equal_count"]["ece"], where
         )
+        figs.append(chart.removesuffix("</figure>") + _reliability_table(table) + "</figure>")
     key = "confidence" if with_conf else "score"
     ranked = [r for r in rows if r["answered"] and r[key] is not None]
     if ranked:
@@ -93,6 +92,21 @@ def _charts(rows: list[dict], where: str, members: list[str]) -> str:
         '<section class="panel" id="charts"><h2>How well, in pictures</h2><div class="charts">'
         + "".join(figs)
         + ("</div></section>")
+    )
+
+
+def _reliability_table(table: dict) -> str:
+    """The numbers behind the diagram, folded: per bin of about equal rows its range, rows, mean
+    confidence and share right."""
+    rows = "".join(
+        f"<tr><td>{b['low']:.2f}–{b['high']:.2f}</td><td class='num'>{b['rows']}</td>"
+        f"<td class='num'>{b['confidence']:.3f}</td><td class='num'>{b['accuracy']:.3f}</td></tr>"
+        for b in table["equal_count"]["table"]
+    )
+    return (
+        '<details class="reliability-table"><summary>the table (bins of about equal rows)</summary>'
+        "<table><tr><th>confidence</th><th class='num'>rows</th><th class='num'>mean confidence</th>"
+        f"<th class='num'>share right</th></tr>{rows}</table></details>"
     )
 
 
