@@ -43,7 +43,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "panel.jsonl"
         path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
-        doc = jury(path, "--equivalence", "auto", "--n-boot", "40")
+        doc = jury(path, "--equivalence", "auto", "--method", "modal", "--n-boot", "40")
     print("answers read:", json.dumps(doc.get("answers_read", {})))
     per: dict[str, dict[str, int]] = {}
     misses = []

@@ -4,9 +4,25 @@ Every figure comes from ``accord jury FILE --json`` (``accord.cli.main.main``), 
 development split (Combinatorics, Number-Theory, Inequality) only; a row's category is the
 problem named in its id (``P_<Category>_<k>|<prompt setting>``).
 
-- ``risk``: ``--risk 0.1 --delta 0.1 --label-budget N`` (N = 100, 200) over ``--seeds`` seeds: how
-  often a threshold was certified, coverage of the unlabelled rows, realised error on the answered
-  unlabelled rows, and the share of seeds whose realised error is over alpha.
+The two per-fold parts grade each category once with ``--equivalence auto`` and write the answers
+back as their class names (``benchmarks/jury_trust.py``'s class files), so that 10 seeds per fold
+stay affordable; every measured run is then ``accord jury FOLD.jsonl --equivalence text ...``, which
+gives the same classes (checked: one seed per fold is also run on the fold's own answers with
+``--equivalence auto``, and its figures must be the same).
+
+- ``confidence``: leave one category out. ``--label-budget N`` (N = 50, 200) with each
+  ``--label-choice`` (mixed, active, random) over ``--seeds`` seeds per fold: both expected
+  calibration errors of ``confidence`` on the rows whose reference was not read, as the command
+  reports them (``confidence_error``: ten equal-width bins, ten bins of about equal rows), and the
+  jury's accuracy there. The label choice is picked on two categories (smallest mean equal-count
+  error at 200 labels) and reported on the third; the default is the choice whose worst fold is best.
+- ``risk``: leave one category out. ``--risk ALPHA --label-budget N`` (alpha 0.2 and 0.1, N 100
+  and 200) with each ``--risk-candidates`` share over ``--seeds`` seeds per fold: seeds whose
+  certified coverage is at least 15% of the unlabelled rows, mean coverage, the smallest error the
+  labels certify at the coverage found (``bound``), and seeds whose realised error on the answered
+  unlabelled rows is over alpha. The share is picked on two categories (most seeds certifying 15%
+  at alpha 0.2, over both budgets, among the shares over alpha in at most delta of the seeds) and
+  reported on the third.
 - ``budget``: ``--label-budget N`` (N = 50, 200, labels chosen actively, the default) over the
   seeds: the jury on the unlabelled rows beside the accuracy-weighted vote with accuracies from
   the same labels, the best member chosen on the labels and the best member by hindsight.
@@ -21,7 +37,8 @@ problem named in its id (``P_<Category>_<k>|<prompt setting>``).
   Reported: coverage of the intervals printed as a ranking, and of the sign claims ("the vote is
   ahead of / behind the best member"), with the share of panels where a claim is made.
 
-    python benchmarks/jury_loco.py [--parts risk,budget,loco,simulated] [--seeds 10] [--data FILE]
+    python benchmarks/jury_loco.py [--parts confidence,risk,budget,loco,simulated] [--seeds 10] [--data FILE]
+        [--classes DIR] [--out FILE]
 """
 
 from __future__ import annotations
@@ -70,46 +87,129 @@ def split_by_category(data: Path, folder: Path) -> dict[str, Path]:
     return out
 
 
-def part_risk(data: Path, seeds: int, alpha: float = 0.1, delta: float = 0.1) -> dict:
-    out = {}
-    for budget in (100, 200):
-        runs = []
+CHOICES = ("mixed", "active", "random")
+SHARES = (0.5, 0.6, 0.7, 0.8, 1.0)
+FOLDS = ("Combinatorics", "Number-Theory", "Inequality")
+
+
+def fold_files(data: Path, folder: Path) -> dict[str, Path]:
+    """Per category the class file (answers and reference as the classes ``--equivalence auto`` finds)."""
+    from jury_trust import class_files  # benchmarks/jury_trust.py: grades each category once
+
+    files = {c: folder / f"{c}.jsonl" for c in FOLDS}
+    if not all(f.is_file() for f in files.values()):
+        files = class_files(data, folder)
+    return files
+
+
+def _mean(xs) -> float | None:
+    xs = [x for x in xs if x is not None]
+    return float(np.mean(xs)) if xs else None
+
+
+def part_confidence(files: dict[str, Path], seeds: int) -> dict:
+    runs: dict = {}
+    for cat, path in files.items():
+        for choice in CHOICES:
+            for budget in (50, 200):
+                rows = []
+                for seed in range(seeds):
+                    argv = ["--equivalence", "text", "--label-budget", str(budget), "--label-choice", choice]
+                    doc = jury(path, *argv, "--seed", str(seed), "--n-boot", "40", "-q")
+                    e = doc.get("confidence_error") or {}
+                    rows.append(
+                        {
+                            "ece_width": e.get("equal_width"),
+                            "ece_count": e.get("equal_count"),
+                            "accuracy": doc["jury"]["accuracy"],
+                            "best_member": doc["best_member"]["accuracy"],
+                        }
+                    )
+                key = f"{cat} {choice} {budget}"
+                runs[key] = {
+                    "seeds": seeds,
+                    "ece_width": _mean(r["ece_width"] for r in rows),
+                    "ece_count": _mean(r["ece_count"] for r in rows),
+                    "ece_count_max": max(r["ece_count"] for r in rows if r["ece_count"] is not None),
+                    "accuracy": _mean(r["accuracy"] for r in rows),
+                    "best_member": _mean(r["best_member"] for r in rows),
+                }
+                print(f"confidence {key}: {json.dumps(runs[key])}", flush=True)
+    folds = {}
+    for held in files:
+        others = [c for c in files if c != held]
+        pick = min(CHOICES, key=lambda ch: np.mean([runs[f"{c} {ch} 200"]["ece_count"] for c in others]))
+        folds[held] = {"chosen_on_others": pick, "50": runs[f"{held} {pick} 50"], "200": runs[f"{held} {pick} 200"]}
+        print(f"confidence fold {held}: chosen on the others {pick}: {json.dumps(folds[held])}", flush=True)
+    worst = {ch: max(runs[f"{c} {ch} 200"]["ece_count"] for c in files) for ch in CHOICES}
+    print(f"confidence: worst fold's equal-count error at 200 labels per choice {json.dumps(worst)}", flush=True)
+    return {"runs": runs, "folds": folds, "worst_fold_200": worst}
+
+
+def part_risk(files: dict[str, Path], seeds: int, delta: float = 0.1, shares=SHARES) -> dict:
+    runs: dict = {}
+
+    def measure(path: Path, alpha: float, budget: int, share: float) -> dict:
+        rows = []
         for seed in range(seeds):
-            r = jury(
-                data,
-                "--risk",
-                str(alpha),
-                "--delta",
-                str(delta),
-                "--label-budget",
-                str(budget),
-                "--seed",
-                str(seed),
-                "--n-boot",
-                "1",
-            )["risk"]
-            runs.append(r)
-            err = r.get("realised_error")
-            print(
-                f"risk N={budget} seed={seed}: threshold {r['threshold']}, coverage {r['coverage_unlabeled']:.3f}, "
-                f"realised error {'-' if err is None else f'{err:.3f}'}, bound {r['bound']:.3f}",
-                flush=True,
-            )
-        errs = [r["realised_error"] for r in runs if "realised_error" in r]
-        out[budget] = {
+            argv = ["--equivalence", "text", "--risk", str(alpha), "--delta", str(delta), "--label-budget", str(budget)]
+            argv += ["--risk-candidates", str(share), "--seed", str(seed), "--n-boot", "40", "-q"]
+            r = jury(path, *argv)["risk"]
+            rows.append(r)
+        errs = [r.get("realised_error") for r in rows]
+        return {
             "seeds": seeds,
-            "certified": sum(r["threshold"] is not None for r in runs),
-            "coverage_mean": float(np.mean([r["coverage_unlabeled"] for r in runs])),
-            "coverage_when_certified": float(
-                np.mean([r["coverage_unlabeled"] for r in runs if r["threshold"] is not None])
-            )
-            if errs
-            else None,
-            "realised_error_mean": float(np.mean(errs)) if errs else None,
-            "realised_error_max": float(np.max(errs)) if errs else None,
-            "share_over_alpha": sum(e > alpha for e in errs) / seeds,
+            "certified_15": sum(r["coverage_unlabeled"] >= 0.15 for r in rows),
+            "certified": sum(r["threshold"] is not None for r in rows),
+            "coverage_mean": float(np.mean([r["coverage_unlabeled"] for r in rows])),
+            "bound_mean": _mean(r["bound"] for r in rows),
+            "over_alpha": sum(e is not None and e > alpha for e in errs),
+            "realised_error_max": max((e for e in errs if e is not None), default=None),
         }
-        print(f"risk N={budget}: {json.dumps(out[budget])}", flush=True)
+
+    for cat, path in files.items():
+        for share in shares:
+            for budget in (100, 200):
+                key = f"{cat} 0.2 {budget} {share}"
+                runs[key] = measure(path, 0.2, budget, share)
+                print(f"risk {key}: {json.dumps(runs[key])}", flush=True)
+    folds = {}
+    for held in files:
+        others = [c for c in files if c != held]
+
+        def score(share: float) -> tuple:
+            keys = [f"{c} 0.2 {b} {share}" for c in others for b in (100, 200)]
+            safe = all(runs[k]["over_alpha"] <= delta * seeds for k in keys)
+            return (safe, sum(runs[k]["certified_15"] for k in keys), np.mean([runs[k]["coverage_mean"] for k in keys]))
+
+        pick = max(shares, key=score)
+        out = {"chosen_on_others": pick}
+        for alpha in (0.2, 0.1):
+            for budget in (100, 200):
+                key = f"{held} {alpha} {budget} {pick}"
+                if key not in runs:
+                    runs[key] = measure(files[held], alpha, budget, pick)
+                    print(f"risk {key}: {json.dumps(runs[key])}", flush=True)
+                out[f"alpha {alpha} labels {budget}"] = runs[key]
+        folds[held] = out
+        print(f"risk fold {held}: {json.dumps(out)}", flush=True)
+    return {"runs": runs, "folds": folds}
+
+
+def check_auto(data: Path, files: dict[str, Path], folder: Path) -> dict:
+    """One seed per fold on the fold's own answers with --equivalence auto: the same figures as on its class file."""
+    out = {}
+    for cat, path in files.items():
+        raw = folder / f"{cat}.raw.jsonl"
+        argv = ["--label-budget", "200", "--seed", "0", "--n-boot", "40", "-q"]
+        a = jury(raw, "--equivalence", "auto", *argv)
+        b = jury(path, "--equivalence", "text", *argv)
+        out[cat] = {
+            "same": a["confidence_error"] == b["confidence_error"] and a["jury"] == b["jury"],
+            "auto": a["confidence_error"],
+            "classes": b["confidence_error"],
+        }
+        print(f"check {cat}: {json.dumps(out[cat])}", flush=True)
     return out
 
 
@@ -119,7 +219,7 @@ def part_budget(data: Path, seeds: int) -> dict:
     for budget in (50, 200):
         runs = []
         for seed in range(seeds):
-            un = jury(data, "--label-budget", str(budget), "--seed", str(seed), "--n-boot", "1")["unlabeled"]
+            un = jury(data, "--label-budget", str(budget), "--seed", str(seed), "--n-boot", "40")["unlabeled"]
             runs.append({k: un[k]["accuracy"] for k in keys})
             print(f"budget {budget} seed {seed}: " + ", ".join(f"{k} {v:.3f}" for k, v in runs[-1].items()), flush=True)
         out[budget] = {k: float(np.mean([r[k] for r in runs])) for k in keys}
@@ -132,9 +232,9 @@ def part_budget(data: Path, seeds: int) -> dict:
 def advantage_check(doc: dict) -> dict:
     """The printed advantage interval against the realised difference (vote - the actual best member)."""
     lf = doc["label_free"]
-    vote = np.array([v["correct"] for v in doc["verdicts"]]) if lf["rule"] == "vote" else None
     best = doc["best_member"]["accuracy"]
-    realised = (float(vote.mean()) if vote is not None else doc["vote_accuracy"]) - best
+    # the interval is the difficulty vote's (run with --method difficulty), not the default's (the majority)
+    realised = doc["vote_accuracy"] - best
     lo, hi = lf["advantage_ci"]
     return {
         "rule": lf["rule"],
@@ -157,11 +257,11 @@ def part_loco(data: Path) -> dict:
         checks = {}
         for cat, path in files.items():
             acc[cat] = {}
-            for method in LABEL_FREE:
-                doc = jury(path, "--method", method, "--n-boot", "40")
+            for method in LABEL_FREE:  # --label-budget 0: no rule reads a reference; they all measure
+                doc = jury(path, "--method", method, "--n-boot", "40", "--label-budget", "0")
                 acc[cat][method] = doc["jury"]["accuracy"]
                 if method == "auto":
-                    diff = jury(path, "--method", "difficulty", "--n-boot", "1")
+                    diff = jury(path, "--method", "difficulty", "--n-boot", "40", "--label-budget", "0")
                     doc["vote_accuracy"] = diff["jury"]["accuracy"]
                     checks[cat] = advantage_check(doc)
                     acc[cat]["best member (hindsight)"] = doc["best_member"]["accuracy"]
@@ -242,10 +342,11 @@ def part_simulated(seeds: int, n: int = 400) -> dict:
         for k, accs, rho, s, m, seed in settings:
             path = Path(tmp) / f"sim{k}_{seed}.jsonl"
             write_simulated(path, accs, rho, s, m, 1000 * k + seed)
-            doc = jury(path, "--equivalence", "text", "--n-boot", "40", "--seed", str(seed))
-            doc["vote_accuracy"] = jury(path, "--equivalence", "text", "--method", "difficulty", "--n-boot", "1")[
-                "jury"
-            ]["accuracy"]
+            label_free = ["--equivalence", "text", "--label-budget", "0"]
+            doc = jury(path, *label_free, "--n-boot", "40", "--seed", str(seed))
+            doc["vote_accuracy"] = jury(path, *label_free, "--method", "difficulty", "--n-boot", "40")["jury"][
+                "accuracy"
+            ]
             rows.append(
                 {
                     "panel": k,
@@ -268,14 +369,23 @@ def part_simulated(seeds: int, n: int = 400) -> dict:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--data", type=Path, default=DEFAULT_DATA)
-    ap.add_argument("--parts", default="risk,budget,loco,simulated")
+    ap.add_argument("--parts", default="confidence,risk,budget,loco,simulated")
     ap.add_argument("--seeds", type=int, default=10)
+    ap.add_argument("--classes", type=Path, default=None, help="a folder for (or with) the graded class files")
     ap.add_argument("--out", type=Path, default=None, help="write the figures as JSON here")
     args = ap.parse_args()
     parts = args.parts.split(",")
     figures = {}
-    if "risk" in parts:
-        figures["risk"] = part_risk(args.data, args.seeds)
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = args.classes or Path(tmp)
+        folder.mkdir(parents=True, exist_ok=True)
+        if "confidence" in parts or "risk" in parts:
+            files = fold_files(args.data, folder)
+            figures["check_auto"] = check_auto(args.data, files, folder)
+        if "confidence" in parts:
+            figures["confidence"] = part_confidence(files, args.seeds)
+        if "risk" in parts:
+            figures["risk"] = part_risk(files, args.seeds)
     if "budget" in parts:
         figures["budget"] = part_budget(args.data, args.seeds)
     if "loco" in parts:

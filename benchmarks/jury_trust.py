@@ -79,8 +79,8 @@ def class_files(data: Path, folder: Path) -> dict[str, Path]:
 def part_labelfree(files: dict[str, Path]) -> dict:
     out = {}
     for cat, path in files.items():
-        doc = jury(path, "--equivalence", "text", "--n-boot", "40")
-        diff = jury(path, "--equivalence", "text", "--method", "difficulty", "--n-boot", "40")
+        doc = jury(path, "--equivalence", "text", "--n-boot", "40", "--label-budget", "0")
+        diff = jury(path, "--equivalence", "text", "--method", "difficulty", "--n-boot", "40", "--label-budget", "0")
         lf = doc["label_free"]
         out[cat] = {
             "default": doc["jury"]["accuracy"],
@@ -122,10 +122,9 @@ def part_shared(seeds: int, n: int = 600) -> dict:
                         for i, row in enumerate(p.codes)
                     )
                 )
-                doc = jury(path, "--equivalence", "text", "--n-boot", "40", "--seed", str(seed))
-                diff = jury(
-                    path, "--equivalence", "text", "--method", "difficulty", "--n-boot", "40", "--seed", str(seed)
-                )
+                label_free = ["--equivalence", "text", "--label-budget", "0", "--n-boot", "40", "--seed", str(seed)]
+                doc = jury(path, *label_free)
+                diff = jury(path, *label_free, "--method", "difficulty")
                 lf = doc["label_free"]
                 runs.append(
                     {

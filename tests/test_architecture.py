@@ -295,12 +295,13 @@ def test_building_the_parser_imports_no_heavy_library():
 def test_cli_choices_match_the_library():
     """Choices the CLI names without importing the library are the library's."""
     from accord.cli.commands import jury, labels, verify
+    from accord.consensus_core.jury import LABEL_CHOICES
     from accord.verify.juries import METHODS
     from accord.verify.labels import FORMATS as LABEL_FORMATS
     from accord.verify.solutions import FORMATS as SOLUTION_FORMATS
     from accord.verify.solutions import LABELLED_POLICIES
 
-    assert jury.METHODS == METHODS
+    assert jury.METHODS == METHODS and jury.LABEL_CHOICES == LABEL_CHOICES
     assert labels.FORMATS == LABEL_FORMATS
     assert verify.FORMATS == SOLUTION_FORMATS
     assert verify.LABELLED_POLICIES == LABELLED_POLICIES

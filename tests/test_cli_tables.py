@@ -198,7 +198,7 @@ def test_run_summary_fits_80_columns(narrow, capsys):
             ]
         },
     }
-    print_summary(summary, Path("runs/a-long-run-folder-name-2026-12-02"), console(120))
+    print_summary(summary, Path("runs/a-long-run-folder-name-2026-12-02"), console())
     out = capsys.readouterr().out
     _fits(out)
     for chain in chains:
@@ -211,3 +211,27 @@ def test_verify_table_fits_80_columns(narrow, capsys):
     out = capsys.readouterr().out
     _fits(out)
     assert "handshakes" in out and "arithmetic: 8 * 7 = 54" in " ".join(out.split())
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["verify", str(EX / "solutions" / "processbench.jsonl")],
+        ["jury", str(EX / "jury" / "panel.jsonl"), "--n-boot", "40"],
+        ["report", str(EX / "runs" / "synthetic"), "--bootstrap", "200"],
+    ],
+)
+def test_piped_output_without_columns_fits_80(argv, tmp_path):
+    """A pipe or a log without $COLUMNS gets 80 columns, not a table as wide as its longest cell."""
+    import os
+    import subprocess
+    import sys
+
+    if argv[0] == "report":
+        argv = ["report", str(_copy_run(tmp_path)), *argv[2:]]
+    env = {k: v for k, v in os.environ.items() if k != "COLUMNS"}
+    proc = subprocess.run(
+        [sys.executable, "-m", "accord.cli.main", *argv], capture_output=True, text=True, env=env, timeout=600
+    )
+    assert proc.returncode in (0, 1), proc.stderr
+    _fits(proc.stdout)

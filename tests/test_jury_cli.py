@@ -34,7 +34,8 @@ def _json(capsys, path, *argv) -> dict:
 
 
 def test_modal_jury_reports_accuracy_against_members(capsys):
-    doc = _json(capsys, EXAMPLE, "--equivalence", "math")
+    doc = _json(capsys, EXAMPLE, "--equivalence", "math", "--method", "modal")
+    assert doc["references"]["use"] == "measure" and "did not read them" in doc["references"]["note"]
     assert doc["problems"] == 300 and doc["members"] == ["alpha", "bravo", "charlie", "delta"]
     assert 0 <= doc["jury"]["accuracy"] <= 1
     lo, hi = doc["jury"]["ci"]
@@ -102,10 +103,13 @@ def test_table_output_runs_as_a_program(tmp_path, panel_file):
         timeout=300,
     )
     assert proc.returncode == 0, proc.stderr
-    assert "cannot tell which member is best" in " ".join(proc.stdout.split()) and "jury (" in proc.stdout
+    text = " ".join(proc.stdout.split())
+    assert "references: the references on 150 rows are labels" in text and "jury (" in proc.stdout
+    assert "out-of-fold" in text and "reliability (bins of equal rows)" in text
+    assert f"wrote 150 rows (jsonl) to {out}; 150 labelled rows marked 'labeled'" in proc.stderr
     rows = [json.loads(line) for line in out.read_text().splitlines()]
     assert len(rows) == 150
-    assert {"members", "member_correct", "labeled"} <= set(rows[0])
+    assert {"members", "member_correct", "labeled", "held_out"} <= set(rows[0]) and all(r["labeled"] for r in rows)
 
 
 def test_label_budget_measures_on_the_rows_it_did_not_read(capsys, panel_file):
@@ -137,7 +141,11 @@ def test_rows_with_a_reference_teach_the_rest(capsys, tmp_path, panel_file):
     doc = _json(capsys, partial)
     assert doc["method"].startswith("few-label") and doc["labeled"] == 50
     assert [v["labeled"] for v in doc["verdicts"]] == [i % 3 == 0 for i in range(150)]
-    assert "jury" not in doc  # nothing to measure the unreferenced rows against
+    # the unreferenced rows measure nothing; the labelled ones, each as the jury answered without its label
+    assert doc["jury"]["n"] == 50 and "out-of-fold" in doc["scored_on"] and doc["references"]["use"] == "labels"
+    assert all(("held_out" in v) == v["labeled"] for v in doc["verdicts"])
+    held = [v["held_out"]["correct"] for v in doc["verdicts"] if v["labeled"]]
+    assert doc["jury"]["accuracy"] == pytest.approx(sum(held) / 50)
     assert main(["jury", str(partial), "--label-budget", "10"]) == 2
     assert "reference" in capsys.readouterr().err
 
@@ -202,14 +210,16 @@ def test_risk_answers_only_above_a_certified_threshold(capsys, tmp_path, panel_f
     doc = _json(capsys, panel_file, "--equivalence", "math", "--risk", "0.2", "--delta", "0.2", "--label-budget", "100")
     risk = doc["risk"]
     assert doc["labeled"] == 100 and risk["calibration_rows"] == 100 and risk["unlabeled_rows"] == 50
-    assert "random" in risk["calibration"] and "binomial" in risk["test"] and risk["method"] == "binomial"
+    assert "random" in risk["calibration"] and "hypergeometric" in risk["test"] and risk["method"] == "hypergeometric"
+    assert risk["candidate_rows"] >= 100 and risk["candidate_rows"] >= 0.6 * 150
     answered = [v for v in doc["verdicts"] if not v["abstained"]]
     if risk["threshold"] is None:
         assert not answered and risk["reason"]
     else:
         assert risk["bound"] <= 0.2 and all(v["score"] >= risk["threshold"] for v in answered)
         assert all(
-            "below the certified threshold" in v["reason"] or v["reason"] == "no member answered"
+            "below the certified threshold" in v["reason"]
+            or v["reason"] in ("no member answered", "labelled: no member's answer matches its reference")
             for v in doc["verdicts"]
             if v["abstained"]
         )
@@ -275,7 +285,7 @@ def test_risk_that_certifies_nothing_answers_nothing_and_prints_no_accuracy(caps
     assert doc["unlabeled"]["jury"]["accuracy"] is None and doc["unlabeled"]["jury"]["note"] == "answered no row"
     assert main(["jury", str(path), "--n-boot", "40", *argv]) == 0
     out = capsys.readouterr().out
-    assert "abstains on every row (bound binomial)" in " ".join(out.split())
+    assert "abstains on every row (bound hypergeometric)" in " ".join(out.split())
     jury_lines = [line for line in out.splitlines() if line.strip().startswith("jury")]
     assert jury_lines and all("answered no row" in line for line in jury_lines)
 

@@ -19,7 +19,9 @@ def _risk_above(t: float, slope: float) -> float:
     return slope * (1 - t) / 2
 
 
-@pytest.mark.parametrize("bound", RISK_BOUNDS)
+# Every row labelled, the claim about the distribution the rows came from: the hypergeometric test
+# certifies the rows of a finite file instead (the next test).
+@pytest.mark.parametrize("bound", [b for b in RISK_BOUNDS if b != "hypergeometric"])
 @pytest.mark.parametrize("slope", [0.3, 0.6])
 def test_the_error_rate_above_the_threshold_exceeds_alpha_in_at_most_delta_of_draws(slope, bound):
     alpha, delta, n, reps = 0.1, 0.1, 300, 400

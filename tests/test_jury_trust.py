@@ -65,7 +65,8 @@ def test_agreement_ranks_a_copying_bloc_first(shared):
 
 def test_shared_wrong_answers_give_no_claim_and_the_majority_decides(capsys, shared):
     panel, path = shared
-    doc = _json(capsys, path)
+    doc = _json(capsys, path, "--label-budget", "0")  # the label-free default, every reference measuring it
+    assert doc["references"]["use"] == "measure" and doc["jury"]["n"] == 400
     lf = doc["label_free"]
     assert doc["method"] == "majority vote (label-free)" and lf["ranks_members"] is False and lf["claims"] is None
     assert lf["estimated_best_member"] != "m0"  # the estimate is wrong, and it is not claimed
@@ -75,7 +76,7 @@ def test_shared_wrong_answers_give_no_claim_and_the_majority_decides(capsys, sha
         answered = [a for a in v["answers"].values() if a is not None]
         if v["answer"] is not None:
             assert v["agreement"] == pytest.approx(answered.count(v["answer"]) / len(answered))
-    assert main(["jury", str(path), "--equivalence", "text", "--n-boot", "40"]) == 0
+    assert main(["jury", str(path), "--equivalence", "text", "--n-boot", "40", "--label-budget", "0"]) == 0
     out = " ".join(capsys.readouterr().out.split())
     assert "cannot tell which member is best" in out and "not claims" in out and "estimated best member" not in out
 
@@ -121,7 +122,7 @@ def test_label_round_trip(capsys, tmp_path, shared):
     probs = [v["confidence"] for v in doc["verdicts"] if not v["abstained"]]
     assert all(p is not None and 0 <= p <= 1 for p in probs)
     # the choice is the same as the library's
-    assert [f"q{i}" for i in rows_to_label(panel.codes, 30)] == [a["id"] for a in asked]
+    assert [f"q{i}" for i in rows_to_label(panel.codes, 30, choice="mixed")] == [a["id"] for a in asked]
     for body, message in (
         ('{"id": "nope", "reference": "a0"}\n', "not in the jury file"),
         ('{"id": "q1", "reference": "a0", "extra": 1}\n', "unknown field"),

@@ -4,7 +4,8 @@ The pages are checked as files (kind detection, escaping, recorded questions, ba
 and in a real headless browser, Debian's chromium driven by chromedriver (installed by
 scripts/setup_test.sh): no console error (a blocked inline script or a failed load is one), the
 filters change the visible count, a screenshot is not blank. With ACCORD_WRITE_DOCS=1 the
-screenshots are written to docs/ (docs/view-run.png, view-verify.png, view-jury.png).
+screenshots are written to docs/ (docs/view-run.png, view-verify.png, view-jury.png, view-math.png,
+view-index.png, view-compare.png).
 """
 
 from __future__ import annotations
@@ -87,8 +88,9 @@ def outputs(tmp_path_factory):
     run = record_run(base / "run", ["What is 12 + 30?", "What is 7 + 5?", HOSTILE + " What is 1 + 2?"])
     pred = base / "pred.jsonl"
     verify_to(ROOT / "examples/solutions/processbench.jsonl", pred)
-    jury = base / "jury.jsonl"
-    assert main(["jury", str(ROOT / "examples/jury/panel.jsonl"), "--out", str(jury), "--json", "--n-boot", "40"]) == 0
+    jury = base / "jury.jsonl"  # 100 labels taught the jury; the other 200 references measure it
+    argv = ["jury", str(ROOT / "examples/jury/panel.jsonl"), "--out", str(jury), "--json", "--n-boot", "40"]
+    assert main([*argv, "--label-budget", "100"]) == 0
     math = base / "math.jsonl"  # solutions with inline, display and bare math, verified through the CLI
     verify_to(MATH_SOLUTIONS, math)
     return {"run": run, "verify": pred, "jury": jury, "math": math, "dir": base}
@@ -140,7 +142,7 @@ def test_each_kind_is_detected_and_rendered(outputs, tmp_path, capsys):
     assert page.count('class="item problem"') == 5 and 'class="invalid' in page and 'class="valid' in page
     assert "Counting each handshake" in page  # the step text, recorded by accord verify --out
     page = view(outputs["jury"], tmp_path / "jury.html", capsys)
-    assert page.count('<tr class="item') == 300 and 'class="c0' in page
+    assert page.count('<tr class="item') == 300 and 'class="k0' in page
 
 
 def test_the_default_output_sits_next_to_the_input(outputs, capsys):
@@ -444,14 +446,14 @@ def _shown(driver) -> tuple[int, int]:
     return int(shown), int(total)
 
 
-def _screenshot(driver, name: str, tmp_path: Path) -> None:
+def _screenshot(driver, name: str, tmp_path: Path, docs: bool = True) -> None:
     import matplotlib.image
 
     png = driver.get_screenshot_as_png()
     assert png[:8] == b"\x89PNG\r\n\x1a\n"
     pixels = matplotlib.image.imread(io.BytesIO(png), format="png")
     assert len(np.unique(pixels.reshape(-1, pixels.shape[-1]), axis=0)) > 1  # not blank
-    target = (ROOT / "docs" if os.environ.get("ACCORD_WRITE_DOCS") == "1" else tmp_path) / name
+    target = (ROOT / "docs" if docs and os.environ.get("ACCORD_WRITE_DOCS") == "1" else tmp_path) / name
     target.write_bytes(png)
 
 
@@ -470,7 +472,7 @@ def test_the_run_page_in_a_browser(browser, outputs, tmp_path, capsys):
     assert all(e.is_displayed() for e in mean_col)
     browser.find_element("css selector", 'input[data-chain="1"]').click()
     assert _errors(browser) == []
-    _screenshot(browser, "view-run.png", tmp_path)
+    _screenshot(browser, "view-run.png", tmp_path, docs=False)  # docs/view-run.png: with its plots, below
 
     fresh = tmp_path / "fresh.html"  # t1 and t2: the unverified chain answers wrongly, the verified one not
     view(outputs["run"], fresh, capsys)
@@ -536,7 +538,7 @@ def test_the_jury_page_in_a_browser(browser, outputs, tmp_path, capsys):
     search.send_keys(" ")  # an input event: back to the filter alone
     _toggle(browser, "wrong")
     assert _errors(browser) == []
-    _screenshot(browser, "view-jury.png", tmp_path)
+    _screenshot(browser, "view-jury.png", tmp_path, docs=False)  # docs/view-jury.png: the page with its pictures, below
 
 
 # Visible text: every text node but KaTeX's hidden MathML copy (kept for copying and screen readers).
@@ -608,8 +610,10 @@ def test_any_text_keeps_its_characters_once_marked(text):
     parsed.feed(tex_html(text))
     assert {tag for tag, _ in parsed.tags} <= {"span"}
 
-    def strip(t):
-        return re.sub(r"\$|\\[\[\]()]", "", t)
+    def strip(t):  # to a fixed point: removing "$" can bring a "\" next to a "[" ("\$$[$$")
+        while (shorter := re.sub(r"\$|\\[\[\]()]", "", t)) != t:
+            t = shorter
+        return t
 
     assert strip("".join(parsed.text)) == strip(text)  # marking adds spans and removes no character but delimiters
 
@@ -632,9 +636,9 @@ def test_abstentions_failures_and_the_base_chain_are_labelled_as_they_are(browse
     assert "a judge failed" in badges and "a judge abstained" in badges
     base = t0.find_element("css selector", '.chain[data-col="1"]')  # chains: verdict, base
     assert "base" in base.find_element("tag name", "h4").text
-    assert not base.find_elements("xpath", ".//th[text()='acc.']") and "accepted" not in base.text
+    assert not base.find_elements("xpath", ".//th[text()='accepted']") and "accepted" not in base.text
     verdict = t0.find_element("css selector", '.chain[data-col="0"]')
-    assert verdict.find_elements("xpath", ".//th[text()='acc.']")
+    assert verdict.find_elements("xpath", ".//th[text()='accepted']")
     assert _errors(browser) == []
 
 
@@ -771,7 +775,7 @@ def test_the_index_of_a_folder_sorts_and_compares_two_runs(browser, outputs, tmp
     assert settings["trace.candidates per step"] == ["1", "3"]
     assert "trace.judges" not in settings  # the same in both
     assert _errors(browser) == []
-    _screenshot(browser, "view-index.png", tmp_path)
+    _screenshot(browser, "view-index.png", tmp_path, docs=False)  # docs/view-index.png: at 1000 px, below
 
 
 _VERIFY_LINE = json.dumps(
@@ -804,3 +808,235 @@ def test_any_folder_is_indexed_or_refused_in_one_line(files, tmp_path_factory, c
         assert (folder / "index.html").is_file()
     else:
         assert code == 2 and len(err.splitlines()) == 1 and "holds no run folder" in err
+
+
+# ------------------------------------------------------------------- what the pages show at a glance
+
+OVERFLOW = "return [document.documentElement.scrollWidth, window.innerWidth]"
+
+
+def _fits_width(driver) -> None:
+    """The page needs no sideways scrolling (wide tables scroll inside their own box)."""
+    scroll, inner = driver.execute_script(OVERFLOW)
+    assert scroll <= inner, (scroll, inner)
+
+
+def test_the_jury_page_scores_only_rows_it_did_not_see_and_marks_labels(browser, outputs, tmp_path, capsys):
+    records = [json.loads(line) for line in outputs["jury"].read_text().splitlines()]
+    labelled = [r for r in records if r["labeled"]]
+    unseen = [r for r in records if not r["labeled"]]
+    assert len(labelled) == 100 and len(unseen) == 200
+    page = tmp_path / "jury.html"
+    view(outputs["jury"], page, capsys)
+    browser.set_window_size(1000, 1100)
+    try:
+        _open(browser, page)
+        summary = browser.find_element("id", "summary").text
+        right = sum(r["correct"] for r in unseen)
+        assert f"the jury is right on {right} of 200" in summary and "100 labelled rows left out" in summary
+        _toggle(browser, "labelled")
+        assert _shown(browser)[0] == 100
+        badges = browser.find_elements("css selector", "tr.item:not([hidden]) .badge.lab")
+        assert len(badges) == 100 and all(b.is_displayed() for b in badges[:5])
+        _toggle(browser, "labelled")
+        # the legend says what the class colours mean, and the marks say right and wrong
+        legend = browser.find_element("id", "class-legend").text
+        assert "say nothing about right or wrong" in legend and "✓" in legend
+        first = next(r for r in records if "member_correct" in r)
+        cells = browser.find_elements("css selector", f"tr.item:nth-of-type({records.index(first) + 2}) td[title]")
+        marks = {c.get_attribute("title").split(":")[0]: c.text.strip()[-1] for c in cells}
+        assert all(marks[m] == ("✓" if ok else "✗") for m, ok in first["member_correct"].items())
+        colours = browser.execute_script(
+            "return Array.from(document.querySelectorAll('td.k0')).slice(0, 3)"
+            ".map(function (td) { return getComputedStyle(td).backgroundColor; })"
+        )
+        ok_green = browser.execute_script(
+            "var b = document.querySelector('.badge.ok'); return getComputedStyle(b).backgroundColor;"
+        )
+        assert colours and ok_green not in colours  # the first class is not the colour of "right"
+        _fits_width(browser)
+        assert _errors(browser) == []
+    finally:
+        browser.set_window_size(1400, 1100)
+
+
+def test_the_jury_page_draws_reliability_risk_coverage_and_member_intervals(browser, outputs, tmp_path, capsys):
+    from accord.consensus_core.jury import reliability_table
+
+    records = [json.loads(line) for line in outputs["jury"].read_text().splitlines()]
+    unseen = [r for r in records if not r["labeled"] and not r["abstained"] and r["confidence"] is not None]
+    table = reliability_table([r["confidence"] for r in unseen], [r["correct"] for r in unseen])
+    page = tmp_path / "jury.html"
+    view(outputs["jury"], page, capsys)
+    browser.set_window_size(1000, 1100)
+    try:
+        _open(browser, page)
+        dots = browser.find_elements("css selector", "#reliability circle.point")
+        assert len(dots) == len(table["equal_count"]["table"])
+        legend = browser.find_element("css selector", "#reliability figcaption.legend").text
+        assert f"ECE {table['equal_count']['ece']:.3f} over bins of equal rows" in legend
+        assert "200 rows whose reference the jury did not read" in legend
+        cells = browser.find_elements("css selector", ".reliability-table tr")[1:]
+        assert [int(r.find_elements("tag name", "td")[1].get_attribute("textContent")) for r in cells] == [
+            b["rows"] for b in table["equal_count"]["table"]
+        ]
+        curve = browser.find_element("css selector", "#risk-coverage polyline.curve").get_attribute("points")
+        assert len(curve.split()) == len([r for r in records if not r["labeled"] and not r["abstained"]])
+        bars = browser.find_elements("css selector", "#accuracy-intervals g.bar")
+        assert [b.find_element("tag name", "title").get_attribute("textContent").split(":")[0] for b in bars] == [
+            "jury",
+            "alpha",
+            "bravo",
+            "charlie",
+            "delta",
+        ]
+        for fig in ("reliability", "risk-coverage", "accuracy-intervals"):
+            box = browser.find_element("id", fig).rect
+            assert box["x"] + box["width"] <= 1000 and box["width"] > 200
+        _fits_width(browser)
+        assert _errors(browser) == []
+        _screenshot(browser, "view-jury.png", tmp_path)
+    finally:
+        browser.set_window_size(1400, 1100)
+
+
+def test_a_jury_that_learned_from_every_reference_is_scored_out_of_fold(browser, tmp_path, capsys):
+    out = tmp_path / "learned.jsonl"
+    argv = ["jury", str(ROOT / "examples/jury/panel.jsonl"), "--out", str(out), "-q", "--n-boot", "40"]
+    assert main(argv) == 0
+    capsys.readouterr()
+    records = [json.loads(line) for line in out.read_text().splitlines()]
+    assert all(r["labeled"] and "held_out" in r for r in records)
+    page = tmp_path / "learned.html"
+    view(out, page, capsys)
+    _open(browser, page)
+    held = sum(r["held_out"]["correct"] for r in records)
+    assert f"the jury is right on {held} of 300" in browser.find_element("id", "summary").text
+    assert "out-of-fold" in browser.find_element("css selector", "#reliability figcaption.legend").text
+    assert _errors(browser) == []
+
+
+def test_the_run_page_shows_its_plots_and_keeps_the_consensus_columns_in_view(browser, tmp_path, capsys):
+    run = Path(shutil.copytree(EXAMPLE_RUN, tmp_path / "run"))
+    assert main(["report", str(run), "--bootstrap", "100"]) == 0  # writes roc.png, confidence_dispersion.png
+    capsys.readouterr()
+    page = tmp_path / "run.html"
+    view(run, page, capsys)
+    for width in (1400, 1000):
+        browser.set_window_size(width, 1100)
+        try:
+            _open(browser, page)
+            images = browser.find_elements("css selector", "#plots img.plot")
+            assert len(images) == 2
+            assert all(browser.execute_script("return arguments[0].naturalWidth", im) > 100 for im in images)
+            links = [a.get_attribute("href") for a in browser.find_elements("css selector", "#plots a")]
+            assert [h.rsplit("/", 1)[-1] for h in links] == ["confidence_dispersion.png", "roc.png"]
+            for header in ("s̄*", "Δ*", "accepted"):
+                cell = next(
+                    th
+                    for th in browser.find_elements("css selector", '[data-col="0"] table.cands th')
+                    if th.text == header
+                )
+                left = browser.execute_script("return arguments[0].getBoundingClientRect().right", cell)
+                box = browser.execute_script(
+                    "return arguments[0].closest('.chain').getBoundingClientRect().right", cell
+                )
+                assert left <= box, (width, header)  # in view inside its chain, no sideways scroll needed
+            _fits_width(browser)
+            assert _errors(browser) == []
+            if width == 1000:
+                _screenshot(browser, "view-run.png", tmp_path)
+        finally:
+            browser.set_window_size(1400, 1100)
+
+
+def test_the_search_finds_text_shown_only_on_hover(browser, outputs, tmp_path, capsys):
+    page = tmp_path / "run.html"
+    view(outputs["run"], page, capsys)
+    _open(browser, page)
+    search = browser.find_element("id", "search")
+    search.send_keys("no opinion")  # the failing judge's reason, shown on hover over its cells
+    assert _shown(browser) == (3, 3)
+    search.clear()
+    search.send_keys("silent")  # the judge's full name (its header may be cut short)
+    assert _shown(browser)[0] == 3
+    page = tmp_path / "jury.html"
+    view(outputs["jury"], page, capsys)
+    _open(browser, page)
+    records = [json.loads(line) for line in outputs["jury"].read_text().splitlines()]
+    search = browser.find_element("id", "search")
+    search.send_keys("no member's answer matches")  # the reason a labelled row abstained
+    assert _shown(browser)[0] == sum("matches its reference" in (r.get("reason") or "") for r in records) > 0
+    assert _errors(browser) == []
+
+
+def _runs_with_one_differing_question(folder: Path) -> None:
+    """Two runs of four tasks whose ids are the same; the task t3 asks another question in the second."""
+    questions = ["What is 12 + 30?", "What is 7 + 5?", "What is 1 + 2?", "What is 4 + 4?"]
+    record_run(folder / "first", questions, n=1, lambdas=(2.0, 1.0))
+    record_run(folder / "second", [*questions[:3], "What is 9 + 9?"])
+
+
+def test_compare_pairs_only_the_same_question(browser, tmp_path, capsys):
+    folder = tmp_path / "runs"
+    _runs_with_one_differing_question(folder)
+    (folder / "other").mkdir()
+    record_run(folder / "other" / "elsewhere", ["What is 3 + 3?"])  # shares an id, not its question
+    assert main(["view", str(folder)]) == 0
+    capsys.readouterr()
+    browser.set_window_size(1000, 1100)
+    try:
+        _open(browser, folder / "index.html")
+        names = [td.get_attribute("data-v") for td in browser.find_elements("css selector", "#results td:nth-child(3)")]
+
+        def pick(*which):
+            for box in browser.find_elements("css selector", "input.pick"):
+                if box.is_selected():
+                    box.click()
+            for name in which:
+                browser.find_elements("css selector", "input.pick")[names.index(name)].click()
+
+        pick("first", "second")
+        pairing = browser.find_element("css selector", "#compare p.pairing").text
+        assert pairing.startswith("3 tasks in common") and "1 id in both ask a different question" in pairing
+        differ = browser.find_element("id", "compare-differ").text
+        assert "t3: A asks “What is 4 + 4?”, B asks “What is 9 + 9?”" in differ
+        paired = {
+            r.find_elements("tag name", "td")[0].text: r.find_elements("tag name", "td")[1].text
+            for r in browser.find_elements("css selector", "#compare-paired tr")[1:]
+        }
+        assert paired["verdict"] == "3" and paired["base"] == "3"
+        _fits_width(browser)
+        _screenshot(browser, "view-compare.png", tmp_path)
+        pick("first", "other/elsewhere")
+        assert not browser.find_elements("id", "compare-paired")
+        nothing = browser.find_element("css selector", "#compare p.nothing").text
+        assert nothing == "A and B have nothing to pair: every id they share asks a different question."
+        assert "0 –" not in browser.find_element("id", "compare").text
+        assert _errors(browser) == []
+    finally:
+        browser.set_window_size(1400, 1100)
+
+
+def test_the_index_reads_at_1000_pixels_with_accuracy_and_f1_apart(browser, outputs, tmp_path, capsys):
+    folder = tmp_path / "runs"
+    _runs_with_one_differing_question(folder)
+    shutil.copy(outputs["verify"], folder / "pred.jsonl")
+    shutil.copy(outputs["jury"], folder / "verdicts.jsonl")
+    assert main(["view", str(folder)]) == 0
+    capsys.readouterr()
+    browser.set_window_size(1000, 1100)
+    try:
+        _open(browser, folder / "index.html")
+        heads = [th.text.rstrip(" ↕▲▼") for th in browser.find_elements("css selector", "#results th")]
+        assert "accuracy" in heads and "F1" in heads and "headline" not in heads
+        kinds = [td.text for td in browser.find_elements("css selector", "#results td:nth-child(2)")]
+        acc = [td.get_attribute("data-v") for td in browser.find_elements("css selector", "#results td:nth-child(7)")]
+        f1 = [td.get_attribute("data-v") for td in browser.find_elements("css selector", "#results td:nth-child(8)")]
+        assert all((a == "") == (k == "verify") for k, a in zip(kinds, acc))  # a verify output has no accuracy
+        assert all((f == "") == (k != "verify") for k, f in zip(kinds, f1))
+        _fits_width(browser)
+        assert _errors(browser) == []
+        _screenshot(browser, "view-index.png", tmp_path)
+    finally:
+        browser.set_window_size(1400, 1100)

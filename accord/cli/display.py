@@ -1,8 +1,10 @@
-"""Tables and consoles of every command: they fit the terminal (80 columns included) by wrapping.
+"""Tables and consoles of every command: they fit the terminal, or 80 columns when piped, by wrapping.
 
 rich's default truncates a cell that does not fit with "…" ("arithmet…", "raw_aver…"), which loses
 the very names a user reads a table for. Here a long cell wraps and a long word folds onto the next
-line; nothing is cut. A command's table and console come from this module.
+line; nothing is cut. A command's table and console come from this module. Output that is not a
+terminal (a pipe, a log) is as wide as ``$COLUMNS`` says, else 80 columns: a pager, an editor or a
+code review shows it without scrolling sideways.
 """
 
 from __future__ import annotations
@@ -29,10 +31,12 @@ class Table(_RichTable):
         super().add_column(header, footer, overflow=overflow, no_wrap=no_wrap, **kwargs)
 
 
-def console(wide: int | None = None, stderr: bool = False) -> Console:
+PIPED_WIDTH = 80
+
+
+def console(*, stderr: bool = False) -> Console:
     """A console as wide as the terminal; when the output is not a terminal, ``$COLUMNS`` if set,
-    else ``wide`` (long rows stay whole in a log or a pipe) or rich's 80. Emoji codes stay text: a
-    name such as ``:a:`` in the data is printed as written."""
+    else 80 columns. Emoji codes stay text: a name such as ``:a:`` in the data is printed as written."""
     stream = sys.stderr if stderr else sys.stdout
-    width = None if stream.isatty() or os.environ.get("COLUMNS") else wide
+    width = None if stream.isatty() or os.environ.get("COLUMNS") else PIPED_WIDTH
     return Console(width=width, stderr=stderr, emoji=False)

@@ -62,7 +62,7 @@ def print_table(doc: dict) -> None:
 
     from accord.cli.display import Table, console
 
-    con = console(120)
+    con = console()
     judges = doc["judges"]
     params = ", ".join(f"{k}={v}" for k, v in doc["policy"].items() if k != "name")
     lam = ", ".join(f"{j}={v:g}" for j, v in zip(judges, doc["lambdas"]))

@@ -118,7 +118,7 @@ def _print(doc: dict) -> None:
     from accord.cli.display import Table
     from accord.cli.display import console as make_console
 
-    console = make_console(120)
+    console = make_console()
     console.print(
         f"[bold]{doc['problems']}[/] problems, {doc['candidates']} candidates "
         f"({doc['correct_candidates']} correct by the hidden tests); judges: {', '.join(doc['judges'])}"

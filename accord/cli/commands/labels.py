@@ -91,7 +91,7 @@ def _f(x) -> str:
 def _print(result: dict) -> None:
     from accord.cli.display import Table, console
 
-    con = console(120)
+    con = console()
     t = Table(title="Step-label metrics")
     t.add_column("metric")
     t.add_column("value", justify="right")

@@ -141,7 +141,7 @@ def print_calibration(cal: dict) -> None:
     """The judge-scale replay: per policy accuracy and firing, then the paired comparisons."""
     from accord.cli.display import Table, console
 
-    con = console(140)
+    con = console()
     t = Table(
         title=f"Replayed with judges on one scale ({cal['scale']['method']}; VERDICT tau = {cal['tau']:.3g}, "
         f"eps = {cal['eps']:.3g})"
@@ -200,7 +200,7 @@ def _spaced(spec: str) -> str:
 def print_run_report(report: dict, run_dir: Path, out_dir: Path | None = None) -> None:
     from accord.cli.display import Table, console
 
-    con = console(80)
+    con = console()
     con.print(f"[bold]{run_dir}[/bold]: {report['n_tasks']} tasks, chains {', '.join(report['chains'])}")
     for note in report["notes"]:
         con.print(f"[yellow]note:[/yellow] {note}")

@@ -487,5 +487,5 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(summary, indent=2))
     else:
-        print_summary(summary, run_dir, make_console(120))
+        print_summary(summary, run_dir, make_console())
     return 0

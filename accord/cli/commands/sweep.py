@@ -82,7 +82,7 @@ def run(args: argparse.Namespace) -> int:
         return 0
     from accord.cli.display import Table, console
 
-    con = console(140)
+    con = console()
     for note in res["notes"]:
         con.print(f"[yellow]note:[/yellow] {note}")
     for key, rows, title in (

@@ -284,7 +284,7 @@ def _ci(point, interval) -> str:
 def print_verification(result, doc: dict) -> None:
     from accord.cli.display import Table, console
 
-    con = console(160)
+    con = console()
     cal = doc.get("calibration")
     t = Table(
         title=f"accord verify — {doc['solutions']} solutions, policy {doc['policy']} (tau {doc['tau']:g}, eps "

@@ -28,6 +28,7 @@ from accord.consensus_core.jury._labels import fit_few_labels, pattern_groups
 from accord.consensus_core.jury._vote import MISSING
 
 FOLDS = 5
+MIN_LABELS = 2 * FOLDS  # fewer labels than this are too few to calibrate on
 PRIOR_SD = 1.0
 EPS = 1e-4
 LEVEL_PSEUDO = 5.0
@@ -91,50 +92,152 @@ def platt(score, correct, prior_sd: float = PRIOR_SD) -> tuple[float, float]:
     return float(res.x[0]), float(res.x[1])
 
 
-def out_of_fold_scores(codes, truth, labeled, seed: int = 0, label_free=None, folds: int = FOLDS):
-    """(rows, score, correct): every labelled row scored by the jury fitted without its fold."""
-    lab_rows = np.nonzero(labeled)[0]
+@dataclass(frozen=True)
+class CrossFit:
+    """Every labelled row as the jury saw it without its own label: the jury refitted without the
+    row's fold chose ``chosen`` with score ``score`` (``correct``: it was right), and
+    ``probability`` is that score mapped by the calibration fitted on the other folds."""
+
+    rows: np.ndarray  # indices of the labelled rows
+    fold: np.ndarray  # (rows,) the fold of each
+    chosen: np.ndarray
+    score: np.ndarray
+    correct: np.ndarray
+    probability: np.ndarray
+
+
+def out_of_fold(codes, truth, labeled, seed: int = 0, label_free=None, folds: int = FOLDS) -> CrossFit:
+    """Every labelled row scored by the jury fitted without its fold (the probability is filled in by
+    :func:`calibrate`; here it is the score)."""
+    lab = np.asarray(labeled, dtype=bool)
+    lab_rows = np.nonzero(lab)[0]
     rng = np.random.default_rng(seed + 17)
     order = lab_rows[rng.permutation(lab_rows.size)]
     groups = pattern_groups(codes)
+    pos = {r: k for k, r in enumerate(lab_rows)}
+    fold = np.zeros(lab_rows.size, dtype=np.int64)
+    chosen = np.full(lab_rows.size, MISSING, dtype=np.int64)
     score = np.zeros(lab_rows.size)
     correct = np.zeros(lab_rows.size, dtype=bool)
-    pos = {r: k for k, r in enumerate(lab_rows)}
-    for part in np.array_split(order, min(folds, max(lab_rows.size, 1))):
+    for f, part in enumerate(np.array_split(order, min(folds, max(lab_rows.size, 1)))):
         if not part.size:
             continue
-        train = labeled.copy()
+        train = lab.copy()
         train[part] = False
         jury = fit_few_labels(codes, truth, train, seed, label_free=label_free, groups=groups)
         for r in part:
-            score[pos[r]] = jury.confidence[r]
-            correct[pos[r]] = jury.chosen[r] == truth[r] and jury.chosen[r] >= 0
-    return lab_rows, score, correct
+            k = pos[r]
+            fold[k], chosen[k] = f, jury.chosen[r]
+            score[k] = jury.confidence[r] if jury.chosen[r] != MISSING else 0.0
+            correct[k] = jury.chosen[r] == truth[r] and jury.chosen[r] >= 0
+    return CrossFit(lab_rows, fold, chosen, score, correct, score.copy())
+
+
+def out_of_fold_scores(codes, truth, labeled, seed: int = 0, label_free=None, folds: int = FOLDS):
+    """(rows, score, correct): every labelled row scored by the jury fitted without its fold."""
+    fit = out_of_fold(codes, truth, labeled, seed, label_free, folds)
+    return fit.rows, fit.score, fit.correct
+
+
+def _levels(codes, labeled) -> tuple:
+    lv, counts = np.unique(agreement_levels(codes)[np.asarray(labeled, dtype=bool)], return_counts=True)
+    return tuple((float(a), int(k)) for a, k in zip(lv, counts))
 
 
 def calibrate(codes, truth, labeled, seed: int = 0, label_free=None) -> Calibration | None:
     """The map from the few-label jury's score to a probability of being right (None: too few labels)."""
-    if int(np.sum(labeled)) < 2 * FOLDS:
-        return None
+    return calibrate_cross_fitted(codes, truth, labeled, seed, label_free)[0]
+
+
+def calibrate_cross_fitted(
+    codes, truth, labeled, seed: int = 0, label_free=None
+) -> tuple[Calibration | None, CrossFit | None]:
+    """The calibration map, fitted on every labelled row's out-of-fold score (None: fewer than
+    ``MIN_LABELS`` labels), and the labelled rows as the jury saw them without their labels (None:
+    fewer than two), each probability from a map fitted on the other folds' rows (the score itself
+    when there are too few labels to calibrate)."""
+    lab = np.asarray(labeled, dtype=bool)
+    if int(lab.sum()) < 2:
+        return None, None
     if label_free is None:  # one label-free fit starts every refit
         label_free = fit_difficulty(codes, seed=seed)
-    _, score, correct = out_of_fold_scores(codes, truth, labeled, seed, label_free)
-    slope, intercept = platt(score, correct)
-    lv, counts = np.unique(agreement_levels(codes)[np.asarray(labeled, dtype=bool)], return_counts=True)
-    levels = tuple((float(a), int(k)) for a, k in zip(lv, counts))
-    return Calibration(slope, intercept, int(score.size), calibration_error(score, correct), levels)
+    fit = out_of_fold(codes, truth, lab, seed, label_free)
+    if int(lab.sum()) < MIN_LABELS:
+        return None, fit
+    slope, intercept = platt(fit.score, fit.correct)
+    before = calibration_error(fit.score, fit.correct)
+    cal = Calibration(slope, intercept, int(fit.score.size), before, _levels(codes, lab))
+    levels = agreement_levels(codes)[fit.rows]
+    probability = np.zeros(fit.rows.size)
+    for f in np.unique(fit.fold):
+        mine = fit.fold == f
+        other = ~mine
+        s, b = platt(fit.score[other], fit.correct[other])
+        train = np.zeros(lab.size, dtype=bool)
+        train[fit.rows[other]] = True
+        fold_map = Calibration(s, b, int(other.sum()), 0.0, _levels(codes, train))
+        probability[mine] = fold_map(fit.score[mine], levels[mine])
+    probability = np.where(fit.chosen == MISSING, 0.0, probability)
+    return cal, CrossFit(fit.rows, fit.fold, fit.chosen, fit.score, fit.correct, probability)
+
+
+def equal_width_bins(prob, bins: int = 10) -> np.ndarray:
+    """Each probability's bin among ``bins`` equal-width bins of [0, 1]."""
+    p = np.asarray(prob, dtype=float)
+    return np.minimum((p * bins).astype(int), bins - 1)
+
+
+def equal_count_bins(prob, bins: int = 10) -> np.ndarray:
+    """Each probability's bin among ``bins`` bins of about equal row counts, cut at the quantiles of
+    the probabilities; rows of one probability always share a bin (so a value that covers a third
+    of the rows is one bin, not three bins cut by row order), and a bin left empty is dropped."""
+    p = np.asarray(prob, dtype=float)
+    if p.size == 0:
+        return np.zeros(0, dtype=np.int64)
+    edges = np.quantile(p, np.linspace(0, 1, bins + 1)[1:-1])
+    return np.searchsorted(edges, p, side="right")
+
+
+def _ece(p: np.ndarray, y: np.ndarray, idx: np.ndarray) -> float:
+    if p.size == 0:
+        return float("nan")
+    return float(sum((idx == b).mean() * abs(p[idx == b].mean() - y[idx == b].mean()) for b in np.unique(idx)))
 
 
 def calibration_error(prob, correct, bins: int = 10) -> float:
     """Expected calibration error: sum over equal-width bins of |mean prob - share correct| x share of rows."""
     p = np.asarray(prob, dtype=float)
+    return _ece(p, np.asarray(correct, dtype=float), equal_width_bins(p, bins))
+
+
+def calibration_error_count(prob, correct, bins: int = 10) -> float:
+    """The same over bins of about equal row counts (:func:`equal_count_bins`): it weighs every part
+    of the range by its rows, so a band of rows whose confidence says little shows even where the
+    equal-width bins average it away."""
+    p = np.asarray(prob, dtype=float)
+    return _ece(p, np.asarray(correct, dtype=float), equal_count_bins(p, bins))
+
+
+def reliability_table(prob, correct, bins: int = 10) -> dict:
+    """The reliability table of probabilities against outcomes: for equal-width and equal-count
+    bins, each bin's range, rows, mean probability and share right, and the expected calibration
+    error over them."""
+    p = np.asarray(prob, dtype=float)
     y = np.asarray(correct, dtype=float)
-    if p.size == 0:
-        return float("nan")
-    idx = np.minimum((p * bins).astype(int), bins - 1)
-    err = 0.0
-    for b in range(bins):
-        m = idx == b
-        if m.any():
-            err += m.mean() * abs(p[m].mean() - y[m].mean())
-    return float(err)
+    out: dict = {"rows": int(p.size), "bins": bins}
+    for name, idx in (("equal_width", equal_width_bins(p, bins)), ("equal_count", equal_count_bins(p, bins))):
+        table = []
+        for b in np.unique(idx):
+            m = idx == b
+            lo, hi = (b / bins, (b + 1) / bins) if name == "equal_width" else (float(p[m].min()), float(p[m].max()))
+            table.append(
+                {
+                    "low": float(lo),
+                    "high": float(hi),
+                    "rows": int(m.sum()),
+                    "confidence": float(p[m].mean()),
+                    "accuracy": float(y[m].mean()),
+                }
+            )
+        out[name] = {"ece": _ece(p, y, idx), "table": table}
+    return out

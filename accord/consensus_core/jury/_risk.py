@@ -5,7 +5,8 @@ threshold is chosen by Learn-then-Test (Angelopoulos et al., 2021) with fixed-se
 the candidate thresholds, from the highest confidence down, are tested one after another; the
 null hypothesis at threshold t is "the error among rows with confidence >= t exceeds alpha",
 tested on the e_t errors among the n_t calibration rows at or above t with a p-value from
-:mod:`accord.consensus_core.jury._risk_bounds` (the exact binomial tail, or Hoeffding–Bentkus).
+:mod:`accord.consensus_core.jury._risk_bounds` (the exact hypergeometric tail over the file's
+rows, the binomial tail, or Hoeffding–Bentkus).
 Testing stops at the first threshold that is not rejected; the lowest rejected one is used. A
 fixed sequence needs no multiplicity correction, so with probability at least 1 - delta over the
 calibration rows the error rate among the answered rows of the population is at most alpha.
@@ -13,9 +14,18 @@ calibration rows the error rate among the answered rows of the population is at 
 Where the sequence starts decides its power. Started at the fewest rows that could certify at
 all (``clopper-pearson``, the first rule: n_t rows with no error allowed), one wrong answer among
 the dozen most confident labelled rows stops it before it reaches a useful coverage. The other
-rules (``binomial``, ``hb``) start deeper: at the most rows, within the most confident
-``START_SHARE`` of the labelled rows, whose test still tolerates the most errors. That start
-depends on the number of labelled rows and their confidences only, never on their labels.
+rules start deeper: at the most rows, within the most confident ``START_SHARE`` of the labelled
+rows, whose test still tolerates the most errors. That start depends on the number of labelled
+rows and their confidences only, never on their labels.
+
+Where the labels fall decides the rest. Drawn from every row, about as many land among rows the
+rule will never answer as among the confident ones it tests. ``candidates`` (a mask fixed before
+any label is read, from the confidences alone) says which rows the rule may answer: the labels
+are drawn among them and only thresholds that keep within them are tested, so every label counts
+where the answer is decided. With the ``hypergeometric`` test (the default) the null at t is
+"more than alpha of the file's candidate rows at or above t are answered wrongly", exact for a
+finite file whose rows were labelled without replacement; the statement certified is about those
+rows, labelled ones included (their answers scored as the rule gave them).
 
 What this needs, and why it holds:
 
@@ -38,8 +48,8 @@ import numpy as np
 from scipy.stats import beta as beta_dist
 from scipy.stats import binom
 
-from accord.consensus_core.jury._risk_bounds import PVALUES, upper_bound
-from accord.consensus_core.jury._risk_names import RISK_BOUNDS, TESTS
+from accord.consensus_core.jury._risk_bounds import PVALUES, hypergeometric_pvalue, hypergeometric_upper, upper_bound
+from accord.consensus_core.jury._risk_names import CANDIDATE_SHARE, RISK_BOUNDS, TESTS
 
 MAX_GRID = 200
 START_SHARE = 0.2  # the sequence starts within the most confident fifth of the labelled rows
@@ -58,8 +68,10 @@ class RiskThreshold:
     bound: float | None  # (1 - delta) upper bound on the error above the threshold (None: none certified)
     tested: int  # thresholds tested before the sequence stopped
     reason: str  # why nothing could be certified ("" when a threshold was)
-    method: str = "binomial"  # which of RISK_BOUNDS
+    method: str = "hypergeometric"  # which of RISK_BOUNDS
     start_rows: int = 0  # labelled rows above the first threshold the sequence may test
+    candidates: int = 0  # rows the rule may answer (the labels were drawn among them)
+    rows_above: int = 0  # candidate rows at or above the threshold, labelled ones included
 
     @property
     def certified(self) -> bool:
@@ -78,6 +90,8 @@ class RiskThreshold:
             "reason": self.reason,
             "method": self.method,
             "start_rows": self.start_rows,
+            "candidate_rows": self.candidates,
+            "rows_at_or_above": self.rows_above,
             "test": TESTS[self.method],
         }
 
@@ -102,6 +116,18 @@ def threshold_grid(confidence: np.ndarray, max_points: int = MAX_GRID) -> np.nda
     return values
 
 
+def candidate_rows(confidence, share: float = CANDIDATE_SHARE) -> np.ndarray:
+    """The rows a risk-controlled rule may answer: the ``share`` of the rows with the highest
+    confidence (every row tied with the last one included). Fixed from the confidences alone,
+    before any label is drawn."""
+    conf = np.asarray(confidence, dtype=float)
+    if conf.size == 0 or share >= 1:
+        return np.ones(conf.size, dtype=bool)
+    k = max(1, int(math.ceil(share * conf.size)))
+    cut = np.sort(conf)[::-1][k - 1]
+    return conf >= cut
+
+
 def start_rows(alpha: float, delta: float, n_cal: int, bound: str = "binomial") -> int:
     """Labelled rows above the first threshold tested: the most rows, within ``START_SHARE`` of
     ``n_cal``, at which the test still certifies with the most errors tolerated (``min_rows`` for
@@ -109,7 +135,7 @@ def start_rows(alpha: float, delta: float, n_cal: int, bound: str = "binomial") 
     first = min_rows(alpha, delta)
     if bound == "clopper-pearson":
         return first
-    pvalue, limit = PVALUES[bound], START_SHARE * n_cal
+    pvalue, limit = PVALUES["binomial" if bound == "hypergeometric" else bound], START_SHARE * n_cal
     start, n, k = first, first, 0
     while True:
         while pvalue(k, n, alpha) > delta:  # the fewest rows that certify with k errors
@@ -120,19 +146,26 @@ def start_rows(alpha: float, delta: float, n_cal: int, bound: str = "binomial") 
 
 
 def certify_threshold(
-    confidence, wrong, calibration, alpha: float = 0.1, delta: float = 0.1, bound: str = "binomial"
+    confidence,
+    wrong,
+    calibration,
+    alpha: float = 0.1,
+    delta: float = 0.1,
+    bound: str = "hypergeometric",
+    candidates=None,
 ) -> RiskThreshold:
     """The lowest threshold whose error rate is certified <= ``alpha`` at level ``delta``.
 
     ``confidence``: (n,) the jury's confidence per row (from a rule that did not read the labels);
     ``wrong``: (n,) bool, the jury's answer is wrong (read on calibration rows only; a row the jury
-    could not answer counts as wrong); ``calibration``: (n,) bool, the randomly drawn labelled rows;
-    ``bound``: one of ``RISK_BOUNDS``.
+    could not answer counts as wrong); ``calibration``: (n,) bool, the labelled rows, drawn at
+    random among the ``candidates`` (default: every row); ``bound``: one of ``RISK_BOUNDS``.
     """
     conf = np.asarray(confidence, dtype=float)
     cal = np.asarray(calibration, dtype=bool)
     err = np.asarray(wrong, dtype=bool)
-    if conf.ndim != 1 or cal.shape != conf.shape or err.shape != conf.shape:
+    cand = np.ones(conf.shape, dtype=bool) if candidates is None else np.asarray(candidates, dtype=bool)
+    if conf.ndim != 1 or cal.shape != conf.shape or err.shape != conf.shape or cand.shape != conf.shape:
         raise ValueError(
             f"confidence, wrong and calibration must have the same shape (n,), got {conf.shape}, {err.shape}, "
             f"{cal.shape}"
@@ -141,23 +174,25 @@ def certify_threshold(
         raise ValueError(f"alpha and delta must lie in (0, 1), got {alpha} and {delta}")
     if bound not in RISK_BOUNDS:
         raise ValueError(f"bound must be one of {', '.join(RISK_BOUNDS)}, got {bound!r}")
+    if (cal & ~cand).any():
+        raise ValueError("every labelled row must be one of the candidates (the labels are drawn among them)")
     c_conf, c_err = conf[cal], err[cal]
     n_cal = int(cal.sum())
     need = min_rows(alpha, delta)
     first = start_rows(alpha, delta, n_cal, bound)
-    pvalue = PVALUES["binomial" if bound == "clopper-pearson" else bound]
     best = None
     tested = 0
-    for t in threshold_grid(conf):
+    for t in threshold_grid(np.where(cand, conf, np.nan)):
         above = c_conf >= t
         n_t = int(above.sum())
         if n_t < first:  # before the start (depends on the confidences and the row count only)
             continue
         e_t = int(c_err[above].sum())
+        N_t = int((cand & (conf >= t)).sum())
         tested += 1
-        if pvalue(e_t, n_t, alpha) > delta:
+        if _pvalue(bound, e_t, n_t, alpha, N_t) > delta:
             break
-        best = (float(t), n_t, e_t)
+        best = (float(t), n_t, e_t, N_t)
     if best is None:
         if n_cal < need:
             why = (
@@ -172,10 +207,21 @@ def certify_threshold(
             more = labels_needed(c_conf, c_err, conf, alpha, delta)
             if more is not None:
                 why += f"; at the error rate seen among the most confident rows, about {more} random labels would"
-        return RiskThreshold(alpha, delta, math.inf, n_cal, 0, 0, None, tested, why, bound, first)
-    t, n_t, e_t = best
-    ub = upper_bound(e_t, n_t, delta, "hb") if bound == "hb" else clopper_pearson_upper(e_t, n_t, delta)
-    return RiskThreshold(alpha, delta, t, n_cal, n_t, e_t, ub, tested, "", bound, first)
+        return RiskThreshold(alpha, delta, math.inf, n_cal, 0, 0, None, tested, why, bound, first, int(cand.sum()))
+    t, n_t, e_t, N_t = best
+    if bound == "hypergeometric":
+        ub = hypergeometric_upper(e_t, n_t, delta, N_t)
+    elif bound == "hb":
+        ub = upper_bound(e_t, n_t, delta, "hb")
+    else:
+        ub = clopper_pearson_upper(e_t, n_t, delta)
+    return RiskThreshold(alpha, delta, t, n_cal, n_t, e_t, ub, tested, "", bound, first, int(cand.sum()), N_t)
+
+
+def _pvalue(bound: str, errors: int, n: int, alpha: float, population: int) -> float:
+    if bound == "hypergeometric":
+        return hypergeometric_pvalue(errors, n, alpha, population)
+    return PVALUES["binomial" if bound == "clopper-pearson" else bound](errors, n, alpha)
 
 
 def labels_needed(

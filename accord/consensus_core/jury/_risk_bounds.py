@@ -10,6 +10,13 @@ Two valid p-values for H0: r > alpha:
   in [0, 1]; on 0/1 errors it is never below the exact tail (its Hoeffding term is the Chernoff
   bound of that tail, its Bentkus term is e times it), so it certifies no more often.
 
+- ``hypergeometric``: the rows are a finite file, not a sample of a larger one. Of the N rows at
+  or above a threshold, E are wrong (unknown) and n random ones were labelled; their errors are
+  Hypergeometric(N, E, n). H0: E / N > alpha, i.e. E >= floor(alpha N) + 1, and the p-value is
+  P(Hypergeometric(N, floor(alpha N) + 1, n) <= e): exact for the rows of the file, and smaller
+  than the binomial tail when the labels are a large share of those rows (they were drawn
+  without replacement).
+
 The upper bound of a p-value family is the smallest alpha it would not reject at level delta.
 """
 
@@ -17,7 +24,7 @@ from __future__ import annotations
 
 import math
 
-from scipy.stats import binom
+from scipy.stats import binom, hypergeom
 
 BOUNDS = ("binomial", "hb")
 
@@ -45,6 +52,33 @@ def hb_pvalue(errors: int, n: int, alpha: float) -> float:
     hoeffding = math.exp(-n * bernoulli_kl(min(rate, alpha), alpha))
     bentkus = math.e * float(binom.cdf(math.ceil(n * rate - 1e-12), n, alpha))
     return min(hoeffding, bentkus, 1.0)
+
+
+def hypergeometric_pvalue(errors: int, n: int, alpha: float, population: int) -> float:
+    """P(Hypergeometric(population, floor(alpha population) + 1, n) <= errors): small when
+    ``errors`` among ``n`` rows drawn without replacement from ``population`` rows are too few for
+    more than ``alpha`` of those rows to be wrong."""
+    if n <= 0:
+        return 1.0
+    wrong = int(math.floor(alpha * population)) + 1
+    if wrong > population:
+        return 0.0  # the rows cannot hold that many errors
+    return float(hypergeom.cdf(errors, population, wrong, n))
+
+
+def hypergeometric_upper(errors: int, n: int, delta: float, population: int) -> float:
+    """The largest error share of the ``population`` rows that ``errors`` among ``n`` of them drawn
+    at random leave plausible at level ``delta``: with probability >= 1 - delta the share is at most this."""
+    if n <= 0:
+        return 1.0
+    lo, hi = errors, population - (n - errors)  # the errors the rows can hold
+    while lo < hi:  # largest E with P(X <= errors | E) > delta
+        mid = (lo + hi + 1) // 2
+        if hypergeom.cdf(errors, population, mid, n) > delta:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo / population
 
 
 PVALUES = {"binomial": binomial_pvalue, "hb": hb_pvalue}

@@ -2,20 +2,24 @@
 
 ``panel_classes`` turns answers into class codes once (``auto`` / ``math`` parse every distinct
 answer once; blank answers are no answer) and finds the references' classes. ``decide`` runs
-a method:
+a method. References in the file are labels:
 
-- ``auto``: with references on some rows but not all, the few-label jury learns from them
-  (:mod:`accord.consensus_core.jury._labels`) and its confidence is calibrated on them
-  (:mod:`accord.consensus_core.jury._calibration`); otherwise the label-free default: the
-  accuracy-weighted vote with the member accuracies the user gave (``prior``), the member the
-  user trusts (``trust``), or else the plain majority (:mod:`accord.consensus_core.jury._trust`),
-  the label-free estimates (:mod:`accord.consensus_core.jury._label_free`) reported beside it but
-  never claimed; references, when every row has one, serve only to measure it;
+- ``auto``: with a reference on any row, the few-label jury learns from those rows
+  (:mod:`accord.consensus_core.jury._labels`), its confidence is calibrated on them
+  (:mod:`accord.consensus_core.jury._calibration`), and every labelled row is also scored as the
+  jury saw it without its own label (``Decision.held_out``), so that it can be measured on rows it
+  did not see. Without references, the label-free default: the plain majority
+  (:mod:`accord.consensus_core.jury._trust`), the label-free estimates
+  (:mod:`accord.consensus_core.jury._label_free`) reported beside it but never claimed;
+- what the user knows decides instead when given, and the references then only measure it: the
+  accuracy-weighted vote with the member accuracies the user gave (``prior``), or the member the
+  user trusts (``trust``);
 - ``modal``, ``weighted``, ``dawid-skene``, ``difficulty`` (the difficulty-class vote without
-  fallback), ``best-member`` (the estimated best member);
-- a label budget: the few-label jury reads the references of only that many rows (chosen
-  actively or at random), and :func:`unlabeled_comparison` measures every rule on the rows
-  whose reference it did not read.
+  fallback), ``best-member`` (the estimated best member): label-free rules, measured by the references;
+- a label budget: the few-label jury reads the references of only that many rows (half drawn at
+  random and half chosen actively by default, or all one way), and :func:`unlabeled_comparison`
+  measures every rule on the rows whose reference it did not read; a budget of 0 is the
+  label-free default measured on every row.
 """
 
 from __future__ import annotations
@@ -26,10 +30,13 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from accord.consensus_core.jury import (
+    CANDIDATE_SHARE,
     MISSING,
+    CrossFit,
     agreement_levels,
     best_member_answers,
-    calibrate,
+    calibrate_cross_fitted,
+    candidate_rows,
     certify_threshold,
     choose_labels,
     classify,
@@ -106,6 +113,8 @@ class Decision:
     report: dict = field(default_factory=dict)
     threshold: float = 0.0  # answer only rows with confidence >= threshold (inf: none)
     probability: np.ndarray | None = None  # (n,) confidence calibrated on labels (None: no labels to calibrate on)
+    held_out: CrossFit | None = None  # the labelled rows as the jury saw them without their labels
+    labels: int = 0  # labels given to a decision that needed more to calibrate (0: none, or enough)
 
 
 def decide(
@@ -115,7 +124,7 @@ def decide(
     seed: int = 0,
     n_boot: int = 40,
     label_budget: int | None = None,
-    label_choice: str = "active",
+    label_choice: str = "mixed",
     prior: np.ndarray | None = None,
     trust: int | None = None,
 ) -> Decision:
@@ -127,11 +136,13 @@ def decide(
     if label_budget is not None:
         if not has_ref.all():
             raise ValueError("--label-budget needs a 'reference' on every line (it measures the rows it does not read)")
+        if label_budget == 0 or method != "auto" or prior is not None or trust is not None:
+            return decide(method, _unreferenced(classes), members, seed, n_boot, None, label_choice, prior, trust)
         jury = choose_labels(c, truth, label_budget, label_choice, seed)
         return few_label_decision(f"few-label ({label_choice}, {label_budget} labels)", jury, c, truth, members, seed)
-    if method == "auto" and has_ref.any() and not has_ref.all():
+    if method == "auto" and has_ref.any() and prior is None and trust is None:
         jury = fit_few_labels(c, truth, has_ref, seed)
-        return few_label_decision("few-label (the rows with a reference)", jury, c, truth, members, seed)
+        return few_label_decision(f"few-label ({int(has_ref.sum())} labels in the file)", jury, c, truth, members, seed)
     if method == "auto":
         return label_free_decision(c, members, seed, n_boot, prior, trust)
     if method == "modal":
@@ -163,16 +174,35 @@ def decide(
     return Decision(method, fit.chosen, fit.confidence, fit.tied, none, {"estimated_accuracy": est})
 
 
+def _unreferenced(classes: PanelClasses) -> PanelClasses:
+    """The classes as a rule that reads no reference sees them."""
+    n = classes.codes.shape[0]
+    return PanelClasses(classes.codes, np.full(n, NO_CLASS, dtype=np.int64), np.zeros(n, dtype=bool), classes.parse)
+
+
 def few_label_decision(name: str, jury, codes, truth, members: list[str], seed: int) -> Decision:
-    """The few-label jury's choice, with its confidence calibrated on its own labels where there are enough."""
+    """The few-label jury's choice, with its confidence calibrated on its own labels where there are
+    enough, and every labelled row scored as the jury saw it without its label (``held_out``)."""
     report = {"few_label": jury.as_dict(members)}
-    cal = calibrate(codes, truth, jury.labeled, seed, label_free=None)
-    probability = None
+    cal, held_out = calibrate_cross_fitted(codes, truth, jury.labeled, seed)
+    probability, few = None, 0
     if cal is not None:
-        probability = np.where(jury.labeled, 1.0, cal(jury.confidence, agreement_levels(codes)))
+        probability = np.where(jury.labeled, jury.confidence, cal(jury.confidence, agreement_levels(codes)))
         probability = np.where(jury.chosen == MISSING, 0.0, probability)
         report["calibration"] = cal.as_dict()
-    return Decision(name, jury.chosen, jury.confidence, jury.tied, jury.labeled, report, probability=probability)
+    else:
+        few = int(jury.labeled.sum())
+    return Decision(
+        name,
+        jury.chosen,
+        jury.confidence,
+        jury.tied,
+        jury.labeled,
+        report,
+        probability=probability,
+        held_out=held_out,
+        labels=few,
+    )
 
 
 def label_free_decision(
@@ -183,7 +213,7 @@ def label_free_decision(
     n = c.shape[0]
     none = np.zeros(n, dtype=bool)
     report: dict = {}
-    if n >= MIN_ROWS:
+    if n >= MIN_ROWS and prior is None and trust is None:
         report["label_free"] = label_free_jury(c, n_boot=n_boot, seed=seed).as_dict(members)
     if prior is not None:
         v = prior_vote(c, prior, seed)
@@ -215,31 +245,43 @@ def decide_with_risk(
     seed: int = 0,
     n_boot: int = 40,
     label_budget: int | None = None,
-    bound: str = "binomial",
+    bound: str = "hypergeometric",
+    candidate_share: float = CANDIDATE_SHARE,
 ) -> Decision:
     """A label-free rule (``auto``: the difficulty-class vote, whose posterior ranks rows best)
     answers the rows whose confidence clears a threshold certified on labelled rows drawn at
-    random (:mod:`accord.consensus_core.jury._risk`, ``bound`` one of its ``RISK_BOUNDS``):
-    ``label_budget`` rows drawn with ``seed``, or, without a budget, the rows that have a reference
-    (assumed to be a random sample)."""
+    random (:mod:`accord.consensus_core.jury._risk`, ``bound`` one of its ``RISK_BOUNDS``). With
+    ``label_budget`` the labels are drawn with ``seed`` among the ``candidate_share`` of the rows
+    the rule is most confident of (the only rows it may answer); without a budget the rows that
+    have a reference are the labels, assumed to be a random sample of the whole file."""
     c, truth, has_ref = classes.codes, classes.truth, classes.has_reference
     n = c.shape[0]
+    base = decide("difficulty" if method == "auto" else method, _unreferenced(classes), members, seed, n_boot)
     if label_budget is not None:
         if not has_ref.all():
             raise ValueError("--label-budget needs a 'reference' on every line (it measures the rows it does not read)")
+        candidates = candidate_rows(base.confidence, candidate_share)
+        if label_budget > candidates.sum():
+            raise ValueError(
+                f"--label-budget {label_budget} exceeds the {int(candidates.sum())} rows --risk may answer "
+                f"(the {candidate_share:.0%} it is most confident of)"
+            )
         labeled = np.zeros(n, dtype=bool)
-        labeled[np.random.default_rng(seed).choice(n, size=label_budget, replace=False)] = True
-        source = f"{label_budget} rows drawn at random (seed {seed})"
+        labeled[np.random.default_rng(seed).choice(np.nonzero(candidates)[0], size=label_budget, replace=False)] = True
+        source = (
+            f"{label_budget} rows drawn at random (seed {seed}) among the {int(candidates.sum())} rows "
+            f"({candidates.mean():.0%}) the rule is most confident of"
+        )
     elif has_ref.any() and not has_ref.all():
         labeled = has_ref.copy()
+        candidates = np.ones(n, dtype=bool)
         source = "the rows with a reference, assumed to be a random sample of the file"
     else:
         raise ValueError(
             "--risk calibrates on labelled rows: give --label-budget N, or references on a random sample of the rows"
         )
-    base = decide("difficulty" if method == "auto" else method, classes, members, seed, n_boot)
     wrong = (base.chosen != truth) | (base.chosen == MISSING)
-    risk = certify_threshold(base.confidence, wrong, labeled, alpha, delta, bound)
+    risk = certify_threshold(base.confidence, wrong, labeled, alpha, delta, bound, candidates)
     report = {**base.report, "risk": {**risk.as_dict(), "calibration": source, "rule": base.method}}
     return Decision(
         f"{base.method}, error <= {alpha:g} (delta {delta:g})",

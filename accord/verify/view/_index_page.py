@@ -2,6 +2,13 @@
 to each one's page; two rows ticked are compared side by side (their figures, the settings that
 differ, and the paired difference on the tasks they share).
 
+Two results share a task only when it has the same id *and* the same question (or input) in both:
+a task id reused for another question (two runs of a generated task set with other seeds, say) is
+counted, named with both questions, and left out of the pairing; an id whose question one of them
+did not record is paired by id and counted as unchecked. Two results with no task in common get one
+sentence saying so, not a table of empty rows. Accuracy and F1 have a column each, so that sorting
+never ranks one against the other.
+
 The rows are HTML; the comparison is drawn by the page's script from a JSON block (a
 ``<script type="application/json">``, which a browser never runs) with each result's figures,
 settings and per-task outcomes. The script writes user text with ``textContent`` only.
@@ -65,13 +72,19 @@ INDEX_SCRIPT = """
     });
     return t;
   }
+  function same(a, b, k) {
+    var qa = a.questions[k], qb = b.questions[k];
+    return qa === undefined || qb === undefined ? 'unchecked' : (qa === qb ? 'same' : 'differ');
+  }
   function paired(a, b) {
     var out = [];
     Object.keys(a.outcomes).forEach(function (m) {
       if (!(m in b.outcomes)) { return; }
-      var ids = Object.keys(a.outcomes[m]).filter(function (k) { return k in b.outcomes[m]; });
+      var ids = Object.keys(a.outcomes[m]).filter(function (k) {
+        return k in b.outcomes[m] && same(a, b, k) !== 'differ';
+      });
       var n = ids.length;
-      if (!n) { out.push([m, '0', '–', '–', '–', '–', '–']); return; }
+      if (!n) { return; }
       var d = ids.map(function (k) { return b.outcomes[m][k] - a.outcomes[m][k]; });
       var mean = d.reduce(function (s, x) { return s + x; }, 0) / n;
       var sa = ids.reduce(function (s, k) { return s + a.outcomes[m][k]; }, 0) / n;
@@ -84,6 +97,17 @@ INDEX_SCRIPT = """
                 isNaN(half) ? '–' : '[' + lo + ', ' + hi + ']',
                 onlyA + ' / ' + onlyB]);
     });
+    return out;
+  }
+  function taskIds(r) {
+    var ids = {};
+    Object.keys(r.outcomes).forEach(function (m) { Object.keys(r.outcomes[m]).forEach(function (k) { ids[k] = 1; }); });
+    Object.keys(r.questions).forEach(function (k) { ids[k] = 1; });
+    return ids;
+  }
+  function matching(a, b) {
+    var ia = taskIds(a), ib = taskIds(b), out = {same: [], differ: [], unchecked: []};
+    Object.keys(ia).forEach(function (k) { if (k in ib) { out[same(a, b, k)].push(k); } });
     return out;
   }
   function draw() {
@@ -102,12 +126,39 @@ INDEX_SCRIPT = """
       var both = x !== undefined && y !== undefined && x !== null && y !== null;
       return [k, fmt(x), fmt(y), both ? fmt(y - x, true) : '–'];
     }), 'compare-figures'));
-    panel.appendChild(el('h3', 'Paired difference on the tasks both have '
-                               + '(1 = right; 95% normal interval, clipped to [−1, 1])'));
+    var match = matching(a, b);
     var rows = paired(a, b);
-    var head = ['measure', 'shared tasks', 'A', 'B', 'B − A', '95% interval', 'only A / only B right'];
-    panel.appendChild(rows.length ? tableOf(head, rows, 'compare-paired')
-                                  : el('p', 'No measure in common (or no references).', 'missing'));
+    panel.appendChild(el('h3', 'Paired difference on the tasks both have: the same id and the same question '
+                               + '(1 = right; 95% normal interval, clipped to [−1, 1])'));
+    var shared = match.same.length + match.unchecked.length;
+    var line = shared + ' task' + (shared === 1 ? '' : 's') + ' in common';
+    if (match.unchecked.length) {
+      line += ' (' + match.unchecked.length + ' paired by id only: the question was not recorded in both)';
+    }
+    if (match.differ.length) {
+      line += '; ' + match.differ.length + ' id' + (match.differ.length === 1 ? '' : 's')
+            + ' in both ask a different question and are left out';
+    }
+    panel.appendChild(el('p', line + '.', 'pairing'));
+    if (match.differ.length) {
+      var list = el('ul'); list.id = 'compare-differ';
+      match.differ.slice(0, 10).forEach(function (k) {
+        list.appendChild(el('li', k + ': A asks “' + (a.snippets[k] || '?') + '”, B asks “'
+                                  + (b.snippets[k] || '?') + '”'));
+      });
+      if (match.differ.length > 10) { list.appendChild(el('li', '… and ' + (match.differ.length - 10) + ' more')); }
+      panel.appendChild(list);
+    }
+    if (rows.length) {
+      var head = ['measure', 'shared tasks', 'A', 'B', 'B − A', '95% interval', 'only A / only B right'];
+      panel.appendChild(tableOf(head, rows, 'compare-paired'));
+    } else {
+      var why = !shared
+        ? (match.differ.length ? 'every id they share asks a different question'
+                               : 'no task id is in both')
+        : 'no measure is in both (or neither has references)';
+      panel.appendChild(el('p', 'A and B have nothing to pair: ' + why + '.', 'missing nothing'));
+    }
     var extraB = Object.keys(b.settings).filter(function (k) { return !(k in a.settings); });
     var skeys = Object.keys(a.settings).concat(extraB);
     var diff = skeys.filter(function (k) { return a.settings[k] !== b.settings[k]; });
@@ -169,18 +220,30 @@ def render_index(folder: Path, results: list[Result], pages: list[Path], out: Pa
             + _cell(esc(r.date), r.date)
             + _cell(esc(r.task), r.task)
             + _cell(str(r.problems), r.problems, "num")
-            + _cell(f"{num(r.headline)} <span class='missing'>{esc(r.headline_name)}</span>", r.headline, "num")
+            + _cell(num(r.accuracy), r.accuracy, "num")
+            + _cell(num(r.f1), r.f1, "num")
             + _cell(esc(_figures_text(r)), _figures_text(r))
             + _cell(esc(_settings_text(r)), _settings_text(r))
             + "</tr>"
         )
         data.append(
-            {"name": name, "kind": r.kind, "figures": r.figures, "settings": r.settings, "outcomes": r.outcomes}
+            {
+                "name": name,
+                "kind": r.kind,
+                "figures": r.figures,
+                "settings": r.settings,
+                "outcomes": r.outcomes,
+                "questions": r.questions,
+                "snippets": r.snippets,
+            }
         )
     head = (
         "<thead><tr><th title='tick two to compare'>compare</th><th data-sort='text'>kind</th>"
         "<th data-sort='text'>result</th><th data-sort='text'>date</th><th data-sort='text'>task</th>"
-        "<th data-sort='num' class='num'>problems</th><th data-sort='num' class='num'>headline</th>"
+        "<th data-sort='num' class='num'>problems</th>"
+        "<th data-sort='num' class='num' title='share right: the primary chain (runs), the jury (jury outputs)'>"
+        "accuracy</th>"
+        "<th data-sort='num' class='num' title='F1 on the first wrong step (annotated verify outputs)'>F1</th>"
         "<th data-sort='text' title='accuracy per chain (runs), F1 (verify), accuracy per member (jury)'>figures</th>"
         "<th data-sort='text'>settings</th></tr></thead>"
     )
@@ -190,7 +253,7 @@ def render_index(folder: Path, results: list[Result], pages: list[Path], out: Pa
         "<main>",
         *(f'<p class="missing">{esc(n)}</p>' for n in notes),
         '<section class="panel"><h2>Results (click a column to sort)</h2>',
-        f'<table id="results">{head}<tbody>{"".join(rows)}</tbody></table></section>',
+        f'<div class="wide"><table id="results">{head}<tbody>{"".join(rows)}</tbody></table></div></section>',
         '<section class="panel" id="compare"></section>',
         "</main>",
         f'<script type="application/json" id="data">{blob}</script>',

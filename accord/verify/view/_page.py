@@ -7,7 +7,8 @@ runs only the page's own script (by its hash), so a question holding HTML or a s
 Math in user text is marked by :func:`tex_html` and typeset by the KaTeX inlined into every page
 (script, stylesheet and fonts, so the page still opens offline). The script also does two things: filters (checkboxes
 ``data-filter="flag"`` keep the ``.item`` elements
-whose ``data-flag`` is ``"1"``; a search box matches ``data-search``) and chain columns (checkboxes
+whose ``data-flag`` is ``"1"``; a search box matches ``data-search``, the item's text and every text it shows on
+hover) and chain columns (checkboxes
 ``data-chain="k"`` show or hide the elements with ``data-col="k"``). ``#shown`` says how many items
 are visible.
 """
@@ -57,8 +58,8 @@ solid transparent; }
 .warn { background: var(--uncertain); border-color: #e0c36a; }
 .info { background: #e3ecf7; border-color: #a9c1e0; }
 .none { background: #eceff1; border-color: #b0bec5; }
-.chains { display: flex; gap: 12px; overflow-x: auto; align-items: flex-start; }
-.chain { flex: 1 1 0; min-width: 460px; overflow-x: auto; border: 1px solid var(--line); border-radius: 6px; padding:
+.chains { display: flex; flex-wrap: wrap; gap: 12px; align-items: flex-start; }
+.chain { flex: 1 1 420px; min-width: 0; overflow-x: auto; border: 1px solid var(--line); border-radius: 6px; padding:
 6px 8px; background: #fcfcfc; }
 .chain h4 { margin: 0 0 6px; font-size: 14px; }
 .step { border-top: 1px dashed var(--line); padding: 6px 0; }
@@ -66,7 +67,7 @@ solid transparent; }
 .cands { width: 100%; font-size: 13px; }
 .cands th.j { font-size: 11px; font-weight: 500; overflow-wrap: normal; word-break: keep-all; hyphens: none;
 min-width: 40px; }
-.cands td.cand { min-width: 220px; white-space: pre-wrap; }
+.cands td.cand { min-width: 160px; white-space: pre-wrap; overflow-wrap: anywhere; }
 .cands tr.chosen td { font-weight: 600; }
 .cands tr.chosen td:first-child { border-left: 4px solid #1e88e5; }
 .cands tr.rejected td.cand { color: var(--muted); }
@@ -94,10 +95,33 @@ th[data-sort] { cursor: pointer; user-select: none; white-space: nowrap; }
 th[data-sort]::after { content: " ↕"; color: #999; }
 th[aria-sort="ascending"]::after { content: " ▲"; color: #222; }
 th[aria-sort="descending"]::after { content: " ▼"; color: #222; }
-#results td:nth-child(4) { white-space: nowrap; }
+#results { width: 100%; }
+#results th { white-space: nowrap; }
+#results td { overflow-wrap: anywhere; }
+#results td.num { white-space: nowrap; }
+#results td:nth-child(9), #results td:nth-child(10) { font-size: 12px; width: 24%; }
+#compare table { max-width: 100%; }
+#compare td { overflow-wrap: anywhere; }
 #compare h3 { font-size: 14px; margin: 10px 0 4px; }
-.c0 { background: #c8e6c9; } .c1 { background: #ffe0b2; } .c2 { background: #d1c4e9; } .c3 { background: #b3e5fc; }
-.c4 { background: #f8bbd0; } .c5 { background: #dcedc8; } .cx { background: #eeeeee; }
+.k0 { background: #cfe0f5; } .k1 { background: #f5e1b8; } .k2 { background: #e0d4f0; } .k3 { background: #cdeae8; }
+.k4 { background: #f3d3e0; } .k5 { background: #e3e0d2; } .kx { background: #eeeeee; }
+.swatch { display: inline-block; min-width: 16px; padding: 0 4px; border: 1px solid #bbb; text-align: center;
+font-size: 11px; margin: 0 1px; }
+.lab { background: #e8eaf6; border-color: #7986cb; }
+.why { color: var(--muted); font-size: 11px; }
+.mark { margin-left: 4px; font-weight: 700; }
+.legend { font-size: 12px; color: #333; margin: 4px 0 8px; }
+.wide { overflow-x: auto; }
+#jury { width: 100%; font-size: 13px; }
+#jury td { overflow-wrap: anywhere; }
+.charts { display: flex; flex-wrap: wrap; gap: 14px; }
+figure.chart { margin: 0; flex: 1 1 280px; max-width: 340px; }
+figure.chart figcaption { font-size: 12px; }
+figure.chart figcaption.legend { color: #444; }
+figure.chart svg { display: block; max-width: 100%; height: auto; background: #fff; }
+img.plot { max-width: 100%; height: auto; border: 1px solid var(--line); }
+.plots { display: flex; flex-wrap: wrap; gap: 12px; align-items: flex-start; }
+.plots figure { margin: 0; flex: 1 1 420px; max-width: 560px; }
 """
 
 SCRIPT = """
@@ -107,8 +131,12 @@ SCRIPT = """
   var chains = Array.prototype.slice.call(document.querySelectorAll('input[data-chain]'));
   var search = document.getElementById('search');
   var shown = document.getElementById('shown');
-  // search text: everything an item shows (steps, candidates, members, evidence), read before typesetting
-  var texts = items.map(function (it) { return ((it.dataset.search || '') + ' ' + it.textContent).toLowerCase(); });
+  // search text: everything an item shows (steps, candidates, members, evidence) and every text shown on
+  // hover (judges' reasons, full names), read before typesetting
+  var texts = items.map(function (it) {
+    var tips = Array.prototype.map.call(it.querySelectorAll('[title]'), function (e) { return e.title; });
+    return ((it.dataset.search || '') + ' ' + it.textContent + ' ' + tips.join(' ')).toLowerCase();
+  });
   if (window.katex) {
     document.querySelectorAll('.tex').forEach(function (el) {
       var src = el.textContent;

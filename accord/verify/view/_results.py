@@ -2,12 +2,14 @@
 
 A result is a run folder (one holding ``trace.jsonl``), an ``accord verify --out`` file or an
 ``accord jury --out`` file, found up to three folders deep (a run folder's own files are its own).
-Each carries, per measure, whether it was right on each task id, so that two results can be
-compared on the tasks they share.
+Each carries, per measure, whether it was right on each task id, and each task's question (or
+input) as a short fingerprint, so that two results are compared only on the tasks that are the same
+in both: the same id asking the same question.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 from dataclasses import dataclass, field
@@ -35,6 +37,30 @@ class Result:
     figures: dict[str, float | None] = field(default_factory=dict)
     settings: dict[str, str] = field(default_factory=dict)
     outcomes: dict[str, dict[str, int]] = field(default_factory=dict)  # measure -> task id -> 1 right / 0 wrong
+    questions: dict[str, str] = field(default_factory=dict)  # task id -> fingerprint of its question (or input)
+    snippets: dict[str, str] = field(default_factory=dict)  # task id -> the question's first words, to name it
+    accuracy: float | None = None  # the share right (runs, juries); None for a verify output
+    f1: float | None = None  # F1 on the first wrong step (an annotated verify output)
+
+
+SNIPPET = 80
+
+
+def fingerprint(text) -> str:
+    """A task's question as a short key: white space collapsed, so a re-wrapped question is the same."""
+    return hashlib.sha1(" ".join(str(text).split()).encode("utf-8")).hexdigest()[:16]
+
+
+def _questions(pairs) -> tuple[dict[str, str], dict[str, str]]:
+    """(id -> fingerprint, id -> first words) of the ``(id, question)`` pairs that have a question."""
+    keys, snippets = {}, {}
+    for tid, text in pairs:
+        if text is None or not str(text).strip():
+            continue
+        keys[str(tid)] = fingerprint(text)
+        words = " ".join(str(text).split())
+        snippets[str(tid)] = words if len(words) <= SNIPPET else words[: SNIPPET - 1] + "…"
+    return keys, snippets
 
 
 def _mtime(path: Path) -> str:
@@ -97,17 +123,22 @@ def _run(folder: Path) -> Result:
     figures.update({c: v for c, v in (summary.get("accuracy") or {}).items() if isinstance(v, (int, float))})
     primary = primary_chain(trace)
     date = str(record.get("started", ""))[:16].replace("T", " ") or _mtime(folder / TRACE_FILE)
+    keys, snippets = _questions((tid, info.question) for tid, info in trace.problems.items())
+    acc = figures.get(primary) if primary else None
     return Result(
         folder,
         "run",
         date,
         task,
         len(trace.tasks()),
-        figures.get(primary) if primary else None,
+        acc,
         f"accuracy ({primary})" if primary else "accuracy",
         figures,
         settings,
         outcomes,
+        keys,
+        snippets,
+        accuracy=acc,
     )
 
 
@@ -135,13 +166,29 @@ def _verify(path: Path, records: list[dict]) -> Result:
         figures.update({"accuracy on erroneous": acc_err, "accuracy on correct": acc_cor, "F1": f1})
         outcomes["first wrong step"] = {str(r.get("id")): int(r.get("prediction") == r["label"]) for r in labelled}
         headline, name = f1, "F1 (first wrong step)"
-    return Result(path, "verify", _mtime(path), path.stem, len(records), headline, name, figures, settings, outcomes)
+    keys, snippets = _questions((r.get("id"), r.get("problem")) for r in records)
+    return Result(
+        path,
+        "verify",
+        _mtime(path),
+        path.stem,
+        len(records),
+        headline,
+        name,
+        figures,
+        settings,
+        outcomes,
+        keys,
+        snippets,
+        f1=headline if labelled else None,
+    )
 
 
 def _jury(path: Path, records: list[dict]) -> Result:
     members = list(dict.fromkeys(m for r in records for m in (r.get("answers") or {})))
     settings = {"members": json.dumps(members)} if members else {}
-    labelled = [r for r in records if "correct" in r]
+    # scored only where the jury did not read the reference (a labelled row taught it)
+    labelled = [r for r in records if "correct" in r and not r.get("labeled")]
     figures: dict[str, float | None] = {"abstained": sum(bool(r.get("abstained")) for r in records) / len(records)}
     outcomes = {}
     headline, name = None, "accuracy"
@@ -157,7 +204,34 @@ def _jury(path: Path, records: list[dict]) -> Result:
             if hits:
                 figures[m] = sum(hits.values()) / len(hits)
                 outcomes[m] = hits
-    return Result(path, "jury", _mtime(path), path.stem, len(records), headline, name, figures, settings, outcomes)
+    held = [r for r in records if isinstance(r.get("held_out"), dict) and "member_correct" in r]
+    if not labelled and held:  # every reference taught the jury: each row as it answered without its label
+        name = "accuracy (out-of-fold)"
+        outcomes["jury"] = {str(r.get("id")): int(bool(r["held_out"].get("correct"))) for r in held}
+        figures["accuracy (out-of-fold)"] = headline = sum(outcomes["jury"].values()) / len(held)
+        for m in members:
+            hits = {str(r.get("id")): int(bool(r["member_correct"][m])) for r in held if m in r["member_correct"]}
+            if hits:
+                figures[m] = sum(hits.values()) / len(hits)
+                outcomes[m] = hits
+    if any(r.get("labeled") for r in records):
+        figures["labelled"] = sum(bool(r.get("labeled")) for r in records) / len(records)
+    keys, snippets = _questions((r.get("id"), r.get("problem")) for r in records)
+    return Result(
+        path,
+        "jury",
+        _mtime(path),
+        path.stem,
+        len(records),
+        headline,
+        name,
+        figures,
+        settings,
+        outcomes,
+        keys,
+        snippets,
+        accuracy=headline,
+    )
 
 
 def collect(folder: Path, read_records) -> tuple[list[Result], list[str]]:
@@ -191,4 +265,4 @@ def collect(folder: Path, read_records) -> tuple[list[Result], list[str]]:
     return results, notes
 
 
-__all__ = ["collect", "flatten", "Result"]
+__all__ = ["collect", "fingerprint", "flatten", "Result"]

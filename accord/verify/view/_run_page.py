@@ -5,18 +5,24 @@ older than it), the reference, each chain's answer, and per step every candidate
 raw score (a failed judge's reason on hover), the consensus mean s̄* and dispersion Δ*, whether it
 was accepted, which one was chosen and whether the step fell back. The primary chain (VERDICT, or
 the first verified one) is shown beside the unverified ``base`` chain; the others can be switched on.
-Filters: problems whose chains' answers differ, where a judge failed, where the primary chain's
-answer is wrong.
+Each candidate's s̄*, Δ* and acceptance come first in its row, so they stay in view however many
+judges there are; the chains wrap under each other on a narrow page. The plots ``accord report``
+writes into the folder (``roc.png``, ``confidence_dispersion.png``) are shown under the summary,
+embedded, and linked. Filters: problems whose chains' answers differ, where a judge failed, where
+the primary chain's answer is wrong.
 """
 
 from __future__ import annotations
 
+import base64
 from pathlib import Path
 
 import numpy as np
 
 from accord.verify.analysis import (
     CORRECT_AT,
+    ROC_FILE,
+    SCATTER_FILE,
     StepRecord,
     TaskEnd,
     Trace,
@@ -71,6 +77,7 @@ def render_run(path: Path) -> str:
         ),
         "<main>",
         _summary_panel(trace, summary, chains, primary, judges),
+        _plots_panel(trace_path.parent),
     ]
     for task_id in tasks:
         body.append(_problem(trace, task_id, chains, primary, steps_by, ends))
@@ -131,6 +138,38 @@ def _summary_panel(trace: Trace, summary: dict, chains: list[str], primary: str 
         out.append("</table>")
     out.append("</section>")
     return "\n".join(out)
+
+
+PLOTS = (
+    (
+        SCATTER_FILE,
+        "Consensus mean s̄* against dispersion Δ* for every candidate, coloured by whether its chain "
+        "ended right; the dashed lines are τ and ε",
+    ),
+    (ROC_FILE, "ROC of Δ* and of the raw variance as predictors of a wrong answer (AUC in the legend)"),
+)
+
+
+def _plots_panel(folder: Path) -> str:
+    """The run's plots (written by ``accord report`` into the folder), embedded so the page stays one
+    file, each linked to its file; a note saying how to make them where there are none."""
+    figs = []
+    for name, caption in PLOTS:
+        png = folder / name
+        if not png.is_file():
+            continue
+        data = base64.b64encode(png.read_bytes()).decode("ascii")
+        figs.append(
+            f'<figure id="plot-{esc(png.stem)}"><img class="plot" alt="{esc(caption)}" '
+            f'src="data:image/png;base64,{data}"><figcaption>{esc(caption)} · '
+            f'<a href="{esc(png.resolve().as_uri())}">{esc(name)}</a></figcaption></figure>'
+        )
+    if not figs:
+        return (
+            '<section class="panel" id="plots"><p class="missing">No plots in this folder: '
+            f"accord report {esc(folder)} writes {esc(SCATTER_FILE)} and {esc(ROC_FILE)}.</p></section>"
+        )
+    return '<section class="panel" id="plots"><h2>Plots</h2><div class="plots">' + "".join(figs) + "</div></section>"
 
 
 def _answers_differ(task_ends: list[TaskEnd]) -> bool:
@@ -230,14 +269,14 @@ def _step(rec: StepRecord) -> str:
         mark = "▶" if i == rec.chosen else ""
         verdict = "" if base else f"<td>{'yes' if rec.accepted[i] else 'no'}</td>"
         rows.append(
-            f'<tr class="{cls}"><td>{mark}{i}</td><td class="cand">{tex_html(cand)}</td>{cells}'
-            f"<td class='num'>{num(mean)}</td><td class='num'>{num(disp)}</td>{verdict}</tr>"
+            f'<tr class="{cls}"><td>{mark}{i}</td><td class="num">{num(mean)}</td><td class="num">{num(disp)}</td>'
+            f'{verdict}<td class="cand">{tex_html(cand)}</td>{cells}</tr>'
         )
-    acc = "" if base else "<th title='accepted by the rule of the chain'>acc.</th>"
+    acc = "" if base else "<th title='accepted by the rule of the chain'>accepted</th>"
     return (
-        f'<div class="step">{"".join(tags)}<table class="cands"><tr><th>#</th><th>candidate</th>{head}'
+        f'<div class="step">{"".join(tags)}<table class="cands"><tr><th>#</th>'
         f"<th class='num' title='consensus mean'>s̄*</th><th class='num' title='consensus dispersion'>Δ*</th>"
-        f"{acc}</tr>{''.join(rows)}</table></div>"
+        f"{acc}<th>candidate</th>{head}</tr>{''.join(rows)}</table></div>"
     )
 
 

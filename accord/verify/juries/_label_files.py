@@ -1,16 +1,19 @@
-"""What a person tells ``accord jury``: member accuracies they know, a member they trust, and labels.
+"""What a person tells a jury: member accuracies they know, a member they trust, member costs, and labels.
 
-The label round trip: ``--ask-labels N --ask-out FILE`` writes the N rows whose labels are worth
-most (the few-label jury's active choice, :mod:`accord.consensus_core.jury._ask`), one JSON line
-each with the problem, the members' answers and ``"reference": null``. A person fills in the
-references they can (and leaves the others null); ``--labels FILE`` reads them back by id, and
-with references on some rows the jury learns from them.
+The label round trip: ``ask_rows`` picks the N rows without a reference whose labels are worth
+most (half drawn at random, half the few-label jury's active choice by default,
+:mod:`accord.consensus_core.jury._ask`) and ``write_ask_file`` writes them, one JSON line each
+with the problem, the members' answers and ``"reference": null``. A person fills in the
+references they can (and leaves the others null); ``apply_labels`` puts them on the panel's rows
+by id, and the jury learns from every row with a reference. A file whose rows all have one has
+nothing to ask; a label that repeats a reference the file already has is counted, not added twice.
 """
 
 from __future__ import annotations
 
 import json
 import math
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -50,6 +53,25 @@ def parse_prior(text: str, members: list[str]) -> np.ndarray:
     return np.array([acc[m] for m in members])
 
 
+def parse_costs(text: str | None, members: list[str]) -> np.ndarray:
+    """``a=3,b=1`` -> member costs in member order (1 for a member not named)."""
+    costs = np.ones(len(members))
+    if not text:
+        return costs
+    for part in text.split(","):
+        if not part.strip():
+            continue
+        if "=" not in part:
+            raise UserError(f"--costs: expected member=cost pairs, got {part!r}")
+        name, value = part.split("=", 1)
+        j = member_index(name.strip(), members, "--costs")
+        try:
+            costs[j] = float(value)
+        except ValueError:
+            raise UserError(f"--costs: cost of {name.strip()!r} is not a number: {value!r}") from None
+    return costs
+
+
 def read_labels(path: str | Path) -> dict[str, str]:
     """id -> reference from a filled label file (rows left null or blank are skipped)."""
     p = input_file(path, "--labels file")
@@ -74,31 +96,45 @@ def read_labels(path: str | Path) -> dict[str, str]:
     return out
 
 
-def apply_labels(panel: PanelAnswers, path: str | Path) -> tuple[PanelAnswers, int]:
-    """The panel with the label file's references on its rows; and how many rows got one."""
+@dataclass(frozen=True)
+class LabelsRead:
+    """What a label file added: its labels, those new to the panel, and those it already had."""
+
+    file: str
+    labels: int
+    new: int
+    already: int
+
+    def as_dict(self) -> dict:
+        return {"file": self.file, "labels": self.labels, "new": self.new, "already_in_file": self.already}
+
+
+def apply_labels(panel: PanelAnswers, path: str | Path) -> tuple[PanelAnswers, LabelsRead]:
+    """The panel with the label file's references on its rows, and what they added."""
     labels = read_labels(path)
     index = {pid: i for i, pid in enumerate(panel.ids)}
     unknown = [pid for pid in labels if pid not in index]
     if unknown:
         raise UserError(f"{path}: id(s) not in the jury file: {', '.join(unknown[:5])}")
     refs = list(panel.references)
+    already = 0
     for pid, ref in labels.items():
         old = refs[index[pid]]
-        if old is not None and old != ref:
+        if old is not None and old.strip() != ref:
             raise UserError(f"{path}: id {pid!r} has reference {ref!r} but the jury file gives {old!r}")
+        already += old is not None
         refs[index[pid]] = ref
-    return PanelAnswers(panel.ids, panel.members, panel.answers, refs, panel.problems), len(labels)
+    read = LabelsRead(str(path), len(labels), len(labels) - already, already)
+    return PanelAnswers(panel.ids, panel.members, panel.answers, refs, panel.problems), read
 
 
-def ask_labels(codes: np.ndarray, count: int, classes, seed: int) -> np.ndarray:
-    """Row indices worth labelling most, given the references some rows already have (a file with
-    a reference on every row is treated as unlabelled: there its references only measure)."""
+def ask_rows(codes: np.ndarray, count: int, classes, seed: int, choice: str = "mixed", labelled=None) -> np.ndarray:
+    """Indices of up to ``count`` rows without a label to label (see the module docstring);
+    ``labelled``: the rows that count as labelled (default: those with a reference)."""
     from accord.consensus_core.jury import rows_to_label
 
-    given = classes.has_reference
-    if given.all():
-        return rows_to_label(codes, count, seed=seed)
-    return rows_to_label(codes, count, classes.truth, given, seed)
+    lab = classes.has_reference if labelled is None else labelled
+    return rows_to_label(codes, count, classes.truth, lab, seed, choice=choice)
 
 
 def write_ask_file(path: str | Path, panel: PanelAnswers, rows: np.ndarray) -> None:

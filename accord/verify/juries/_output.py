@@ -1,9 +1,10 @@
-"""How ``accord jury`` writes what it decided: strict JSON and a flat CSV of the per-row verdicts.
+"""How a jury's decision is written: strict JSON and a flat CSV of the per-row verdicts.
 
 JSON readers other than Python's reject ``NaN`` and ``Infinity``, so every non-finite number
 becomes ``null`` before a document or a row is written. The CSV has one row per problem and one
 column per scalar field; a member's answer and class get a column each (``answer:<member>``,
-``class:<member>``), so a spreadsheet can filter and sort it without parsing nested JSON.
+``class:<member>``), and a labelled row's out-of-fold result (``held_out``: what the jury answered
+without that row's label) two, so a spreadsheet can filter and sort it without parsing nested JSON.
 """
 
 from __future__ import annotations
@@ -26,6 +27,8 @@ FIXED_COLUMNS = (
     "labeled",
     "reference",
     "correct",
+    "held_out_correct",
+    "held_out_confidence",
 )
 
 
@@ -69,7 +72,9 @@ def verdicts_csv(verdicts: list[dict], members: list[str]) -> str:
     out = csv.writer(buf, lineterminator="\n")
     out.writerow(cols)
     for v in finite(verdicts):
-        row = [_cell(v.get(c)) for c in FIXED_COLUMNS]
+        held = v.get("held_out") or {}
+        flat = {**v, "held_out_correct": held.get("correct"), "held_out_confidence": held.get("confidence")}
+        row = [_cell(flat.get(c)) for c in FIXED_COLUMNS]
         row += [_cell(v["answers"].get(m)) for m in members] + [_cell(v["classes"].get(m)) for m in members]
         if graded:
             row += [_cell(v.get("member_correct", {}).get(m)) for m in members]
