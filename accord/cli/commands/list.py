@@ -92,5 +92,5 @@ def run(args) -> int:
         table.add_row(p["name"], _options(p["options"]), p["origin"], p["doc"])
     for b in doc["broken"]:  # shown, not hidden: the listing is where a user looks for what went wrong
         table.add_row(b["name"], "", "[bold red]cannot be used[/]", b["error"])
-    console(160).print(table)
+    console().print(table)
     return 0

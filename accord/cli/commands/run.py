@@ -419,26 +419,28 @@ def accept_rule_table(rows: dict[str, Any]) -> Table:
 
 
 def paired_table(paired: dict[str, Any]) -> Table:
-    """The paired comparisons as a table: difference, paired bootstrap interval, McNemar's p."""
+    """The paired comparisons as a table: difference, paired bootstrap interval, McNemar's p. A comparison
+    replayed from recorded scores (not run as a chain) is marked with *."""
     table = Table(
-        title="Paired over problems (difference first - second, 95% paired bootstrap interval, exact McNemar p)"
+        title="Paired over problems: n pairs, difference first - second, 95% paired bootstrap CI, exact McNemar p",
+        caption="* replayed from the recorded scores",
     )
-    for col in ("first vs second", "how", "problems", "accuracies", "difference", "95% CI", "McNemar p"):
-        table.add_column(col)
+    for col in ("first vs second", "n", "accuracies", "diff", "95% CI", "p"):
+        table.add_column(col, no_wrap=col != "n")  # numbers and names are read whole
     for c in paired["comparisons"]:
         second = c["second"].replace("single_judge:", "") + (
             " alone" if c["second"].startswith("single_judge:") else ""
         )
+        name = f"{c['first']} vs {second}" + ("*" if c["source"] == "replayed" else "")
         problems = f"{c['n_pairs']} of {c['n_pairs'] + c['excluded']}" if c["excluded"] else str(c["n_pairs"])
         if not c["n_pairs"]:
-            table.add_row(f"{c['first']} vs {second}", c["source"], problems, "–", "–", "–", "–")
+            table.add_row(name, problems, "–", "–", "–", "–")
             continue
         lo, hi = c["ci"]
         table.add_row(
-            f"{c['first']} vs {second}",
-            c["source"],
+            name,
             problems,
-            f"{c['accuracy_first']:.3f} / {c['accuracy_second']:.3f}",
+            f"{c['accuracy_first']:.3f}/{c['accuracy_second']:.3f}",
             f"{c['difference']:+.3f}",
             f"[{lo:+.3f}, {hi:+.3f}]",
             f"{c['mcnemar']['p_value']:.3g}",

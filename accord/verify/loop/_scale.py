@@ -133,8 +133,8 @@ class JudgeScale:
     ) -> dict[str, Any]:
         """VERDICT's τ, ε on this scale from a target: the share of candidates accepted (label-free,
         :func:`accord.consensus_core.calibrate_thresholds`), or the error among accepted
-        candidates on labelled ones (the jury's Learn-then-Test risk control: with probability 1 - δ
-        the error among accepted candidates is at most ``target_error``)."""
+        candidates on labelled ones (the jury's Learn-then-Test risk control with the binomial tail:
+        with probability 1 - δ the error among candidates accepted later is at most ``target_error``)."""
         scaled = self.apply(raw)
         if target_error is None:
             th = calibrate_thresholds(scaled, spec.lambdas, target_rate=target_rate or 0.5, influence=spec.influence)
@@ -149,7 +149,10 @@ class JudgeScale:
         conf = np.where(st.dispersion < eps, st.mean, -np.inf)[ok]
         from accord.consensus_core.jury import certify_threshold  # scipy.stats: not when building the CLI
 
-        risk = certify_threshold(conf, y[ok] < 0.5, np.ones(int(ok.sum()), dtype=bool), alpha=target_error, delta=delta)
+        # binomial, not the file's hypergeometric tail: the thresholds are used on candidates not seen yet
+        risk = certify_threshold(
+            conf, y[ok] < 0.5, np.ones(int(ok.sum()), dtype=bool), alpha=target_error, delta=delta, bound="binomial"
+        )
         tau = float(risk.threshold) - 1e-9 if risk.certified else float("inf")
         self.thresholds = {
             "tau": tau,
