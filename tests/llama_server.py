@@ -12,9 +12,10 @@ import signal
 import socket
 import subprocess
 import sys
-import time
 import urllib.request
 from pathlib import Path
+
+from polling import wait_until
 
 ALIAS = "smollm2"
 # llama-cpp-python's server with llama.cpp's extra weight layouts (AMX tiles, repacked blocks) off: a
@@ -97,18 +98,22 @@ class LlamaServer:
         out = open(self.log, "ab") if self.log else subprocess.DEVNULL
         cmd = self.command()
         self.proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
-        deadline = time.monotonic() + wait_s
-        while time.monotonic() < deadline:
+
+        def answering() -> bool:
             if self.proc.poll() is not None:
                 raise RuntimeError(f"llama.cpp server exited with code {self.proc.returncode} (log: {self.log})")
             try:
                 with urllib.request.urlopen(f"{self.base_url}/models", timeout=2) as r:
-                    if ALIAS in json.dumps(json.load(r)):
-                        return self
+                    return ALIAS in json.dumps(json.load(r))
             except OSError:
-                time.sleep(0.3)
-        self.stop()
-        raise RuntimeError(f"llama.cpp server did not answer on port {self.port} within {wait_s:g} s")
+                return False
+
+        try:
+            wait_until(answering, f"llama.cpp server answering on port {self.port}", wait_s, every_s=0.3)
+        except AssertionError as exc:
+            self.stop()
+            raise RuntimeError(str(exc)) from None
+        return self
 
     def command(self) -> list[str]:
         """The server's command line."""

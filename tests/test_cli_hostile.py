@@ -152,7 +152,8 @@ CASES = [  # argv, files to write first, words the one error line must hold
     (["verify", "empty.jsonl"], {"empty.jsonl": b""}, "no solutions"),
     (["verify", "none.jsonl"], {"none.jsonl": b'{"id": "a", "problem": "p", "steps": []}\n'}, "has no steps"),
     (["verify", "sol.jsonl", "--format", "text"], {}, "holds JSON"),
-    (["consensus", "scores.csv", "--lambdas", "-1,1,1"], {}, "--lambdas=VALUE"),
+    (["consensus", "scores.csv", "--lambdas", "-1,1,1"], {}, "--lambdas: λ must be finite numbers > 0"),
+    (["consensus", "scores.csv", "--lambdas", "-x"], {}, "--lambdas=VALUE"),
     (
         ["verify", "long.jsonl"],
         {"long.jsonl": b'{"id": "a", "problem": "p", "steps": ["' + b"1 + 1 = 2. " * 2000 + b'"]}\n'},

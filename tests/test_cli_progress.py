@@ -133,7 +133,6 @@ def test_every_long_command_takes_quiet(argv, capsys):
 
 def test_model_loading_bars_are_silenced():
     """transformers' own bars (and the GGUF reader's) stay off: the command's one bar speaks."""
-    pytest.importorskip("transformers")
     import transformers.modeling_gguf_pytorch_utils as gguf_utils
     from transformers.utils import logging as hf_logging
 

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from accord.consensus_core import ConsensusSpec, get_policy, list_policies
 from accord.consensus_core import _fused as fused
 
-pytestmark = pytest.mark.skipif(not fused.available(), reason="numba not installed (the 'fast' extra)")
+assert fused.available(), "numba (the 'fast' extra) is not installed: the compiled kernels cannot be tested"
 
 KERNEL_POLICIES = sorted(p for p in list_policies() if get_policy(p).kernel is not None)
 # scores on a grid that holds the thresholds below, so exact ties and scores on a threshold occur

@@ -291,7 +291,8 @@ def test_pairs_stay_in_memory(tmp_path, capsys):
 
 @pytest.fixture(scope="module")
 def ray_cluster():
-    ray = pytest.importorskip("ray")
+    import ray
+
     from accord.verify.io import connect_ray
 
     started = not ray.is_initialized()  # a cluster another test module started is reused, and left running

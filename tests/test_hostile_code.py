@@ -12,11 +12,11 @@ import socket
 import sys
 import tempfile
 import threading
-import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
+from polling import settled
 
 from accord.adapters.code import CodeRunner, CodeSpec, CodeTest, Limits, Sandbox
 from accord.adapters.code import _isolation as isolation
@@ -232,13 +232,8 @@ def _sandbox_processes() -> list[str]:
 
 
 def _settled_sandbox_processes() -> list[str]:
-    """Sandbox processes still alive once killed ones have had up to 10 s to be reaped."""
-    for _ in range(100):
-        left = _sandbox_processes()
-        if not left:
-            return left
-        time.sleep(0.1)
-    return left
+    """Sandbox processes still alive once killed ones have had up to 30 s to be reaped."""
+    return settled(_sandbox_processes, timeout_s=30)
 
 
 def _protections(iso) -> frozenset:

@@ -5,14 +5,12 @@ import json
 import numpy as np
 import pyarrow.parquet as pq
 import pytest
+import ray  # noqa: F401  (the ray extra: missing, these tests fail instead of being skipped)
+from test_tables_streaming import random_rows, write_csv, write_jsonl, write_parquet
 
-pytest.importorskip("ray")
-
-from test_tables_streaming import random_rows, write_csv, write_jsonl, write_parquet  # noqa: E402
-
-from accord.cli.main import main  # noqa: E402
-from accord.consensus_core import get_policy  # noqa: E402
-from accord.errors import UserError  # noqa: E402
+from accord.cli.main import main
+from accord.consensus_core import get_policy
+from accord.errors import UserError
 from accord.verify.tables import decide_streaming, decide_with_ray, open_source
 
 
@@ -21,9 +19,9 @@ def ray_cluster():
     """One local two-CPU Ray cluster for the whole test session (start-up is slow)."""
     from accord.verify.io import connect_ray
 
-    ray = connect_ray(num_cpus=2)
-    yield ray
-    ray.shutdown()
+    cluster = connect_ray(num_cpus=2)
+    yield cluster
+    cluster.shutdown()
 
 
 def test_ray_parquet_equals_local_across_block_edges(tmp_path, ray_cluster):

@@ -99,12 +99,25 @@ def test_half_precision_stays_close_to_float32():
         RewardModel(model=model, tokenizer=tok, dtype="int8")
 
 
-@pytest.mark.skipif(not __import__("torch").cuda.is_available(), reason="no GPU on this machine")
-def test_gpu_matches_cpu():
+def _devices() -> list[str]:
+    """A device named explicitly, as a GPU is: ``cpu:0`` on every machine, ``cuda`` where there is one."""
+    import torch
+
+    return ["cpu:0"] + (["cuda"] if torch.cuda.is_available() else [])
+
+
+@pytest.mark.parametrize("device", _devices())
+def test_a_named_device_matches_the_default_cpu(device):
+    """The model and each batch go to the device asked for and the rewards come back: the path a GPU
+    takes (model moved, inputs moved, padded batches, results copied back), on a CPU here."""
+    import torch
+
     model, tok = tiny_reward_model(seed=4)
     cpu = RewardModel(model=model, tokenizer=tok).rewards(PROMPTS, RESPONSES)
-    gpu = RewardModel(model=model, tokenizer=tok, device="cuda").rewards(PROMPTS, RESPONSES)
-    assert np.allclose(cpu, gpu, atol=1e-4)
+    other, _ = tiny_reward_model(seed=4)
+    rm = RewardModel(model=other, tokenizer=tok, device=device, batch_size=2)
+    assert next(rm.model.parameters()).device.type == torch.device(device).type
+    assert np.allclose(cpu, rm.rewards(PROMPTS, RESPONSES), atol=1e-4)
 
 
 def test_bad_input_is_named():

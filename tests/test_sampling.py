@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import pytest
+import torch
 
-torch = pytest.importorskip("torch")
-
-from accord.adapters.local._kv_prefix import Prefix, PrefixStore, shared_opening  # noqa: E402
-from accord.adapters.local._sampling import PromptSampler, nucleus  # noqa: E402
+from accord.adapters.local._kv_prefix import Prefix, PrefixStore, shared_opening
+from accord.adapters.local._sampling import PromptSampler, nucleus
 
 
 def test_nucleus_keeps_the_smallest_set_reaching_top_p():

@@ -8,10 +8,10 @@ import shutil
 import signal
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 import pytest
+from polling import settled
 
 from accord.adapters.code import Limits
 from accord.adapters.code import _isolation as isolation
@@ -278,11 +278,7 @@ def test_candidate_leaves_no_process_behind(private_sandbox):
     )
     try:
         assert _probe_output(private_sandbox, program) == "True"  # the daemon was started
-        for _ in range(50):  # killed processes need a moment to be reaped
-            left = _processes_with(marker)
-            if not left:
-                break
-            time.sleep(0.1)
+        left = settled(lambda: _processes_with(marker), timeout_s=30)  # killed processes take a moment to be reaped
         assert left == []
     finally:
         for pid in _processes_with(marker):

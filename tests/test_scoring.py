@@ -5,13 +5,12 @@ from __future__ import annotations
 import math
 
 import pytest
+import torch
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-torch = pytest.importorskip("torch")
-
-from accord.adapters import JudgeCache  # noqa: E402
-from accord.adapters.local._scoring import NextTokenScorer, answer_token_groups, plain_scores  # noqa: E402
+from accord.adapters import JudgeCache
+from accord.adapters.local._scoring import NextTokenScorer, answer_token_groups, plain_scores
 
 PREFIXES = [
     "<|im_start|>system\nYou check one step of a solution. Reply yes or no.<|im_end|>\n<|im_start|>user\nQuestion: "

@@ -9,7 +9,6 @@ import io
 import json
 import re
 import threading
-import time
 
 import numpy as np
 import pytest
@@ -51,14 +50,17 @@ def completion(answer: str = "yes", p_yes: float = 0.8) -> dict:
 
 class Scripted(Loopback):
     """A loopback HTTP server: each chat request gets the next (status, body) of the script, then the
-    last one; other POSTs (a template, completions) are not found."""
+    last one; other POSTs (a template, completions) are not found. With ``hold`` a request is answered
+    once ``hold`` requests are in flight at once (at most ``hold_s`` later): the concurrency a client
+    reaches shows on any machine, however slow, and no more than a client allows ever shows."""
 
-    def __init__(self, script, delay_s: float = 0.0, props: dict | None = None):
+    def __init__(self, script, hold: int = 0, props: dict | None = None, hold_s: float = 10.0):
         self.script = list(script)
         self.gets: list[str] = []
         self.requests: list[dict] = []
         self.in_flight = self.most_in_flight = 0
-        lock = threading.Lock()
+        self.rounds = 0  # times ``hold`` requests were in flight at once: each time, those held go
+        changed = threading.Condition()
         outer = self
 
         class Handler(JSONHandler):
@@ -71,13 +73,16 @@ class Scripted(Loopback):
                 body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
                 if not self.path.endswith("/chat/completions"):  # a chat-only server: no template, no completions
                     return self.answer(404, {"error": "not found"})
-                with lock:
+                with changed:
                     outer.requests.append({"body": body, "auth": self.headers.get("Authorization")})
                     status, payload = outer.script[min(len(outer.requests), len(outer.script)) - 1]
                     outer.in_flight += 1
                     outer.most_in_flight = max(outer.most_in_flight, outer.in_flight)
-                time.sleep(delay_s)
-                with lock:
+                    mine = outer.rounds
+                    if outer.in_flight >= hold:
+                        outer.rounds += 1
+                        changed.notify_all()
+                    changed.wait_for(lambda: outer.rounds > mine, timeout=hold_s)
                     outer.in_flight -= 1
                 self.answer(status, payload, {"Retry-After": "0"} if status == 429 else None)
 
@@ -125,7 +130,7 @@ def test_a_call_that_keeps_failing_is_a_null_score_with_its_reason(tmp_path):
 
 
 def test_requests_in_flight_to_an_endpoint_are_bounded():
-    server = Scripted([(200, completion())], delay_s=0.2)
+    server = Scripted([(200, completion())], hold=2)
     try:
         judge = ServedJudges(
             Endpoint(server.base_url, "m", max_concurrency=2, cache=False), ("grounding", "logic", "relevance")
@@ -138,14 +143,14 @@ def test_requests_in_flight_to_an_endpoint_are_bounded():
 
 @pytest.mark.parametrize("props, expected", [({"total_slots": 2}, 2), ({"total_slots": 6}, 6), (None, 4)])
 def test_by_default_requests_in_flight_follow_the_servers_slot_count(props, expected):
-    server = Scripted([(200, completion())], delay_s=0.3, props=props)
+    server = Scripted([(200, completion())], hold=expected, props=props)
     try:
         judge = ServedJudges(Endpoint(server.base_url, "m", cache=False), ("grounding", "logic", "relevance"))
-        judge.score_many(CTX, ["a", "b"])  # 6 requests
-        judge.score_many(CTX, ["c", "d"])
+        judge.score_many(CTX, ["a", "b", "c", "d"])  # 12 requests: whole rounds of 2, 4 or 6 at once
+        judge.score_many(CTX, ["e", "f", "g", "h"])
     finally:
         server.close()
-    assert len(server.requests) == 12 and server.most_in_flight == expected
+    assert len(server.requests) == 24 and server.most_in_flight == expected
     assert server.gets.count("/props") == 1  # asked once per endpoint
 
 

@@ -7,7 +7,6 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
@@ -15,6 +14,7 @@ import pytest
 import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from polling import wait_until
 from test_engine import AdditionWalker, chains, panel, tasks
 
 from accord.verify.loop import (
@@ -197,11 +197,13 @@ def test_kill_and_resume_equals_an_uninterrupted_run(tiny_model, tmp_path):
         stderr=subprocess.DEVNULL,
     )
     trace = killed / "trace.jsonl"
-    deadline = time.monotonic() + 600
-    while time.monotonic() < deadline and proc.poll() is None:
-        if trace.exists() and trace.read_text().count('"type": "step"') >= n_steps // 2:
-            break
-        time.sleep(0.05)
+    wait_until(
+        lambda: (
+            proc.poll() is not None or (trace.exists() and trace.read_text().count('"type": "step"') >= n_steps // 2)
+        ),
+        "half the steps written",
+        timeout_s=600,
+    )
     assert proc.poll() is None, "the run finished before it could be killed"
     proc.send_signal(signal.SIGKILL)
     proc.wait()

@@ -7,14 +7,11 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import torch  # noqa: F401  (the models extra: missing, these tests fail instead of being skipped)
+from PIL import Image
 
-torch = pytest.importorskip("torch")
-pytest.importorskip("PIL")
-
-from PIL import Image  # noqa: E402
-
-from accord.adapters import JudgeCache, judge_type  # noqa: E402
-from accord.adapters.local._vlm import (  # noqa: E402
+from accord.adapters import JudgeCache, judge_type
+from accord.adapters.local._vlm import (
     VLM_ROLES,
     VLMGenerator,
     VLMJudge,
@@ -24,8 +21,8 @@ from accord.adapters.local._vlm import (  # noqa: E402
     load_vlm,
     random_vlm,
 )
-from accord.errors import UserError  # noqa: E402
-from accord.protocols import StepContext  # noqa: E402
+from accord.errors import UserError
+from accord.protocols import StepContext
 
 
 def _default_lambda(role: str) -> float:

@@ -19,11 +19,11 @@ import argparse
 import importlib
 import os
 import pkgutil
-import re
 import sys
 
 from accord import __version__
 from accord.cli import commands
+from accord.cli.options import NEGATIVE_NUMBER, with_value_hint
 from accord.errors import UserError
 from accord.extras import as_missing_extra
 from accord.registry import PluginError
@@ -37,13 +37,16 @@ def _command_modules():
 
 
 class OneLineParser(argparse.ArgumentParser):
-    """A bad flag or option value is one line on stderr and exit code 2, like every other user error."""
+    """A bad flag or option value is one line on stderr and exit code 2, like every other user error.
+    A value that starts with a minus sign and a digit (``--lambdas -1,1,1``) is a value, for the
+    flag's own validator to judge (no flag of accord looks like a negative number)."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self._negative_number_matcher = NEGATIVE_NUMBER  # argparse's own reads only "-1" and "-1.5" so
 
     def error(self, message: str):
-        flag = re.fullmatch(r"argument (--[\w-]+)(?:/\S+)?: expected one argument", message)
-        if flag:  # `--lambdas -1,1`: argparse takes a value starting with '-' for a flag
-            message += f" (a value that starts with '-' is written {flag.group(1)}=VALUE)"
-        self.exit(2, f"{self.prog}: error: {message}\n")
+        self.exit(2, f"{self.prog}: error: {with_value_hint(message)}\n")
 
 
 def build_parser() -> argparse.ArgumentParser:

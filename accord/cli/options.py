@@ -4,12 +4,18 @@
 finite, > 0, one per judge, with one error message. Replay specs (``verdict:lambdas=1.5,1,0.8``) and
 the run config's judge ``lambda`` use the same reader, so λ is written the same way everywhere.
 Without ``--lambdas``, a table's columns take λ by name (:func:`table_lambdas`), never by position.
+
+A flag's value may start with a minus sign: ``--lambdas -1,1,1`` and ``--tau -0.5`` are read as values
+(:data:`NEGATIVE_NUMBER`) and refused by the flag's validator, naming the flag; any other value that
+starts with "-" is taken for a flag by argparse, and the error names the ``--flag=VALUE`` form
+(:func:`with_value_hint`).
 """
 
 from __future__ import annotations
 
 import argparse
 import math
+import re
 import sys
 from pathlib import Path
 
@@ -17,6 +23,18 @@ from accord.adapters import UNKNOWN_COLUMN_LAMBDA
 from accord.consensus_core import parse_lambdas
 from accord.errors import UserError
 from accord.verify.io import TRACE_FILE, is_live, writable_folder
+
+NEGATIVE_NUMBER = re.compile(r"^-\.?\d")  # "-1,1,1", "-0.5", "-.5", "-1e3": a value, never a flag
+_NO_VALUE = re.compile(r"argument (--[\w-]+)(?:/\S+)?: expected (?:one argument|at least one argument)")
+
+
+def with_value_hint(message: str) -> str:
+    """argparse's message for a flag left without its value, with the form that gives it a value
+    starting with "-" (which argparse takes for another flag)."""
+    flag = _NO_VALUE.fullmatch(message)
+    if flag:
+        return message + f" (a value that starts with '-' is written {flag.group(1)}=VALUE)"
+    return message
 
 
 def lambdas_flag(text: str | None, m: int, flag: str = "--lambdas") -> tuple[float, ...] | None:

@@ -9,6 +9,7 @@ started, or replaced after a time-out) says so, and the parent sends the steps b
 from __future__ import annotations
 
 from collections import OrderedDict
+from dataclasses import replace
 
 import mpmath
 
@@ -39,7 +40,8 @@ def carried_check(
     following: str,
     before: tuple | None = None,
     long_read: bool = False,
-) -> tuple[float | None, str] | str:
+    unread: bool = False,
+) -> tuple[float | None, str] | str | None:
     """The verdict on ``step`` in the context ``key``; :data:`MISSING` when this worker does not
     hold that context and ``before`` (the problem, the steps before and the indexes of those the
     check refuted, which are no premises) is not given to make it;
@@ -47,7 +49,9 @@ def carried_check(
     step, or the line a lead-in step announces, writes a new name as a function) and
     ``long_read`` is not set. The caller then calls again with a time limit that allows for
     reading the earlier steps, so that the one-off cost of a long context is not a time-out that
-    loses it."""
+    loses it. ``unread``: the step's check did not finish; keep the context after it without
+    reading it (nothing it states is used later; the names it writes as functions are, without
+    reading the earlier steps again) and return None."""
     with mpmath.workdps(60):
         carried = _contexts.get(key)
         if carried is None:
@@ -55,6 +59,15 @@ def carried_check(
                 return MISSING
             question, steps, *refuted = before
             carried = Carried.after(question, steps, refuted=frozenset(refuted[0]) if refuted else frozenset())
+        if unread:
+            after = _contexts.get(context_key(key, step))  # read already, when the check got that far
+            if after is None:
+                outline, _ = carried.role(step, following or None)  # its place in the proof, as it reads
+                texts, functions = carried.texts[: carried.n] + [step], carried.functions | applied_names(step)
+                after = replace(carried, texts=texts, n=carried.n + 1, functions=functions, outline=outline)
+            _keep(key, carried)
+            _keep(context_key(key, step), after)
+            return None
         if not long_read and carried.n > SHORT:
             named = applied_names(step) | (applied_names(following) if is_lead_in(step) else frozenset())
             if named - carried.functions:

@@ -2,16 +2,20 @@
 
 sympy cannot be interrupted inside a thread (signals only reach the main thread, and a simplify
 call never checks a flag), so each limited call runs in a worker process. Workers are kept alive
-between calls (importing sympy costs about a second) and one is killed and replaced when a call
-runs past its limit. Any number of threads may call :func:`call_with_limit` at once; each call
-borrows its own worker. Idle workers are kept per module of the function they ran, so a light
-check (exact arithmetic) never waits for a worker to import sympy or math-verify.
+between calls (importing sympy costs about a second, and a worker may keep state between calls:
+see ``affinity``). A call that runs past its limit is stopped by a signal to its worker, which
+answers at once and stays, with its state; only a call stuck inside one C function for
+:data:`GRACE_S` more seconds gets its worker killed and replaced. Any number of threads may call
+:func:`call_with_limit` at once; each call borrows its own worker. Idle workers are kept per module
+of the function they ran, so a light check (exact arithmetic) never waits for a worker to import
+sympy or math-verify.
 """
 
 from __future__ import annotations
 
 import atexit
 import os
+import signal
 import subprocess
 import sys
 import threading
@@ -22,10 +26,12 @@ from typing import Any
 
 _MAX_IDLE = 8  # kept warm between calls (a panel may run several limited judges at once)
 _STARTUP_S = 120.0
+GRACE_S = 2.0  # how long a worker told to stop a call has to answer before it is killed
+STOP = signal.SIGUSR1  # tells a worker to stop the call it runs (see accord.timelimit._worker)
 
 
 class CheckTimeout(Exception):
-    """The call ran past its time limit; the worker running it was killed."""
+    """The call ran past its time limit; it was stopped (its worker killed, if it did not stop)."""
 
 
 class CheckError(Exception):
@@ -78,6 +84,20 @@ class _Worker:
     def send(self, msg) -> None:
         self.outbox.send(msg)
 
+    def answer(self, timeout: float):
+        """The worker's answer to the call just sent: ``(status, value)``; ``("killed", None)`` when a
+        call past ``timeout`` did not stop within :data:`GRACE_S` of being told to."""
+        if self.inbox.poll(timeout):
+            return self.inbox.recv()
+        try:
+            self.process.send_signal(STOP)
+        except OSError:  # already gone: the poll below reads its closed pipe
+            pass
+        if self.inbox.poll(GRACE_S):
+            return self.inbox.recv()  # ("timeout", None), or an answer sent just before the signal
+        self.kill()
+        return ("killed", None)
+
     def kill(self) -> None:
         with _lock:
             _live.discard(self)
@@ -129,12 +149,13 @@ def _give_back(w: _Worker) -> None:
 def call_with_limit(
     fn: Callable[..., Any], *args: Any, timeout: float, affinity: tuple[str, str] | None = None, **kwargs: Any
 ) -> Any:
-    """``fn(*args, **kwargs)`` in a worker process, killed after ``timeout`` seconds.
+    """``fn(*args, **kwargs)`` in a worker process, stopped after ``timeout`` seconds.
 
     ``fn`` must be a module-level function; arguments and result must be picklable. Raises
     :class:`CheckTimeout` on timeout and :class:`CheckError` if ``fn`` raised. ``affinity``
     ``(wants, leaves)``: prefer an idle worker whose last call left ``wants`` in it (state ``fn``
-    keeps between calls, e.g. a solution's context), and mark this one as holding ``leaves``.
+    keeps between calls, e.g. a solution's context), and mark this one as holding ``leaves``. A
+    call stopped at its limit leaves its worker idle, marked as holding ``wants`` still.
     """
     if timeout <= 0:
         raise ValueError(f"timeout must be > 0 seconds, got {timeout}")
@@ -142,18 +163,19 @@ def call_with_limit(
     w.holds = affinity[1] if affinity else None
     try:
         w.send((fn.__module__, fn.__qualname__, args, kwargs))
-        if not w.inbox.poll(timeout):
-            w.kill()
-            raise CheckTimeout(f"{fn.__name__} ran past its {timeout:g} s limit")
-        status, value = w.inbox.recv()
+        status, value = w.answer(timeout)
     except (EOFError, OSError, BrokenPipeError) as exc:
         w.kill()
         raise CheckError(f"worker process died: {type(exc).__name__}") from exc
-    except CheckTimeout:
-        raise
     except BaseException:
         w.kill()
         raise
+    if status == "killed":
+        raise CheckTimeout(f"{fn.__name__} ran past its {timeout:g} s limit")
+    if status == "timeout":
+        w.holds = affinity[0] if affinity else None  # what the stopped call left is unknown
+        _give_back(w)
+        raise CheckTimeout(f"{fn.__name__} ran past its {timeout:g} s limit")
     _give_back(w)
     if status == "err":
         raise CheckError(value)

@@ -1,10 +1,15 @@
 """Entry point of a time-limit worker process: ``python -m accord.timelimit._worker IN OUT MODULE...``.
 
 Reads ``(module, function, args, kwargs)`` messages from file descriptor IN, answers
-``("ok", value)`` or ``("err", message)`` on OUT. Started by :mod:`accord.timelimit`
-as a plain subprocess, so the caller's main module is never re-imported. Its address space is
-limited to ``ACCORD_WORKER_MEMORY_MB`` (default 2048), so one runaway check ends in a MemoryError
-reported for that check, not in a machine out of memory.
+``("ok", value)``, ``("err", message)`` or ``("timeout", None)`` on OUT. Started by
+:mod:`accord.timelimit` as a plain subprocess, so the caller's main module is never re-imported.
+Its address space is limited to ``ACCORD_WORKER_MEMORY_MB`` (default 2048), so one runaway check
+ends in a MemoryError reported for that check, not in a machine out of memory.
+
+When a call runs past its caller's limit, the caller sends ``STOP`` (SIGUSR1): the call is
+interrupted where Python code runs next, answers ``("timeout", None)``, and the worker stays, with
+whatever its module keeps between calls (a solution's carried contexts). A call stuck inside one
+C function never sees the signal; its caller kills the worker instead.
 """
 
 from __future__ import annotations
@@ -12,10 +17,37 @@ from __future__ import annotations
 import importlib
 import os
 import resource
+import signal
 import sys
 from multiprocessing.connection import Connection
 
+from accord.timelimit import STOP
+
 DEFAULT_MEMORY_MB = 2048
+
+
+class Stopped(BaseException):
+    """Raised in the call that its caller told to stop (a BaseException: ``except Exception`` in the
+    code under the limit does not swallow it)."""
+
+
+_calling = False  # a call is running: STOP interrupts it; between calls STOP is ignored
+
+
+def _stop(signum, frame) -> None:
+    global _calling
+    if _calling:
+        _calling = False  # one interruption per call, never one that lands after it returned
+        raise Stopped
+
+
+def _call(module: str, name: str, args, kwargs):
+    global _calling
+    _calling = True
+    try:
+        return getattr(importlib.import_module(module), name)(*args, **kwargs)
+    finally:
+        _calling = False
 
 
 def limit_memory() -> None:
@@ -26,6 +58,7 @@ def limit_memory() -> None:
 
 def main(argv: list[str]) -> None:
     limit_memory()
+    signal.signal(STOP, _stop)
     inbox, outbox = Connection(int(argv[0]), writable=False), Connection(int(argv[1]), readable=False)
     for module in argv[2:]:
         importlib.import_module(module)
@@ -39,9 +72,14 @@ def main(argv: list[str]) -> None:
             return
         module, name, args, kwargs = msg
         try:
-            fn = getattr(importlib.import_module(module), name)
-            outbox.send(("ok", fn(*args, **kwargs)))
+            answer = ("ok", _call(module, name, args, kwargs))
+        except Stopped:
+            answer = ("timeout", None)
         except BaseException as exc:  # report everything; the worker stays usable
+            answer = ("err", f"{type(exc).__name__}: {exc}")
+        try:
+            outbox.send(answer)
+        except Exception as exc:  # a value that cannot be pickled: nothing was sent yet
             outbox.send(("err", f"{type(exc).__name__}: {exc}"))
 
 

@@ -89,10 +89,24 @@ def _remember(real: bool, key: str, refuted: frozenset[int]) -> None:
             _REFUTED.popitem(last=False)
 
 
+LONG_READ_MAX_S = 90.0  # at most, so that the read ends here (worker and context kept) before a panel's
+# default 120 s limit per judge call gives up on the judge and leaves the read running
+
+
+def _long_limit(timeout: float, n: int) -> float:
+    return min(timeout + READ_S_PER_STEP * n, max(timeout, LONG_READ_MAX_S))
+
+
 def _solution_scores(ctx: StepContext, candidates: Sequence[str], real: bool, timeout: float) -> list[JudgeScore]:
     """Each candidate checked in the context of the steps before; with a ``context_key`` in the
     metadata (:func:`accord.protocols.context_key`) the worker carries that context from the step
-    before, so a step costs the same early or late in a long solution."""
+    before, so a step costs the same early or late in a long solution.
+
+    A check that does not finish (it ran past its limit, or failed) costs that step alone: the step
+    is scored as failed with the reason, and the worker that holds the context before it (the same
+    worker, which stopped the check and stayed, or a new one given the steps) makes the context
+    after it without reading it, so the next step is checked as usual instead of making that
+    context again (the work that just ran out of time)."""
     following = str(ctx.metadata.get("next_step", "") or "")
     key = ctx.metadata.get("context_key")
     if not isinstance(key, str):
@@ -100,23 +114,37 @@ def _solution_scores(ctx: StepContext, candidates: Sequence[str], real: bool, ti
             _limited(solution_check, ctx.question, list(ctx.steps), c, real, following, timeout=timeout)
             for c in candidates
         ]
-    out = []
+    return [_carried_score(ctx, key, c, real, following, timeout) for c in candidates]
+
+
+def _carried_score(ctx: StepContext, key: str, step: str, real: bool, following: str, timeout: float) -> JudgeScore:
     n = len(ctx.steps)
     refuted = _refuted(real, key)
-    for c in candidates:
-        before = (ctx.question, tuple(ctx.steps), refuted) if n <= SHORT else None  # a short context goes along
-        affinity = (key, context_key(key, c))  # a worker that judged the step before, when one is idle
-        got = run_limited(carried_check, key, c, real, following, before, timeout=timeout, affinity=affinity)
-        if got.ok and got.value in (MISSING, READ_AGAIN):  # once per new function name or new worker
-            before = (ctx.question, tuple(ctx.steps), refuted) if got.value == MISSING else None
-            long_limit = timeout + READ_S_PER_STEP * n
-            got = run_limited(
-                carried_check, key, c, real, following, before, True, timeout=long_limit, affinity=affinity
-            )
-        if got.ok:
-            _remember(real, context_key(key, c), refuted | {n} if got.value[0] == 0.0 else refuted)
-        out.append(_checked(*got.value) if got.ok else JudgeScore.failed(got.why))
-    return out
+    before = (ctx.question, tuple(ctx.steps), refuted) if n <= SHORT else None  # a short context goes along
+    affinity = (key, context_key(key, step))  # a worker that judged the step before, when one is idle
+    got = run_limited(carried_check, key, step, real, following, before, timeout=timeout, affinity=affinity)
+    if got.ok and got.value in (MISSING, READ_AGAIN):  # once per new function name or new worker
+        before = (ctx.question, tuple(ctx.steps), refuted) if got.value == MISSING else None
+        got = run_limited(
+            carried_check, key, step, real, following, before, True, timeout=_long_limit(timeout, n), affinity=affinity
+        )
+    if got.ok:
+        _remember(real, affinity[1], refuted | {n} if got.value[0] == 0.0 else refuted)
+        return _checked(*got.value)
+    _carry_past(ctx, key, step, following, refuted, timeout, affinity)
+    _remember(real, affinity[1], refuted)
+    return JudgeScore.failed(got.why)
+
+
+def _carry_past(
+    ctx: StepContext, key: str, step: str, following: str, refuted: frozenset[int], timeout: float, affinity
+) -> None:
+    """The context after a step whose check did not finish, made without reading the step."""
+    got = run_limited(carried_check, key, step, False, following, None, False, True, timeout=timeout, affinity=affinity)
+    if got.ok and got.value == MISSING:  # the worker that held the context was killed: a new one reads the steps
+        before = (ctx.question, tuple(ctx.steps), refuted)
+        limit = _long_limit(timeout, len(ctx.steps))
+        run_limited(carried_check, key, step, False, following, before, False, True, timeout=limit, affinity=affinity)
 
 
 class ArithmeticJudge:

@@ -386,6 +386,13 @@ def print_summary(summary: dict[str, Any], run_dir: Path, console) -> None:
     if summary.get("calibration"):
         cal = summary["calibration"]
         console.print(f"judge scale: {cal['method']} ({cal['source'] or 'not fitted: too few candidates scored'})")
+    ray = summary.get("backend") or {}
+    if ray.get("retried_problems"):
+        console.print(
+            f"ray: {len(ray['retried_problems'])} problem(s) run again after a worker died "
+            f"({ray['retries']} retries: {', '.join(ray['retried_problems'][:5])})",
+            highlight=False,
+        )
     t = summary["timing"]
     share = (
         f" (generation {100 * t['generate_share']:.0f}% / judging {100 * t['judge_share']:.0f}%)"

@@ -261,6 +261,7 @@ def summary(result) -> dict:
         "tau": result.settings.tau,
         "eps": result.settings.eps,
         "resumed": result.resumed,
+        "retried": result.retried,
         "steps_judged": result.steps_judged,
         "seconds": round(result.seconds, 3),
         "steps_per_second": None if result.steps_per_second is None else round(result.steps_per_second, 2),
@@ -352,5 +353,6 @@ def print_verification(result, doc: dict) -> None:
         f"{doc['steps_judged']} steps judged in {doc['seconds']:.1f} s"
         + (f" ({rate:.1f} steps/s)" if rate else "")
         + (f"; {doc['resumed']} solutions kept from the --out file" if doc["resumed"] else "")
+        + (f"; {len(doc['retried'])} judged again after their worker died" if doc["retried"] else "")
         + f"; judge cache {doc['cache'].get('hits', 0)} hits, {doc['cache'].get('misses', 0)} misses"
     )

@@ -17,6 +17,13 @@ def code_panel(types: Sequence[str], isolation: str = "auto", workers: int | Non
     execution judges share one sandboxed runner (each candidate executes once)."""
     run = {"isolation": isolation, "workers": workers, "probes": probes}
     specs = [{"type": t, **(run if t in _RUNS_CODE else {})} for t in types]
+    if any(t in _RUNS_CODE for t in types):
+        from accord.adapters.code import shared_runner
+
+        try:  # the sandbox these judges share, made first so that a bad level is named as the flag's
+            shared_runner(isolation, workers, probes)
+        except (ValueError, RuntimeError) as exc:
+            raise UserError(f"--isolation: {exc}") from None
     try:
         return build_panel(specs, timeout_s=24 * 3600.0)  # every candidate has its own sandbox limits
     except ValueError as exc:

@@ -16,12 +16,15 @@
   fitted once on the first ``calibration.warmup`` candidates scored by any worker (in the order
   they arrive), then the same maps for every worker. The worker whose candidates completed the
   warm-up writes the ``calibration`` record, as a local run does.
-- **Failures**: a worker or server that dies fails its problems' calls; each is resubmitted with
-  the trace's records for that problem (bounded by ``max_retries``, each retry recorded as a
-  ``retry`` record), so decided steps and finished chains are never recomputed. Servers restart
-  themselves (``max_restarts``); a failed worker is replaced by a fresh one. A problem that exhausts its retries is
-  recorded (``task_failed``)
-  and reported; ``--resume`` picks it up later.
+- **Failures**: a server that dies is restarted by Ray (``max_restarts``: its models loaded again)
+  and the calls it was serving are run again on it (``max_task_retries``: a generation or a panel
+  call is a pure function of its seeded request, so running it twice changes nothing); the
+  workers waiting on them just wait. A worker that dies loses its problem's call: the driver
+  records it (a ``retry`` record) and resubmits the problem to a fresh worker with the trace's
+  records for that problem, so decided steps and finished chains are neither recomputed nor
+  written twice (Ray running the lost call again would start the problem over from its first
+  step). A problem that exhausts ``max_retries`` is recorded (``task_failed``) and reported;
+  ``--resume`` picks it up later. The summary says which problems were run again.
 
 Candidates are seeded per (run seed, context), exactly as in a local run, so with the same seed
 (and the same torch thread count, ``threads``) decisions are identical to the local backend.
@@ -33,6 +36,7 @@ import functools
 import json
 import time
 import uuid
+from collections import Counter
 from dataclasses import dataclass, fields
 from datetime import UTC, datetime
 from pathlib import Path
@@ -320,7 +324,7 @@ class ServerPool:
             num_cpus=opts.server_cpus,
             num_gpus=per_gpu,
             max_restarts=opts.max_retries,
-            max_task_retries=0,
+            max_task_retries=opts.max_retries,  # calls lost with a server are run again on it: they are pure
             scheduling_strategy="SPREAD" if opts.spread else "DEFAULT",
         )
         if opts.separate:
@@ -515,7 +519,13 @@ def execute(
     recorded = read_trace(trace_path)
     summary["accept_rule"] = accept_rule(recorded)
     summary["judge_counts"] = judge_counts(recorded)  # candidates scored / abstained / failed per judge
-    summary["backend"] = {**backend, "retries": totals_retries(trace_path), "failed_problems": failed}
+    retried = retried_problems(trace_path)
+    summary["backend"] = {
+        **backend,
+        "retries": sum(retried.values()),
+        "retried_problems": sorted(retried),
+        "failed_problems": failed,
+    }
     (run_dir / SUMMARY_FILE).write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
     if cfg.output.report:
         say("writing report and plots")
@@ -539,10 +549,10 @@ def _resumed_scale(warm, trace_path: Path):
     return ScaleWarmup(JudgeScale.from_dict({k: v for k, v in recs[-1].items() if k != "type"}))
 
 
-def totals_retries(trace_path: Path) -> int:
-    """Retry records in the trace (this attempt of the run and every earlier, resumed one)."""
+def retried_problems(trace_path: Path) -> dict[str, int]:
+    """Retry records per problem in the trace (this attempt of the run and every earlier, resumed one)."""
 
-    return sum(1 for r in read_records(trace_path)[0] if r["type"] == "retry")
+    return dict(Counter(r["task_id"] for r in read_records(trace_path)[0] if r["type"] == "retry"))
 
 
 def _drive(

@@ -49,6 +49,7 @@ class VerifyResult:
     metrics: dict | None = None
     cache: dict = field(default_factory=dict)
     scale: JudgeScale | None = None  # the judges' common scale the steps were labelled on
+    retried: list[str] = field(default_factory=list)  # solutions judged again after their Ray worker died
 
     @property
     def steps_per_second(self) -> float | None:
@@ -192,6 +193,7 @@ def _run(
         len(done),
         cache=judge_cache.stats(),
         scale=scale,
+        retried=[] if on_ray is None else [todo[i].id for i in on_ray.retried],
     )
     seen = (lambda raw: raw) if scale is None else scale.apply
     annotated = [

@@ -4,6 +4,7 @@
 - ``read, not checkable``: formulas were read, but what they state could not be decided (an
   equation stating something about free names, a conclusion without a value);
 - ``unreadable: …``: a formula accord could not read, with the parser's reason;
+- ``timed out``: a judge's check of it ran past its time limit, and no judge scored it;
 - ``judges disagree`` / ``score in between``: judges scored it, but the rule did not decide.
 
 The decided share (steps valid, invalid or with no claim, over all steps) says how much of a run
@@ -20,6 +21,7 @@ from collections.abc import Sequence
 NO_FORMULA = "no formula"
 NOT_CHECKABLE = "read, not checkable"
 UNREADABLE = "unreadable"
+TIMED_OUT = "timed out"
 DISAGREE = "judges disagree"
 IN_BETWEEN = "score in between"
 
@@ -41,6 +43,8 @@ def uncertain_reason(
     if any(v is not None for v in scores.values()):
         return DISAGREE if dispersion is not None and dispersion >= eps else IN_BETWEEN
     texts = [r.strip() for r in reasons.values() if r and r.strip()]
+    if any(t.startswith("timed out after") for t in texts):
+        return TIMED_OUT
     unread = [m.group(1).strip().rstrip(".") for t in texts for m in _UNREAD.finditer(t)]
     read = any(_READ.search(_UNREAD.sub("", t)) for t in texts)
     if unread and not read:
@@ -69,7 +73,7 @@ def decided(records: Sequence[dict]) -> dict:
     n = len(labels)
     n_claims = sum(x in ("valid", "invalid") for x in labels)
     n_none = labels.count("no claim")
-    order = (NO_FORMULA, NOT_CHECKABLE, UNREADABLE, DISAGREE, IN_BETWEEN)
+    order = (NO_FORMULA, NOT_CHECKABLE, UNREADABLE, TIMED_OUT, DISAGREE, IN_BETWEEN)
     return {
         "steps": n,
         "decided": n_claims + n_none,
