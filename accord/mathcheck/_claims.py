@@ -85,7 +85,7 @@ from accord.mathcheck._quantifiers import (
 from accord.mathcheck._reader import Chain, applied_names, read_chains
 from accord.mathcheck._residue_cases import residue_case, within_case
 from accord.mathcheck._rewrites import ALIGNED, REWRITE, first_link_rewrites, rewrite_context
-from accord.mathcheck._roles import CASE, CLAIMING
+from accord.mathcheck._roles import CASE, CLAIMING, opens_case
 from accord.mathcheck._sequence_words import word_claims
 from accord.mathcheck._sequences import sequence_claims
 from accord.mathcheck._solutions import (
@@ -383,7 +383,9 @@ def _check_chain(
 
 
 _ORDER_RELATIONS = ("<", "≤", ">", "≥")
-_SUPPOSES = re.compile(r"\b(?:suppose|supposing|assume|assuming|let['’]?s\s+say|let\s+us\s+say)\b", re.IGNORECASE)
+_SUPPOSES = re.compile(
+    r"\b(?:suppose|supposing|assume|assuming|let['’]?s\s+say|let\s+us\s+say|denote|define|call)\b", re.IGNORECASE
+)
 _TRIAL = re.compile(r"\b(?:" + TRIAL + r")\b|≈|\?", re.IGNORECASE)
 
 
@@ -831,8 +833,8 @@ def carried_verdict(
     with mpmath.workdps(60):
         verdict = step_verdict(check_in(carried, step, real, following), real=real)
         after = carried.advance(step, following or None, verdict[0] == 0.0)
-        if verdict[0] == 0.0 or not is_lead_in(step) or not following.strip():
-            return verdict, after
+        if verdict[0] == 0.0 or not is_lead_in(step) or not following.strip() or opens_case(following):
+            return verdict, after  # a lead-in to a list of cases ("by the following cases:") announces no display
         shown = step_verdict(check_in(after.reading(following), following, real, ""), real=real)
         if shown[0] is not None and (shown[0] < 0.5 or verdict[0] is None):
             return (shown[0], f"the claim of the next line: {shown[1]}"), after

@@ -618,6 +618,28 @@ def _consequence(rel, ta, tb, facts, seed, source, cited, positive, rewrite) -> 
         chosen = [source, *chosen][:MAX_PREMISES]
     if not chosen:
         return None
+    # the symbolic and the numeric judge ask the same of one worker: the answer is kept for the second
+    valued = tuple(sorted((n, str(v)) for n in plain.union(*(p.names for p in chosen)) for v in _value_of(n, facts)))
+    key = (rel, ta, tb, tuple(chosen), source, seed, positive, rewrite, facts.in_case, valued)
+    if key not in _DECIDED:
+        _DECIDED[key] = _decide(rel, ta, tb, facts, seed, source, chosen, plain, positive, rewrite)
+        while len(_DECIDED) > KEEP_DECIDED:
+            _DECIDED.pop(next(iter(_DECIDED)))
+    return _DECIDED[key]
+
+
+_DECIDED: dict = {}
+KEEP_DECIDED = 4096
+
+
+def _value_of(name: str, facts: Facts) -> list:
+    try:
+        return [facts.value(name)]
+    except EvaluationError:
+        return []
+
+
+def _decide(rel, ta, tb, facts, seed, source, chosen, plain, positive, rewrite) -> Verdict | None:
     claim = f"{to_text(ta)} {rel} {to_text(tb)}"
     solved = next((s[1] for s in (ta, tb) if s[0] == "name" and s[1] in plain), None)  # "x = 2c": a value found
     whole = Solver(chosen, plain, facts, seed, positive, solved)
@@ -655,6 +677,8 @@ def _consequence(rel, ta, tb, facts, seed, source, cited, positive, rewrite) -> 
                 True,
             )
     value_found = rel == "=" and solved is not None and solved not in (free_names(ta, facts) & free_names(tb, facts))
+    if plain - set().union(*(p.names for p in chosen)) - _valued(plain, facts):
+        return Verdict(None, f"it brings in a name {where(steps)} do not have (a definition, not checked)", steps)
     # a rewrite in other names than its source is refuted only where the premises tie those names together
     tied = free_names(ta, facts) == free_names(tb, facts) or plain <= set().union(*(p.names for p in chosen))
     if facts.in_case and not set().union(*(p.names for p in chosen)) <= plain:

@@ -105,19 +105,14 @@ class Outline:
                 i, kind, at = opened.pop()
                 ended.append(Scope(kind, at, k - 1))
 
-        if role == ASSUMPTION and (_CASE_HEADING.match(plain) or _CASE_OPEN.match(plain)):
+        case = opens_case(plain)
+        if case:
             close(lambda kind: kind == CASE)  # a new case ends the one before
         elif role == CONCLUSION:
             close(lambda kind: kind in (CASE, SUPPOSITION))  # a conclusion drawn outside them
         next_id = self.next_id
-        if role == ASSUMPTION:
-            kind = (
-                CONTRADICTION_SCOPE
-                if words(CONTRARY).search(plain)
-                else CASE
-                if _CASE_HEADING.match(plain) or _CASE_OPEN.match(plain)
-                else SUPPOSITION
-            )
+        if role == ASSUMPTION or case:
+            kind = CONTRADICTION_SCOPE if words(CONTRARY).search(plain) else CASE if case else SUPPOSITION
             if not (kind == SUPPOSITION and _WLOG.search(plain)):  # "we may assume a ≤ b ≤ c" holds to the end
                 opened.append((next_id, kind, k))
                 next_id += 1
@@ -163,6 +158,11 @@ _CASE_HEADING = re.compile(
     r"[A-Za-z](?:_\w+)?\s*=\s*-?\d+\s*\$?\\?\)?\s*[.:]?\s*$",
     re.IGNORECASE,
 )
+_CONTINUED_LEAD = re.compile(
+    r"\b(?:becomes?|gives?|get|obtain|yields?|have|is|are|equals?|as\s+follows|simplifies\s+to|reduces\s+to|"
+    r"looks\s+like|reads)\s*$",
+    re.IGNORECASE,
+)
 _CONSEQUENT = re.compile(r"(?:,|\bthen\b|:)\s*\S+(?:\s+\S+){2,}")
 _OPENS_SUPPOSITION = re.compile(
     r"^\s*(?:(?:now|next|first|then|so|here|finally|again),?\s+)*(?:suppose|supposing|assume|assuming|"
@@ -196,7 +196,7 @@ _PLAN_START = re.compile(
     r"(?:let['’]?s|let\s+us|we\s+(?:need|want|can|will|must|should|have\s+to|are\s+going\s+to|shall|may|might|"
     r"could|first\s+need|now\s+need|try\s+to|would\s+like\s+to))\s+(?:now\s+|first\s+|then\s+|also\s+|"
     r"further\s+|directly\s+|again\s+)*(?:" + _ACTION + r")\b|to\s+(?:" + _ACTION + r"|do|answer|solve)\b|"
-    r"(?:consider|recall|note|notice|observe)\b|i\s+(?:will|need|can)\b|(?:our|the)\s+goal|the\s+problem\s+asks|"
+    r"consider\b|i\s+(?:will|need|can)\b|(?:our|the)\s+goal|the\s+problem\s+asks|"
     r"we\s+are\s+(?:asked|looking)|(?:step|part)\s+\d+\b)",
     re.IGNORECASE,
 )
@@ -232,10 +232,15 @@ _CITED_THIS = re.compile(
 
 
 def _plain(text: str) -> str:
-    return _LIST_MARK.sub("", text.strip(), count=1).strip().strip("*").strip()
+    """The step without its list mark and Markdown emphasis."""
+    return _LIST_MARK.sub("", text.replace("**", "").strip(), count=1).strip().strip("*").strip()
 
 
-_RELATION_SIGN = re.compile(r"[=<>≤≥≠≈≡]|\\(?:le|ge|leq|geq|neq|ne|equiv|approx|lt|gt)\b|\b(?:equals?|congruent)\b")
+_RELATION_SIGN = re.compile(
+    r"[=<>≤≥≠≈≡]|\\(?:le|ge|leq|geq|neq|ne|equiv|approx|lt|gt)\b|"
+    r"\b(?:equals?|congruent|rewrit\w*|written|simplif\w*|greater|less|divides|divisible)\b",
+    re.IGNORECASE,
+)
 
 
 @lru_cache(maxsize=65536)
@@ -252,6 +257,14 @@ def _restates(text: str, problem: str) -> bool:
     return all(re.sub(r"[\s$]", "", c.text) in squeeze for c in chains)
 
 
+_FORMULA_TEXT = re.compile(r"\$[^$]*\$|\\\(.*?\\\)|\\\[.*?\\\]|\S*[=<>≤≥]\S*")
+
+
+def _words_only(text: str) -> str:
+    """The step without its formulas (delimited ones, and runs around a relation sign)."""
+    return _FORMULA_TEXT.sub(" ", text)
+
+
 def _remark(sentence: str) -> bool:
     """A sentence that claims nothing: a plan, a question, a heading, layout."""
     s = _plain(sentence)
@@ -262,6 +275,20 @@ def _remark(sentence: str) -> bool:
     )
 
 
+def opens_case(text: str) -> bool:
+    """The step opens a case of a split: a heading ("Case 1:"), or a condition with nothing after it
+    ("If c = 8:", "When n is odd,"); a lead-in with a condition ("For n + 1, the left side becomes:")
+    opens none."""
+    plain = _plain(text)
+    if _CASE_HEADING.match(plain):
+        return True
+    if not _CASE_OPEN.match(plain):
+        return False
+    if plain.rstrip().endswith(":"):
+        return not _CONTINUED_LEAD.search(plain.rstrip().rstrip(":"))
+    return not _CONSEQUENT.search(plain)
+
+
 def _role(text: str, nxt: str | None, problem: str, last: bool) -> str:
     plain = _plain(text)
     if not plain or _LAYOUT.match(plain) or _DRAWING.match(plain):
@@ -269,11 +296,13 @@ def _role(text: str, nxt: str | None, problem: str, last: bool) -> str:
     relation = _has_relation(text)
     if words(CONTRARY).search(plain):
         return ASSUMPTION
-    if _CASE_HEADING.match(plain) or (
-        _CASE_OPEN.match(plain) and (plain.rstrip().endswith(":") or not _CONSEQUENT.search(plain))
-    ):
-        return ASSUMPTION  # "If c = 8:", "Case 1: n is odd": a case, not a lead-in
-    if is_lead_in(plain) and nxt is not None:
+    if opens_case(plain):
+        after = _CASE_HEADING.sub("", plain, count=1) if _CASE_HEADING.match(plain) else ""
+        claims = _SENTENCE.split(after.strip())[1:]  # the first sentence after a heading is the case's condition
+        if not any(_has_relation(c) or _CLAIM_WORDS.search(c) for c in claims):
+            return ASSUMPTION  # "If c = 8:", "Case 1: n is odd": a case, not a lead-in
+        # "Case 1: x = 1. In this case, we have 3 = 3^y": the case is opened, and the step claims
+    elif is_lead_in(plain) and nxt is not None:
         return LEAD_IN
     first, *rest = _SENTENCE.split(plain)
     if _OPENS_SUPPOSITION.match(first) and all(_remark(r) for r in rest):
@@ -281,7 +310,8 @@ def _role(text: str, nxt: str | None, problem: str, last: bool) -> str:
     if _DEFINES.match(first) and not words(DERIVING).search(first) and all(_remark(r) for r in rest):
         return DEFINITION
     if (_GIVEN.match(plain) or relation and not words(DERIVING).search(plain)) and _restates(text, problem):
-        return GIVEN
+        if not _CLAIM_WORDS.search(_words_only(_GIVEN.sub("", plain))):  # what else it says in words is a claim
+            return GIVEN
     if _ANSWER.search(plain) or (words(CONCLUDING).match(plain) and (last or _CLAIM_WORDS.search(plain))):
         return CONCLUSION
     if relation:
