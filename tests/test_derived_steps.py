@@ -417,7 +417,12 @@ def test_a_sum_of_multiples_of_the_equations_is_valid_and_a_shifted_one_is_not(r
     import sympy
 
     assume(sympy.Matrix([list(r) for r in rows]).rank() == len(rows))  # independent, consistent equations
+    x, y, sq = sympy.symbols("x y sq")  # sq stands for a^2: the system must leave it a value >= 0 (a real a)
+    solved = sympy.solve([p * x + q * y - r * sq - (k + 1) for k, (p, q, r) in enumerate(rows)], [x, y, sq], dict=True)
+    assume(solved and not (solved[0].get(sq, sq).is_number and solved[0][sq] < 0))
     assume(any(m for m, _ in zip(multiples, rows)))
+    # two lines with the same left side read as one side kept and the other rewritten (docs/verify.md)
+    assume(len({(p, q) for p, q, _ in rows}) == len(rows))
     equations = [f"{p}*x + {q}*y = {r}*a^2 + {k + 1}" for k, (p, q, r) in enumerate(rows)]
     total = [sum(m * r[i] for m, r in zip(multiples, rows)) for i in range(3)]
     constant = sum(m * (k + 1) for k, m in enumerate(multiples[: len(rows)]))

@@ -99,6 +99,43 @@ def test_a_premise_stated_in_a_case_is_not_in_force_in_the_next_case():
     assert solution_check(problem, steps, "Then $y = 8$.")[0] != 0.0  # y = 9 belonged to case 1
 
 
+def test_a_case_that_opens_with_its_condition_and_claims_ends_the_case_before():
+    problem = "Find positive integers x, y with x = p + q and y = p + r, where qr = p^2."
+    steps = [
+        "1. For $q = 1$ and $r = p^2$, we get $x = p + 1$ and $y = p + p^2$.",
+    ]
+    got, why = solution_check(problem, steps, "2. For $q = p$ and $r = p$, we get $x = p + p$ and $y = p + p$.")
+    assert got == 1.0, why  # q = p is the case's condition, and x = p + 1 belonged to the case before
+    got, why = solution_check(problem, steps, "2. For $q = p$ and $r = p$, we get $x = p + 2$ and $y = p + p$.")
+    assert got == 0.0, why  # a slip in the case is still one
+
+
+def test_a_new_general_form_binds_its_unknowns_again():
+    problem = "Is there a polynomial f(x) with integer coefficients with f(7) = 11 and f(11) = 13?"
+    steps = [
+        "Try a degree 1 polynomial, $f(x) = ax + b$.",
+        "$7a + b = 11$",
+        "$11a + b = 13$",
+        "Subtracting, $4a = 2$, so $a = 1/2$: no integer coefficients.",
+        "Let's try a degree 2 polynomial, $f(x) = ax^2 + bx + c$. Then:",
+    ]
+    got, why = solution_check(problem, steps, "$49a + 7b + c = 11$")
+    assert got != 0.0, why  # a and b of the degree 1 attempt are not in force
+    got, why = solution_check(problem, steps[:4], "$49a + 7b = 11$")
+    assert got == 0.0, why  # while the degree 1 form stands, its a and b are fixed
+
+
+def test_a_premise_the_others_imply_is_checked_not_solved():
+    """x + y = a^2, x + 2y = b^2, 2x + y = c^2 tie a, b, c together (b^2 + c^2 = 3a^2): a rewrite is
+    refuted at a point of them all, found through the one name the linear part leaves (c)."""
+    problem = "Find positive integers x, y, a, b, c with x + y = a^2, x + 2y = b^2 and 2x + y = c^2."
+    steps = ["$y = b^2 - a^2$", "$(2x + y) - (x + 2y) = c^2 - b^2$"]
+    assert solution_check(problem, steps[:1], steps[1])[0] == 1.0
+    got, why = solution_check(problem, steps, "$2x - x = c^2 - b^2$")
+    assert got == 0.0 and "refuted at" in why and "which satisfies" in why, why
+    assert solution_check(problem, steps, "$x - y = c^2 - b^2$")[0] == 1.0
+
+
 def test_a_refuted_step_is_no_premise_of_a_later_one():
     problem = "Solve x + 2 = 5."
     got, _ = solution_check(problem, [], "So $x = 4$.")

@@ -8,19 +8,24 @@ growing with the square of the solution's length; :class:`Carried` holds it afte
 earlier formula is read) makes it read the earlier steps again, at most once per distinct name.
 
 It also carries the proof state: the outline read so far (roles and open scopes,
-:class:`~accord.mathcheck._roles.Outline`) and the steps whose own check refuted them, which are
-never premises of a later step.
+:class:`~accord.mathcheck._roles.Outline`), the steps whose own check refuted them, which are
+never premises of a later step, and the names a general form binds again: "Let's try f(x) = ax^2 +
+bx + c" after "f(x) = ax + b" makes a, b and c new unknowns, so what was found of the earlier a
+and b ("a = 1/2") is not in force from there on.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 from accord.mathcheck._consequences import sign_facts
 from accord.mathcheck._context import Facts, read_text
 from accord.mathcheck._digits import digit_string
 from accord.mathcheck._inequalities import Domain, constrained_names, domain_with, has_domain
 from accord.mathcheck._notation import makes_imaginary
+from accord.mathcheck._parser import names
 from accord.mathcheck._reader import applied_names
 from accord.mathcheck._roles import Outline, StepRole
 
@@ -40,6 +45,8 @@ class Carried:
     constrained: frozenset[str] | None  # names an equation or ordering ties down (None: no domain)
     outline: Outline  # the proof read so far: roles, open scopes, labels
     refuted: frozenset[int] = frozenset()  # steps whose own check refuted them: never premises
+    rebound: tuple[tuple[str, int], ...] = ()  # (name, the latest step that bound it again); "f()": a function
+    forms: frozenset[str] = frozenset()  # the functions given a general form so far
 
     @classmethod
     def start(cls, question: str, functions: frozenset[str] | None = None) -> Carried:
@@ -57,6 +64,7 @@ class Carried:
             tuple(dict.fromkeys(sign_facts([question]))),
             frozenset(constrained_names([question], functions, orderings=False)) if has_domain(question) else None,
             Outline.start(question),
+            forms=frozenset(_forms_at(facts, -1)),
         )
 
     @classmethod
@@ -91,7 +99,20 @@ class Carried:
         scope it was stated in still open."""
         open_ids = frozenset(role.scopes)
         refuted = self.refuted
-        return lambda p: p.step not in refuted and p.scopes <= open_ids
+        if not self.rebound:
+            return lambda p: p.step not in refuted and p.scopes <= open_ids
+        since = dict(self.rebound)
+
+        def in_force(p) -> bool:
+            if p.step in refuted or not p.scopes <= open_ids:
+                return False
+            bound = [since.get(n, -2) for n in p.names]
+            form = general_form(p)
+            if form is not None:
+                bound.append(since.get(form[0] + "()", -2))
+            return all(p.step >= at for at in bound)
+
+        return in_force
 
     def advance(self, step: str, following: str | None = None, refuted: bool = False) -> Carried:
         """The context after one more step (functions unchanged: see :meth:`reading`); ``refuted``:
@@ -102,6 +123,14 @@ class Carried:
         facts.scopes = frozenset(role.scopes)
         digits = self.digits or "digit" in step.lower()
         read_text(step, facts, digit_string if digits else None)
+        rebound, forms = self.rebound, self.forms
+        new_forms = _forms_at(facts, self.n)
+        if new_forms:
+            problem = _names_of(self.question)
+            fresh = {n for f, unknowns in new_forms.items() if f in forms for n in {f + "()", *(unknowns - problem)}}
+            if fresh:
+                rebound = tuple((n, at) for n, at in rebound if n not in fresh) + tuple((n, self.n) for n in fresh)
+            forms = forms | frozenset(new_forms)
         facts.forget_spent()
         texts = self.texts
         if len(texts) == self.n:
@@ -127,6 +156,8 @@ class Carried:
             constrained,
             outline,
             self.refuted | {self.n} if refuted else self.refuted,
+            rebound,
+            forms,
         )
 
     def reading(self, step: str) -> Carried:
@@ -143,3 +174,31 @@ class Carried:
     def with_step_signs(self, step: str) -> list[tuple[str, str]]:
         """The sign facts of the problem, the earlier steps and ``step``."""
         return list(self.signs) + sign_facts([step])
+
+
+def general_form(p) -> tuple[str, frozenset[str]] | None:
+    """``f(x) = a·x^2 + b·x + c``: the function a premise gives a general form, and the unknowns of
+    that form (its names other than the arguments), or None."""
+    for a, b in ((p.left, p.right), (p.right, p.left)):
+        if a[0] == "apply" and a[2] and all(arg[0] == "name" for arg in a[2]):
+            args = {arg[1] for arg in a[2]}
+            return a[1], frozenset(names(b) - args)
+    return None
+
+
+def _forms_at(facts: Facts, step: int) -> dict[str, frozenset[str]]:
+    """The general forms the premises of ``step`` give (the latest premises, read back from the end)."""
+    out = {}
+    for i in range(facts.n_premises - 1, -1, -1):
+        p = facts.premises[i]
+        if p.step != step:
+            break
+        form = general_form(p)
+        if form is not None:
+            out[form[0]] = out.get(form[0], frozenset()) | form[1]
+    return out
+
+
+@lru_cache(maxsize=256)
+def _names_of(text: str) -> frozenset[str]:
+    return frozenset(re.findall(r"(?<![A-Za-z\\])[A-Za-z](?![A-Za-z])", text))

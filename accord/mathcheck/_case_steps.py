@@ -21,7 +21,7 @@ from accord.mathcheck._transforms import does_not_follow, follows, identity_safe
 
 CASE_REACH = 10  # steps back a run of cases may go for the equation it substitutes into
 _OPENING = re.compile(
-    r"^\W*(?:case\s*\d*\s*[:.)-]\s*)?(?:if|for|when|with|setting|substituting|plugging\s+in|putting|taking)\b"
+    r"^\W*(?:\d+[.)]\s+)?(?:case\s*\d*\s*[:.)-]\s*)?(?:if|for|when|with|setting|substituting|plugging\s+in|putting|taking)\b"
     r"(?P<clause>[^,:;\n]*?)(?:,|:|\bthen\b|\bwe\s+(?:get|have|obtain)\b|\bgives\b|$)",
     re.IGNORECASE,
 )

@@ -148,6 +148,7 @@ class Solver:
         self.affine: list[bool] = []
         self.constraints: list[Premise] = []
         self.unsolvable = False  # set when the root finder found nothing: not tried again
+        self._implied_at: tuple[int, list[dict]] = (-1, [])  # the points _implied tried, for how many premises
         used = [free_names(p.left, facts) | free_names(p.right, facts) for p in premises]
         count = {n: sum(n in u for u in used) for u in used for n in u}
         for p, mine in zip(premises, used):
@@ -173,11 +174,26 @@ class Solver:
                 self.affine.append(x in affine)
 
     def _implied(self, p: Premise) -> bool:
-        """The premises taken so far imply ``p``: it holds at two of their points (tried only when
-        those points are cheap: a linear system)."""
-        if not all(self.affine):
-            return False
-        pts = [self._linear(_Point(self.facts, random.Random(i), False, positive=self.positive)) for i in (1, 2)]
+        """The premises taken so far imply ``p``: it holds at two points of those of them that are
+        affine in their pivots (a linear system: cheap; what a part of the premises implies, all of
+        them do), or else at the points of them all (two at least)."""
+        linear = [(q, x) for q, x, a in zip(self.solving, self.pivots, self.affine) if a]
+        if linear:
+            premises, pivots = [q for q, _ in linear], [x for _, x in linear]
+            pts = [
+                self._linear(_Point(self.facts, random.Random(i), False, positive=self.positive), premises, pivots)
+                for i in (1, 2)
+            ]
+            if self._zero_at(p, pts):
+                return True
+        if all(self.affine) or not p.names <= set().union(*(q.names for q in self.solving)):
+            return False  # a name the premises so far do not have is free: nothing implies p
+        if self._implied_at[0] != len(self.solving):  # the points stay while premises become constraints
+            self._implied_at = (len(self.solving), self.points(0x1D, n=2, tries=4))
+        pts = self._implied_at[1]
+        return len(pts) >= 2 and self._zero_at(p, pts)
+
+    def _zero_at(self, p: Premise, pts) -> bool:
         try:
             return all(
                 pt is not None and _is_zero(_residual(p, _Point(self.facts, random.Random(0), False, pt))) for pt in pts
@@ -185,14 +201,16 @@ class Solver:
         except _ERRORS:
             return False
 
-    def points(self, seed: int, n: int = N_POINTS, fixed: dict | None = None) -> list[dict]:
-        """Up to ``n`` points of the solution set (each a complete assignment of the names drawn)."""
+    def points(self, seed: int, n: int = N_POINTS, fixed: dict | None = None, tries: int = 2) -> list[dict]:
+        """Up to ``n`` points of the solution set (each a complete assignment of the names drawn);
+        ``tries``: the draws that may find none before it gives up (a root that exists only on part
+        of the draws, as c in c^2 = 3a^2 - b^2)."""
         if not self.pivots:
             return []
         rng = random.Random(seed)
         out = []
-        for attempt in range(n * 2):
-            if len(out) >= n or (attempt >= 2 and not out):  # no point at the first draws: give up
+        for attempt in range(max(n * 2, tries + 1)):
+            if len(out) >= n or (attempt >= tries and not out):  # no point at the first draws: give up
                 break
             look = _Point(self.facts, rng, False, dict(fixed or {}), positive=self.positive)
             branches = self._solved(look, rng)
@@ -685,7 +703,7 @@ def _decide(rel, ta, tb, facts, seed, source, chosen, plain, positive, rewrite) 
         return Verdict(None, f"does not follow from {where(steps)} alone (in a case: a name may be fixed)", steps)
     if (source is not None or rewrite and tied) and not value_found:  # a value may pick one solution of several
         signed = positive and any(_sign_sensitive(t) for t in (ta, tb, *(s for p in chosen for s in (p.left, p.right))))
-        points = whole.points(seed ^ 0x5EED)
+        points = whole.points(seed ^ 0x5EED, tries=6)
         others = [p for p in chosen if p is not source and p.names & plain]
         if not points and source is not None and not others:  # the solver failed on the rest: the source alone
             chosen = [source]

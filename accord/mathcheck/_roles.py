@@ -275,11 +275,9 @@ def _remark(sentence: str) -> bool:
     )
 
 
-def opens_case(text: str) -> bool:
-    """The step opens a case of a split: a heading ("Case 1:"), or a condition with nothing after it
-    ("If c = 8:", "When n is odd,"); a lead-in with a condition ("For n + 1, the left side becomes:")
-    opens none."""
-    plain = _plain(text)
+def _case_alone(plain: str) -> bool:
+    """A heading ("Case 1:"), or a condition with nothing after it ("If c = 8:", "When n is odd,");
+    a lead-in with a condition ("For n + 1, the left side becomes:") is none."""
     if _CASE_HEADING.match(plain):
         return True
     if not _CASE_OPEN.match(plain):
@@ -289,6 +287,29 @@ def opens_case(text: str) -> bool:
     return not _CONSEQUENT.search(plain)
 
 
+_CONDITION_FIRST = re.compile(
+    r"^\s*(?:if|when|for)\b(?![^,:]*\b(?:all|every|each|any|some)\b)(?!\s+(?:we|i|this|that|it|example|instance)\b)"
+    r"(?P<clause>[^,:;]*?)(?:,|:|\bthen\b|\bwe\s+(?:get|have|obtain|find)\b)",
+    re.IGNORECASE,
+)
+_CONDITION_WORDS = re.compile(
+    r"\b(?:odd|even|prime|positive|negative|divisible|multiple|greater|less)\b", re.IGNORECASE
+)
+_TRIAL_START = re.compile(r"^\s*(?:(?:let['’]?s|now|next|we(?:\s+can)?)\s+)?try\b(?!\s+to\b)", re.IGNORECASE)
+
+
+def opens_case(text: str) -> bool:
+    """The step opens a case of a split, or an alternative: a case alone (a heading, a condition
+    with nothing after it), a step that opens with its case's condition and claims in it ("If y = 2,
+    then x^2 = 41", "For odd n > 1, we can write ..."), or a new trial ("Let's try a degree 2
+    polynomial"). The case before it ends there: what was derived in it is not in force after."""
+    plain = _plain(text)
+    if _case_alone(plain) or _TRIAL_START.match(plain):
+        return True
+    condition = _CONDITION_FIRST.match(plain)
+    return bool(condition) and bool(_has_relation(condition["clause"]) or _CONDITION_WORDS.search(condition["clause"]))
+
+
 def _role(text: str, nxt: str | None, problem: str, last: bool) -> str:
     plain = _plain(text)
     if not plain or _LAYOUT.match(plain) or _DRAWING.match(plain):
@@ -296,7 +317,7 @@ def _role(text: str, nxt: str | None, problem: str, last: bool) -> str:
     relation = _has_relation(text)
     if words(CONTRARY).search(plain):
         return ASSUMPTION
-    if opens_case(plain):
+    if _case_alone(plain):
         after = _CASE_HEADING.sub("", plain, count=1) if _CASE_HEADING.match(plain) else ""
         claims = _SENTENCE.split(after.strip())[1:]  # the first sentence after a heading is the case's condition
         if not any(_has_relation(c) or _CLAIM_WORDS.search(c) for c in claims):
