@@ -216,15 +216,24 @@ def exact(tree, look: Lookup) -> Fraction:
     return _exact_call(tree, look)
 
 
+def _closed(tree) -> None:
+    """A limit's size guard: a closed power, factorial or binomial too large to build is refused
+    (TooLarge); one that is not closed or not exact is left to sympy."""
+    try:
+        exact(tree, env_lookup({}))
+    except (Unknown, NotExact, Undefined, ZeroDivisionError):
+        pass
+
+
 def _limit(tree, look: Lookup):
     """The value of ``lim_{x→a} body`` from sympy (its other names take their values first);
     Undefined when the limit is infinite or does not exist."""
     import sympy as sp
 
-    from accord.mathcheck._sympy_text import to_sympy
+    from accord.mathcheck._sympy_tree import to_sympy
 
     _, var, point, body = tree
-    expr = to_sympy(body)
+    expr = to_sympy(body, _closed)
     if expr.atoms(sp.core.function.AppliedUndef):
         raise Unknown(f"a function inside {to_text(tree)}")
     values = {}
@@ -244,11 +253,11 @@ def _limit(tree, look: Lookup):
 def _limit_value(body, var: str, at, values: tuple):
     import sympy as sp
 
-    from accord.mathcheck._sympy_text import to_sympy
+    from accord.mathcheck._sympy_tree import to_sympy
 
     subs = {sp.Symbol(k): sp.Rational(*v) if isinstance(v, tuple) else sp.Float(v, mpmath.mp.dps) for k, v in values}
     point = sp.oo if at == "oo" else -sp.oo if at == "-oo" else sp.Rational(*at)
-    v = sp.limit(to_sympy(body).xreplace(subs), sp.Symbol(var), point)
+    v = sp.limit(to_sympy(body, _closed).xreplace(subs), sp.Symbol(var), point)
     if not v.is_number or v.has(sp.oo, -sp.oo, sp.zoo, sp.nan) or isinstance(v, sp.AccumBounds) or not v.is_real:
         raise Undefined(f"the limit is {v} (infinite or does not exist)")
     return v

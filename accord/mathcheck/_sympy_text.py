@@ -25,7 +25,6 @@ from __future__ import annotations
 import logging
 import re
 from collections.abc import Sequence
-from fractions import Fraction
 from functools import lru_cache
 
 import sympy as sp
@@ -43,6 +42,7 @@ from sympy.parsing.sympy_parser import (
 from accord.mathcheck._config import STEP, AnswerConfig, StepConfig
 from accord.mathcheck._evaluate import NotExact, TooLarge, Undefined, Unknown, env_lookup, exact
 from accord.mathcheck._parser import MathParseError, parse
+from accord.mathcheck._sympy_tree import to_sympy as tree_to_sympy
 
 __all__ = ["LATEX", "LATEX_OR_EXPRESSION", "MathParseError", "extract", "parse_sympy", "same", "to_sympy"]
 
@@ -87,24 +87,6 @@ def same(gold, answer) -> bool:
 
 # ---------------------------------------------------------------- steps: accord's own parser
 _SCREEN = re.compile(r"__|[\"`;@]|(?<!\.)\.(?!\.)\s*[A-Za-z_]|\blambda\s*:|\bimport\b")
-_FUNCS = {
-    "sqrt": sp.sqrt,
-    "exp": sp.exp,
-    "ln": sp.log,
-    "sin": sp.sin,
-    "cos": sp.cos,
-    "tan": sp.tan,
-    "cot": sp.cot,
-    "sec": sp.sec,
-    "csc": sp.csc,
-    "abs": sp.Abs,
-    "floor": sp.floor,
-    "ceil": sp.ceiling,
-    "binom": sp.binomial,
-    "factorial": sp.factorial,
-    "max": sp.Max,
-    "min": sp.Min,
-}
 _NO_VALUES = env_lookup({})
 
 
@@ -119,47 +101,8 @@ def _closed_size(tree) -> None:
 
 
 def to_sympy(tree) -> sp.Expr:
-    kind = tree[0]
-    if kind == "num":
-        v: Fraction = tree[1]
-        return sp.Rational(v.numerator, v.denominator)
-    if kind == "name":
-        return sp.pi if tree[1] == "pi" else sp.Symbol(tree[1])
-    if kind == "add":
-        return sp.Add(*[to_sympy(t) for t in tree[1]])
-    if kind == "mul":
-        return sp.Mul(*[to_sympy(t) for t in tree[1]])
-    if kind == "neg":
-        return -to_sympy(tree[1])
-    if kind == "div":
-        return to_sympy(tree[1]) / to_sympy(tree[2])
-    if kind == "abs":
-        return sp.Abs(to_sympy(tree[1]))
-    if kind in ("pow", "fact") or kind == "call" and tree[1] in ("binom", "factorial"):
-        _closed_size(tree)
-        if kind == "pow":
-            return to_sympy(tree[1]) ** to_sympy(tree[2])
-        if kind == "fact":
-            return sp.factorial(to_sympy(tree[1]))
-    if kind == "mod":
-        return sp.Mod(to_sympy(tree[1]), to_sympy(tree[2]))
-    if kind == "apply":
-        return sp.Function(tree[1])(*[to_sympy(a) for a in tree[2]])
-    if kind == "lim":  # left unevaluated: sympy decides what it can
-        at = sp.oo if tree[2] == "oo" else -sp.oo if tree[2] == "-oo" else to_sympy(tree[2])
-        return sp.Limit(to_sympy(tree[3]), sp.Symbol(tree[1]), at)
-    if kind == "sigma":  # left unevaluated: sympy decides what it can
-        op, var, lo, hi, body = tree[1:]
-        limits = (sp.Symbol(var), to_sympy(lo), to_sympy(hi))
-        return (sp.Sum if op == "sum" else sp.Product)(to_sympy(body), limits)
-    fn, args = tree[1], [to_sympy(a) for a in tree[2]]
-    if fn == "root":
-        return sp.root(args[0], args[1])
-    if fn == "log":
-        return sp.log(*args)
-    if fn in ("gcd", "lcm"):
-        return sp.gcd(*args) if fn == "gcd" else sp.lcm(*args)
-    return _FUNCS[fn](*args)
+    """The sympy expression of a parsed tree, refusing a closed power too large to build."""
+    return tree_to_sympy(tree, _closed_size)
 
 
 @lru_cache(maxsize=4096)

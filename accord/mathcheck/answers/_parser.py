@@ -26,9 +26,9 @@ from collections import deque
 from collections.abc import Iterable
 from dataclasses import dataclass, fields, is_dataclass, replace
 
+import accord.mathcheck.answers._text_forms as text_forms
 from accord.mathcheck._config import AUTO, AnswerConfig
 from accord.mathcheck._limited import run_limited
-from accord.mathcheck.answers import _text_forms as text_forms
 from accord.mathcheck.answers._forms import WRITTEN, Keyword, Number, ParsedAnswer, Text, Value
 from accord.mathcheck.answers._plain_math import LIST_SEPARATORS, Pending, read_number, read_structure, split_top
 from accord.mathcheck.answers._symbolic import read_latex, read_leaves
