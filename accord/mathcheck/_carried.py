@@ -20,10 +20,9 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from accord.mathcheck._consequences import sign_facts
 from accord.mathcheck._context import Facts, read_text
 from accord.mathcheck._digits import digit_string
-from accord.mathcheck._inequalities import Domain, constrained_names, domain_with, has_domain
+from accord.mathcheck._domain import Domain, constrained_names, domain_with, has_domain, sign_facts
 from accord.mathcheck._notation import makes_imaginary
 from accord.mathcheck._parser import names
 from accord.mathcheck._reader import applied_names

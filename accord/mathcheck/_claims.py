@@ -51,6 +51,7 @@ from accord.mathcheck._counterexamples import on_the_problem
 from accord.mathcheck._cues import assumes, cites_inequality, is_lead_in, moduli_in, speaks_of_contradiction
 from accord.mathcheck._digits import digit_string
 from accord.mathcheck._displays import rewritten_display
+from accord.mathcheck._domain import conditional, domain_sign
 from accord.mathcheck._evaluate import EvaluationError, TooLarge, Undefined, Unknown, approx, uses_bare_log
 from accord.mathcheck._identities import (
     N_FLOAT_POINTS,
@@ -63,7 +64,7 @@ from accord.mathcheck._identities import (
     seed_of,
     small_counterexample,
 )
-from accord.mathcheck._inequalities import check_inequality, conditional, domain_sign
+from accord.mathcheck._inequalities import check_inequality
 from accord.mathcheck._kept_sides import never_equal, side_rewritten
 from accord.mathcheck._last_digits import last_digit_claims
 from accord.mathcheck._notation import imaginary_link, remainder_statements, without_remainders

@@ -22,9 +22,9 @@ from fractions import Fraction
 import mpmath
 
 from accord.mathcheck._context import Facts, parse_side
+from accord.mathcheck._domain import admissible_point
 from accord.mathcheck._evaluate import EvaluationError, Unknown, approx
 from accord.mathcheck._identities import free_names
-from accord.mathcheck._inequalities import admissible_point
 from accord.mathcheck._parser import MathParseError, to_text
 from accord.mathcheck._precision import as_mp, nearly_equal, show, value_of
 from accord.mathcheck._reader import read_chains
@@ -71,23 +71,6 @@ def holds_at(ta, tb, point: dict, facts: Facts) -> tuple[bool | None, object, ob
         look = lambda n: point[n] if n in point else facts.value(n)  # noqa: E731
         a, b = approx(ta, look), approx(tb, look)
         return nearly_equal(a, b, 20), a, b
-
-
-def sign_facts(texts: list[str]) -> list[tuple[str, str]]:
-    """ "a > 0", "b ≠ 0", "0 < c" in the problem and the steps: (name, relation to 0)."""
-    out = []
-    flip = {"<": ">", ">": "<", "≤": "≥", "≥": "≤", "≠": "≠"}
-    for text in texts:
-        for chain in read_chains(text):
-            for (a, b), rel in zip(zip(chain.sides, chain.sides[1:]), chain.relations):
-                if rel not in _ORDER | {"≠"}:
-                    continue
-                a, b = a.strip(), b.strip()
-                if re.fullmatch(r"[A-Za-z](?:_\w+)?", a) and b == "0":
-                    out.append((a, rel))
-                elif re.fullmatch(r"[A-Za-z](?:_\w+)?", b) and a == "0":
-                    out.append((b, flip[rel]))
-    return out
 
 
 def _kind(domain) -> str:
