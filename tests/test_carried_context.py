@@ -9,10 +9,11 @@ from fractions import Fraction
 
 import pytest
 
-from accord.mathcheck import _carried, _carried_checks
-from accord.mathcheck._carried_checks import MISSING, READ_AGAIN, SHORT, carried_check
-from accord.mathcheck._claims import solution_check
-from accord.mathcheck._context import Facts
+from accord.mathcheck.checks import _carried_checks
+from accord.mathcheck.checks._carried_checks import MISSING, READ_AGAIN, SHORT, carried_check
+from accord.mathcheck.checks._claims import solution_check
+from accord.mathcheck.state import _carried
+from accord.mathcheck.state._context import Facts
 from accord.protocols import StepsBefore, context_key
 from accord.verify.solutions import Solution
 from accord.verify.solutions._judging import step_contexts

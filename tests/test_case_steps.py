@@ -11,9 +11,9 @@ from __future__ import annotations
 import pytest
 from cli_runs import verified
 
-from accord.mathcheck._case_steps import case_values
-from accord.mathcheck._claims import solution_check
-from accord.mathcheck._reader import applied_names
+from accord.mathcheck.checks._case_steps import case_values
+from accord.mathcheck.checks._claims import solution_check
+from accord.mathcheck.reading._reader import applied_names
 
 PELL = "Find all integer solutions to the equation x^2-3y^2=17."
 AUTOMORPHIC = "An integer a is called automorphic if a^2 ends in a. Find all two-digit automorphic numbers."

@@ -3,7 +3,7 @@
 import re
 from fractions import Fraction
 
-from accord.mathcheck._claims import solution_check
+from accord.mathcheck.checks._claims import solution_check
 
 PROBLEM = "Real numbers a, b and c satisfy a + b + c = 9. Find the least value of a^2 + b^2 + c^2 - ab - bc - ca."
 

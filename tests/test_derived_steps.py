@@ -10,7 +10,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from accord.cli.main import main
-from accord.mathcheck._claims import solution_check
+from accord.mathcheck.checks._claims import solution_check
 
 POSITIVE = "Let a, b, c be positive real numbers."
 REAL = "Let a, b, c be real numbers."
@@ -203,7 +203,7 @@ def test_a_number_spelt_by_its_digits_is_never_evidence():
 
 
 def test_a_sum_is_not_a_number_spelt_by_its_digits():
-    from accord.mathcheck._digits import digit_string
+    from accord.mathcheck.reading._digits import digit_string
 
     assert digit_string("aabb - 1100a - 11b = 0") and digit_string("4 * abc0 = 0dcba")
     assert not digit_string("¿sum _{k=0}^m 2^(n-k) = 2^n - 1") and not digit_string("binom(n, k) = 3")

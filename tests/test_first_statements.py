@@ -14,8 +14,8 @@ from cli_runs import verified
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from accord.mathcheck._claims import solution_check
-from accord.mathcheck._domain import domain_of, signed_names
+from accord.mathcheck.checks._claims import solution_check
+from accord.mathcheck.state._domain import domain_of, signed_names
 
 BOUNDED = "Let a, b > 0 with a + b ≤ 1. What is the largest value of ab?"
 POSITIVE = "Let a, b, c>0. What is the smallest value of a/(b+c)+b/(a+c)+c/(a+b)?"

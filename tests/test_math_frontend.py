@@ -11,9 +11,9 @@ import sympy as sp
 from accord import mathcheck
 from accord.adapters import math as math_judges
 from accord.mathcheck import StepConfig, parse_sympy
-from accord.mathcheck._limited import run_limited
-from accord.mathcheck._sympy_text import LATEX, MathParseError, extract, same
 from accord.mathcheck.answers import AUTO, AnswerGrader
+from accord.mathcheck.reading._limited import run_limited
+from accord.mathcheck.reading._sympy_text import LATEX, MathParseError, extract, same
 
 n, k = sp.symbols("n k")
 
@@ -66,7 +66,7 @@ def test_the_package_api_is_small_and_lazy():
 
 
 def test_every_answer_function_name_is_known_to_the_answer_parser():
-    from accord.mathcheck import _sympy_text as sympy_text
+    from accord.mathcheck.reading import _sympy_text as sympy_text
 
     assert sympy_text.ANSWER_FUNCTIONS <= set(sympy_text._LOCALS)
     assert parse_sympy("C(5, 2) + lg(100)", AUTO) == 12

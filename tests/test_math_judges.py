@@ -14,7 +14,7 @@ from accord.adapters.math import (
     NumericSamplingJudge,
     SymbolicEquivalenceJudge,
 )
-from accord.mathcheck import _checks as checks
+from accord.mathcheck.checks import _checks as checks
 from accord.protocols import Judge, StepContext
 from accord.timelimit import CheckError, CheckTimeout, call_with_limit
 

@@ -17,10 +17,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from accord.cli.main import main
-from accord.mathcheck._arithmetic import check_arithmetic
-from accord.mathcheck._claims import solution_check
-from accord.mathcheck._numberfacts import number_facts
-from accord.mathcheck._quantifiers import quantified
+from accord.mathcheck.checks._arithmetic import check_arithmetic
+from accord.mathcheck.checks._claims import solution_check
+from accord.mathcheck.checks._numberfacts import number_facts
+from accord.mathcheck.checks._quantifiers import quantified
 
 SOLUTIONS = [
     {

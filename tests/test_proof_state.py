@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from accord.mathcheck import read_outline
-from accord.mathcheck._claims import solution_check
+from accord.mathcheck.checks._claims import solution_check
 
 SYSTEM = "Find real numbers x and y with x + y = 10 and x - y = 4."
 

@@ -7,8 +7,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from accord.mathcheck._claims import solution_check
-from accord.mathcheck._residue_cases import ResidueCase, residue_case
+from accord.mathcheck.checks._claims import solution_check
+from accord.mathcheck.checks._residue_cases import ResidueCase, residue_case
 
 PROBLEM = "Find all integers x, y with x^3 = y(y + 1) + 5."
 

@@ -1,9 +1,9 @@
-"""Claims about a sequence the problem defines (accord.mathcheck._sequences), on hand-written problems."""
+"""Claims about a sequence the problem defines (accord.mathcheck.checks._sequences), on hand-written problems."""
 
 from fractions import Fraction
 
-from accord.mathcheck._claims import solution_check
-from accord.mathcheck._sequences import sequence_claims, sequences_of
+from accord.mathcheck.checks._claims import solution_check
+from accord.mathcheck.checks._sequences import sequence_claims, sequences_of
 
 DOUBLING = "The sequence is defined by $a_1 = 1$ and $a_{n+1} = 2a_n + 1$ for $n \\geq 1$. Find $a_5$."
 FIBONACCI = "Let F_0 = 0, F_1 = 1 and F_{n+2} = F_{n+1} + F_n for n >= 0. Compute F_{12}."

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from accord.mathcheck._claims import solution_check
+from accord.mathcheck.checks._claims import solution_check
 
 PERIODIC = "The sequence is defined by a_1 = 1, a_2 = 2 and a_{n+2} = a_{n+1} - a_n. Find a_100."
 GROWING = "Let x_1 = 2 and x_{n+1} = x_n^2 - x_n + 1. Find the sum of 1/x_n."

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import pytest
 
-from accord.mathcheck._claims import check_step, solution_check, step_verdict
-from accord.mathcheck._parser import MathParseError, parse, to_text
-from accord.mathcheck._reader import applied_names, read_chains
+from accord.mathcheck.checks._claims import check_step, solution_check, step_verdict
+from accord.mathcheck.reading._parser import MathParseError, parse, to_text
+from accord.mathcheck.reading._reader import applied_names, read_chains
 
 
 def verdict(step, before=(), question="", following=""):

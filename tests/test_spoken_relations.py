@@ -10,9 +10,9 @@ from cli_runs import verified
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from accord.mathcheck._claims import solution_check
-from accord.mathcheck._notation import expand_ellipsis
-from accord.mathcheck._reader import read_chains
+from accord.mathcheck.checks._claims import solution_check
+from accord.mathcheck.reading._notation import expand_ellipsis
+from accord.mathcheck.reading._reader import read_chains
 
 CUBES = "Find all integers x, y with x^3 + 3 = 4y(y + 1)."
 POSITIVE = "Let a, b, c > 0. Find the smallest value of (a + b + c)/sqrt(ab + bc + ca)."

@@ -13,9 +13,9 @@ from polling import wait_until
 
 from accord import timelimit
 from accord.adapters.math import NumericSamplingJudge, SymbolicEquivalenceJudge
-from accord.mathcheck import _carried_checks
-from accord.mathcheck._carried_checks import READ_AGAIN, SHORT, carried_check
-from accord.mathcheck._claims import solution_check
+from accord.mathcheck.checks import _carried_checks
+from accord.mathcheck.checks._carried_checks import READ_AGAIN, SHORT, carried_check
+from accord.mathcheck.checks._claims import solution_check
 from accord.protocols import context_key
 from accord.timelimit import CheckTimeout, call_with_limit
 from accord.verify.solutions import Solution

@@ -15,8 +15,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from accord.cli.main import main
-from accord.mathcheck._arithmetic import check_arithmetic
-from accord.mathcheck._claims import solution_check
+from accord.mathcheck.checks._arithmetic import check_arithmetic
+from accord.mathcheck.checks._claims import solution_check
 
 SOLUTIONS = [
     {

@@ -9,8 +9,8 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from accord.cli.main import main
-from accord.mathcheck._claims import solution_check
-from accord.mathcheck._notation import expand_ellipsis
+from accord.mathcheck.checks._claims import solution_check
+from accord.mathcheck.reading._notation import expand_ellipsis
 
 Q = "Find the answer."
 IMAGINARY = "Let i be the imaginary unit. Compute (1 + i)^2."
@@ -161,7 +161,7 @@ def test_ordinary_notation_is_read_as_meant(problem, before, step, score, real):
 
 @pytest.mark.parametrize("step", ["100 ÷ 7 = 14 remainder 2.", "100 / 7 = 14 R 2", "So 1 + 2 + ⋯ + 10 = 55."])
 def test_the_arithmetic_judge_does_not_read_a_remainder_or_an_ellipsis_as_an_equation(step):
-    from accord.mathcheck._arithmetic import check_arithmetic
+    from accord.mathcheck.checks._arithmetic import check_arithmetic
 
     assert check_arithmetic(step)[0] is None
 

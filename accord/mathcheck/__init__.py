@@ -3,6 +3,10 @@ and the math judges (:mod:`accord.adapters.math`), and answer equivalence (:mod:
 jury's ``auto``/``math``/``text`` equivalences and the final-answer reward). Pure sympy, mpmath and
 math-verify: no judges, no files.
 
+Three packages, importing one way: :mod:`.reading` (text to statements and their values),
+:mod:`.state` (the proof state: roles, scopes, premises in force, domain) and :mod:`.checks` (a step
+checked against that state); :mod:`.answers` builds on the reading alone.
+
 Text becomes sympy in one layer (:func:`parse_sympy`), whose strategy a frozen config selects
 (:class:`StepConfig`: accord's own parser of step notation; :class:`AnswerConfig`: final answers,
 sympy's parser with answer names and math-verify for LaTeX), and every sympy or math-verify call
@@ -19,29 +23,29 @@ from accord.exports import lazy_exports
 _EXPORTS = {
     "AnswerGrader": "answers",
     "equivalence": "answers",
-    "AnswerConfig": "_config",
-    "GradeConfig": "_config",
-    "StepConfig": "_config",
-    "parse_sympy": "_sympy_text",
-    "classify": "_steps",
-    "check_arithmetic": "_arithmetic",
-    "solution_check": "_claims",
-    "carried_check": "_carried_checks",
-    "MISSING": "_carried_checks",
-    "READ_AGAIN": "_carried_checks",
-    "SHORT": "_carried_checks",
-    "symbolic_check": "_checks",
-    "numeric_check": "_checks",
-    "final_answer_check": "_final_answer",
-    "by_answer_forms": "_final_answer",
-    "UNPARSED_REFERENCE": "_final_answer",
-    "run_limited": "_limited",
-    "read_outline": "_roles",
-    "display_after": "_reader",
-    "is_lead_in": "_cues",
-    "Outline": "_roles",
-    "ROLES": "_roles",
-    "CLAIMS_NOTHING": "_roles",
+    "AnswerConfig": "reading",
+    "GradeConfig": "reading",
+    "StepConfig": "reading",
+    "parse_sympy": "reading",
+    "classify": "reading",
+    "check_arithmetic": "checks",
+    "solution_check": "checks",
+    "carried_check": "checks",
+    "MISSING": "checks",
+    "READ_AGAIN": "checks",
+    "SHORT": "checks",
+    "symbolic_check": "checks",
+    "numeric_check": "checks",
+    "final_answer_check": "checks",
+    "by_answer_forms": "checks",
+    "UNPARSED_REFERENCE": "checks",
+    "run_limited": "reading",
+    "read_outline": "state",
+    "display_after": "reading",
+    "is_lead_in": "reading",
+    "Outline": "state",
+    "ROLES": "state",
+    "CLAIMS_NOTHING": "state",
 }
 
 __all__ = sorted(_EXPORTS)

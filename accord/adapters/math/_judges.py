@@ -13,7 +13,7 @@ The symbolic and numeric judges read steps two ways (``mode``):
   be an identity or follow from the premises or the previous equation (lines in prose are read
   as in ``"solution"``);
 - ``"solution"``: steps of a real solution, prose with inline math
-  (:mod:`accord.mathcheck._claims`): an equation that states something is not an error; a
+  (:mod:`accord.mathcheck.checks._claims`): an equation that states something is not an error; a
   score of 0 always comes with a shown evaluation or counterexample. ``ctx.metadata["next_step"]``
   (the text after the step, when known) lets a derived contradiction ("This is impossible") pass.
 """

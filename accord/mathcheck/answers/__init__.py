@@ -1,18 +1,18 @@
 """Answer equivalence for real final answers: math where an answer parses as math, textual forms otherwise.
 
 The answer side of the math package: expressions are read by its one parsing layer
-(:mod:`accord.mathcheck._sympy_text`) in its one worker path (:mod:`accord.mathcheck._limited`).
+(:mod:`accord.mathcheck.reading._sympy_text`) in its one worker path (:mod:`accord.mathcheck.reading._limited`).
 ``AnswerGrader(AnswerConfig(), GradeConfig())`` parses each answer once (:mod:`.parser`) and
 compares parsed forms (:mod:`.grader`); :func:`equivalence` gives the jury's ``auto``, ``math``
 and ``text`` equivalences.
 """
 
-from accord.mathcheck._config import AUTO, MATH, AnswerConfig, GradeConfig
 from accord.mathcheck.answers._asked_form import FORMS, asked_form
 from accord.mathcheck.answers._forms import ParsedAnswer
 from accord.mathcheck.answers._grader import AnswerGrader, Comparer
 from accord.mathcheck.answers._parser import AnswerParser
 from accord.mathcheck.answers._text_forms import normalize_text
+from accord.mathcheck.reading import AUTO, MATH, AnswerConfig, GradeConfig
 
 EQUIVALENCES = ("auto", "math", "text")
 

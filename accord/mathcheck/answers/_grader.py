@@ -30,8 +30,6 @@ from fractions import Fraction
 import numpy as np
 
 from accord.consensus_core.jury import MISSING, classify
-from accord.mathcheck._config import AUTO, AnswerConfig, GradeConfig
-from accord.mathcheck._limited import run_limited
 from accord.mathcheck.answers._asked_form import same_form, same_written_form
 from accord.mathcheck.answers._forms import (
     COMPUTED,
@@ -48,6 +46,7 @@ from accord.mathcheck.answers._forms import (
 )
 from accord.mathcheck.answers._parser import AnswerParser
 from accord.mathcheck.answers._symbolic import verify_sources
+from accord.mathcheck.reading import AUTO, AnswerConfig, GradeConfig, run_limited
 
 MIN_POINTS = 2
 

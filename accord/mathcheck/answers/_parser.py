@@ -14,7 +14,7 @@ file where the same answers recur is parsed once. Per answer:
 4. what is left is compared as normalised text.
 
 sympy and math-verify run in a worker process under ``timeout_s``
-(:func:`accord.mathcheck._limited.run_limited`: their signal-based timeouts do not work off the main
+(:func:`accord.mathcheck.reading._limited.run_limited`: their signal-based timeouts do not work off the main
 thread); an answer whose math runs past it is compared as text and
 counted in ``timeouts``.
 """
@@ -27,11 +27,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass, fields, is_dataclass, replace
 
 import accord.mathcheck.answers._text_forms as text_forms
-from accord.mathcheck._config import AUTO, AnswerConfig
-from accord.mathcheck._limited import run_limited
 from accord.mathcheck.answers._forms import WRITTEN, Keyword, Number, ParsedAnswer, Text, Value
 from accord.mathcheck.answers._plain_math import LIST_SEPARATORS, Pending, read_number, read_structure, split_top
 from accord.mathcheck.answers._symbolic import read_latex, read_leaves
+from accord.mathcheck.reading import AUTO, AnswerConfig, run_limited
 
 _LATEX = ("\\", "^{", "_{", "$")
 _MAX_SENTENCE_STEPS = 12

@@ -21,8 +21,8 @@ import re
 from dataclasses import dataclass, replace
 from fractions import Fraction
 
-from accord.mathcheck._sympy_text import ANSWER_CONSTANTS, ANSWER_FUNCTIONS, ANSWER_GREEK, ANSWER_STOPWORDS
 from accord.mathcheck.answers._forms import EXACT, WRITTEN, Assignment, Collection, Keyword, Number, Relation, Value
+from accord.mathcheck.reading import ANSWER_CONSTANTS, ANSWER_FUNCTIONS, ANSWER_GREEK, ANSWER_STOPWORDS
 
 _ALLOWED = re.compile(r"[0-9A-Za-z_\s+\-*/^().,{}\[\]!=<>|;]*")
 _NAME = re.compile(r"[A-Za-z](?:_\{?[A-Za-z0-9]+\}?)?|" + "|".join(sorted(ANSWER_GREEK, key=len, reverse=True)))

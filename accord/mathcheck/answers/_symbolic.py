@@ -1,13 +1,13 @@
 """From sympy to answer values: the sympy side of answer parsing, run in a time-limited worker.
 
 Expression leaves and LaTeX are read by the math package's one parsing layer
-(:mod:`accord.mathcheck._sympy_text`: sympy's parser with answer names; math-verify for LaTeX);
+(:mod:`accord.mathcheck.reading._sympy_text`: sympy's parser with answer names; math-verify for LaTeX);
 here the sympy object becomes a :mod:`~accord.mathcheck.answers._forms` value: exact rationals
 stay exact, irrationals are evaluated to 40 digits, and an expression in free symbols is evaluated
 exactly at fixed sample points of its symbols (n, N in 7..14, every other name in 2..6, the same
 values for the same name in every answer), so ``factorial(n - 1)/2`` and ``n!/(2n)`` agree at every
 point and ``n! - 1`` and ``n!`` at none. The caller runs these functions through
-:func:`accord.mathcheck._limited.run_limited`.
+:func:`accord.mathcheck.reading._limited.run_limited`.
 """
 
 from __future__ import annotations
@@ -18,8 +18,6 @@ from fractions import Fraction
 
 import sympy as sp
 
-from accord.mathcheck._config import AnswerConfig
-from accord.mathcheck._sympy_text import LATEX, extract, parse_sympy, same
 from accord.mathcheck.answers._forms import (
     COMPUTED,
     EXACT,
@@ -32,6 +30,7 @@ from accord.mathcheck.answers._forms import (
     Relation,
     Value,
 )
+from accord.mathcheck.reading import LATEX, AnswerConfig, extract, parse_sympy, same
 
 BIG_SYMBOLS = frozenset({"n", "N"})
 DIGITS = 40

@@ -4,7 +4,7 @@ Text files: blank lines and lines starting with ``#`` are skipped; ``  # note`` 
 Markdown files: headings, blank lines and fence markers are skipped; inside a fenced code block
 every line is a step; outside one, list items and lines with ``=`` or ``=>`` are steps and other
 prose is skipped (a Markdown file with no such line is read line by line). Line syntax (premises,
-definitions, unknowns, claims) is :mod:`accord.mathcheck._steps`; a claim in prose is read for
+definitions, unknowns, claims) is :mod:`accord.mathcheck.reading._steps`; a claim in prose is read for
 its formulas by the judges. A line that cannot be read as written ("Given the equation:" is no
 premise, "unknowns:" names nothing, a line over 2000 characters) is kept as kind ``unread`` with
 the reason, and reported: only a file that cannot be read at all is an error.
