@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from accord.mathcheck.reading import MathParseError, names, parse, to_text
+from accord.mathcheck.reading import HYPOTHETICAL, MathParseError, names, parse, to_text
 
 _MATH = re.compile(r"\$|\\\(|\\\)|\\\[|\\\]")
 _CLAIM = re.compile(
@@ -20,7 +20,7 @@ _CLAIM = re.compile(
     r"\s+(?P<always>always\s+)?(?P<digit>\d)\b(?![.,]?\d)",
     re.IGNORECASE,
 )
-_HYPOTHESIS = re.compile(r"\b(?:if|whether|suppose|assume|when|need|want|would|could|might|should|check)\b|\?", re.I)
+_HYPOTHESIS = re.compile(r"\b(?:" + HYPOTHETICAL + r")\b|\?", re.I)
 N_SMALL = 12
 
 

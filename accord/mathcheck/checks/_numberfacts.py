@@ -17,6 +17,8 @@ from fractions import Fraction
 
 import sympy
 
+from accord.mathcheck.reading import HYPOTHETICAL
+
 _MATH = re.compile(r"\$|\\\(|\\\)|\\\[|\\\]|\*\*|\\text\{|\\mathrm\{")
 _NUM = r"(\d{1,40})(?![\d,]?\d)(?!\.\d)"
 _NOT = r"(not\s+|n't\s+)?"
@@ -49,11 +51,7 @@ _FACTS = [
 _SUBJECT = re.compile(r"(?:(?<![\w.])([A-Za-z](?:_\w+)?)\s*=\s*)?(?<![\w.^,])" + r"(\d{1,40})\s+$")
 _PAIR = re.compile(r"(?<![\w.^,])(\d{1,40})\s+and\s+(\d{1,40})\s+$")
 _OPERATOR = re.compile(r"[-+*/^·×=({\[|\\_!<>≤≥]\s*$")
-_HYPOTHESIS = re.compile(
-    r"\b(?:if|whether|suppose|supposing|assume|assuming|let|check|test|need|want|would|could|might|should|"
-    r"unless|when|whenever|iff|only if)\b|\?",
-    re.I,
-)
+_HYPOTHESIS = re.compile(r"\b(?:" + HYPOTHETICAL + r"|let|whenever|iff|only if)\b|\?", re.I)
 _SENTENCE = re.compile(r"(?<=[.;!?])\s+|\n")
 MAX_PRIME = 10**30
 

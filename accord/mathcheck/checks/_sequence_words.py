@@ -15,7 +15,7 @@ import re
 from fractions import Fraction
 
 from accord.mathcheck.checks._sequences import Claim, sequences_of
-from accord.mathcheck.reading import EvaluationError, Unknown, show
+from accord.mathcheck.reading import HEDGING, HYPOTHETICAL, EvaluationError, Unknown, show
 
 N_TERMS = 12
 _SUBJECT = r"(?:the\s+sequence(?:\s+\$?\(?\{?(?P<s>[A-Za-z])_?\{?n\}?\)?\}?\$?)?|\$?\(?(?P<l>[A-Za-z])_\{?n\}?\)?\$?)"
@@ -34,9 +34,7 @@ _BOUND = re.compile(
     r"at\s+most)\s*\$?(?P<k>-?\d+(?:/\d+)?)?\$?",
     re.IGNORECASE,
 )
-_HEDGE = re.compile(
-    r"\b(?:if|suppose|assume|prove|show|need|want|whether|would|might|may|conjecture|guess|seems?)\b|\?", re.IGNORECASE
-)
+_HEDGE = re.compile(r"\b(?:" + HYPOTHETICAL + "|" + HEDGING + r"|prove|show)\b|\?", re.IGNORECASE)
 _RELATIONS = {"greater than": ">", "less than": "<", "positive": ">", "negative": "<", "at least": "≥", "at most": "≤"}
 
 

@@ -7,6 +7,8 @@ of long calls (_limited) and the word tables (_vocabulary, _cues). Nothing here 
 from accord.exports import lazy_exports
 
 _EXPORTS = {
+    "HEDGING": "_vocabulary",
+    "HYPOTHETICAL": "_vocabulary",
     "ANSWER_CONSTANTS": "_sympy_text",
     "ANSWER_FUNCTIONS": "_sympy_text",
     "ANSWER_GREEK": "_sympy_text",

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import re
 
+from accord.mathcheck.reading._vocabulary import GREEK
+
 BREAK = "\x1f"  # prose inside a formula: relation chains do not run across it
 ELLIPSIS = "…"
 UNREAD = "¿"  # followed by the command name: something the parser refuses to evaluate
@@ -111,41 +113,7 @@ _NAMES = {
     "lcm",
     "max",
     "min",
-    "alpha",
-    "beta",
-    "gamma",
-    "delta",
-    "epsilon",
-    "varepsilon",
-    "zeta",
-    "eta",
-    "theta",
-    "vartheta",
-    "iota",
-    "kappa",
-    "lambda",
-    "mu",
-    "nu",
-    "xi",
-    "rho",
-    "sigma",
-    "tau",
-    "upsilon",
-    "phi",
-    "varphi",
-    "chi",
-    "psi",
-    "omega",
-    "Gamma",
-    "Delta",
-    "Theta",
-    "Lambda",
-    "Xi",
-    "Pi",
-    "Sigma",
-    "Phi",
-    "Psi",
-    "Omega",
+    *GREEK,
     "deg",
 }
 _PROSE = (

@@ -27,6 +27,7 @@ from fractions import Fraction
 
 from accord.mathcheck.reading._english import COMMON_WORDS
 from accord.mathcheck.reading._latex import ELLIPSIS, LatexError, from_latex
+from accord.mathcheck.reading._vocabulary import GREEK as GREEK_NAMES
 
 MAX_LENGTH = 2000
 CALLS = {  # known functions and their number of arguments (None: any number >= 1)
@@ -52,43 +53,8 @@ CALLS = {  # known functions and their number of arguments (None: any number >= 
     "factorial": 1,
 }
 CONSTANTS = ("pi",)
-GREEK = {
-    "alpha",
-    "beta",
-    "gamma",
-    "delta",
-    "epsilon",
-    "varepsilon",
-    "zeta",
-    "eta",
-    "theta",
-    "vartheta",
-    "iota",
-    "kappa",
-    "lamda",
-    "mu",
-    "nu",
-    "xi",
-    "rho",
-    "sigma",
-    "tau",
-    "upsilon",
-    "phi",
-    "varphi",
-    "chi",
-    "psi",
-    "omega",
-    "Gamma",
-    "Delta",
-    "Theta",
-    "Lambda",
-    "Xi",
-    "Pi",
-    "Sigma",
-    "Phi",
-    "Psi",
-    "Omega",
-}
+LAMBDA_SPELT = "lamda"
+GREEK = frozenset(LAMBDA_SPELT if g == "lambda" else g for g in GREEK_NAMES)  # sympy spells lambda "lamda"
 _UNICODE = {
     "−": "-",
     "–": "-",
@@ -436,7 +402,7 @@ class _Parser:
 
     def word(self, val: str):
         self.long_base = False
-        if val in CALLS or val in CONSTANTS or val in GREEK or val == "lamda":
+        if val in CALLS or val in CONSTANTS or val in GREEK:
             name = val
         elif len(val) > 1 and self.peek()[1] == "_":  # an identifier such as total_cost
             name, self.long_base = val, True

@@ -37,6 +37,8 @@ CONTRADICTION = (
 CASE = r"case|if|when|whenever|for|in\s+the\s+case|subcase|suppose|assume|assuming"
 # a claim made only as a question or a possibility, never asserted
 HYPOTHETICAL = r"if|whether|suppose|supposing|assume|assuming|when|unless|need|want|would|could|might|should|check|test"
+# a claim hedged as a guess or a likelihood ("it seems", "probably")
+HEDGING = r"may|might|perhaps|maybe|probably|likely|seems?|appears?|conjecture|guess"
 # a formula put as a trial, a failure or a rough value, not as found ("so x = 4 does not work")
 TRIAL = (
     r"if|whether|suppose|supposing|assume|assuming|unless|try|trying|tried|check\w*|test\w*|example|not|never|"
