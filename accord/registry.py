@@ -176,8 +176,8 @@ class Registry(Generic[T]):
     def _builtins(self) -> dict[str, Part[T]]:
         if not self._loaded:
             with self._lock:
-                if not self._loaded:
-                    self._loaded, self._loading = True, BUILT_IN
+                if not self._loaded and self._loading is None:  # (a built-in looking a part up while loading)
+                    self._loading = BUILT_IN
                     try:
                         for module in _expand(self.builtins):
                             try:
@@ -186,6 +186,9 @@ class Registry(Generic[T]):
                                 if (exc.name or "accord").split(".")[0] == "accord":
                                     raise
                                 self._broken[module.rsplit(".", 1)[-1]] = f"{type(exc).__name__}: {exc}"
+                        # loaded only once every import ended: one stopped halfway (a time limit's signal in
+                        # a worker that lives on) is imported again at the next lookup, never left half-empty
+                        self._loaded = True
                     finally:
                         self._loading = None
         return self._parts

@@ -133,6 +133,35 @@ def test_a_built_in_module_missing_an_extra_does_not_hide_the_others(tmp_path, m
         reg.get("anything")
 
 
+class _Stopped(BaseException):
+    """What a time limit raises in the code it stops (never caught as an Exception)."""
+
+
+def test_built_ins_whose_import_was_stopped_are_imported_again_at_the_next_lookup(tmp_path, monkeypatch):
+    site = tmp_path / "site3"
+    site.mkdir()
+    (site / "test_parts_stoppable.py").write_text(
+        "from test_parts_holder import REGISTRY, stop_once\nstop_once()\nREGISTRY.add('made', 1)\n"
+    )
+    (site / "test_parts_holder.py").write_text("REGISTRY = None\nstop_once = None\n")
+    monkeypatch.syspath_prepend(str(site))
+    import test_parts_holder
+
+    reg = Registry("part", GROUP + ".none", builtins=("test_parts_stoppable",))
+    stops = []
+
+    def stop_once():
+        if not stops:
+            stops.append(1)
+            raise _Stopped
+
+    monkeypatch.setattr(test_parts_holder, "REGISTRY", reg)
+    monkeypatch.setattr(test_parts_holder, "stop_once", stop_once)
+    with pytest.raises(_Stopped):
+        reg.get("made")  # the import is stopped halfway
+    assert reg.get("made") == 1  # not an empty registry for good: imported again
+
+
 @pytest.mark.parametrize(
     "registry, group, builtin",
     [

@@ -43,6 +43,19 @@ def test_a_call_past_its_limit_is_stopped_and_its_worker_kept_with_what_it_holds
     assert call_with_limit(stoppable.kept, "context", timeout=60, affinity=("b", "d")) == (41, pid)
 
 
+def test_a_call_stopped_inside_an_import_has_its_worker_replaced(tmp_path):
+    """A module half made by a stopped import would break every later call of that worker."""
+    (tmp_path / "slow_module.py").write_text(
+        "import time\nstart = time.monotonic()\nwhile time.monotonic() - start < 3:\n    pass\ndone = True\n"
+    )
+    pid = call_with_limit(stoppable.keep, "context", 41, timeout=60, affinity=("a", "b"))
+    with pytest.raises(CheckTimeout):
+        call_with_limit(stoppable.import_from, str(tmp_path), "slow_module", timeout=0.5, affinity=("b", "c"))
+    held, new_pid = call_with_limit(stoppable.kept, "context", timeout=60, affinity=("b", "d"))
+    assert new_pid != pid and held is None  # a new worker, not the one the import was stopped in
+    assert call_with_limit(stoppable.import_from, str(tmp_path), "slow_module", timeout=60)[0] is True
+
+
 def test_a_call_that_does_not_stop_has_its_worker_killed_and_replaced():
     timelimit.shutdown()
     pid = call_with_limit(stoppable.keep, "context", 41, timeout=60, affinity=("a", "b"))

@@ -26,6 +26,7 @@ from typing import Any
 
 _MAX_IDLE = 8  # kept warm between calls (a panel may run several limited judges at once)
 _STARTUP_S = 120.0
+HALF_IMPORTED = "half-imported"  # a stopped call's answer when it was importing a module
 GRACE_S = 2.0  # how long a worker told to stop a call has to answer before it is killed
 STOP = signal.SIGUSR1  # tells a worker to stop the call it runs (see accord.timelimit._worker)
 
@@ -173,8 +174,11 @@ def call_with_limit(
     if status == "killed":
         raise CheckTimeout(f"{fn.__name__} ran past its {timeout:g} s limit")
     if status == "timeout":
-        w.holds = affinity[0] if affinity else None  # what the stopped call left is unknown
-        _give_back(w)
+        if value == HALF_IMPORTED:
+            w.kill()  # stopped inside an import: a module may be half made there
+        else:
+            w.holds = affinity[0] if affinity else None  # what the stopped call left is unknown
+            _give_back(w)
         raise CheckTimeout(f"{fn.__name__} ran past its {timeout:g} s limit")
     _give_back(w)
     if status == "err":

@@ -8,8 +8,10 @@ ends in a MemoryError reported for that check, not in a machine out of memory.
 
 When a call runs past its caller's limit, the caller sends ``STOP`` (SIGUSR1): the call is
 interrupted where Python code runs next, answers ``("timeout", None)``, and the worker stays, with
-whatever its module keeps between calls (a solution's carried contexts). A call stuck inside one
-C function never sees the signal; its caller kills the worker instead.
+whatever its module keeps between calls (a solution's carried contexts). A call stopped while it
+imported a module answers ``("timeout", HALF_IMPORTED)``: its modules may be half made, so its
+caller replaces it. A call stuck inside one C function never sees the signal; its caller kills the
+worker instead.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ import signal
 import sys
 from multiprocessing.connection import Connection
 
-from accord.timelimit import STOP
+from accord.timelimit import HALF_IMPORTED, STOP
 
 DEFAULT_MEMORY_MB = 2048
 
@@ -50,6 +52,15 @@ def _call(module: str, name: str, args, kwargs):
         _calling = False
 
 
+def _in_import(tb) -> bool:
+    """The interrupted call was importing a module (a frame of the import machinery on its stack)."""
+    while tb is not None:
+        if tb.tb_frame.f_code.co_filename.startswith("<frozen importlib"):
+            return True
+        tb = tb.tb_next
+    return False
+
+
 def limit_memory() -> None:
     mb = int(os.environ.get("ACCORD_WORKER_MEMORY_MB", DEFAULT_MEMORY_MB))
     if mb > 0:
@@ -71,10 +82,14 @@ def main(argv: list[str]) -> None:
         if msg is None:
             return
         module, name, args, kwargs = msg
+        modules = set(sys.modules)
         try:
             answer = ("ok", _call(module, name, args, kwargs))
-        except Stopped:
-            answer = ("timeout", None)
+        except Stopped as exc:
+            # stopped while it imported (modules came or went, or the import machinery was running):
+            # the worker's modules may be half made, so its caller replaces it
+            importing = set(sys.modules) != modules or _in_import(exc.__traceback__)
+            answer = ("timeout", HALF_IMPORTED if importing else None)
         except BaseException as exc:  # report everything; the worker stays usable
             answer = ("err", f"{type(exc).__name__}: {exc}")
         try:
