@@ -186,7 +186,8 @@ class Solver:
     def _implied(self, p: Premise) -> bool:
         """The premises taken so far imply ``p``: it holds at two points of those of them that are
         affine in their pivots (a linear system: cheap; what a part of the premises implies, all of
-        them do), or else at the points of them all (two at least)."""
+        them do), or else at the points of them all (two at least, found once for each premise
+        solved)."""
         linear = [(q, x) for q, x, a in zip(self.solving, self.pivots, self.affine) if a]
         if linear:
             premises, pivots = [q for q, _ in linear], [x for _, x in linear]
@@ -196,7 +197,8 @@ class Solver:
             ]
             if self._zero_at(p, pts):
                 return True
-        if all(self.affine) or not p.names <= set().union(*(q.names for q in self.solving)):
+        nonlinear = sum(not a for a in self.affine)
+        if not nonlinear or not p.names <= set().union(*(q.names for q in self.solving)):
             return False  # a name the premises so far do not have is free: nothing implies p
         if self._implied_at[0] != len(self.solving):  # the points stay while premises become constraints
             self._implied_at = (len(self.solving), self.points(0x1D, n=2, tries=4))
@@ -596,7 +598,19 @@ def relevant(names: set[str], facts: Facts, cited: Sequence[int] = ()) -> list[P
 
 def _signature(p: Premise, facts: Facts):
     """The premise's residual at three fixed random points, up to a constant factor: equal for two
-    ways of writing one equation."""
+    ways of writing one equation (kept: a long solution asks it of the same premises again)."""
+    key = (p.left, p.right, facts.functions)
+    if key not in _SIGNATURES:
+        _SIGNATURES[key] = _signature_of(p, facts)
+        while len(_SIGNATURES) > KEEP_DECIDED:
+            _SIGNATURES.pop(next(iter(_SIGNATURES)))
+    return _SIGNATURES[key]
+
+
+_SIGNATURES: dict = {}
+
+
+def _signature_of(p: Premise, facts: Facts):
     values = []
     try:
         for i in range(3):
@@ -670,13 +684,16 @@ def _value_of(name: str, facts: Facts) -> list:
 def _decide(rel, ta, tb, facts, seed, source, chosen, plain, positive, rewrite) -> Verdict | None:
     claim = f"{to_text(ta)} {rel} {to_text(tb)}"
     solved = next((s[1] for s in (ta, tb) if s[0] == "name" and s[1] in plain), None)  # "x = 2c": a value found
+    steps = tuple(sorted({p.step for p in chosen}))
+    free = plain - set().union(*(p.names for p in chosen)) - _valued(plain, facts)  # no premise has them
     whole = Solver(chosen, plain, facts, seed, positive, solved)
     singles = [Solver([p], plain, facts, seed, positive, solved) for p in chosen[:2]] if len(chosen) > 1 else []
-    for solver in [*singles, whole]:  # the fewest steps it follows from, first
+    for solver in [whole] if free else [*singles, whole]:  # the fewest steps it follows from, first
         if _holds_everywhere(solver, rel, ta, tb, facts, seed):
-            steps = tuple(sorted({p.step for p in solver.solving + solver.constraints}))
-            return Verdict(True, f"follows from {where(steps)}", steps)
-    steps = tuple(sorted({p.step for p in chosen}))
+            follows_from = tuple(sorted({p.step for p in solver.solving + solver.constraints}))
+            return Verdict(True, f"follows from {where(follows_from)}", follows_from)
+    if free:  # it holds for no value of them everywhere: it gives them a meaning
+        return Verdict(None, f"it brings in a name {where(steps)} do not have (a definition, not checked)", steps)
     if solved is not None and len(plain) > 1:  # "r = (10^k - 1.5)d/5": solved for r, the other names left free
         whole_value = Solver(chosen, plain, facts, seed, positive, solved, frozenset(plain - {solved}))
         determined = _determined(whole_value, rel, ta, tb, plain, seed)
@@ -705,8 +722,6 @@ def _decide(rel, ta, tb, facts, seed, source, chosen, plain, positive, rewrite) 
                 True,
             )
     value_found = rel == "=" and solved is not None and solved not in (free_names(ta, facts) & free_names(tb, facts))
-    if plain - set().union(*(p.names for p in chosen)) - _valued(plain, facts):
-        return Verdict(None, f"it brings in a name {where(steps)} do not have (a definition, not checked)", steps)
     # a rewrite in other names than its source is refuted only where the premises tie those names together
     tied = free_names(ta, facts) == free_names(tb, facts) or plain <= set().union(*(p.names for p in chosen))
     if facts.in_case and not set().union(*(p.names for p in chosen)) <= plain:

@@ -21,6 +21,7 @@ wrong, so one slip is reported where it is made, not again in every later step.
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -45,6 +46,7 @@ from accord.mathcheck.reading import (
 )
 
 KEEP_EQUATIONS = 8
+REACH = 100  # how many steps back an uncited premise is used (the problem's always are)
 _STOP = object()  # the end of a chain's leading run of '='
 
 
@@ -185,7 +187,11 @@ class Facts:
 
     def premises_on(self, wanted: set[str], limit: int = 40) -> list[Premise]:
         """The premises in force that use one of ``wanted``, the latest first (this step's own first)."""
-        found = {i for n in wanted for i in self.by_name.get(n, ()) if i < self.n_premises}
+        found: set[int] = set()
+        for n in wanted:  # each name's latest (its list is in the order premises came): a long solution's
+            listed = self.by_name.get(n, ())  # premises are never all read for one step
+            end = bisect_left(listed, self.n_premises)
+            found.update(listed[max(0, end - 4 * limit) : end])
         out = [p for p in reversed(self.local) if p.names & wanted]
         for i in sorted(found, reverse=True):
             out.append(self.premises[i])
@@ -193,6 +199,8 @@ class Facts:
                 break
         if self.in_force is not None:
             out = [p for p in out if self.in_force(p)]
+        # within REACH steps, or the problem's, or cited: a step costs the same early or late in a long solution
+        out = [p for p in out if p.step < 0 or p.step >= self.step - REACH or p.step in self.cited]
         # "n = 3" holds in its own step and the next only: it is usually a case, and the name is reused
         out = [p for p in out if not p.assigns or p.step < 0 or p.step >= self.step - 1]
         return out[:limit]
