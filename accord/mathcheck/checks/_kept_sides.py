@@ -1,15 +1,8 @@
-"""An equation that keeps one side of the equation before it: the other side was rewritten.
+"""A relation that keeps one side of the relation before it: the other side was rewritten.
 
-"(2x + y) - (x + 2y) = c^2 - b^2" followed by "2x - x = c^2 - b^2", or "n(n^2 - 1) = a^m" followed
-(after "we can factor n^2 - 1:") by "(n-1)(n+1) = a^m": the right side is written exactly as
-before, so the left side must be the earlier left side rewritten, an identity in its names. A side
-that brings in a name the earlier one lacks is a substitution ("a^2 = a + 200j" after
-"a^2 = a + 100k"), and a step that substitutes, sets, supposes or opens a case says where its new
-side comes from: both are left alone, as are a kept side that is a bare name or number ("p = 6n - 1"
-then "p = 6n + 1" lists forms or cases), sides without free names (arithmetic is checked elsewhere)
-and inequalities (keeping one side of an inequality allows any weaker bound).
-
-Words that rewrite one named side ("Simplifying the right side, we have:") say the same of an
+(An equation that keeps a side is a rewrite of the equation before, checked by the consequence
+check against it and everything in force: :mod:`accord.mathcheck.checks._consequence`.) Words that
+rewrite one named side ("Simplifying the right side, we have:") say the same of an
 inequality: the other side stays, and the named side must be the earlier one rewritten
 (:func:`side_rewritten`). So do words that rewrite without naming a side ("Expanding the square,
 we get:") when one side is written exactly as before and nothing else is done to the relation
@@ -33,57 +26,6 @@ _ELSEWHERE = re.compile(
     r"check\w*|similarly|another|other)\b|\(\d\)|≡",
     re.IGNORECASE,
 )
-
-
-def _last_equation(texts: list[str], facts: Facts):
-    """The last equation link (two parsed sides) of the latest text that has one."""
-    for text in reversed(texts):
-        for chain in reversed(read_chains(text)):
-            for k in range(len(chain.relations) - 1, -1, -1):
-                if chain.relations[k] != "=":
-                    continue
-                try:
-                    (a, odd_a), (b, odd_b) = (parse_side(chain.sides[j], facts.functions) for j in (k, k + 1))
-                except MathParseError:
-                    return None
-                return None if odd_a or odd_b else (a, b)  # "3^2n": two readings, no evidence
-            if chain.relations:
-                return None  # the latest relation is not an equation
-    return None
-
-
-def kept_side(ta, tb, before: list[str], step: str, facts: Facts, seed: int) -> tuple[bool, str] | None:
-    """(holds, why) for the equation ``ta = tb`` of ``step`` that keeps one side of the last
-    equation of ``before`` (the step before, and the one before that across a lead-in); None when
-    it does not keep exactly one side, or the rule does not apply (see the module docstring)."""
-    if _ELSEWHERE.search("\n".join([*before[-1:], step])):
-        return None
-    earlier = _last_equation(before, facts)
-    if earlier is None:
-        return None
-    a0, b0 = earlier
-    same_left, same_right = to_text(ta) == to_text(a0), to_text(tb) == to_text(b0)
-    if same_left == same_right:
-        return None
-    new, old, side = (tb, b0, "right") if same_left else (ta, a0, "left")
-    kept = "left" if same_left else "right"
-    kind = (a0 if same_left else b0)[0]
-    if kind in ("name", "apply") or kind == "num" and not _REWRITES_SIDE.search("\n".join([*before[-1:], step])):
-        return None  # "p = 6n - 1", then "p = 6n + 1": a list of forms or cases, not a rewrite
-    old_names, new_names = free_names(old, facts), free_names(new, facts)
-    if not old_names or new_names - old_names or any(n.endswith("()") for n in old_names | new_names):
-        return None
-    good, defined, witness = holds_at_points(new, old, facts, seed, False, False, stop=True)
-    if witness is None and defined < 3:
-        return None
-    if witness is None:
-        return True, f"the {kept} side is kept, the {side} side is {to_text(old)} rewritten (holds at {good} points)"
-    point, a, b = witness
-    at = ", ".join(f"{k} = {show(v)}" for k, v in sorted(point.items()))
-    return False, (
-        f"the {kept} side is kept from the equation before, {to_text(a0)} = {to_text(b0)}, so the {side} side "
-        f"{to_text(new)} must equal {to_text(old)}: at {at} it is {show(a)}, not {show(b)}"
-    )
 
 
 def never_equal(ta, tb, facts: Facts, seed: int) -> str | None:

@@ -23,7 +23,7 @@ _EXPORTS = {
     "EvaluationError": "_evaluate",
     "GradeConfig": "_config",
     "LATEX": "_sympy_text",
-    "LET": "_cues",
+    "LET": "_vocabulary",
     "MATH": "_config",
     "MathParseError": "_parser",
     "NotExact": "_evaluate",

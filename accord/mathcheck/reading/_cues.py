@@ -14,29 +14,16 @@ from __future__ import annotations
 
 import re
 
+from accord.mathcheck.reading._vocabulary import CITED_INEQUALITY, CONTRADICTION, LET
+
 _MODULI = re.compile(r"(?:\b(?:mod(?:ulo)?|pmod|bmod)\b|\\pmod)\s*[{(]?\s*(\d+)", re.IGNORECASE)
-_CONTRADICTION = re.compile(
-    r"contradict|impossible|not possible|absurd|cannot be|can't be|is not true|not hold|false|"
-    r"not an integer|no (?:integer |positive |real )?solutions?|not (?:divisible|congruent|equal)|≢|\\not\\equiv|\\neq",
-    re.IGNORECASE,
-)
+_CONTRADICTION = re.compile(CONTRADICTION, re.IGNORECASE)
 
 
-# "let's simplify", "let's expand": an operation announced, not a supposition ("let's say", "let x = 2")
-LET = (
-    r"let(?!['’]s\s+(?:now\s+|first\s+|then\s+|further\s+)?(?:simplif|expand|factor|rewrit|rearrang|solv|comput|"
-    r"calculat|complet|consider|find|subtract|add|multipl|divid|combin|group|squar|evaluat|reduc|mov|isolat|cancel|collect|bring|cross))"
-)
 _ASSUMING = re.compile(r"\b(?:" + LET + r"|suppose|assume|assuming|define|denote|substitut\w*)\b", re.IGNORECASE)
 
 
-_CITED_INEQUALITY = re.compile(
-    r"\b(?:AM\s*[-–—]\s*GM|AM\s*[-–—]\s*HM|GM\s*[-–—]\s*HM|QM\s*[-–—]\s*AM|RMS\s*[-–—]\s*AM|Cauchy|Schwarz|"
-    r"triangle\s+inequality|power\s+means?|H[öo]lder|Jensen|Chebyshev|rearrangement\s+inequality|Bernoulli|"
-    r"Schur|Muirhead|Nesbitt|arithmetic\s+mean\s*[-–—]\s*geometric\s+mean|"
-    r"(?:apply\w*|using|by)\s+(?:this|that|the\s+above)\s+inequality)",
-    re.IGNORECASE,
-)
+_CITED_INEQUALITY = re.compile(r"\b(?:" + CITED_INEQUALITY + ")", re.IGNORECASE)
 
 
 def moduli_in(text: str) -> frozenset[int]:

@@ -17,10 +17,6 @@ LET = (
     r"collect|bring|cross))"
 )
 
-# a supposition: "suppose", "assume", "let x = 2"
-SUPPOSING = LET + r"|suppose|supposing|assume|assuming|assumption|hypothes[ie]s"
-# a name given a meaning: "let f(n) be", "denote", "define", "where D is the number of"
-DEFINING = r"define|defined|defines|denote|denotes|denoted|represent|represents|stand\s+for|stands\s+for|call"
 # the start of a proof by contradiction
 CONTRARY = (
     r"for\s+(?:the\s+sake\s+of\s+)?(?:a\s+)?contradiction|to\s+the\s+contrary|on\s+the\s+contrary|"
@@ -33,8 +29,6 @@ CONTRADICTION = (
     r"no\s+(?:integer\s+|positive\s+|real\s+|natural\s+|prime\s+)?solutions?|not\s+(?:divisible|congruent|equal)|"
     r"≢|\\not\\equiv|\\neq"
 )
-# a case of a split: "Case 1:", "If x = 2, then", "For n = 1,", "When x is even"
-CASE = r"case|if|when|whenever|for|in\s+the\s+case|subcase|suppose|assume|assuming"
 # a claim made only as a question or a possibility, never asserted
 HYPOTHETICAL = r"if|whether|suppose|supposing|assume|assuming|when|unless|need|want|would|could|might|should|check|test"
 # a claim hedged as a guess or a likelihood ("it seems", "probably")
@@ -55,14 +49,6 @@ DERIVING = (
     r"we\s+get|gets?|gives?|giving|implies|implying|which\s+means|means\s+that|so|thus|hence|therefore|yields?|"
     r"obtain|follows|becomes|reduces\s+to|simplifies\s+to|we\s+have|then|consequently|it\s+follows"
 )
-# a step that only says what will be done, or asks: it claims nothing
-PLANNING = (
-    r"let['’]?s|let\s+us|we\s+(?:need|want|can|will|must|should|have\s+to|start|begin|are\s+asked|are\s+going|"
-    r"first\s+need|now\s+need|proceed|may|might|could|shall|try)|to\s+(?:solve|find|do|count|determine|prove|show|"
-    r"simplify|minimi[sz]e|maximi[sz]e|answer|check|compute|calculate|get|evaluate|see|verify|begin|start|"
-    r"approach|tackle|make)|consider|recall|note\s+that|notice\s+that|observe\s+that|i\s+will|i\s+need|"
-    r"our\s+goal|the\s+goal|the\s+problem\s+asks|we\s+are\s+(?:asked|given|looking)|step\s+\d|method|strategy|approach"
-)
 # a statement of the result
 CONCLUDING = (
     r"therefore|thus|hence|so|in\s+conclusion|finally|the\s+answer|the\s+final\s+answer|answer\s*:|"
@@ -74,11 +60,6 @@ CITED_INEQUALITY = (
     r"triangle\s+inequality|power\s+means?|H[öo]lder|Jensen|Chebyshev|rearrangement\s+inequality|Bernoulli|"
     r"Schur|Muirhead|Nesbitt|arithmetic\s+mean\s*[-–—]\s*geometric\s+mean|"
     r"(?:apply\w*|using|by)\s+(?:this|that|the\s+above)\s+inequality"
-)
-# a fact a step leans on that no formula before states: the step's claim may rest on it
-LEANING = (
-    r"since|because|as|given\s+that|by|using|from|due\s+to|according\s+to|recall|note|we\s+know|it\s+is\s+known|"
-    r"theorem|lemma|property|fact|principle|rule|formula|identity|inequality"
 )
 # the names of Greek letters, read as one name each
 GREEK = (

@@ -392,8 +392,3 @@ def read_outline(problem: str, steps: list[str] | tuple[str, ...]) -> ProofReadi
             if i not in before:
                 scopes.setdefault(at, Scope(kind, at))
     return ProofReading(tuple(roles), tuple(scopes[k] for k in sorted(scopes)))
-
-
-def roles_of(problem: str, steps: list[str] | tuple[str, ...]) -> list[str]:
-    """Each step's role (see the module docstring)."""
-    return [s.role for s in read_outline(problem, steps).steps]
