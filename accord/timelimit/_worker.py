@@ -82,13 +82,13 @@ def main(argv: list[str]) -> None:
         if msg is None:
             return
         module, name, args, kwargs = msg
-        modules = set(sys.modules)
+        modules = len(sys.modules)  # cheap: an import adds modules, a failed one removes some
         try:
             answer = ("ok", _call(module, name, args, kwargs))
         except Stopped as exc:
             # stopped while it imported (modules came or went, or the import machinery was running):
             # the worker's modules may be half made, so its caller replaces it
-            importing = set(sys.modules) != modules or _in_import(exc.__traceback__)
+            importing = len(sys.modules) != modules or _in_import(exc.__traceback__)
             answer = ("timeout", HALF_IMPORTED if importing else None)
         except BaseException as exc:  # report everything; the worker stays usable
             answer = ("err", f"{type(exc).__name__}: {exc}")

@@ -599,7 +599,9 @@ def relevant(names: set[str], facts: Facts, cited: Sequence[int] = ()) -> list[P
 def _signature(p: Premise, facts: Facts):
     """The premise's residual at three fixed random points, up to a constant factor: equal for two
     ways of writing one equation (kept: a long solution asks it of the same premises again)."""
-    key = (p.left, p.right, facts.functions)
+    if _applies(p.left) or _applies(p.right):  # f(7): its value is the solution's own, not in the key
+        return _signature_of(p, facts)
+    key = (p.left, p.right)
     if key not in _SIGNATURES:
         _SIGNATURES[key] = _signature_of(p, facts)
         while len(_SIGNATURES) > KEEP_DECIDED:
@@ -661,6 +663,9 @@ def _consequence(rel, ta, tb, facts, seed, source, cited, positive, rewrite) -> 
     if not chosen:
         return None
     # the symbolic and the numeric judge ask the same of one worker: the answer is kept for the second
+    # (not for applied functions, whose values are the solution's own and not in the key)
+    if any(_applies(t) for t in (ta, tb, *(side for p in chosen for side in (p.left, p.right)))):
+        return _decide(rel, ta, tb, facts, seed, source, chosen, plain, positive, rewrite)
     valued = tuple(sorted((n, str(v)) for n in plain.union(*(p.names for p in chosen)) for v in _value_of(n, facts)))
     key = (rel, ta, tb, tuple(chosen), source, seed, positive, rewrite, facts.in_case, valued)
     if key not in _DECIDED:
@@ -672,6 +677,11 @@ def _consequence(rel, ta, tb, facts, seed, source, cited, positive, rewrite) -> 
 
 _DECIDED: dict = {}
 KEEP_DECIDED = 4096
+
+
+def _applies(tree) -> bool:
+    """The tree applies one of the solution's functions (``f(7)``)."""
+    return tree[0] == "apply" or any(_applies(c) for c in children(tree))
 
 
 def _value_of(name: str, facts: Facts) -> list:

@@ -7,6 +7,7 @@ of long calls (_limited) and the word tables (_vocabulary, _cues). Nothing here 
 from accord.exports import lazy_exports
 
 _EXPORTS = {
+    "LEAD_IN_END": "_vocabulary",
     "HEDGING": "_vocabulary",
     "HYPOTHETICAL": "_vocabulary",
     "ANSWER_CONSTANTS": "_sympy_text",

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 
-from accord.mathcheck.reading._vocabulary import CITED_INEQUALITY, CONTRADICTION, LET
+from accord.mathcheck.reading._vocabulary import CITED_INEQUALITY, CONTRADICTION, LEAD_IN_END, LET
 
 _MODULI = re.compile(r"(?:\b(?:mod(?:ulo)?|pmod|bmod)\b|\\pmod)\s*[{(]?\s*(\d+)", re.IGNORECASE)
 _CONTRADICTION = re.compile(CONTRADICTION, re.IGNORECASE)
@@ -44,9 +44,7 @@ def cites_inequality(step: str, lead_in: str = "") -> bool:
     return bool(_CITED_INEQUALITY.search(f"{lead_in}\n{step}"))
 
 
-_CONTINUED = re.compile(
-    r"\b(?:as|as follows|get|obtain|gives?|yields?|becomes?|simplifies\s+to|reduces\s+to|we\s+have)\s*$", re.IGNORECASE
-)
+_CONTINUED = re.compile(r"\b(?:" + LEAD_IN_END + r")\s*$", re.IGNORECASE)
 
 
 def is_lead_in(step: str) -> bool:

@@ -54,6 +54,8 @@ CONCLUDING = (
     r"therefore|thus|hence|so|in\s+conclusion|finally|the\s+answer|the\s+final\s+answer|answer\s*:|"
     r"the\s+(?:smallest|largest|least|greatest|minimum|maximum)\s+(?:possible\s+)?value|we\s+conclude"
 )
+# the last words of a line whose claim is the formula on the next line ("This simplifies to")
+LEAD_IN_END = r"as|as\s+follows|get|obtain|gives?|yields?|becomes?|simplifies\s+to|reduces\s+to|we\s+have"
 # a known inequality cited for what a step states
 CITED_INEQUALITY = (
     r"AM\s*[-–—]\s*GM|AM\s*[-–—]\s*HM|GM\s*[-–—]\s*HM|QM\s*[-–—]\s*AM|RMS\s*[-–—]\s*AM|Cauchy|Schwarz|"

@@ -32,6 +32,7 @@ from accord.mathcheck.reading import (
     CONTRADICTION,
     CONTRARY,
     DERIVING,
+    LEAD_IN_END,
     is_lead_in,
     read_chains,
     words,
@@ -158,10 +159,8 @@ _CASE_HEADING = re.compile(
     r"[A-Za-z](?:_\w+)?\s*=\s*-?\d+\s*\$?\\?\)?\s*[.:]?\s*$",
     re.IGNORECASE,
 )
-_CONTINUED_LEAD = re.compile(
-    r"\b(?:becomes?|gives?|get|obtain|yields?|have|is|are|equals?|as\s+follows|simplifies\s+to|reduces\s+to|"
-    r"looks\s+like|reads)\s*$",
-    re.IGNORECASE,
+_CONTINUED_LEAD = re.compile(  # a lead-in's last words, and those that end a case's lead-in ("… is:")
+    r"\b(?:" + LEAD_IN_END + r"|have|is|are|equals?|looks\s+like|reads)\s*$", re.IGNORECASE
 )
 _CONSEQUENT = re.compile(r"(?:,|\bthen\b|:)\s*\S+(?:\s+\S+){2,}")
 _OPENS_SUPPOSITION = re.compile(
